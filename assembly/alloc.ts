@@ -2,19 +2,20 @@
 import { ARM_A, RANGES } from "./layout";
 
 /**
- * Index (in RANGES order) of the range holding `bucket`, or -1. RANGES holds `count`
- * inclusive [first, last] pairs, sorted by first and not overlapping.
+ * Index (within the list) of the range holding `bucket`, or -1. The list is the `count`
+ * inclusive [first, last] pairs of RANGES from pair `start` on, sorted by first and not
+ * overlapping. Many lists (one per policy) share RANGES side by side.
  */
-export function allocationIndex(count: i32, bucket: u32): i32 {
-  let lo = 0, hi = count; // find the last range whose first <= bucket
+export function allocationIndex(start: i32, count: i32, bucket: u32): i32 {
+  let lo = start, hi = start + count; // find the last range whose first <= bucket
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     if (load<u32>(RANGES + (<usize>mid << 3)) <= bucket) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == 0) return -1;
+  if (lo == start) return -1;
   const i = lo - 1;
-  return bucket <= load<u32>(RANGES + (<usize>i << 3), 4) ? i : -1;
+  return bucket <= load<u32>(RANGES + (<usize>i << 3), 4) ? i - start : -1;
 }
 
 /**

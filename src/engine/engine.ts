@@ -1,0 +1,384 @@
+// The typed face of the wasm engine. It validates arguments, writes strings as UTF-8 straight
+// into the module's static buffers, calls one export and reads numbers back. Nothing here
+// allocates in wasm memory; the JS side allocates only results the caller asked for.
+import { ABI_VERSION, BUFFER, DIST, RNG_STATE_BYTES, type BufferName, type Distribution, type EngineExports } from "./abi.js";
+import {
+  type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval,
+  finite, nonNegative, positive, unitString,
+} from "./checks.js";
+import { type BucketRange, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet } from "./tables.js";
+
+export type ArmPosteriors =
+  | { readonly kind: "beta"; readonly alpha: ArrayLike<number>; readonly beta: ArrayLike<number> }
+  | { readonly kind: "gaussian"; readonly mean: ArrayLike<number>; readonly sd: ArrayLike<number> };
+
+export interface ArmChoice {
+  readonly arm: number;
+  readonly propensities: Float64Array;
+}
+
+export interface Ucb1Choice extends ArmChoice {
+  readonly scores: Float64Array;
+}
+
+const MAX_DRAWS = 100_000_000;
+const MAX_SAMPLES_PER_CALL = 100_000_000;
+const PREFIX_CACHE_ENTRIES = 4096;
+const encoder = new TextEncoder();
+
+export class Engine {
+  /** Whether this module hashes batches four lanes at a time. */
+  readonly simd: boolean;
+  readonly capacity: TableCapacity & { readonly inputBytes: number; readonly maxArms: number; readonly maxSamples: number };
+  private readonly wasm: EngineExports;
+  private readonly at: Record<BufferName, number>;
+  private u8: Uint8Array;
+  private u32: Uint32Array;
+  private f64: Float64Array;
+  private inputTails: Uint8Array[] = [];
+  private readonly prefixes = new Map<string, Uint8Array>();
+  private loadedSalts: SaltChunk | null = null;
+  private loadedRanges: RangeTable | null = null;
+
+  constructor(exports: EngineExports) {
+    const version = exports.abiVersion();
+    if (version !== ABI_VERSION) {
+      throw new Error(`vane engine ABI ${version} does not match the loader's ABI ${ABI_VERSION}; rebuild with npm run build`);
+    }
+    this.wasm = exports;
+    this.simd = exports.simd() !== 0;
+    const names = Object.keys(BUFFER) as BufferName[];
+    this.at = Object.fromEntries(names.map((n) => [n, exports.bufferPointer(BUFFER[n])])) as Record<BufferName, number>;
+    const bytes = (n: BufferName) => exports.bufferBytes(BUFFER[n]);
+    this.capacity = {
+      inputBytes: bytes("input"),
+      saltBytes: bytes("salts"),
+      maxItems: bytes("buckets") / 4,
+      maxRanges: bytes("ranges") / 8,
+      maxArms: bytes("armA") / 8,
+      maxSamples: bytes("samples") / 8,
+    };
+    this.u8 = new Uint8Array(exports.memory.buffer);
+    this.u32 = new Uint32Array(exports.memory.buffer);
+    this.f64 = new Float64Array(exports.memory.buffer);
+  }
+
+  /** Views die when memory grows (it should not: the engine never allocates); renew them then. */
+  private views(): void {
+    if (this.u8.byteLength !== 0) return;
+    const { buffer } = this.wasm.memory;
+    this.u8 = new Uint8Array(buffer);
+    this.u32 = new Uint32Array(buffer);
+    this.f64 = new Float64Array(buffer);
+    this.inputTails = [];
+  }
+
+  // ---- hashing ----
+
+  sha256(bytes: Uint8Array): Uint8Array {
+    if (!(bytes instanceof Uint8Array)) throw new TypeError("sha256 takes a Uint8Array");
+    this.views();
+    if (bytes.length <= this.capacity.inputBytes) {
+      this.u8.set(bytes, this.at.input);
+      this.wasm.sha256(bytes.length);
+    } else {
+      this.stream(bytes);
+    }
+    return this.u8.slice(this.at.digest, this.at.digest + 32);
+  }
+
+  /** sha256-v2: uint64_be(SHA-256(salt + "." + unit)[0..8]) mod bucketCount. */
+  bucket(salt: string, unit: Unit, bucketCount: number): number {
+    const s = checkSalt(salt);
+    const u = unitString(unit);
+    const n = checkBucketCount(bucketCount);
+    this.views();
+    const prefix = this.prefix(s);
+    if (prefix.length < this.capacity.inputBytes) {
+      this.u8.set(prefix, this.at.input);
+      const written = this.encodeUnit(u, prefix.length);
+      if (written >= 0) return this.wasm.bucket(prefix.length + written, n) >>> 0;
+    }
+    return this.streamedBucket(s, u, n);
+  }
+
+  /** Prepares salts (e.g. a bundle's layers) for bucketSalts. */
+  saltSet(salts: readonly string[]): SaltSet {
+    return buildSaltSet(salts, this.capacity);
+  }
+
+  /** One unit against every salt of the set, in one call per chunk: result i is bucket(salts[i], unit). */
+  bucketSalts(salts: SaltSet, unit: Unit, bucketCount: number, out?: Uint32Array): Uint32Array {
+    if (!(salts instanceof SaltSet)) throw new TypeError("bucketSalts takes a SaltSet from engine.saltSet()");
+    const u = unitString(unit);
+    const n = checkBucketCount(bucketCount);
+    const result = this.output(out, salts.size);
+    this.views();
+    for (const chunk of salts.chunks) {
+      const written = "streamedSalt" in chunk ? -1 : this.encodeUnit(u, 0);
+      if ("streamedSalt" in chunk || written < 0) {
+        for (let i = chunk.start; i < chunk.start + chunk.count; i++) result[i] = this.streamedBucket(salts.salts[i]!, u, n);
+        continue;
+      }
+      this.loadSalts(chunk);
+      this.wasm.bucketSalts(chunk.count, written, n);
+      result.set(this.buckets(chunk.count), chunk.start);
+    }
+    return result;
+  }
+
+  /** Many units against one salt: result i is bucket(salt, units[i]). */
+  bucketUnits(salt: string, units: readonly Unit[], bucketCount: number, out?: Uint32Array): Uint32Array {
+    const s = checkSalt(salt);
+    if (!Array.isArray(units)) throw new TypeError("units must be an array of strings or finite numbers");
+    const n = checkBucketCount(bucketCount);
+    const result = this.output(out, units.length);
+    this.views();
+    const prefix = this.prefix(s);
+    if (prefix.length > this.capacity.saltBytes) {
+      units.forEach((unit, i) => (result[i] = this.streamedBucket(s, unitString(unit), n)));
+      return result;
+    }
+    this.u8.set(prefix, this.at.salts);
+    this.loadedSalts = null;
+    const offsets = this.at.offsets >>> 2;
+    let batchStart = 0, count = 0, used = 0;
+    const flush = (next: number) => {
+      if (count > 0) {
+        this.u32[offsets + count] = used;
+        this.wasm.bucketUnits(count, prefix.length, n);
+        result.set(this.buckets(count), batchStart);
+      }
+      batchStart = next;
+      count = used = 0;
+    };
+    for (let i = 0; i < units.length; i++) {
+      const u = unitString(units[i]);
+      let written = count < this.capacity.maxItems ? this.encodeUnit(u, used) : -1;
+      if (written < 0) {
+        flush(i);
+        written = this.encodeUnit(u, 0);
+        if (written < 0) {
+          result[i] = this.streamedBucket(s, u, n);
+          batchStart = i + 1;
+          continue;
+        }
+      }
+      this.u32[offsets + count] = used;
+      used += written;
+      count++;
+    }
+    flush(units.length);
+    return result;
+  }
+
+  // ---- allocation ----
+
+  /** Prepares lists of inclusive [first, last] ranges (one list per policy) for allocationIndex. */
+  rangeTable(lists: readonly (readonly BucketRange[])[]): RangeTable {
+    return buildRangeTable(lists, this.capacity);
+  }
+
+  /** Index, in the list's own order, of the range of list `list` that holds `bucket`, or -1. */
+  allocationIndex(table: RangeTable, list: number, bucket: number): number {
+    if (!(table instanceof RangeTable)) throw new TypeError("allocationIndex takes a RangeTable from engine.rangeTable()");
+    const ranges = table.lists[list];
+    if (ranges === undefined) throw new RangeError(`list must be an index from 0 to ${table.lists.length - 1}, got ${list}`);
+    const b = checkBucket(bucket);
+    this.views();
+    if (this.loadedRanges !== table) {
+      this.u32.set(table.pairs, this.at.ranges >>> 2);
+      this.loadedRanges = table;
+    }
+    const i = this.wasm.allocationIndex(ranges.start, ranges.count, b);
+    return i < 0 ? -1 : ranges.originalIndex[i]!;
+  }
+
+  /** The first index whose cumulative weight exceeds x in [0, 1); zero weights are never picked. */
+  pickWeighted(weights: ArrayLike<number>, x: number): number {
+    const count = checkArms(this.capacity.maxArms, [["weights", weights, nonNegative, "a finite number >= 0"]]);
+    checkUnitInterval("x", x);
+    this.views();
+    this.f64.set(weights, this.at.armA >>> 3);
+    return this.wasm.pickWeighted(count, x);
+  }
+
+  // ---- randomness ----
+
+  seed(seed: number): void {
+    if (!Number.isInteger(seed)) throw new TypeError(`seed must be an integer, got ${String(seed)}`);
+    this.wasm.rngSeed(seed >>> 0);
+  }
+
+  /** The generator's whole state (32 bytes), to store and later restore with setRngState. */
+  rngState(): Uint8Array {
+    this.views();
+    this.wasm.rngSave();
+    return this.u8.slice(this.at.rng, this.at.rng + RNG_STATE_BYTES);
+  }
+
+  setRngState(state: Uint8Array): void {
+    if (!(state instanceof Uint8Array) || state.length !== RNG_STATE_BYTES) {
+      throw new RangeError(`an RNG state is a Uint8Array of ${RNG_STATE_BYTES} bytes`);
+    }
+    if (state.subarray(0, 16).every((b) => b === 0)) throw new RangeError("an RNG state cannot have all-zero words");
+    this.views();
+    this.u8.set(state, this.at.rng);
+    this.wasm.rngLoad();
+  }
+
+  /** `count` draws from a distribution: uniform, normal, gamma(shape) or beta(a, b). */
+  sample(dist: Distribution, count: number, p1 = 0, p2 = 0): Float64Array {
+    const id = Object.hasOwn(DIST, dist) ? DIST[dist] : undefined;
+    if (id === undefined) throw new RangeError(`dist must be one of ${Object.keys(DIST).join(", ")}, got ${String(dist)}`);
+    checkCount("count", count, MAX_SAMPLES_PER_CALL);
+    if (dist === "gamma") checkArms(1, [["shape", [p1], positive, "a finite number > 0"]]);
+    if (dist === "beta") checkArms(2, [["beta parameters", [p1, p2], positive, "a finite number > 0"]]);
+    this.views();
+    const result = new Float64Array(count);
+    for (let done = 0; done < count; ) {
+      const n = Math.min(this.capacity.maxSamples, count - done);
+      this.wasm.sample(id, n, p1, p2);
+      const from = this.at.samples >>> 3;
+      result.set(this.f64.subarray(from, from + n), done);
+      done += n;
+    }
+    return result;
+  }
+
+  // ---- bandits ----
+
+  /** Thompson draw over Beta(alpha[i], beta[i]) arms: the arm with the greatest draw. */
+  thompsonBeta(alpha: ArrayLike<number>, beta: ArrayLike<number>, draws?: Float64Array): number {
+    const n = checkArms(this.capacity.maxArms, [
+      ["alpha", alpha, positive, "a finite number > 0"],
+      ["beta", beta, positive, "a finite number > 0"],
+    ]);
+    this.writeArms(alpha, beta);
+    const arm = this.wasm.thompsonBeta(n);
+    if (draws) this.readArmOut(draws, n);
+    return arm;
+  }
+
+  /** Thompson draw over Normal(mean[i], sd[i]) arms. */
+  thompsonGaussian(mean: ArrayLike<number>, sd: ArrayLike<number>, draws?: Float64Array): number {
+    const n = checkArms(this.capacity.maxArms, [
+      ["mean", mean, finite, "a finite number"],
+      ["sd", sd, nonNegative, "a finite number >= 0"],
+    ]);
+    this.writeArms(mean, sd);
+    const arm = this.wasm.thompsonGaussian(n);
+    if (draws) this.readArmOut(draws, n);
+    return arm;
+  }
+
+  /** Each arm's probability of having the greatest draw, by Monte Carlo over `draws` joint draws. */
+  winProbabilities(arms: ArmPosteriors, draws: number): Float64Array {
+    const gaussian = arms?.kind === "gaussian";
+    if (!gaussian && arms?.kind !== "beta") throw new TypeError('arms must be { kind: "beta", alpha, beta } or { kind: "gaussian", mean, sd }');
+    checkCount("draws", draws, MAX_DRAWS);
+    const [a, b] = gaussian ? [arms.mean, arms.sd] : [arms.alpha, arms.beta];
+    const n = gaussian
+      ? checkArms(this.capacity.maxArms, [["mean", a, finite, "a finite number"], ["sd", b, nonNegative, "a finite number >= 0"]])
+      : checkArms(this.capacity.maxArms, [["alpha", a, positive, "a finite number > 0"], ["beta", b, positive, "a finite number > 0"]]);
+    this.writeArms(a, b);
+    this.wasm.winProbabilities(n, draws, gaussian ? 1 : 0);
+    return this.readArmOut(new Float64Array(n), n);
+  }
+
+  /** UCB1: scores, propensities (tied best arms share 1) and an arm drawn by them. */
+  ucb1(pulls: ArrayLike<number>, means: ArrayLike<number>, c = Math.SQRT2): Ucb1Choice {
+    const n = checkArms(this.capacity.maxArms, [
+      ["pulls", pulls, nonNegative, "a finite number >= 0"],
+      ["means", means, finite, "a finite number"],
+    ]);
+    checkArms(1, [["c", [c], nonNegative, "a finite number >= 0"]]);
+    this.writeArms(pulls, means);
+    const arm = this.wasm.ucb1(n, c);
+    const from = this.at.armAux >>> 3;
+    return { arm, propensities: this.readArmOut(new Float64Array(n), n), scores: this.f64.slice(from, from + n) };
+  }
+
+  /** Epsilon-greedy: every arm gets epsilon / k, the best arms share 1 - epsilon; an arm drawn by those. */
+  epsilonGreedy(means: ArrayLike<number>, epsilon: number): ArmChoice {
+    const n = checkArms(this.capacity.maxArms, [["means", means, finite, "a finite number"]]);
+    if (typeof epsilon !== "number" || !(epsilon >= 0 && epsilon <= 1)) {
+      throw new RangeError(`epsilon must be a number in [0, 1], got ${String(epsilon)}`);
+    }
+    this.writeArms(means);
+    const arm = this.wasm.epsilonGreedy(n, epsilon);
+    return { arm, propensities: this.readArmOut(new Float64Array(n), n) };
+  }
+
+  // ---- buffers ----
+
+  private writeArms(a: ArrayLike<number>, b?: ArrayLike<number>): void {
+    this.views();
+    this.f64.set(a, this.at.armA >>> 3);
+    if (b) this.f64.set(b, this.at.armB >>> 3);
+  }
+
+  private readArmOut(into: Float64Array, n: number): Float64Array {
+    const from = this.at.armOut >>> 3;
+    into.set(this.f64.subarray(from, from + Math.min(n, into.length)));
+    return into;
+  }
+
+  private buckets(count: number): Uint32Array {
+    const from = this.at.buckets >>> 2;
+    return this.u32.subarray(from, from + count);
+  }
+
+  private output(out: Uint32Array | undefined, size: number): Uint32Array {
+    if (out === undefined) return new Uint32Array(size);
+    if (!(out instanceof Uint32Array) || out.length < size) throw new RangeError(`out must be a Uint32Array of at least ${size} entries`);
+    return out;
+  }
+
+  /** "salt." as UTF-8, cached: a bundle has few salts and hashes them for every unit. */
+  private prefix(salt: string): Uint8Array {
+    let bytes = this.prefixes.get(salt);
+    if (bytes === undefined) {
+      if (this.prefixes.size >= PREFIX_CACHE_ENTRIES) this.prefixes.clear();
+      bytes = encoder.encode(`${salt}.`);
+      this.prefixes.set(salt, bytes);
+    }
+    return bytes;
+  }
+
+  /** Writes the unit at INPUT + offset; its byte length, or -1 when it does not fit. */
+  private encodeUnit(unit: string, offset: number): number {
+    const tail = this.inputTails[offset] ?? this.inputTail(offset);
+    const { read, written } = encoder.encodeInto(unit, tail);
+    return read === unit.length ? written : -1;
+  }
+
+  private inputTail(offset: number): Uint8Array {
+    const tail = this.u8.subarray(this.at.input + offset, this.at.input + this.capacity.inputBytes);
+    if (offset < 1024) this.inputTails[offset] = tail; // prefixes are short; cache their tails
+    return tail;
+  }
+
+  private loadSalts(chunk: SaltChunk & { bytes: Uint8Array; offsets: Uint32Array }): void {
+    if (this.loadedSalts === chunk) return;
+    this.u8.set(chunk.bytes, this.at.salts);
+    this.u32.set(chunk.offsets, this.at.offsets >>> 2);
+    this.loadedSalts = chunk;
+  }
+
+  /** Messages longer than INPUT: SHA-256 in INPUT-sized chunks. */
+  private stream(bytes: Uint8Array): void {
+    this.wasm.sha256Init();
+    for (let at = 0; at < bytes.length; at += this.capacity.inputBytes) {
+      const chunk = bytes.subarray(at, at + this.capacity.inputBytes);
+      this.u8.set(chunk, this.at.input);
+      this.wasm.sha256Update(chunk.length);
+    }
+    this.wasm.sha256Final();
+  }
+
+  private streamedBucket(salt: string, unit: string, bucketCount: number): number {
+    this.stream(encoder.encode(`${salt}.${unit}`));
+    return this.wasm.streamedBucket(bucketCount) >>> 0;
+  }
+}
