@@ -89,7 +89,7 @@ export function normal(): f64 {
     v = v * v * v;
     const u = uniform();
     const xx = x * x;
-    if (u < 1 - 0.0331 * xx * xx) return d * v; // the squeeze accepts ~98% without a log
+    if (u < 1 - 0.0331 * (xx * xx)) return d * v; // the squeeze accepts ~98% without a log
     if (Math.log(u) < 0.5 * xx + d * (1 - v + Math.log(v))) return d * v;
   }
 }

@@ -63,6 +63,11 @@ export class Engine {
     this.f64 = new Float64Array(exports.memory.buffer);
   }
 
+  /** Size of the module's linear memory; constant, since the engine never allocates. */
+  get memoryBytes(): number {
+    return this.wasm.memory.buffer.byteLength;
+  }
+
   /** Views die when memory grows (it should not: the engine never allocates); renew them then. */
   private views(): void {
     if (this.u8.byteLength !== 0) return;

@@ -1,0 +1,96 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type Engine, loadEngine } from "../../src/index.js";
+
+// Bad input to the TypeScript API is a TypeError or RangeError naming the argument: never a
+// wasm trap, never a quietly wrong answer.
+describe("bad input", () => {
+  let engine: Engine;
+  beforeAll(async () => {
+    engine = await loadEngine();
+  });
+
+  const any = (x: unknown) => x as never;
+
+  it.each([
+    ["0", 0],
+    ["negative", -5],
+    ["fractional", 10.5],
+    ["NaN", Number.NaN],
+    ["Infinity", Infinity],
+    ["above 2^32 - 1", 2 ** 32],
+  ])("bucketCount %s is a RangeError", (_, n) => {
+    expect(() => engine.bucket("salt", "u", n)).toThrow(RangeError);
+    expect(() => engine.bucket("salt", "u", n)).toThrow(/bucketCount must be an integer from 1 to 4294967295/);
+    expect(() => engine.bucketUnits("salt", ["u"], n)).toThrow(RangeError);
+    expect(() => engine.bucketSalts(engine.saltSet(["s"]), "u", n)).toThrow(RangeError);
+  });
+
+  it("a bucketCount that is not a number is a TypeError", () => {
+    expect(() => engine.bucket("salt", "u", any("1000"))).toThrow(TypeError);
+  });
+
+  it.each([
+    ["undefined", undefined],
+    ["null", null],
+    ["NaN", Number.NaN],
+    ["Infinity", -Infinity],
+    ["a boolean", true],
+    ["an object", { id: 1 }],
+    ["an array", ["u"]],
+    ["a bigint", 10n],
+  ])("a unit that is %s is a TypeError", (_, unit) => {
+    expect(() => engine.bucket("salt", any(unit), 1000)).toThrow(/unit must be a string or a finite number/);
+    expect(() => engine.bucketUnits("salt", ["ok", any(unit)], 1000)).toThrow(TypeError);
+    expect(() => engine.bucketSalts(engine.saltSet(["s"]), any(unit), 1000)).toThrow(TypeError);
+  });
+
+  it("salts must be strings, batches must be arrays and prepared tables", () => {
+    expect(() => engine.bucket(any(12), "u", 10)).toThrow(/salt must be a string/);
+    expect(() => engine.saltSet(["a", any(null)])).toThrow(TypeError);
+    expect(() => engine.bucketUnits("s", any("u1,u2"), 10)).toThrow(TypeError);
+    expect(() => engine.bucketSalts(any(["a", "b"]), "u", 10)).toThrow(/SaltSet/);
+    expect(() => engine.bucketUnits("s", ["a", "b"], 10, new Uint32Array(1))).toThrow(RangeError);
+    expect(() => engine.sha256(any("abc"))).toThrow(TypeError);
+  });
+
+  it("allocation lookup refuses a bad list index or bucket", () => {
+    const table = engine.rangeTable([[[0, 9]]]);
+    expect(() => engine.allocationIndex(table, 1, 0)).toThrow(RangeError);
+    expect(() => engine.allocationIndex(table, 0, -1)).toThrow(RangeError);
+    expect(() => engine.allocationIndex(table, 0, 1.5)).toThrow(RangeError);
+    expect(() => engine.allocationIndex(any([[0, 9]]), 0, 1)).toThrow(TypeError);
+  });
+
+  it("an empty arm list is a RangeError for every bandit call", () => {
+    expect(() => engine.thompsonBeta([], [])).toThrow(/alpha must list at least one arm/);
+    expect(() => engine.thompsonGaussian([], [])).toThrow(RangeError);
+    expect(() => engine.winProbabilities({ kind: "beta", alpha: [], beta: [] }, 100)).toThrow(RangeError);
+    expect(() => engine.ucb1([], [])).toThrow(RangeError);
+    expect(() => engine.epsilonGreedy([], 0.1)).toThrow(RangeError);
+    expect(() => engine.pickWeighted([], 0.5)).toThrow(RangeError);
+  });
+
+  it("arm inputs must line up and be in range", () => {
+    expect(() => engine.thompsonBeta([1, 2], [1])).toThrow(/beta has 1 arms, expected 2/);
+    expect(() => engine.thompsonBeta([1, 0], [1, 1])).toThrow(/alpha\[1\] must be a finite number > 0/);
+    expect(() => engine.thompsonBeta([1, Number.NaN], [1, 1])).toThrow(RangeError);
+    expect(() => engine.thompsonGaussian([0, 1], [1, -1])).toThrow(/sd\[1\]/);
+    expect(() => engine.ucb1([1, -1], [0, 0])).toThrow(/pulls\[1\]/);
+    expect(() => engine.epsilonGreedy([0.1, 0.2], 1.5)).toThrow(/epsilon must be a number in \[0, 1\]/);
+    expect(() => engine.pickWeighted([0.5, 0.5], 1)).toThrow(/x must be a number in \[0, 1\)/);
+    expect(() => engine.pickWeighted([0.5, -0.5], 0.1)).toThrow(RangeError);
+    expect(() => engine.thompsonBeta(new Array(engine.capacity.maxArms + 1).fill(1), new Array(engine.capacity.maxArms + 1).fill(1))).toThrow(/at most/);
+    expect(() => engine.winProbabilities(any({ kind: "poisson" }), 10)).toThrow(TypeError);
+    expect(() => engine.winProbabilities({ kind: "beta", alpha: [1], beta: [1] }, 0)).toThrow(/draws must be an integer/);
+  });
+
+  it("sampling and RNG state refuse what they cannot honour", () => {
+    expect(() => engine.sample(any("cauchy"), 10)).toThrow(RangeError);
+    expect(() => engine.sample("gamma", 10, 0)).toThrow(RangeError);
+    expect(() => engine.sample("beta", 10, 1, -1)).toThrow(RangeError);
+    expect(() => engine.sample("uniform", 0)).toThrow(RangeError);
+    expect(() => engine.seed(1.5)).toThrow(TypeError);
+    expect(() => engine.setRngState(new Uint8Array(31))).toThrow(RangeError);
+    expect(() => engine.setRngState(new Uint8Array(32))).toThrow(/all-zero/);
+  });
+});
