@@ -51,10 +51,25 @@ function compress(state: usize, block: usize): void {
   schedule(block);
   let a = load<u32>(state), b = load<u32>(state, 4), c = load<u32>(state, 8), d = load<u32>(state, 12);
   let e = load<u32>(state, 16), f = load<u32>(state, 20), g = load<u32>(state, 24), h = load<u32>(state, 28);
-  for (let t: usize = 0; t < 256; t += 4) {
-    const t1 = h + bigSigma1(e) + ((e & f) ^ (~e & g)) + load<u32>(K + t) + load<u32>(W + t);
-    const t2 = bigSigma0(a) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  // Eight rounds per pass with the registers' roles rotated, so no round moves a word.
+  // Ch(e,f,g) = g ^ (e & (f ^ g)); Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)).
+  for (let t: usize = 0; t < 256; t += 32) {
+    h += bigSigma1(e) + (g ^ (e & (f ^ g))) + load<u32>(K + t) + load<u32>(W + t);
+    d += h; h += bigSigma0(a) + (b ^ ((a ^ b) & (b ^ c)));
+    g += bigSigma1(d) + (f ^ (d & (e ^ f))) + load<u32>(K + t, 4) + load<u32>(W + t, 4);
+    c += g; g += bigSigma0(h) + (a ^ ((h ^ a) & (a ^ b)));
+    f += bigSigma1(c) + (e ^ (c & (d ^ e))) + load<u32>(K + t, 8) + load<u32>(W + t, 8);
+    b += f; f += bigSigma0(g) + (h ^ ((g ^ h) & (h ^ a)));
+    e += bigSigma1(b) + (d ^ (b & (c ^ d))) + load<u32>(K + t, 12) + load<u32>(W + t, 12);
+    a += e; e += bigSigma0(f) + (g ^ ((f ^ g) & (g ^ h)));
+    d += bigSigma1(a) + (c ^ (a & (b ^ c))) + load<u32>(K + t, 16) + load<u32>(W + t, 16);
+    h += d; d += bigSigma0(e) + (f ^ ((e ^ f) & (f ^ g)));
+    c += bigSigma1(h) + (b ^ (h & (a ^ b))) + load<u32>(K + t, 20) + load<u32>(W + t, 20);
+    g += c; c += bigSigma0(d) + (e ^ ((d ^ e) & (e ^ f)));
+    b += bigSigma1(g) + (a ^ (g & (h ^ a))) + load<u32>(K + t, 24) + load<u32>(W + t, 24);
+    f += b; b += bigSigma0(c) + (d ^ ((c ^ d) & (d ^ e)));
+    a += bigSigma1(f) + (h ^ (f & (g ^ h))) + load<u32>(K + t, 28) + load<u32>(W + t, 28);
+    e += a; a += bigSigma0(b) + (c ^ ((b ^ c) & (c ^ d)));
   }
   store<u32>(state, load<u32>(state) + a);
   store<u32>(state, load<u32>(state, 4) + b, 4);
@@ -120,11 +135,16 @@ export function streamedFirst64(): u64 {
  *   [ a | b | 0x80 | zeros ... | bit length, u64 big-endian ]  (64 bytes)
  */
 export function writeBlock(dst: usize, a: usize, aLen: i32, b: usize, bLen: i32): void {
+  // Word copies instead of memory.copy/fill, which cost a runtime call each at this size. The
+  // copies may carry up to 7 stray bytes past n; the zero word stored at n clears them
+  // (n <= 55, so it ends inside the block).
   const n = aLen + bLen;
-  memory.copy(dst, a, aLen);
-  memory.copy(dst + aLen, b, bLen);
-  store<u8>(dst + n, 0x80);
-  memory.fill(dst + n + 1, 0, 55 - n);
+  for (let i: usize = 0; i < 64; i += 8) store<u64>(dst + i, 0);
+  for (let i: usize = 0; i < <usize>aLen; i += 8) store<u64>(dst + i, load<u64>(a + i));
+  const bDst = dst + <usize>aLen;
+  for (let i: usize = 0; i < <usize>bLen; i += 8) store<u64>(bDst + i, load<u64>(b + i));
+  store<u64>(dst + <usize>n, 0);
+  store<u8>(dst + <usize>n, 0x80);
   store<u64>(dst, bswap<u64>(<u64>n << 3), 56);
 }
 
@@ -133,10 +153,25 @@ export function oneBlockFirst64(block: usize): u64 {
   schedule(block);
   let a = load<u32>(IV), b = load<u32>(IV, 4), c = load<u32>(IV, 8), d = load<u32>(IV, 12);
   let e = load<u32>(IV, 16), f = load<u32>(IV, 20), g = load<u32>(IV, 24), h = load<u32>(IV, 28);
-  for (let t: usize = 0; t < 256; t += 4) {
-    const t1 = h + bigSigma1(e) + ((e & f) ^ (~e & g)) + load<u32>(K + t) + load<u32>(W + t);
-    const t2 = bigSigma0(a) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2;
+  // Eight rounds per pass with the registers' roles rotated, so no round moves a word.
+  // Ch(e,f,g) = g ^ (e & (f ^ g)); Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)).
+  for (let t: usize = 0; t < 256; t += 32) {
+    h += bigSigma1(e) + (g ^ (e & (f ^ g))) + load<u32>(K + t) + load<u32>(W + t);
+    d += h; h += bigSigma0(a) + (b ^ ((a ^ b) & (b ^ c)));
+    g += bigSigma1(d) + (f ^ (d & (e ^ f))) + load<u32>(K + t, 4) + load<u32>(W + t, 4);
+    c += g; g += bigSigma0(h) + (a ^ ((h ^ a) & (a ^ b)));
+    f += bigSigma1(c) + (e ^ (c & (d ^ e))) + load<u32>(K + t, 8) + load<u32>(W + t, 8);
+    b += f; f += bigSigma0(g) + (h ^ ((g ^ h) & (h ^ a)));
+    e += bigSigma1(b) + (d ^ (b & (c ^ d))) + load<u32>(K + t, 12) + load<u32>(W + t, 12);
+    a += e; e += bigSigma0(f) + (g ^ ((f ^ g) & (g ^ h)));
+    d += bigSigma1(a) + (c ^ (a & (b ^ c))) + load<u32>(K + t, 16) + load<u32>(W + t, 16);
+    h += d; d += bigSigma0(e) + (f ^ ((e ^ f) & (f ^ g)));
+    c += bigSigma1(h) + (b ^ (h & (a ^ b))) + load<u32>(K + t, 20) + load<u32>(W + t, 20);
+    g += c; c += bigSigma0(d) + (e ^ ((d ^ e) & (e ^ f)));
+    b += bigSigma1(g) + (a ^ (g & (h ^ a))) + load<u32>(K + t, 24) + load<u32>(W + t, 24);
+    f += b; b += bigSigma0(c) + (d ^ ((c ^ d) & (d ^ e)));
+    a += bigSigma1(f) + (h ^ (f & (g ^ h))) + load<u32>(K + t, 28) + load<u32>(W + t, 28);
+    e += a; a += bigSigma0(b) + (c ^ ((b ^ c) & (c ^ d)));
   }
   return (<u64>(a + load<u32>(IV)) << 32) | <u64>(b + load<u32>(IV, 4));
 }

@@ -127,7 +127,7 @@ export class Engine {
       }
       this.loadSalts(chunk);
       this.wasm.bucketSalts(chunk.count, written, n);
-      result.set(this.buckets(chunk.count), chunk.start);
+      this.copyBuckets(result, chunk.start, chunk.count);
     }
     return result;
   }
@@ -146,26 +146,67 @@ export class Engine {
     }
     this.u8.set(prefix, this.at.salts);
     this.loadedSalts = null;
+    const { inputBytes, maxItems } = this.capacity;
+    const chunk: string[] = [];
+    for (let start = 0; start < units.length; start += chunk.length) {
+      // As many units as surely fit if ASCII (one byte per char); always at least one.
+      chunk.length = 0;
+      let chars = 0;
+      while (start + chunk.length < units.length && chunk.length < maxItems) {
+        const unit = unitString(units[start + chunk.length]);
+        if (chunk.length > 0 && chars + unit.length > inputBytes) break;
+        chunk.push(unit);
+        chars += unit.length;
+      }
+      if (!this.hashAsciiChunk(chunk, prefix.length, n)) this.hashUnitsOneByOne(s, chunk, n, result, start);
+      else this.copyBuckets(result, start, chunk.length);
+    }
+    return result;
+  }
+
+  /**
+   * The common case in one encodeInto: the chunk joined. When every char took one byte (all
+   * ASCII), the offsets are the strings' lengths. False, with nothing hashed, otherwise.
+   */
+  private hashAsciiChunk(chunk: readonly string[], prefixLen: number, bucketCount: number): boolean {
+    const joined = chunk.length === 1 ? chunk[0]! : chunk.join("");
+    if (joined.length > this.capacity.inputBytes) return false;
+    const { read, written } = encoder.encodeInto(joined, this.inputTail(0));
+    if (read !== joined.length || written !== joined.length) return false;
     const offsets = this.at.offsets >>> 2;
+    let at = 0;
+    for (let k = 0; k < chunk.length; k++) {
+      this.u32[offsets + k] = at;
+      at += chunk[k]!.length;
+    }
+    this.u32[offsets + chunk.length] = at;
+    this.wasm.bucketUnits(chunk.length, prefixLen, bucketCount);
+    return true;
+  }
+
+  /** Units with non-ASCII text: encoded one by one; one too long for INPUT is streamed alone. */
+  private hashUnitsOneByOne(salt: string, chunk: readonly string[], bucketCount: number, result: Uint32Array, start: number): void {
+    const offsets = this.at.offsets >>> 2;
+    const prefixLen = this.prefix(salt).length;
     let batchStart = 0, count = 0, used = 0;
     const flush = (next: number) => {
       if (count > 0) {
         this.u32[offsets + count] = used;
-        this.wasm.bucketUnits(count, prefix.length, n);
-        result.set(this.buckets(count), batchStart);
+        this.wasm.bucketUnits(count, prefixLen, bucketCount);
+        this.copyBuckets(result, start + batchStart, count);
       }
       batchStart = next;
       count = used = 0;
     };
-    for (let i = 0; i < units.length; i++) {
-      const u = unitString(units[i]);
-      let written = count < this.capacity.maxItems ? this.encodeUnit(u, used) : -1;
+    for (let k = 0; k < chunk.length; k++) {
+      const unit = chunk[k]!;
+      let written = this.encodeUnit(unit, used);
       if (written < 0) {
-        flush(i);
-        written = this.encodeUnit(u, 0);
+        flush(k);
+        written = this.encodeUnit(unit, 0);
         if (written < 0) {
-          result[i] = this.streamedBucket(s, u, n);
-          batchStart = i + 1;
+          result[start + k] = this.streamedBucket(salt, unit, bucketCount);
+          batchStart = k + 1;
           continue;
         }
       }
@@ -173,8 +214,7 @@ export class Engine {
       used += written;
       count++;
     }
-    flush(units.length);
-    return result;
+    flush(chunk.length);
   }
 
   // ---- allocation ----
@@ -329,9 +369,10 @@ export class Engine {
     return into;
   }
 
-  private buckets(count: number): Uint32Array {
+  /** Copies BUCKETS[0..count) to result[start..]; a loop, since a subarray would allocate per call. */
+  private copyBuckets(result: Uint32Array, start: number, count: number): void {
     const from = this.at.buckets >>> 2;
-    return this.u32.subarray(from, from + count);
+    for (let i = 0; i < count; i++) result[start + i] = this.u32[from + i]!;
   }
 
   private output(out: Uint32Array | undefined, size: number): Uint32Array {
