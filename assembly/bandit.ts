@@ -1,19 +1,37 @@
 // Bandit arm choice and propensities. Per-arm inputs come in ARM_A/ARM_B, results go to ARM_OUT
 // (and ARM_AUX), the chosen arm is the return value.
-import { ARM_A, ARM_AUX, ARM_B, ARM_OUT } from "./layout";
+import { ARM_A, ARM_AUX, ARM_B, ARM_OUT, MAX_ARMS } from "./layout";
 import { pickFrom } from "./alloc";
-import { beta, normal, uniform } from "./rng";
+import { betaFrom, gammaParams, normal, uniform } from "./rng";
 
 @inline function armA(i: i32): f64 { return load<f64>(ARM_A + (<usize>i << 3)); }
 @inline function armB(i: i32): f64 { return load<f64>(ARM_B + (<usize>i << 3)); }
 @inline function setOut(i: i32, x: f64): void { store<f64>(ARM_OUT + (<usize>i << 3), x); }
 @inline function out(i: i32): f64 { return load<f64>(ARM_OUT + (<usize>i << 3)); }
 
+// Per-arm gamma constants of Beta arms (alpha's then beta's, 3 f64 each), computed once per
+// call rather than once per draw.
+const BETA_PARAMS: usize = memory.data(MAX_ARMS * 48, 16);
+
+function prepareBetaArms(armCount: i32): void {
+  for (let i = 0; i < armCount; i++) {
+    const p = BETA_PARAMS + <usize>i * 48;
+    gammaParams(armA(i), p);
+    gammaParams(armB(i), p + 24);
+  }
+}
+
+@inline function drawBetaArm(i: i32): f64 {
+  const p = BETA_PARAMS + <usize>i * 48;
+  return betaFrom(p, p + 24, armA(i), armB(i));
+}
+
 /** Thompson draw over Beta(ARM_A[i], ARM_B[i]) arms; draws to ARM_OUT, returns the argmax. */
 export function thompsonBeta(armCount: i32): i32 {
+  prepareBetaArms(armCount);
   let best = 0, bestDraw = -Infinity;
   for (let i = 0; i < armCount; i++) {
-    const x = beta(armA(i), armB(i));
+    const x = drawBetaArm(i);
     setOut(i, x);
     if (x > bestDraw) { best = i; bestDraw = x; }
   }
@@ -38,13 +56,26 @@ export function thompsonGaussian(armCount: i32): i32 {
  */
 export function winProbabilities(armCount: i32, draws: i32, gaussian: bool): void {
   for (let i = 0; i < armCount; i++) setOut(i, 0);
-  for (let n = 0; n < draws; n++) {
-    let best = 0, bestDraw = -Infinity;
-    for (let i = 0; i < armCount; i++) {
-      const x = gaussian ? armA(i) + armB(i) * normal() : beta(armA(i), armB(i));
-      if (x > bestDraw) { best = i; bestDraw = x; }
+  // Two loops rather than a test per draw: the hot loop stays branch-free.
+  if (gaussian) {
+    for (let n = 0; n < draws; n++) {
+      let best = 0, bestDraw = -Infinity;
+      for (let i = 0; i < armCount; i++) {
+        const x = armA(i) + armB(i) * normal();
+        if (x > bestDraw) { best = i; bestDraw = x; }
+      }
+      setOut(best, out(best) + 1);
     }
-    setOut(best, out(best) + 1);
+  } else {
+    prepareBetaArms(armCount);
+    for (let n = 0; n < draws; n++) {
+      let best = 0, bestDraw = -Infinity;
+      for (let i = 0; i < armCount; i++) {
+        const x = drawBetaArm(i);
+        if (x > bestDraw) { best = i; bestDraw = x; }
+      }
+      setOut(best, out(best) + 1);
+    }
   }
   const scale = 1.0 / <f64>draws;
   for (let i = 0; i < armCount; i++) setOut(i, out(i) * scale);

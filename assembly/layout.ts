@@ -12,7 +12,7 @@
 //   ARM_OUT  f64[]   per-arm outputs (draws, win probabilities, propensities)
 //   ARM_AUX  f64[]   per-arm secondary outputs (UCB1 scores)
 //   SAMPLES  f64[]   bulk draws from sample()
-//   RNG      32 B    xoshiro128** words s0..s3, normal spare (f64 at 16), spare flag (u32 at 24)
+//   RNG      16 B    xoshiro128** words s0..s3
 
 export const ABI_VERSION: u32 = 1;
 
@@ -23,7 +23,7 @@ export const MAX_RANGES: i32 = 4096;
 export const MAX_ARMS: i32 = 1024;
 export const MAX_SAMPLES: i32 = 8192;
 export const DIGEST_BYTES: i32 = 32;
-export const RNG_BYTES: i32 = 32;
+export const RNG_BYTES: i32 = 16;
 
 export const INPUT: usize = memory.data(INPUT_BYTES, 16);
 export const SALTS: usize = memory.data(SALT_BYTES, 16);

@@ -26,8 +26,8 @@ export const DIST = { uniform: 0, normal: 1, gamma: 2, beta: 3 } as const;
 
 export type Distribution = keyof typeof DIST;
 
-/** Bytes of the RNG state: s0..s3 (u32), normal spare (f64 at 16), spare flag (u32 at 24). */
-export const RNG_STATE_BYTES = 32;
+/** Bytes of the RNG state: the xoshiro128** words s0..s3, u32 little-endian. */
+export const RNG_STATE_BYTES = 16;
 
 /** SHA-256 messages up to this many bytes fit one block (and the SIMD lanes). */
 export const ONE_BLOCK_MAX_BYTES = 55;

@@ -104,7 +104,7 @@ export function pickWeighted(weights: ArrayLike<number>, x: number): number {
 // Randomness: xoshiro128**
 
 const SEED_OFFSETS = [0x9e3779b9, 0x3c6ef372, 0xdaa66d2b, 0x78dde6e4] as const;
-const STATE_BYTES = 32;
+const STATE_BYTES = 16;
 
 function rotl(x: number, k: number): number {
   return ((x << k) | (x >>> (32 - k))) >>> 0;
@@ -120,13 +120,39 @@ function fmix32(x: number): number {
   return x >>> 0;
 }
 
+const ZIGGURAT_R = 3.442619855899;
+const ZIGGURAT_V = 9.91256303526217e-3;
+
+// The ziggurat's 128 layers: acceptance thresholds kn, widths wn (over 2^31), edge densities fn.
+const ZIGGURAT = (() => {
+  const m = 2 ** 31;
+  const kn = new Array<number>(128).fill(0);
+  const wn = new Array<number>(128).fill(0);
+  const fn = new Array<number>(128).fill(0);
+  const f = Math.exp(-0.5 * ZIGGURAT_R * ZIGGURAT_R);
+  const q = ZIGGURAT_V / f;
+  kn[0] = Math.floor((ZIGGURAT_R / q) * m);
+  wn[0] = q / m;
+  wn[127] = ZIGGURAT_R / m;
+  fn[0] = 1;
+  fn[127] = f;
+  let d = ZIGGURAT_R;
+  let t = ZIGGURAT_R;
+  for (let i = 126; i >= 1; i--) {
+    d = Math.sqrt(-2 * Math.log(ZIGGURAT_V / d + Math.exp(-0.5 * d * d)));
+    kn[i + 1] = Math.floor((d / t) * m);
+    t = d;
+    fn[i] = Math.exp(-0.5 * d * d);
+    wn[i] = d / m;
+  }
+  return { kn, wn, fn };
+})();
+
 export class ReferenceRng {
   private s0: number;
   private s1: number;
   private s2: number;
   private s3: number;
-  private spare = 0;
-  private hasSpare = false;
 
   constructor(seed: number) {
     const [c0, c1, c2, c3] = SEED_OFFSETS;
@@ -144,8 +170,6 @@ export class ReferenceRng {
     rng.s1 = view.getUint32(4, true);
     rng.s2 = view.getUint32(8, true);
     rng.s3 = view.getUint32(12, true);
-    rng.spare = view.getFloat64(16, true);
-    rng.hasSpare = view.getUint32(24, true) !== 0;
     return rng;
   }
 
@@ -156,8 +180,6 @@ export class ReferenceRng {
     view.setUint32(4, this.s1, true);
     view.setUint32(8, this.s2, true);
     view.setUint32(12, this.s3, true);
-    view.setFloat64(16, this.spare, true);
-    view.setUint32(24, this.hasSpare ? 1 : 0, true);
     return state;
   }
 
@@ -180,22 +202,32 @@ export class ReferenceRng {
     return (a * 2 ** 26 + b) / 2 ** 53;
   }
 
-  /** Marsaglia's polar method; every second call returns the kept spare. */
+  /** One word as a uniform on (0, 1), for acceptance tests. */
+  uniform32(): number {
+    return (this.nextU32() + 0.5) / 2 ** 32;
+  }
+
+  /** Ziggurat (Marsaglia & Tsang 2000, 128 layers) over the tables below. */
   normal(): number {
-    if (this.hasSpare) {
-      this.hasSpare = false;
-      return this.spare;
+    let hz = this.nextU32() | 0;
+    let iz = hz & 127;
+    if (Math.abs(hz) < ZIGGURAT.kn[iz]!) return hz * ZIGGURAT.wn[iz]!;
+    for (;;) {
+      const x = hz * ZIGGURAT.wn[iz]!;
+      if (iz === 0) {
+        let tail: number, y: number;
+        do {
+          tail = -Math.log(1 - this.uniform()) / ZIGGURAT_R;
+          y = -Math.log(1 - this.uniform());
+        } while (y + y < tail * tail);
+        return hz > 0 ? ZIGGURAT_R + tail : -ZIGGURAT_R - tail;
+      }
+      const { fn } = ZIGGURAT;
+      if (fn[iz]! + this.uniform() * (fn[iz - 1]! - fn[iz]!) < Math.exp(-0.5 * x * x)) return x;
+      hz = this.nextU32() | 0;
+      iz = hz & 127;
+      if (Math.abs(hz) < ZIGGURAT.kn[iz]!) return hz * ZIGGURAT.wn[iz]!;
     }
-    let u: number, v: number, s: number;
-    do {
-      u = 2 * this.uniform() - 1;
-      v = 2 * this.uniform() - 1;
-      s = u * u + v * v;
-    } while (!(s > 0 && s < 1));
-    const m = Math.sqrt((-2 * Math.log(s)) / s);
-    this.spare = v * m;
-    this.hasSpare = true;
-    return u * m;
   }
 
   /** Marsaglia–Tsang, scale 1; shapes below 1 are boosted by one and scaled back. */
@@ -222,7 +254,7 @@ export class ReferenceRng {
         v = 1 + c * x;
       } while (!(v > 0));
       v = v * v * v;
-      const u = this.uniform();
+      const u = this.uniform32();
       const x2 = x * x;
       // Cheap squeeze first; the log test only when it fails.
       if (u < 1 - 0.0331 * (x2 * x2)) return d * v;
