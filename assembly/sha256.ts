@@ -148,32 +148,13 @@ export function writeBlock(dst: usize, a: usize, aLen: i32, b: usize, bLen: i32)
   store<u64>(dst, bswap<u64>(<u64>n << 3), 56);
 }
 
+const ONE_BLOCK_STATE: usize = memory.data(8 << 2, 16);
+
 /** First 64 bits of SHA-256 of the padded single block at `block`. */
 export function oneBlockFirst64(block: usize): u64 {
-  schedule(block);
-  let a = load<u32>(IV), b = load<u32>(IV, 4), c = load<u32>(IV, 8), d = load<u32>(IV, 12);
-  let e = load<u32>(IV, 16), f = load<u32>(IV, 20), g = load<u32>(IV, 24), h = load<u32>(IV, 28);
-  // Eight rounds per pass with the registers' roles rotated, so no round moves a word.
-  // Ch(e,f,g) = g ^ (e & (f ^ g)); Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)).
-  for (let t: usize = 0; t < 256; t += 32) {
-    h += bigSigma1(e) + (g ^ (e & (f ^ g))) + load<u32>(K + t) + load<u32>(W + t);
-    d += h; h += bigSigma0(a) + (b ^ ((a ^ b) & (b ^ c)));
-    g += bigSigma1(d) + (f ^ (d & (e ^ f))) + load<u32>(K + t, 4) + load<u32>(W + t, 4);
-    c += g; g += bigSigma0(h) + (a ^ ((h ^ a) & (a ^ b)));
-    f += bigSigma1(c) + (e ^ (c & (d ^ e))) + load<u32>(K + t, 8) + load<u32>(W + t, 8);
-    b += f; f += bigSigma0(g) + (h ^ ((g ^ h) & (h ^ a)));
-    e += bigSigma1(b) + (d ^ (b & (c ^ d))) + load<u32>(K + t, 12) + load<u32>(W + t, 12);
-    a += e; e += bigSigma0(f) + (g ^ ((f ^ g) & (g ^ h)));
-    d += bigSigma1(a) + (c ^ (a & (b ^ c))) + load<u32>(K + t, 16) + load<u32>(W + t, 16);
-    h += d; d += bigSigma0(e) + (f ^ ((e ^ f) & (f ^ g)));
-    c += bigSigma1(h) + (b ^ (h & (a ^ b))) + load<u32>(K + t, 20) + load<u32>(W + t, 20);
-    g += c; c += bigSigma0(d) + (e ^ ((d ^ e) & (e ^ f)));
-    b += bigSigma1(g) + (a ^ (g & (h ^ a))) + load<u32>(K + t, 24) + load<u32>(W + t, 24);
-    f += b; b += bigSigma0(c) + (d ^ ((c ^ d) & (d ^ e)));
-    a += bigSigma1(f) + (h ^ (f & (g ^ h))) + load<u32>(K + t, 28) + load<u32>(W + t, 28);
-    e += a; a += bigSigma0(b) + (c ^ ((b ^ c) & (c ^ d)));
-  }
-  return (<u64>(a + load<u32>(IV)) << 32) | <u64>(b + load<u32>(IV, 4));
+  for (let i: usize = 0; i < 32; i += 8) store<u64>(ONE_BLOCK_STATE + i, load<u64>(IV + i));
+  compress(ONE_BLOCK_STATE, block);
+  return (<u64>load<u32>(ONE_BLOCK_STATE) << 32) | <u64>load<u32>(ONE_BLOCK_STATE, 4);
 }
 
 /** First 64 bits of SHA-256(a ++ b), whatever the length. */
