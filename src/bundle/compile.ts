@@ -1,0 +1,166 @@
+// Compilation: once per bundle version, everything resolution needs, laid out for the engine.
+// Layers that share a unit key are hashed in one engine call (one unit × their salts); each
+// policy's bucket ranges sit in one engine range table; conditions become closures.
+import type { Engine } from "../engine/engine.js";
+import type { BucketRange, RangeTable, SaltSet } from "../engine/tables.js";
+import { type ConditionPredicate, compileCondition } from "./conditions.js";
+import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Layer, type Policy } from "./types.js";
+import { type BundleProblem, formatProblem, validateBundle } from "./validate.js";
+
+export class BundleError extends Error {
+  constructor(readonly problems: readonly BundleProblem[]) {
+    super(`invalid bundle (${problems.length} problem${problems.length === 1 ? "" : "s"}):\n${problems.map(formatProblem).join("\n")}`);
+    this.name = "BundleError";
+  }
+}
+
+export interface CompiledAllocation {
+  readonly id: string;
+  readonly name: string;
+  readonly key: string;
+  readonly overrides: readonly (readonly [parameter: string, value: JsonValue])[];
+}
+
+export interface CompiledPolicy {
+  readonly id: string;
+  readonly key: string;
+  readonly adaptive: boolean;
+  /** Schedule window [startMs, endMs); unbounded ends are ±Infinity. */
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly matches: ConditionPredicate;
+  /** Its list in the bundle's range table: the allocations' ranges (static), or their union (adaptive). */
+  readonly rangeList: number;
+  readonly allocations: readonly CompiledAllocation[];
+  /** Adaptive arm weights, aligned with allocations. */
+  readonly weights: Float64Array;
+  readonly logContextFields: readonly string[] | undefined;
+}
+
+export interface CompiledLayer {
+  readonly id: string;
+  readonly index: number;
+  readonly unitKey: string;
+  readonly policies: readonly CompiledPolicy[];
+  readonly parameterKeys: readonly string[];
+}
+
+/** Layers hashed on the same context field, with their salts prepared for one engine call. */
+export interface UnitGroup {
+  readonly unitKey: string;
+  readonly layers: readonly CompiledLayer[];
+  readonly salts: SaltSet;
+}
+
+export interface CompiledBundle {
+  readonly bundle: Bundle;
+  readonly version: string;
+  readonly engine: Engine;
+  readonly unitKey: string;
+  readonly bucketCount: number;
+  readonly layers: readonly CompiledLayer[];
+  readonly groups: readonly UnitGroup[];
+  readonly ranges: RangeTable;
+  /** Every parameter's default, frozen; resolutions copy it. */
+  readonly defaults: Readonly<Record<string, JsonValue>>;
+  readonly parameterLayer: ReadonlyMap<string, CompiledLayer>;
+  readonly eventDefinitions: ReadonlyMap<string, EventDefinition>;
+}
+
+/** Validates and compiles; a BundleError lists every problem of an invalid bundle. */
+export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
+  const problems = validateBundle(bundle);
+  if (problems.length > 0) throw new BundleError(problems);
+  const rangeLists: BucketRange[][] = [];
+  const parametersOf = new Map<string, string[]>();
+  for (const p of bundle.parameters) parametersOf.set(p.layerId, [...(parametersOf.get(p.layerId) ?? []), p.key]);
+  const savedGroups = bundle.savedGroups ?? {};
+  const layers = bundle.layers.map((layer, index): CompiledLayer => ({
+    id: layer.id,
+    index,
+    unitKey: layer.unitKey ?? bundle.hashing.unitKey,
+    policies: layer.policies.filter((p) => p.state === "running").map((p) => compilePolicy(p, rangeLists, savedGroups)),
+    parameterKeys: parametersOf.get(layer.id) ?? [],
+  }));
+  const parameterLayer = new Map(bundle.parameters.map((p) => [p.key, layers.find((l) => l.id === p.layerId)!]));
+  return {
+    bundle,
+    version: bundle.version,
+    engine,
+    unitKey: bundle.hashing.unitKey,
+    bucketCount: bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT,
+    layers,
+    groups: groupByUnit(layers, bundle.layers, engine),
+    ranges: engine.rangeTable(rangeLists),
+    defaults: Object.freeze(Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)]))),
+    parameterLayer,
+    eventDefinitions: new Map((bundle.eventDefinitions ?? []).map((d) => [d.name, d])),
+  };
+}
+
+function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups: Record<string, unknown[]>): CompiledPolicy {
+  const adaptive = policy.kind !== "static";
+  const ranges = policy.allocations.map((a) => a.bucketRange);
+  rangeLists.push(adaptive ? union(ranges) : ranges);
+  const arms = policy.allocations.length;
+  const predicates = policy.conditions.map((c) => compileCondition(c, savedGroups));
+  return {
+    id: policy.id,
+    key: policy.key,
+    adaptive,
+    startMs: policy.startAt === undefined ? -Infinity : Date.parse(policy.startAt),
+    endMs: policy.endAt === undefined ? Infinity : Date.parse(policy.endAt),
+    matches: allOf(predicates),
+    rangeList: rangeLists.length - 1,
+    allocations: policy.allocations.map((a) => ({
+      id: a.id,
+      name: a.name,
+      key: a.key,
+      overrides: Object.entries(a.overrides).map(([k, v]) => [k, frozenCopy(v)] as const),
+    })),
+    weights: Float64Array.from(policy.weights ?? new Array<number>(arms).fill(1 / arms)),
+    logContextFields: policy.logContextFields,
+  };
+}
+
+function allOf(predicates: readonly ConditionPredicate[]): ConditionPredicate {
+  if (predicates.length === 0) return () => true;
+  if (predicates.length === 1) return predicates[0]!;
+  return (context) => predicates.every((matches) => matches(context));
+}
+
+/** Adaptive arms may overlap: the traffic they serve is the union of their ranges. */
+function union(ranges: readonly BucketRange[]): BucketRange[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [first, last] of sorted) {
+    const top = merged[merged.length - 1];
+    if (top && first <= top[1] + 1) top[1] = Math.max(top[1], last);
+    else merged.push([first, last]);
+  }
+  return merged;
+}
+
+function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine): UnitGroup[] {
+  const byUnit = new Map<string, CompiledLayer[]>();
+  for (const layer of layers) byUnit.set(layer.unitKey, [...(byUnit.get(layer.unitKey) ?? []), layer]);
+  return [...byUnit].map(([unitKey, members]) => ({
+    unitKey,
+    layers: members,
+    salts: engine.saltSet(members.map((l) => source[l.index]!.salt ?? l.id)),
+  }));
+}
+
+/**
+ * Values handed to callers are shared by every resolution: a frozen copy, so no caller can
+ * change another's answer, and the caller's bundle stays theirs.
+ */
+function frozenCopy<T>(value: T): T {
+  return value !== null && typeof value === "object" ? deepFreeze(structuredClone(value)) : value;
+}
+
+function deepFreeze<T>(value: T): T {
+  Object.freeze(value);
+  for (const v of Object.values(value as object)) if (v !== null && typeof v === "object") deepFreeze(v);
+  return value;
+}
