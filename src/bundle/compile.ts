@@ -18,7 +18,9 @@ export interface CompiledAllocation {
   readonly id: string;
   readonly name: string;
   readonly key: string;
-  readonly overrides: readonly (readonly [parameter: string, value: JsonValue])[];
+  /** Overridden parameters and their values, side by side. */
+  readonly overrideKeys: readonly string[];
+  readonly overrideValues: readonly JsonValue[];
 }
 
 export interface CompiledPolicy {
@@ -34,6 +36,8 @@ export interface CompiledPolicy {
   readonly allocations: readonly CompiledAllocation[];
   /** Adaptive arm weights, aligned with allocations. */
   readonly weights: Float64Array;
+  /** Adaptive: its key's number in its unit group's armSalts. */
+  armSlot: number;
   readonly logContextFields: readonly string[] | undefined;
 }
 
@@ -41,15 +45,22 @@ export interface CompiledLayer {
   readonly id: string;
   readonly index: number;
   readonly unitKey: string;
+  /** Where its bucket comes from: groups[group], salt number `slot` of that group. */
+  group: number;
+  slot: number;
   readonly policies: readonly CompiledPolicy[];
   readonly parameterKeys: readonly string[];
 }
 
-/** Layers hashed on the same context field, with their salts prepared for one engine call. */
+/**
+ * Layers hashed on the same context field, with their salts prepared for one engine call, and
+ * their adaptive policies' keys for another (the arm hash, decisions.md §6).
+ */
 export interface UnitGroup {
   readonly unitKey: string;
   readonly layers: readonly CompiledLayer[];
   readonly salts: SaltSet;
+  readonly armSalts: SaltSet;
 }
 
 export interface CompiledBundle {
@@ -61,7 +72,7 @@ export interface CompiledBundle {
   readonly layers: readonly CompiledLayer[];
   readonly groups: readonly UnitGroup[];
   readonly ranges: RangeTable;
-  /** Every parameter's default, frozen; resolutions copy it. */
+  /** Every parameter's default (values frozen); each resolution starts from a copy. */
   readonly defaults: Readonly<Record<string, JsonValue>>;
   readonly parameterLayer: ReadonlyMap<string, CompiledLayer>;
   readonly eventDefinitions: ReadonlyMap<string, EventDefinition>;
@@ -79,6 +90,8 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
     id: layer.id,
     index,
     unitKey: layer.unitKey ?? bundle.hashing.unitKey,
+    group: -1,
+    slot: -1,
     policies: layer.policies.filter((p) => p.state === "running").map((p) => compilePolicy(p, rangeLists, savedGroups)),
     parameterKeys: parametersOf.get(layer.id) ?? [],
   }));
@@ -92,7 +105,8 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
     layers,
     groups: groupByUnit(layers, bundle.layers, engine),
     ranges: engine.rangeTable(rangeLists),
-    defaults: Object.freeze(Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)]))),
+    // Not frozen itself: V8 copies a frozen object ~20× slower, and every resolution copies it.
+    defaults: Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)])),
     parameterLayer,
     eventDefinitions: new Map((bundle.eventDefinitions ?? []).map((d) => [d.name, d])),
   };
@@ -116,9 +130,11 @@ function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups:
       id: a.id,
       name: a.name,
       key: a.key,
-      overrides: Object.entries(a.overrides).map(([k, v]) => [k, frozenCopy(v)] as const),
+      overrideKeys: Object.keys(a.overrides),
+      overrideValues: Object.values(a.overrides).map(frozenCopy),
     })),
     weights: Float64Array.from(policy.weights ?? new Array<number>(arms).fill(1 / arms)),
+    armSlot: -1,
     logContextFields: policy.logContextFields,
   };
 }
@@ -144,11 +160,17 @@ function union(ranges: readonly BucketRange[]): BucketRange[] {
 function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine): UnitGroup[] {
   const byUnit = new Map<string, CompiledLayer[]>();
   for (const layer of layers) byUnit.set(layer.unitKey, [...(byUnit.get(layer.unitKey) ?? []), layer]);
-  return [...byUnit].map(([unitKey, members]) => ({
-    unitKey,
-    layers: members,
-    salts: engine.saltSet(members.map((l) => source[l.index]!.salt ?? l.id)),
-  }));
+  return [...byUnit].map(([unitKey, members], group) => {
+    members.forEach((layer, slot) => Object.assign(layer, { group, slot }));
+    const adaptive = members.flatMap((l) => l.policies.filter((p) => p.adaptive));
+    adaptive.forEach((policy, armSlot) => (policy.armSlot = armSlot));
+    return {
+      unitKey,
+      layers: members,
+      salts: engine.saltSet(members.map((l) => source[l.index]!.salt ?? l.id)),
+      armSalts: engine.saltSet(adaptive.map((p) => p.key)),
+    };
+  });
 }
 
 /**

@@ -1,21 +1,21 @@
 // Resolution (runtime-api.md rules 1–5, decisions.md §2–§6): which value every parameter takes
 // for a context, and why. Pure: the clock comes in as `now`; nothing here throws on a context.
-import type { CompiledBundle, CompiledLayer, CompiledPolicy } from "./compile.js";
+import type { CompiledAllocation, CompiledBundle, CompiledLayer, CompiledPolicy } from "./compile.js";
 import type { Context, JsonValue } from "./types.js";
 
 /** One layer's part in a resolution: metadata.layers of the contract, plus what exposures need. */
 export interface LayerResolution {
   layerId: string;
   bucket: number;
-  policyId?: string;
-  policyKey?: string;
-  allocationId?: string;
-  allocationName?: string;
-  allocationKey?: string;
+  policyId: string | undefined;
+  policyKey: string | undefined;
+  allocationId: string | undefined;
+  allocationName: string | undefined;
+  allocationKey: string | undefined;
   /** Adaptive policies: the chosen arm's weight, in (0, 1]. */
-  probability?: number;
-  /** Resolved only for attribution: none of its parameters was asked for; expose nothing. */
-  attributionOnly?: true;
+  probability: number | undefined;
+  /** True when resolved only for attribution (none of its parameters was asked for): expose nothing. */
+  attributionOnly: true | undefined;
 }
 
 export interface Resolution {
@@ -63,42 +63,61 @@ export function contextProblems(compiled: CompiledBundle, context: Context): str
 
 export function resolve(compiled: CompiledBundle, context: Context, options: ResolveOptions = {}): Resolution {
   const ctx: Context = context !== null && typeof context === "object" && !Array.isArray(context) ? context : {};
-  const now = options.now === undefined ? Date.now() : +options.now;
   const wanted = options.parameters ? new Set(options.parameters) : undefined;
-  const assignments = wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults };
-  const resolution: Resolution = { assignments, layers: [] };
+  const resolution: Resolution = { assignments: wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, layers: [] };
   const unit = unitValue(ctx, compiled.unitKey);
   if (unit !== undefined) resolution.unitKeyValue = unit;
 
-  const buckets = new Map<CompiledLayer, [bucket: number, unit: string]>();
+  // One engine call per unit key hashes the unit against all its layers' salts.
+  const units: (string | undefined)[] = [];
+  const buckets: (Uint32Array | undefined)[] = [];
   for (const group of compiled.groups) {
     const groupUnit = unitValue(ctx, group.unitKey);
-    if (groupUnit === undefined) continue; // rules 1 and 4: the layer is skipped
-    const hashed = compiled.engine.bucketSalts(group.salts, groupUnit, compiled.bucketCount);
-    group.layers.forEach((layer, i) => buckets.set(layer, [hashed[i]!, groupUnit]));
+    units.push(groupUnit);
+    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, compiled.bucketCount));
   }
+  const now = options.now === undefined ? Date.now() : +options.now;
+  const input: LayerInput = { ctx, now, wanted, resolution, group: 0, bucket: 0, unit: "", armBuckets: [] };
   for (const layer of compiled.layers) {
-    const hashed = buckets.get(layer);
-    if (hashed) resolution.layers.push(resolveLayer(compiled, layer, ctx, { bucket: hashed[0], unit: hashed[1], now, wanted, resolution }));
+    const hashed = buckets[layer.group];
+    if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
+    input.group = layer.group;
+    input.bucket = hashed[layer.slot]!;
+    input.unit = units[layer.group]!;
+    resolution.layers.push(resolveLayer(compiled, layer, input));
   }
   return resolution;
 }
 
 interface LayerInput {
-  readonly bucket: number;
-  readonly unit: string;
+  readonly ctx: Context;
   readonly now: number;
   readonly wanted: ReadonlySet<string> | undefined;
   readonly resolution: Resolution;
+  group: number;
+  bucket: number;
+  unit: string;
+  /** Per unit group, the arm hashes of its adaptive policies, computed when first needed. */
+  readonly armBuckets: (Uint32Array | undefined)[];
 }
 
-function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, ctx: Context, input: LayerInput): LayerResolution {
-  const { bucket, wanted, resolution } = input;
-  const result: LayerResolution = { layerId: layer.id, bucket };
+function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, input: LayerInput): LayerResolution {
+  const { wanted, resolution } = input;
   const attributionOnly = wanted !== undefined && !layer.parameterKeys.some((k) => wanted.has(k));
-  if (attributionOnly) result.attributionOnly = true;
+  // Every field present (undefined when unset) keeps one object shape across layers.
+  const result: LayerResolution = {
+    layerId: layer.id,
+    bucket: input.bucket,
+    policyId: undefined,
+    policyKey: undefined,
+    allocationId: undefined,
+    allocationName: undefined,
+    allocationKey: undefined,
+    probability: undefined,
+    attributionOnly: attributionOnly ? true : undefined,
+  };
   for (const policy of layer.policies) {
-    const arm = choose(compiled, policy, ctx, input);
+    const arm = choose(compiled, policy, input);
     if (arm < 0) continue;
     const allocation = policy.allocations[arm]!;
     result.policyId = policy.id;
@@ -108,24 +127,28 @@ function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, ctx: Conte
     result.allocationKey = allocation.key;
     if (policy.adaptive) {
       result.probability = policy.weights[arm]!;
-      if (policy.logContextFields) logFields(resolution, ctx, policy.logContextFields);
+      if (policy.logContextFields) logFields(resolution, input.ctx, policy.logContextFields);
     }
-    if (!attributionOnly) {
-      for (const [key, value] of allocation.overrides) if (!wanted || wanted.has(key)) resolution.assignments[key] = value;
-    }
+    if (!attributionOnly) applyOverrides(resolution.assignments, allocation, wanted);
     break; // the first policy that applies decides the layer (decisions.md §3)
   }
   return result;
 }
 
 /** The allocation a policy gives this unit, or -1 when the policy does not apply. */
-function choose(compiled: CompiledBundle, policy: CompiledPolicy, ctx: Context, input: LayerInput): number {
-  if (input.now < policy.startMs || input.now >= policy.endMs || !policy.matches(ctx)) return -1;
+function choose(compiled: CompiledBundle, policy: CompiledPolicy, input: LayerInput): number {
+  if (input.now < policy.startMs || input.now >= policy.endMs || !policy.matches(input.ctx)) return -1;
   const { engine, ranges } = compiled;
   const held = engine.allocationIndex(ranges, policy.rangeList, input.bucket);
   if (held < 0 || !policy.adaptive) return held;
-  const x = engine.bucket(policy.key, input.unit, ARM_BUCKETS) / ARM_BUCKETS;
-  return engine.pickWeighted(policy.weights, x);
+  const arms = (input.armBuckets[input.group] ??= engine.bucketSalts(compiled.groups[input.group]!.armSalts, input.unit, ARM_BUCKETS));
+  return engine.pickWeighted(policy.weights, arms[policy.armSlot]! / ARM_BUCKETS);
+}
+
+function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: ReadonlySet<string> | undefined): void {
+  const { overrideKeys: keys, overrideValues: values } = allocation;
+  // Indexed loops: destructuring entries in a for-of costs more than the stores themselves.
+  for (let i = 0; i < keys.length; i++) if (!wanted || wanted.has(keys[i]!)) assignments[keys[i]!] = values[i]!;
 }
 
 function pick(defaults: Readonly<Record<string, JsonValue>>, wanted: ReadonlySet<string>): Record<string, JsonValue> {
