@@ -94,3 +94,18 @@ export function checkArms(
   }
   return armCount;
 }
+
+/**
+ * Weights for pickWeighted, checked with a plain loop: it runs on every adaptive resolution,
+ * where the generic checkArms costs more than the pick.
+ */
+export function checkWeights(weights: unknown, maxArms: number): number {
+  const values = checkArray("weights", weights);
+  if (values.length === 0) throw new RangeError("weights must list at least one arm");
+  if (values.length > maxArms) throw new RangeError(`weights lists ${values.length} arms; at most ${maxArms}`);
+  for (let i = 0; i < values.length; i++) {
+    const w = values[i];
+    if (typeof w !== "number" || !(w >= 0 && w < Infinity)) throw new RangeError(`weights[${i}] must be a finite number >= 0, got ${describe(w)}`);
+  }
+  return values.length;
+}

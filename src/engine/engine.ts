@@ -3,7 +3,7 @@
 // allocates in wasm memory; the JS side allocates only results the caller asked for.
 import { ABI_VERSION, BUFFER, DIST, RNG_STATE_BYTES, type BufferName, type Distribution, type EngineExports } from "./abi.js";
 import {
-  type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval,
+  type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval, checkWeights,
   finite, nonNegative, positive, unitString,
 } from "./checks.js";
 import { type BucketRange, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet } from "./tables.js";
@@ -63,26 +63,18 @@ export class Engine {
     this.f64 = new Float64Array(exports.memory.buffer);
   }
 
-  /** Size of the module's linear memory; constant, since the engine never allocates. */
+  /**
+   * Size of the module's linear memory. Constant: nothing in the engine allocates or grows it
+   * (test/engine/memory.test.ts holds it to that), so the typed views made once stay valid.
+   */
   get memoryBytes(): number {
     return this.wasm.memory.buffer.byteLength;
-  }
-
-  /** Views die when memory grows (it should not: the engine never allocates); renew them then. */
-  private views(): void {
-    if (this.u8.byteLength !== 0) return;
-    const { buffer } = this.wasm.memory;
-    this.u8 = new Uint8Array(buffer);
-    this.u32 = new Uint32Array(buffer);
-    this.f64 = new Float64Array(buffer);
-    this.inputTails = [];
   }
 
   // ---- hashing ----
 
   sha256(bytes: Uint8Array): Uint8Array {
     if (!(bytes instanceof Uint8Array)) throw new TypeError("sha256 takes a Uint8Array");
-    this.views();
     if (bytes.length <= this.capacity.inputBytes) {
       this.u8.set(bytes, this.at.input);
       this.wasm.sha256(bytes.length);
@@ -97,7 +89,6 @@ export class Engine {
     const s = checkSalt(salt);
     const u = unitString(unit);
     const n = checkBucketCount(bucketCount);
-    this.views();
     const prefix = this.prefix(s);
     if (prefix.length < this.capacity.inputBytes) {
       this.u8.set(prefix, this.at.input);
@@ -118,7 +109,6 @@ export class Engine {
     const u = unitString(unit);
     const n = checkBucketCount(bucketCount);
     const result = this.output(out, salts.size);
-    this.views();
     for (const chunk of salts.chunks) {
       const written = "streamedSalt" in chunk ? -1 : this.encodeUnit(u, 0);
       if ("streamedSalt" in chunk || written < 0) {
@@ -138,7 +128,6 @@ export class Engine {
     if (!Array.isArray(units)) throw new TypeError("units must be an array of strings or finite numbers");
     const n = checkBucketCount(bucketCount);
     const result = this.output(out, units.length);
-    this.views();
     const prefix = this.prefix(s);
     if (prefix.length > this.capacity.saltBytes) {
       units.forEach((unit, i) => (result[i] = this.streamedBucket(s, unitString(unit), n)));
@@ -230,7 +219,6 @@ export class Engine {
     const ranges = table.lists[list];
     if (ranges === undefined) throw new RangeError(`list must be an index from 0 to ${table.lists.length - 1}, got ${list}`);
     const b = checkBucket(bucket);
-    this.views();
     if (this.loadedRanges !== table) {
       this.u32.set(table.pairs, this.at.ranges >>> 2);
       this.loadedRanges = table;
@@ -241,9 +229,8 @@ export class Engine {
 
   /** The first index whose cumulative weight exceeds x in [0, 1); zero weights are never picked. */
   pickWeighted(weights: ArrayLike<number>, x: number): number {
-    const count = checkArms(this.capacity.maxArms, [["weights", weights, nonNegative, "a finite number >= 0"]]);
+    const count = checkWeights(weights, this.capacity.maxArms);
     checkUnitInterval("x", x);
-    this.views();
     this.f64.set(weights, this.at.armA >>> 3);
     return this.wasm.pickWeighted(count, x);
   }
@@ -257,7 +244,6 @@ export class Engine {
 
   /** The generator's whole state (16 bytes), to store and later restore with setRngState. */
   rngState(): Uint8Array {
-    this.views();
     this.wasm.rngSave();
     return this.u8.slice(this.at.rng, this.at.rng + RNG_STATE_BYTES);
   }
@@ -267,7 +253,6 @@ export class Engine {
       throw new RangeError(`an RNG state is a Uint8Array of ${RNG_STATE_BYTES} bytes`);
     }
     if (state.every((b) => b === 0)) throw new RangeError("an RNG state cannot have all-zero words");
-    this.views();
     this.u8.set(state, this.at.rng);
     this.wasm.rngLoad();
   }
@@ -279,7 +264,6 @@ export class Engine {
     checkCount("count", count, MAX_SAMPLES_PER_CALL);
     if (dist === "gamma") checkArms(1, [["shape", [p1], positive, "a finite number > 0"]]);
     if (dist === "beta") checkArms(2, [["beta parameters", [p1, p2], positive, "a finite number > 0"]]);
-    this.views();
     const result = new Float64Array(count);
     for (let done = 0; done < count; ) {
       const n = Math.min(this.capacity.maxSamples, count - done);
@@ -358,7 +342,6 @@ export class Engine {
   // ---- buffers ----
 
   private writeArms(a: ArrayLike<number>, b?: ArrayLike<number>): void {
-    this.views();
     this.f64.set(a, this.at.armA >>> 3);
     if (b) this.f64.set(b, this.at.armB >>> 3);
   }
