@@ -1,6 +1,6 @@
 // sha256-v2 bucketing: bucket = uint64_be(SHA-256(salt + "." + unit)[0..8]) mod bucketCount.
 // The host writes "salt." prefixes and units as UTF-8; messages are always prefix ++ unit.
-import { BUCKETS, INPUT, OFFSETS, SALTS } from "./layout";
+import { BUCKETS, INPUT, MODULI, OFFSETS, SALTS } from "./layout";
 import {
   LANE_BLOCKS, LANE_FIRST64, ONE_BLOCK_MAX_BYTES,
   first64, fourBlocksFirst64, oneBlockFirst64, streamedFirst64, writeBlock,
@@ -23,6 +23,7 @@ export function streamedBucket(bucketCount: u32): u32 {
 // Batches queue one-block messages into the four SIMD lanes; anything longer, and everything in
 // a scalar build, is hashed at once.
 const LANE_ITEM: usize = memory.data(4 << 2, 16);
+const LANE_MODULUS: usize = memory.data(4 << 2, 16);
 let queued: i32 = 0;
 
 function hashItem(item: i32, a: usize, aLen: i32, b: usize, bLen: i32, bucketCount: u32): void {
@@ -32,18 +33,20 @@ function hashItem(item: i32, a: usize, aLen: i32, b: usize, bLen: i32, bucketCou
   }
   writeBlock(LANE_BLOCKS + (<usize>queued << 6), a, aLen, b, bLen);
   store<i32>(LANE_ITEM + (<usize>queued << 2), item);
-  if (++queued == 4) flushLanes(bucketCount);
+  store<u32>(LANE_MODULUS + (<usize>queued << 2), bucketCount);
+  if (++queued == 4) flushLanes();
 }
 
-function flushLanes(bucketCount: u32): void {
+function flushLanes(): void {
   if (!ASC_FEATURE_SIMD || queued == 0) return;
   if (queued == 1) {
-    store<u32>(BUCKETS + (<usize>load<i32>(LANE_ITEM) << 2), reduce(oneBlockFirst64(LANE_BLOCKS), bucketCount));
+    store<u32>(BUCKETS + (<usize>load<i32>(LANE_ITEM) << 2), reduce(oneBlockFirst64(LANE_BLOCKS), load<u32>(LANE_MODULUS)));
   } else {
     fourBlocksFirst64(); // lanes past `queued` hold stale blocks; their results are ignored
     for (let lane = 0; lane < queued; lane++) {
       const item = <usize>load<i32>(LANE_ITEM + (<usize>lane << 2));
-      store<u32>(BUCKETS + (item << 2), reduce(load<u64>(LANE_FIRST64 + (<usize>lane << 3)), bucketCount));
+      const modulus = load<u32>(LANE_MODULUS + (<usize>lane << 2));
+      store<u32>(BUCKETS + (item << 2), reduce(load<u64>(LANE_FIRST64 + (<usize>lane << 3)), modulus));
     }
   }
   queued = 0;
@@ -51,15 +54,17 @@ function flushLanes(bucketCount: u32): void {
 
 /**
  * One unit against many salts: unit in INPUT[0..unitLen), prefix i in SALTS at
- * [OFFSETS[i], OFFSETS[i+1]). Bucket i goes to BUCKETS[i].
+ * [OFFSETS[i], OFFSETS[i+1]). Bucket i goes to BUCKETS[i]. A bucketCount of 0 takes salt i's
+ * own count from MODULI[i] (e.g. layers' salts with 1000 and adaptive arm keys with 1000000).
  */
 export function bucketSalts(saltCount: i32, unitLen: i32, bucketCount: u32): void {
   for (let i = 0; i < saltCount; i++) {
     const start = load<u32>(OFFSETS + (<usize>i << 2));
     const end = load<u32>(OFFSETS + (<usize>(i + 1) << 2));
-    hashItem(i, SALTS + start, end - start, INPUT, unitLen, bucketCount);
+    const modulus = bucketCount != 0 ? bucketCount : load<u32>(MODULI + (<usize>i << 2));
+    hashItem(i, SALTS + start, end - start, INPUT, unitLen, modulus);
   }
-  flushLanes(bucketCount);
+  flushLanes();
 }
 
 /**
@@ -72,5 +77,5 @@ export function bucketUnits(unitCount: i32, prefixLen: i32, bucketCount: u32): v
     const end = load<u32>(OFFSETS + (<usize>(i + 1) << 2));
     hashItem(i, SALTS, prefixLen, INPUT + start, end - start, bucketCount);
   }
-  flushLanes(bucketCount);
+  flushLanes();
 }

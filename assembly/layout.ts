@@ -6,6 +6,7 @@
 //   SALTS    bytes   salt prefixes ("salt.") back to back (SALT_OFFSETS), or one prefix at 0
 //   OFFSETS  u32[]   item i spans [OFFSETS[i], OFFSETS[i+1]) of SALTS or INPUT
 //   BUCKETS  u32[]   one result per item of a batch
+//   MODULI   u32[]   per-salt bucket counts for bucketSalts(…, bucketCount = 0)
 //   DIGEST   32 B    the last SHA-256 digest
 //   RANGES   u32[]   [first, last] pairs of a policy's allocations, sorted by first
 //   ARM_A/B  f64[]   per-arm inputs (weights, alpha/beta, mean/sd, pulls/means)
@@ -14,7 +15,7 @@
 //   SAMPLES  f64[]   bulk draws from sample()
 //   RNG      16 B    xoshiro128** words s0..s3
 
-export const ABI_VERSION: u32 = 1;
+export const ABI_VERSION: u32 = 2;
 
 export const INPUT_BYTES: i32 = 65536;
 export const SALT_BYTES: i32 = 16384;
@@ -37,6 +38,7 @@ export const ARM_OUT: usize = memory.data(MAX_ARMS << 3, 16);
 export const ARM_AUX: usize = memory.data(MAX_ARMS << 3, 16);
 export const SAMPLES: usize = memory.data(MAX_SAMPLES << 3, 16);
 export const RNG: usize = memory.data(RNG_BYTES, 16);
+export const MODULI: usize = memory.data(MAX_ITEMS << 2, 16);
 
 // Buffer ids, in the order of src/engine/abi.ts BUFFER.
 export function bufferPointer(id: i32): usize {
@@ -53,6 +55,7 @@ export function bufferPointer(id: i32): usize {
     case 9: return ARM_AUX;
     case 10: return SAMPLES;
     case 11: return RNG;
+    case 12: return MODULI;
   }
   return 0;
 }
@@ -68,6 +71,7 @@ export function bufferBytes(id: i32): i32 {
     case 6: case 7: case 8: case 9: return MAX_ARMS << 3;
     case 10: return MAX_SAMPLES << 3;
     case 11: return RNG_BYTES;
+    case 12: return MAX_ITEMS << 2;
   }
   return 0;
 }

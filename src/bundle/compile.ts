@@ -36,7 +36,7 @@ export interface CompiledPolicy {
   readonly allocations: readonly CompiledAllocation[];
   /** Adaptive arm weights, aligned with allocations. */
   readonly weights: Float64Array;
-  /** Adaptive: its key's number in its unit group's armSalts. */
+  /** Adaptive: where its arm hash is in its unit group's salts. */
   armSlot: number;
   readonly logContextFields: readonly string[] | undefined;
 }
@@ -53,14 +53,14 @@ export interface CompiledLayer {
 }
 
 /**
- * Layers hashed on the same context field, with their salts prepared for one engine call, and
- * their adaptive policies' keys for another (the arm hash, decisions.md §6).
+ * Layers hashed on the same context field. One engine call hashes the unit against all their
+ * salts and, after those, their adaptive policies' keys (the arm hash, decisions.md §6: bucket
+ * count 1000000); the set then carries a bucket count per salt.
  */
 export interface UnitGroup {
   readonly unitKey: string;
   readonly layers: readonly CompiledLayer[];
   readonly salts: SaltSet;
-  readonly armSalts: SaltSet;
 }
 
 export interface CompiledBundle {
@@ -103,7 +103,7 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
     unitKey: bundle.hashing.unitKey,
     bucketCount: bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT,
     layers,
-    groups: groupByUnit(layers, bundle.layers, engine),
+    groups: groupByUnit(layers, bundle.layers, engine, bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT),
     ranges: engine.rangeTable(rangeLists),
     // Not frozen itself: V8 copies a frozen object ~20× slower, and every resolution copies it.
     defaults: Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)])),
@@ -157,19 +157,22 @@ function union(ranges: readonly BucketRange[]): BucketRange[] {
   return merged;
 }
 
-function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine): UnitGroup[] {
+/** Arm choice hashes into a million buckets: x = bucket(policy.key, unit, 1e6) / 1e6. */
+export const ARM_BUCKETS = 1_000_000;
+
+function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine, bucketCount: number): UnitGroup[] {
   const byUnit = new Map<string, CompiledLayer[]>();
   for (const layer of layers) byUnit.set(layer.unitKey, [...(byUnit.get(layer.unitKey) ?? []), layer]);
   return [...byUnit].map(([unitKey, members], group) => {
     members.forEach((layer, slot) => Object.assign(layer, { group, slot }));
     const adaptive = members.flatMap((l) => l.policies.filter((p) => p.adaptive));
-    adaptive.forEach((policy, armSlot) => (policy.armSlot = armSlot));
-    return {
-      unitKey,
-      layers: members,
-      salts: engine.saltSet(members.map((l) => source[l.index]!.salt ?? l.id)),
-      armSalts: engine.saltSet(adaptive.map((p) => p.key)),
-    };
+    adaptive.forEach((policy, i) => (policy.armSlot = members.length + i));
+    const layerSalts = members.map((l) => source[l.index]!.salt ?? l.id);
+    const salts =
+      adaptive.length === 0
+        ? engine.saltSet(layerSalts)
+        : engine.saltSet([...layerSalts, ...adaptive.map((p) => p.key)], [...layerSalts.map(() => bucketCount), ...adaptive.map(() => ARM_BUCKETS)]);
+    return { unitKey, layers: members, salts };
   });
 }
 

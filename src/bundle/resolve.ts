@@ -1,6 +1,6 @@
 // Resolution (runtime-api.md rules 1–5, decisions.md §2–§6): which value every parameter takes
 // for a context, and why. Pure: the clock comes in as `now`; nothing here throws on a context.
-import type { CompiledAllocation, CompiledBundle, CompiledLayer, CompiledPolicy } from "./compile.js";
+import { ARM_BUCKETS, type CompiledAllocation, type CompiledBundle, type CompiledLayer, type CompiledPolicy } from "./compile.js";
 import type { Context, JsonValue } from "./types.js";
 
 /** One layer's part in a resolution: metadata.layers of the contract, plus what exposures need. */
@@ -35,9 +35,6 @@ export interface ResolveOptions {
   readonly now?: number | Date;
 }
 
-/** Resolution of adaptive arms: x = bucket(policy.key, unit, 1e6) / 1e6 (decisions.md §6). */
-const ARM_BUCKETS = 1_000_000;
-
 /**
  * The hashed form of a context's unit value: a non-empty string as is, a finite number as
  * String(n); undefined when missing, null, empty or of another type (contextProblems reports those).
@@ -69,21 +66,19 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   if (unit !== undefined) resolution.unitKeyValue = unit;
 
   // One engine call per unit key hashes the unit against all its layers' salts.
-  const units: (string | undefined)[] = [];
   const buckets: (Uint32Array | undefined)[] = [];
   for (const group of compiled.groups) {
     const groupUnit = unitValue(ctx, group.unitKey);
-    units.push(groupUnit);
-    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, compiled.bucketCount));
+    const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
+    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount));
   }
   const now = options.now === undefined ? Date.now() : +options.now;
-  const input: LayerInput = { ctx, now, wanted, resolution, group: 0, bucket: 0, unit: "", armBuckets: [] };
+  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined };
   for (const layer of compiled.layers) {
     const hashed = buckets[layer.group];
     if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
-    input.group = layer.group;
     input.bucket = hashed[layer.slot]!;
-    input.unit = units[layer.group]!;
+    input.hashes = hashed;
     resolution.layers.push(resolveLayer(compiled, layer, input));
   }
   return resolution;
@@ -94,11 +89,9 @@ interface LayerInput {
   readonly now: number;
   readonly wanted: ReadonlySet<string> | undefined;
   readonly resolution: Resolution;
-  group: number;
   bucket: number;
-  unit: string;
-  /** Per unit group, the arm hashes of its adaptive policies, computed when first needed. */
-  readonly armBuckets: (Uint32Array | undefined)[];
+  /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes. */
+  hashes: Uint32Array | undefined;
 }
 
 function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, input: LayerInput): LayerResolution {
@@ -141,8 +134,7 @@ function choose(compiled: CompiledBundle, policy: CompiledPolicy, input: LayerIn
   const { engine, ranges } = compiled;
   const held = engine.allocationIndex(ranges, policy.rangeList, input.bucket);
   if (held < 0 || !policy.adaptive) return held;
-  const arms = (input.armBuckets[input.group] ??= engine.bucketSalts(compiled.groups[input.group]!.armSalts, input.unit, ARM_BUCKETS));
-  return engine.pickWeighted(policy.weights, arms[policy.armSlot]! / ARM_BUCKETS);
+  return engine.pickWeighted(policy.weights, input.hashes![policy.armSlot]! / ARM_BUCKETS);
 }
 
 function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: ReadonlySet<string> | undefined): void {

@@ -1,7 +1,7 @@
 // Mirror of assembly/layout.ts and the module's exports: the only place the host spells out
 // the wasm ABI. Bump ABI_VERSION on both sides with any change to buffers or signatures.
 
-export const ABI_VERSION = 1;
+export const ABI_VERSION = 2;
 
 /** Buffer ids for bufferPointer/bufferBytes, in assembly/layout.ts order. */
 export const BUFFER = {
@@ -17,6 +17,7 @@ export const BUFFER = {
   armAux: 9,
   samples: 10,
   rng: 11,
+  moduli: 12,
 } as const;
 
 export type BufferName = keyof typeof BUFFER;
@@ -45,6 +46,7 @@ export interface EngineExports {
   sha256Final(): void;
   bucket(len: number, bucketCount: number): number;
   streamedBucket(bucketCount: number): number;
+  /** bucketCount 0: salt i's own count, from the moduli buffer. */
   bucketSalts(saltCount: number, unitLen: number, bucketCount: number): void;
   bucketUnits(unitCount: number, prefixLen: number, bucketCount: number): void;
   allocationIndex(start: number, count: number, bucket: number): number;

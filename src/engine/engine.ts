@@ -6,7 +6,7 @@ import {
   type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval, checkWeights,
   finite, nonNegative, positive, unitString,
 } from "./checks.js";
-import { type BucketRange, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet } from "./tables.js";
+import { type BucketRange, type PackedSaltChunk, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet } from "./tables.js";
 
 export type ArmPosteriors =
   | { readonly kind: "beta"; readonly alpha: ArrayLike<number>; readonly beta: ArrayLike<number> }
@@ -98,21 +98,29 @@ export class Engine {
     return this.streamedBucket(s, u, n);
   }
 
-  /** Prepares salts (e.g. a bundle's layers) for bucketSalts. */
-  saltSet(salts: readonly string[]): SaltSet {
-    return buildSaltSet(salts, this.capacity);
+  /**
+   * Prepares salts (e.g. a bundle's layers) for bucketSalts; with `bucketCounts`, each salt
+   * carries its own bucket count (e.g. layers with 1000, adaptive arm keys with 1000000).
+   */
+  saltSet(salts: readonly string[], bucketCounts?: readonly number[]): SaltSet {
+    return buildSaltSet(salts, this.capacity, bucketCounts);
   }
 
-  /** One unit against every salt of the set, in one call per chunk: result i is bucket(salts[i], unit). */
-  bucketSalts(salts: SaltSet, unit: Unit, bucketCount: number, out?: Uint32Array): Uint32Array {
+  /**
+   * One unit against every salt of the set, in one call per chunk: result i is
+   * bucket(salts[i], unit, n), n being `bucketCount`, or salt i's own count when the set has them.
+   */
+  bucketSalts(salts: SaltSet, unit: Unit, bucketCount?: number, out?: Uint32Array): Uint32Array {
     if (!(salts instanceof SaltSet)) throw new TypeError("bucketSalts takes a SaltSet from engine.saltSet()");
     const u = unitString(unit);
-    const n = checkBucketCount(bucketCount);
+    const own = salts.bucketCounts;
+    if (own !== undefined && bucketCount !== undefined) throw new TypeError("this salt set carries its own bucket counts; pass none");
+    const n = own === undefined ? checkBucketCount(bucketCount) : 0; // 0: each salt's own count
     const result = this.output(out, salts.size);
     for (const chunk of salts.chunks) {
       const written = "streamedSalt" in chunk ? -1 : this.encodeUnit(u, 0);
       if ("streamedSalt" in chunk || written < 0) {
-        for (let i = chunk.start; i < chunk.start + chunk.count; i++) result[i] = this.streamedBucket(salts.salts[i]!, u, n);
+        for (let i = chunk.start; i < chunk.start + chunk.count; i++) result[i] = this.streamedBucket(salts.salts[i]!, u, own?.[i] ?? n);
         continue;
       }
       this.loadSalts(chunk);
@@ -388,10 +396,11 @@ export class Engine {
     return tail;
   }
 
-  private loadSalts(chunk: SaltChunk & { bytes: Uint8Array; offsets: Uint32Array }): void {
+  private loadSalts(chunk: PackedSaltChunk): void {
     if (this.loadedSalts === chunk) return;
     this.u8.set(chunk.bytes, this.at.salts);
     this.u32.set(chunk.offsets, this.at.offsets >>> 2);
+    if (chunk.moduli) this.u32.set(chunk.moduli, this.at.moduli >>> 2);
     this.loadedSalts = chunk;
   }
 

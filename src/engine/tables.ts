@@ -1,7 +1,7 @@
 // Tables prepared once and reused across calls: the salts a resolve hashes one unit against, and
 // the bucket ranges of many policies. The engine copies a table into wasm memory only when it
 // differs from the one already there, so a compiled bundle pays for the copy once.
-import { MAX_BUCKET_COUNT, checkSalt } from "./checks.js";
+import { MAX_BUCKET_COUNT, checkBucketCount, checkSalt } from "./checks.js";
 
 export interface TableCapacity {
   readonly saltBytes: number;
@@ -13,14 +13,23 @@ export interface TableCapacity {
  * Consecutive salts packed as "salt." prefixes (offsets[i]..offsets[i+1] in bytes), or one salt
  * too long for the salt buffer, which is hashed by streaming instead.
  */
-export type SaltChunk =
-  | { readonly start: number; readonly count: number; readonly bytes: Uint8Array; readonly offsets: Uint32Array }
-  | { readonly start: number; readonly count: 1; readonly streamedSalt: string };
+export interface PackedSaltChunk {
+  readonly start: number;
+  readonly count: number;
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+  /** The chunk's per-salt bucket counts, when the set has them. */
+  readonly moduli: Uint32Array | undefined;
+}
+
+export type SaltChunk = PackedSaltChunk | { readonly start: number; readonly count: 1; readonly streamedSalt: string };
 
 export class SaltSet {
   constructor(
     readonly salts: readonly string[],
     readonly chunks: readonly SaltChunk[],
+    /** A bucket count per salt, or undefined when the caller gives one count per call. */
+    readonly bucketCounts: Uint32Array | undefined,
   ) {}
 
   get size(): number {
@@ -30,14 +39,15 @@ export class SaltSet {
 
 const encoder = new TextEncoder();
 
-export function buildSaltSet(salts: readonly string[], capacity: TableCapacity): SaltSet {
+export function buildSaltSet(salts: readonly string[], capacity: TableCapacity, bucketCounts?: readonly number[]): SaltSet {
   if (!Array.isArray(salts)) throw new TypeError("salts must be an array of strings");
+  const moduli = bucketCounts === undefined ? undefined : checkBucketCounts(bucketCounts, salts.length);
   const chunks: SaltChunk[] = [];
   let pending: Uint8Array[] = [];
   let pendingStart = 0;
   let pendingBytes = 0;
   const flush = (next: number) => {
-    if (pending.length > 0) chunks.push(packChunk(pendingStart, pending, pendingBytes));
+    if (pending.length > 0) chunks.push(packChunk(pendingStart, pending, pendingBytes, moduli?.subarray(pendingStart, pendingStart + pending.length)));
     pending = [];
     pendingBytes = 0;
     pendingStart = next;
@@ -55,10 +65,17 @@ export function buildSaltSet(salts: readonly string[], capacity: TableCapacity):
     pendingBytes += prefix.length;
   });
   flush(salts.length);
-  return new SaltSet([...salts], chunks);
+  return new SaltSet([...salts], chunks, moduli);
 }
 
-function packChunk(start: number, prefixes: readonly Uint8Array[], byteLength: number): SaltChunk {
+function checkBucketCounts(bucketCounts: readonly number[], saltCount: number): Uint32Array {
+  if (!Array.isArray(bucketCounts) || bucketCounts.length !== saltCount) {
+    throw new RangeError(`bucketCounts must be an array with one count per salt (${saltCount})`);
+  }
+  return Uint32Array.from(bucketCounts, (n) => checkBucketCount(n));
+}
+
+function packChunk(start: number, prefixes: readonly Uint8Array[], byteLength: number, moduli: Uint32Array | undefined): PackedSaltChunk {
   const bytes = new Uint8Array(byteLength);
   const offsets = new Uint32Array(prefixes.length + 1);
   let at = 0;
@@ -68,7 +85,7 @@ function packChunk(start: number, prefixes: readonly Uint8Array[], byteLength: n
     at += prefix.length;
   });
   offsets[prefixes.length] = at;
-  return { start, count: prefixes.length, bytes, offsets };
+  return { start, count: prefixes.length, bytes, offsets, moduli };
 }
 
 /** One policy's ranges inside a RangeTable: sorted pairs from `start`, and their caller order. */

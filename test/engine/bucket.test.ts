@@ -91,6 +91,20 @@ describe.each(builds)("bucket ($name build)", ({ url }) => {
     );
   });
 
+  it("one unit against salts that carry their own bucket counts equals one call per salt", () => {
+    const pairs = fc.array(fc.tuple(salts, bucketCounts), { minLength: 1, maxLength: 40 });
+    fc.assert(
+      fc.property(pairs, units, (list, unit) => {
+        const set = engine.saltSet(list.map(([salt]) => salt), list.map(([, n]) => n));
+        expect(Array.from(engine.bucketSalts(set, unit))).toEqual(list.map(([salt, n]) => nodeBucket(salt, unit, n)));
+      }),
+      { numRuns: 500 },
+    );
+    const hugeUnit = "u".repeat(70_000); // streamed per salt, each with its own count
+    const set = engine.saltSet(["a", "b"], [1000, 1_000_000]);
+    expect(Array.from(engine.bucketSalts(set, hugeUnit))).toEqual([nodeBucket("a", hugeUnit, 1000), nodeBucket("b", hugeUnit, 1_000_000)]);
+  });
+
   it("many units against one salt equals one call per unit", () => {
     fc.assert(
       fc.property(salts, fc.array(units, { maxLength: 60 }), bucketCounts, (salt, unitList, n) => {

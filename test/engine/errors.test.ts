@@ -44,6 +44,13 @@ describe("bad input", () => {
     expect(() => engine.bucketSalts(engine.saltSet(["s"]), any(unit), 1000)).toThrow(TypeError);
   });
 
+  it("a salt set's own bucket counts must line up, and then no count is passed", () => {
+    expect(() => engine.saltSet(["a", "b"], [10])).toThrow(/one count per salt \(2\)/);
+    expect(() => engine.saltSet(["a"], [0])).toThrow(RangeError);
+    expect(() => engine.bucketSalts(engine.saltSet(["a"], [10]), "u", 10)).toThrow(/carries its own bucket counts/);
+    expect(() => engine.bucketSalts(engine.saltSet(["a"]), "u")).toThrow(TypeError);
+  });
+
   it("salts must be strings, batches must be arrays and prepared tables", () => {
     expect(() => engine.bucket(any(12), "u", 10)).toThrow(/salt must be a string/);
     expect(() => engine.saltSet(["a", any(null)])).toThrow(TypeError);
