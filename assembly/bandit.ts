@@ -94,14 +94,14 @@ function shareAmongBest(scores: usize, armCount: i32, base: f64): void {
 }
 
 /**
- * UCB1 with pulls in ARM_A and mean rewards in ARM_B: score = mean + c * sqrt(ln N / pulls),
+ * UCB1 with pulls in ARM_A and mean rewards in ARM_B: score = mean + c * sqrt(ln max(N, 1) / pulls),
  * +Infinity for an arm never pulled. Scores to ARM_AUX, propensities to ARM_OUT (tied best arms
  * share 1), returns an arm drawn by those propensities.
  */
 export function ucb1(armCount: i32, c: f64): i32 {
   let total = 0.0;
   for (let i = 0; i < armCount; i++) total += armA(i);
-  const logTotal = Math.log(total);
+  const logTotal = Math.log(max(total, 1)); // fractional pulls under 1 in all: no bonus, never NaN
   for (let i = 0; i < armCount; i++) {
     const pulls = armA(i);
     const score = pulls > 0 ? armB(i) + c * Math.sqrt(logTotal / pulls) : Infinity;

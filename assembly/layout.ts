@@ -2,8 +2,8 @@
 // both sides check ABI_VERSION, and the host reads each buffer's address and size through
 // bufferPointer/bufferBytes instead of assuming them.
 //
-//   INPUT    bytes   a message, one unit, or many units back to back (UNIT_OFFSETS)
-//   SALTS    bytes   salt prefixes ("salt.") back to back (SALT_OFFSETS), or one prefix at 0
+//   INPUT    bytes   a message, one unit, or many units back to back (spans in OFFSETS)
+//   SALTS    bytes   salt prefixes ("salt.") back to back (spans in OFFSETS), or one prefix at 0
 //   OFFSETS  u32[]   item i spans [OFFSETS[i], OFFSETS[i+1]) of SALTS or INPUT
 //   BUCKETS  u32[]   one result per item of a batch
 //   MODULI   u32[]   per-salt bucket counts for bucketSalts(…, bucketCount = 0)

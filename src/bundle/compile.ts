@@ -6,6 +6,7 @@ import type { BucketRange, RangeTable, SaltSet } from "../engine/tables.js";
 import { type ConditionPredicate, compileCondition } from "./conditions.js";
 import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Layer, type Policy } from "./types.js";
 import { type BundleProblem, formatProblem, validateBundle } from "./validate.js";
+import { isoTimestampMs } from "./validate-values.js";
 
 export class BundleError extends Error {
   constructor(readonly problems: readonly BundleProblem[]) {
@@ -84,7 +85,7 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
   if (problems.length > 0) throw new BundleError(problems);
   const rangeLists: BucketRange[][] = [];
   const parametersOf = new Map<string, string[]>();
-  for (const p of bundle.parameters) parametersOf.set(p.layerId, [...(parametersOf.get(p.layerId) ?? []), p.key]);
+  for (const p of bundle.parameters) append(parametersOf, p.layerId, p.key);
   const savedGroups = bundle.savedGroups ?? {};
   const layers = bundle.layers.map((layer, index): CompiledLayer => ({
     id: layer.id,
@@ -104,7 +105,7 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
     bucketCount: bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT,
     layers,
     groups: groupByUnit(layers, bundle.layers, engine, bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT),
-    ranges: engine.rangeTable(rangeLists),
+    ranges: rangeTable(engine, rangeLists),
     // Not frozen itself: V8 copies a frozen object ~20× slower, and every resolution copies it.
     defaults: Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)])),
     parameterLayer,
@@ -122,8 +123,8 @@ function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups:
     id: policy.id,
     key: policy.key,
     adaptive,
-    startMs: policy.startAt === undefined ? -Infinity : Date.parse(policy.startAt),
-    endMs: policy.endAt === undefined ? Infinity : Date.parse(policy.endAt),
+    startMs: policy.startAt === undefined ? -Infinity : isoTimestampMs(policy.startAt)!,
+    endMs: policy.endAt === undefined ? Infinity : isoTimestampMs(policy.endAt)!,
     matches: allOf(predicates),
     rangeList: rangeLists.length - 1,
     allocations: policy.allocations.map((a) => ({
@@ -137,6 +138,16 @@ function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups:
     armSlot: -1,
     logContextFields: policy.logContextFields,
   };
+}
+
+/** The engine's range table has a fixed capacity; a bundle past it is refused like an invalid one. */
+function rangeTable(engine: Engine, lists: BucketRange[][]): RangeTable {
+  const total = lists.reduce((n, list) => n + list.length, 0);
+  if (total > engine.capacity.maxRanges) {
+    const message = `running policies hold ${total} bucket ranges; the engine's range table holds at most ${engine.capacity.maxRanges}`;
+    throw new BundleError([{ path: "layers", message }]);
+  }
+  return engine.rangeTable(lists);
 }
 
 function allOf(predicates: readonly ConditionPredicate[]): ConditionPredicate {
@@ -162,7 +173,7 @@ export const ARM_BUCKETS = 1_000_000;
 
 function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine, bucketCount: number): UnitGroup[] {
   const byUnit = new Map<string, CompiledLayer[]>();
-  for (const layer of layers) byUnit.set(layer.unitKey, [...(byUnit.get(layer.unitKey) ?? []), layer]);
+  for (const layer of layers) append(byUnit, layer.unitKey, layer);
   return [...byUnit].map(([unitKey, members], group) => {
     members.forEach((layer, slot) => Object.assign(layer, { group, slot }));
     const adaptive = members.flatMap((l) => l.policies.filter((p) => p.adaptive));
@@ -174,6 +185,12 @@ function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[],
         : engine.saltSet([...layerSalts, ...adaptive.map((p) => p.key)], [...layerSalts.map(() => bucketCount), ...adaptive.map(() => ARM_BUCKETS)]);
     return { unitKey, layers: members, salts };
   });
+}
+
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 /**

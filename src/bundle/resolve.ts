@@ -31,7 +31,7 @@ export interface Resolution {
 export interface ResolveOptions {
   /** Parameter keys to resolve; all when absent. */
   readonly parameters?: readonly string[];
-  /** Evaluation time for schedule windows (ms since epoch or a Date); the current time when absent. */
+  /** Evaluation time for schedule windows (ms since epoch or a Date); the current time when absent; a RangeError when not a valid time. */
   readonly now?: number | Date;
 }
 
@@ -47,11 +47,12 @@ export function unitValue(context: Context, key: string): string | undefined {
 }
 
 /** Unit keys whose context value has a type no unit can have: a 400 for /v1/resolve and decide. */
-export function contextProblems(compiled: CompiledBundle, context: Context): string[] {
+export function contextProblems(compiled: CompiledBundle, context: unknown): string[] {
+  if (context === null || typeof context !== "object" || Array.isArray(context)) return ["context must be an object"];
   const keys = new Set(compiled.layers.map((l) => l.unitKey));
   const problems: string[] = [];
   for (const key of keys) {
-    const value = context[key];
+    const value = (context as Context)[key];
     const ok = value === undefined || value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
     if (!ok) problems.push(`context.${key} must be a string or a finite number, got ${Array.isArray(value) ? "an array" : typeof value === "number" ? String(value) : typeof value}`);
   }
@@ -73,6 +74,8 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount));
   }
   const now = options.now === undefined ? Date.now() : +options.now;
+  // An invalid clock would silently open every schedule window.
+  if (!Number.isFinite(now)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(options.now)}`);
   const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined };
   for (const layer of compiled.layers) {
     const hashed = buckets[layer.group];

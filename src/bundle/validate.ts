@@ -4,6 +4,7 @@
 // bucketRange, override types of a parameter whose type is invalid), so one mistake gives one
 // problem, not a cascade.
 
+import { MAX_BUCKET_COUNT } from "../engine/checks.js";
 import {
   DEFAULT_BUCKET_COUNT, HASHING_ALGORITHMS, PARAMETER_TYPES, POLICY_KINDS, POLICY_STATES,
   type ParameterType, type PolicyKind,
@@ -54,7 +55,6 @@ interface Ctx {
 
 const SCHEMA_ENFORCEMENT = oneOf(["warn", "reject"] as const);
 const REWARD_TYPE = oneOf(["binary", "value"] as const);
-const MAX_BUCKET_COUNT = 4294967295;
 const BUCKET_COUNT: Guard<number> = {
   test: (v): v is number => Number.isInteger(v) && (v as number) > 0 && (v as number) <= MAX_BUCKET_COUNT,
   expected: `a positive integer <= ${MAX_BUCKET_COUNT}`,
@@ -147,6 +147,8 @@ function checkParameter(ctx: Ctx, p: Record<string, unknown>, path: string, seen
   const type = need(out, p, "type", path, oneOf(PARAMETER_TYPES));
   const layerId = need(out, p, "layerId", path, NON_EMPTY_STRING);
   need(out, p, "namespace", path, STRING);
+  // Assignments are plain objects: a "__proto__" key would set their prototype, not a value.
+  if (key === "__proto__") out.push({ path: at(path, "key"), message: "is reserved (\"__proto__\")" });
   if (key !== undefined && !seen.has(key)) ctx.params?.set(key, { type, layerId });
   unique(out, seen, key, at(path, "key"), path);
   if (layerId !== undefined && knownLayers && !knownLayers.has(layerId)) {

@@ -6,7 +6,7 @@ import {
   type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval, checkWeights,
   finite, nonNegative, positive, unitString,
 } from "./checks.js";
-import { type BucketRange, type PackedSaltChunk, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet } from "./tables.js";
+import { type BucketRange, type PackedSaltChunk, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet, isBuiltTable } from "./tables.js";
 
 export type ArmPosteriors =
   | { readonly kind: "beta"; readonly alpha: ArrayLike<number>; readonly beta: ArrayLike<number> }
@@ -111,7 +111,7 @@ export class Engine {
    * bucket(salts[i], unit, n), n being `bucketCount`, or salt i's own count when the set has them.
    */
   bucketSalts(salts: SaltSet, unit: Unit, bucketCount?: number, out?: Uint32Array): Uint32Array {
-    if (!(salts instanceof SaltSet)) throw new TypeError("bucketSalts takes a SaltSet from engine.saltSet()");
+    if (!(salts instanceof SaltSet) || !isBuiltTable(salts)) throw new TypeError("bucketSalts takes a SaltSet from engine.saltSet()");
     const u = unitString(unit);
     const own = salts.bucketCounts;
     if (own !== undefined && bucketCount !== undefined) throw new TypeError("this salt set carries its own bucket counts; pass none");
@@ -223,7 +223,7 @@ export class Engine {
 
   /** Index, in the list's own order, of the range of list `list` that holds `bucket`, or -1. */
   allocationIndex(table: RangeTable, list: number, bucket: number): number {
-    if (!(table instanceof RangeTable)) throw new TypeError("allocationIndex takes a RangeTable from engine.rangeTable()");
+    if (!(table instanceof RangeTable) || !isBuiltTable(table)) throw new TypeError("allocationIndex takes a RangeTable from engine.rangeTable()");
     const ranges = table.lists[list];
     if (ranges === undefined) throw new RangeError(`list must be an index from 0 to ${table.lists.length - 1}, got ${list}`);
     const b = checkBucket(bucket);

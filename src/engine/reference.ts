@@ -314,7 +314,7 @@ export function ucb1(
 ): { arm: number; scores: number[]; propensities: number[] } {
   let total = 0;
   for (let i = 0; i < pulls.length; i++) total += pulls[i]!;
-  const logTotal = Math.log(total);
+  const logTotal = Math.log(Math.max(total, 1));
   const scores = Array.from(means, (m, i) => {
     const n = pulls[i]!;
     return n === 0 ? Infinity : m + c * Math.sqrt(logTotal / n);

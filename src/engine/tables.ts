@@ -3,6 +3,16 @@
 // differs from the one already there, so a compiled bundle pays for the copy once.
 import { MAX_BUCKET_COUNT, checkBucketCount, checkSalt } from "./checks.js";
 
+/**
+ * Tables the build functions made, and only those: the engine trusts their sizes (they fit its
+ * buffers), so a hand-made look-alike must not get in.
+ */
+const built = new WeakSet<object>();
+
+export function isBuiltTable(table: unknown): boolean {
+  return typeof table === "object" && table !== null && built.has(table);
+}
+
 export interface TableCapacity {
   readonly saltBytes: number;
   readonly maxItems: number;
@@ -65,7 +75,9 @@ export function buildSaltSet(salts: readonly string[], capacity: TableCapacity, 
     pendingBytes += prefix.length;
   });
   flush(salts.length);
-  return new SaltSet([...salts], chunks, moduli);
+  const set = new SaltSet([...salts], chunks, moduli);
+  built.add(set);
+  return set;
 }
 
 function checkBucketCounts(bucketCounts: readonly number[], saltCount: number): Uint32Array {
@@ -123,7 +135,9 @@ export function buildRangeTable(lists: readonly (readonly BucketRange[])[], capa
     packed.push({ start, count: sorted.length, originalIndex: Int32Array.from(sorted, (r) => r[2]) });
     start += sorted.length;
   });
-  return new RangeTable(pairs, packed);
+  const table = new RangeTable(pairs, packed);
+  built.add(table);
+  return table;
 }
 
 function sortedRanges(list: unknown, l: number): [number, number, number][] {

@@ -1,4 +1,5 @@
 // Bundles for resolution tests, built in code so each test shows what it varies.
+import fc from "fast-check";
 import type { Allocation, Bundle, Policy } from "../../src/bundle/types.js";
 
 export function allocation(id: string, range: [number, number], overrides: Allocation["overrides"] = {}): Allocation {
@@ -71,3 +72,57 @@ export function sampleBundle(): Bundle {
     ],
   };
 }
+
+/** Cut 0..bucketCount-1 into `pieces` contiguous ranges at the given points. */
+function contiguousRanges(bucketCount: number, cuts: number[]): [number, number][] {
+  const points = [...new Set(cuts.map((c) => 1 + (c % (bucketCount - 1))))].sort((a, b) => a - b);
+  const edges = [0, ...points, bucketCount];
+  return edges.slice(1).map((end, i) => [edges[i]!, end - 1]);
+}
+
+const CONDITION_CHOICES = [[], [{ country: "NL" }], [{ plan: { $in: ["gold", "silver"] } }], [{ appVersion: { $vgte: "2.0.0" } }]];
+
+/**
+ * Random valid bundles: 1–4 layers on userId (one sometimes on accountId), each with 1–3
+ * running policies, static (contiguous or gapped ranges, maybe conditions) or adaptive
+ * (random weights), and a parameter per layer that allocations override.
+ */
+export const arbitraryBundle = fc
+  .record({
+    bucketCount: fc.integer({ min: 2, max: 10_000 }),
+    layers: fc.array(
+      fc.record({
+        onAccount: fc.boolean(),
+        policies: fc.array(
+          fc.record({
+            adaptive: fc.boolean(),
+            cuts: fc.array(fc.nat(), { minLength: 1, maxLength: 5 }),
+            gaps: fc.boolean(),
+            conditions: fc.constantFrom(...CONDITION_CHOICES),
+            weights: fc.array(fc.integer({ min: 0, max: 10 }), { minLength: 6, maxLength: 6 }),
+          }),
+          { minLength: 1, maxLength: 3 },
+        ),
+      }),
+      { minLength: 1, maxLength: 4 },
+    ),
+  })
+  .map(({ bucketCount, layers }): Bundle => {
+    const bundle = sampleBundle();
+    bundle.hashing.bucketCount = bucketCount;
+    bundle.parameters = layers.map((_, l) => ({ key: `p${l}`, type: "integer", default: -1, layerId: `l${l}`, namespace: "n" }));
+    bundle.layers = layers.map(({ onAccount, policies }, l) => ({
+      id: `l${l}`,
+      ...(onAccount && l === 0 ? { unitKey: "accountId" } : {}),
+      policies: policies.map(({ adaptive, cuts, gaps, conditions, weights }, p): Policy => {
+        const ranges = contiguousRanges(bucketCount, cuts).filter((_, i) => !gaps || i % 2 === 0);
+        const arms = ranges.map((range, a) => allocation(`l${l}p${p}a${a}`, adaptive ? [0, bucketCount - 1] : range, { [`p${l}`]: a }));
+        if (!adaptive) return staticPolicy(`l${l}p${p}`, arms, { conditions: structuredClone(conditions) });
+        const w = weights.slice(0, arms.length);
+        const total = w.reduce((s, x) => s + x, 0);
+        const normalized = total === 0 ? w.map(() => 1 / w.length) : w.map((x) => x / total);
+        return adaptivePolicy(`l${l}p${p}`, arms, { weights: normalized });
+      }),
+    }));
+    return bundle;
+  });

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Engine, compileBundle, loadEngine, resolve } from "../../src/index.js";
 import type { Bundle, Policy, PolicyState } from "../../src/bundle/types.js";
-import { allocation, sampleBundle, staticPolicy } from "./bundles.js";
+import { allocation, arbitraryBundle, sampleBundle, staticPolicy } from "./bundles.js";
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
 const DAY = 86_400_000;
@@ -26,14 +26,57 @@ describe("resolution properties", () => {
     engine = await loadEngine();
   });
 
-  it("is deterministic for a unit", () => {
-    const compiled = compileBundle(sampleBundle(), engine);
+  it("is deterministic for a unit, across compilations of random bundles", () => {
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }), fc.constantFrom("NL", "DE"), (userId, country) => {
-        const context = { userId, accountId: userId, country, plan: "gold" };
-        expect(resolve(compiled, context, { now: NOW })).toEqual(resolve(compiled, { ...context }, { now: NOW }));
+      fc.property(arbitraryBundle, fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 10 }), fc.constantFrom("NL", "DE"), (bundle, users, country) => {
+        const [first, second] = [compileBundle(bundle, engine), compileBundle(structuredClone(bundle), engine)];
+        for (const userId of users) {
+          const context = { userId, accountId: `acct-${userId}`, country, plan: "gold", appVersion: "2.1.0" };
+          const resolution = resolve(first, context, { now: NOW });
+          expect(resolve(first, { ...context }, { now: NOW })).toEqual(resolution);
+          expect(resolve(second, context, { now: NOW })).toEqual(resolution);
+        }
       }),
-      { numRuns: 500 },
+      { numRuns: 300 },
+    );
+  });
+
+  // An independent model of decisions.md §3/§6: per bucket, the first applicable policy holding
+  // it decides; a static allocation takes the whole bucket, adaptive arms split it by weight.
+  // Contexts carry no condition fields, so policies with conditions never apply.
+  function expectedShares(bundle: Bundle): Map<string, number> {
+    const n = bundle.hashing.bucketCount!;
+    const shares = new Map<string, number>();
+    const add = (key: string, x: number) => shares.set(key, (shares.get(key) ?? 0) + x / n);
+    for (const layer of bundle.layers) {
+      const applicable = layer.policies.filter((p) => p.conditions.length === 0);
+      for (let b = 0; b < n; b++) {
+        const policy = applicable.find((p) => p.allocations.some((a) => a.bucketRange[0] <= b && b <= a.bucketRange[1]));
+        if (!policy) add(`${layer.id}:none`, 1);
+        else if (policy.kind === "static") add(`${layer.id}:${policy.allocations.find((a) => a.bucketRange[0] <= b && b <= a.bucketRange[1])!.id}`, 1);
+        else policy.allocations.forEach((a, i) => add(`${layer.id}:${a.id}`, policy.weights![i]!));
+      }
+    }
+    return shares;
+  }
+
+  it("gives each allocation of random bundles its share of 10^5 units, as an independent model says", () => {
+    fc.assert(
+      fc.property(arbitraryBundle, (bundle) => {
+        const compiled = compileBundle(bundle, engine);
+        const n = 100_000;
+        const observed = new Map<string, number>();
+        for (let i = 0; i < n; i++) {
+          const { layers } = resolve(compiled, { userId: `unit-${i}`, accountId: `account-${i}` }, { now: NOW });
+          for (const l of layers) observed.set(`${l.layerId}:${l.allocationId ?? "none"}`, (observed.get(`${l.layerId}:${l.allocationId ?? "none"}`) ?? 0) + 1);
+        }
+        for (const [key, expected] of expectedShares(bundle)) {
+          const p = Math.min(1, expected); // sums of weights can overshoot 1 by an ulp
+          const share = (observed.get(key) ?? 0) / n;
+          expect(Math.abs(share - p), `${key}: ${share} vs ${p}`).toBeLessThanOrEqual(5 * Math.sqrt((p * (1 - p)) / n) + 1e-9);
+        }
+      }),
+      { numRuns: 4, seed: 20261121 },
     );
   });
 
@@ -89,15 +132,16 @@ describe("resolution properties", () => {
     );
   });
 
-  it("never throws on any JSON context", () => {
+  it("never throws on any JSON context, whatever the fields its conditions and logs read", () => {
     const compiled = compileBundle(sampleBundle(), engine);
-    const unitish = fc.oneof(fc.jsonValue(), fc.string(), fc.double(), fc.constant(undefined));
+    const anyValue = fc.oneof(fc.jsonValue(), fc.string(), fc.double(), fc.constant(undefined));
+    const fields = fc.record({ userId: anyValue, accountId: anyValue, country: anyValue, plan: anyValue, device: anyValue, appVersion: anyValue });
     fc.assert(
-      fc.property(fc.jsonValue(), unitish, unitish, fc.dictionary(fc.string(), fc.jsonValue()), (anything, userId, accountId, rest) => {
+      fc.property(fc.jsonValue(), fields, fc.dictionary(fc.string(), fc.jsonValue()), (anything, known, rest) => {
         resolve(compiled, anything as never, { now: NOW });
-        resolve(compiled, { ...rest, userId, accountId }, { now: NOW, parameters: Object.keys(rest) });
+        resolve(compiled, { ...rest, ...known }, { now: NOW, parameters: Object.keys(rest) });
       }),
-      { numRuns: 2000 },
+      { numRuns: 3000 },
     );
   });
 });

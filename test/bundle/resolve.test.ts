@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CompiledBundle, compileBundle, contextProblems, resolve } from "../../src/index.js";
+import { BundleError, type CompiledBundle, compileBundle, contextProblems, resolve } from "../../src/index.js";
 import { type Engine, loadEngine } from "../../src/index.js";
 import type { Bundle } from "../../src/bundle/types.js";
 import { adaptivePolicy, allocation, sampleBundle, staticPolicy } from "./bundles.js";
@@ -146,7 +146,24 @@ describe("resolve", () => {
     expect(resolve(compiled, {}, { now: NOW }).assignments["checkout.color"]).toBe("blue");
   });
 
+  it("refuses an invalid clock rather than opening every schedule window", () => {
+    expect(() => resolve(compiled, { userId: "u" }, { now: new Date("not a date") })).toThrow(RangeError);
+    expect(() => resolve(compiled, { userId: "u" }, { now: Number.NaN })).toThrow(/now must be a finite time/);
+  });
+
+  it("refuses a bundle past the engine's range table with a BundleError naming the limit", () => {
+    const bundle = sampleBundle();
+    const arms = Array.from({ length: 1000 }, (_, i) => allocation(`a${i}`, [i, i]));
+    bundle.hashing.bucketCount = 1000;
+    bundle.layers = Array.from({ length: 5 }, (_, l) => ({ id: `l${l}`, policies: [staticPolicy(`p${l}`, arms.map((a) => ({ ...a })))] }));
+    bundle.parameters = [];
+    expect(() => compile(bundle)).toThrow(BundleError);
+    expect(() => compile(bundle)).toThrow(/layers: running policies hold 5000 bucket ranges; the engine's range table holds at most 4096/);
+  });
+
   it("reports unit values of a type no unit can have, which resolve treats as missing", () => {
+    expect(contextProblems(compiled, null)).toEqual(["context must be an object"]);
+    expect(contextProblems(compiled, ["u"])).toEqual(["context must be an object"]);
     expect(contextProblems(compiled, { userId: true, accountId: ["a"] })).toEqual([
       "context.userId must be a string or a finite number, got boolean",
       "context.accountId must be a string or a finite number, got an array",

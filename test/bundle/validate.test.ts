@@ -330,6 +330,12 @@ describe("validateBundle: parameters and overrides", () => {
     expect(problems(b)).toEqual([`${P0}.allocations[0].overrides.search.pageSize: belongs to layer "search", not "checkout"`]);
   });
 
+  it("refuses the parameter key __proto__, which a plain assignments object cannot hold", () => {
+    const b = clone();
+    b.parameters[0].key = "__proto__";
+    expect(problems(b)).toContain('parameters[0].key: is reserved ("__proto__")');
+  });
+
   it("refuses a parameter whose layerId names no layer", () => {
     const b = clone();
     b.parameters[5].layerId = "billing";

@@ -109,6 +109,23 @@ describe.each(builds)("bandits ($name build)", ({ url }) => {
     expect(Array.from(propensities)).toEqual([0.5, 0, 0.5]);
   });
 
+  it("UCB1 with fractional pulls (decayed counts) still picks an arm with propensities summing to 1", () => {
+    const pulls = fc.array(fc.double({ min: 0, max: 3, noNaN: true }), { minLength: 1, maxLength: 8 });
+    fc.assert(
+      fc.property(seeds, pulls, (seed, n) => {
+        engine.seed(seed);
+        const means = n.map((_, i) => i / 10);
+        const { arm, propensities } = engine.ucb1(n, means);
+        expect(arm).toBeGreaterThanOrEqual(0);
+        expect(propensities[arm]).toBeGreaterThan(0);
+        expect(propensities.reduce((s, p) => s + p, 0)).toBeCloseTo(1, 12);
+        expect(arm).toBe(reference.ucb1(new reference.ReferenceRng(seed), n, means).arm);
+      }),
+      { numRuns: 500 },
+    );
+    expect(engine.ucb1([0.5, 0.25], [0.1, 0.2]).arm).toBe(1); // no bonus below one pull in all: the better mean
+  });
+
   it("epsilon-greedy propensities are exact: epsilon / k each, 1 - epsilon shared by the best", () => {
     fc.assert(
       fc.property(seeds, fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 8 }), fc.double({ min: 0, max: 1, noNaN: true }), (seed, means, epsilon) => {

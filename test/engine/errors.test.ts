@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type Engine, loadEngine } from "../../src/index.js";
+import { type Engine, RangeTable, SaltSet, loadEngine } from "../../src/index.js";
 
 // Bad input to the TypeScript API is a TypeError or RangeError naming the argument: never a
 // wasm trap, never a quietly wrong answer.
@@ -58,6 +58,15 @@ describe("bad input", () => {
     expect(() => engine.bucketSalts(any(["a", "b"]), "u", 10)).toThrow(/SaltSet/);
     expect(() => engine.bucketUnits("s", ["a", "b"], 10, new Uint32Array(1))).toThrow(RangeError);
     expect(() => engine.sha256(any("abc"))).toThrow(TypeError);
+  });
+
+  it("refuses look-alike tables not made by saltSet()/rangeTable(): their sizes are unchecked", () => {
+    const hugeTable = new RangeTable(new Uint32Array(40_000), [{ start: 0, count: 20_000, originalIndex: new Int32Array(20_000) }]);
+    expect(() => engine.allocationIndex(hugeTable, 0, 1)).toThrow(/RangeTable from engine.rangeTable/);
+    const real = engine.saltSet(["a"], [10]);
+    const fake = new SaltSet(real.salts, [{ ...(real.chunks[0] as object), moduli: undefined } as never], real.bucketCounts);
+    expect(() => engine.bucketSalts(fake, "u")).toThrow(/SaltSet from engine.saltSet/);
+    expect(engine.bucket("exp-layer", "user-1", 1000)).toBe(122); // nothing was overwritten
   });
 
   it("allocation lookup refuses a bad list index or bucket", () => {
