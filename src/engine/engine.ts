@@ -155,7 +155,7 @@ export class Engine {
         chunk.push(unit);
         chars += unit.length;
       }
-      if (!this.hashAsciiChunk(chunk, prefix.length, n)) this.hashUnitsOneByOne(s, chunk, n, result, start);
+      if (!this.hashAsciiChunk(chunk, prefix.length, n)) this.hashUnitsOneByOne(chunk, { salt: s, bucketCount: n }, result.subarray(start));
       else this.copyBuckets(result, start, chunk.length);
     }
     return result;
@@ -182,7 +182,7 @@ export class Engine {
   }
 
   /** Units with non-ASCII text: encoded one by one; one too long for INPUT is streamed alone. */
-  private hashUnitsOneByOne(salt: string, chunk: readonly string[], bucketCount: number, result: Uint32Array, start: number): void {
+  private hashUnitsOneByOne(chunk: readonly string[], { salt, bucketCount }: { salt: string; bucketCount: number }, result: Uint32Array): void {
     const offsets = this.at.offsets >>> 2;
     const prefixLen = this.prefix(salt).length;
     let batchStart = 0, count = 0, used = 0;
@@ -190,7 +190,7 @@ export class Engine {
       if (count > 0) {
         this.u32[offsets + count] = used;
         this.wasm.bucketUnits(count, prefixLen, bucketCount);
-        this.copyBuckets(result, start + batchStart, count);
+        this.copyBuckets(result, batchStart, count);
       }
       batchStart = next;
       count = used = 0;
@@ -202,7 +202,7 @@ export class Engine {
         flush(k);
         written = this.encodeUnit(unit, 0);
         if (written < 0) {
-          result[start + k] = this.streamedBucket(salt, unit, bucketCount);
+          result[k] = this.streamedBucket(salt, unit, bucketCount);
           batchStart = k + 1;
           continue;
         }
