@@ -143,7 +143,8 @@ function choose(compiled: CompiledBundle, policy: CompiledPolicy, input: LayerIn
 function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: ReadonlySet<string> | undefined): void {
   const { overrideKeys: keys, overrideValues: values } = allocation;
   // Indexed loops: destructuring entries in a for-of costs more than the stores themselves.
-  for (let i = 0; i < keys.length; i++) if (!wanted || wanted.has(keys[i]!)) assignments[keys[i]!] = values[i]!;
+  if (!wanted) for (let i = 0; i < keys.length; i++) assignments[keys[i]!] = values[i]!;
+  else for (let i = 0; i < keys.length; i++) if (wanted.has(keys[i]!)) assignments[keys[i]!] = values[i]!;
 }
 
 function pick(defaults: Readonly<Record<string, JsonValue>>, wanted: ReadonlySet<string>): Record<string, JsonValue> {

@@ -4,13 +4,19 @@
 import { MAX_BUCKET_COUNT, checkBucketCount, checkSalt } from "./checks.js";
 
 /**
- * Tables the build functions made, and only those: the engine trusts their sizes (they fit its
- * buffers), so a hand-made look-alike must not get in.
+ * Marks tables the build functions made, and only those: the engine trusts their sizes (they
+ * fit its buffers), so a hand-made look-alike must not get in. A module-private symbol rather
+ * than a WeakSet: the check runs on every lookup.
  */
-const built = new WeakSet<object>();
+const BUILT = Symbol("vane.builtTable");
 
 export function isBuiltTable(table: unknown): boolean {
-  return typeof table === "object" && table !== null && built.has(table);
+  return (table as { [BUILT]?: true } | null)?.[BUILT] === true;
+}
+
+function markBuilt<T extends object>(table: T): T {
+  Object.defineProperty(table, BUILT, { value: true });
+  return table;
 }
 
 export interface TableCapacity {
@@ -75,9 +81,7 @@ export function buildSaltSet(salts: readonly string[], capacity: TableCapacity, 
     pendingBytes += prefix.length;
   });
   flush(salts.length);
-  const set = new SaltSet([...salts], chunks, moduli);
-  built.add(set);
-  return set;
+  return markBuilt(new SaltSet([...salts], chunks, moduli));
 }
 
 function checkBucketCounts(bucketCounts: readonly number[], saltCount: number): Uint32Array {
@@ -135,9 +139,7 @@ export function buildRangeTable(lists: readonly (readonly BucketRange[])[], capa
     packed.push({ start, count: sorted.length, originalIndex: Int32Array.from(sorted, (r) => r[2]) });
     start += sorted.length;
   });
-  const table = new RangeTable(pairs, packed);
-  built.add(table);
-  return table;
+  return markBuilt(new RangeTable(pairs, packed));
 }
 
 function sortedRanges(list: unknown, l: number): [number, number, number][] {
