@@ -3,16 +3,18 @@
 import { BUCKETS, INPUT, MODULI, OFFSETS, SALTS } from "./layout";
 import {
   LANE_BLOCKS, LANE_FIRST64, ONE_BLOCK_MAX_BYTES,
-  first64, fourBlocksFirst64, oneBlockFirst64, streamedFirst64, writeBlock,
+  first64, fourBlocksFirst64, oneBlockFirst64, padInPlace, streamedFirst64, writeBlock,
 } from "./sha256";
 
 @inline function reduce(first64: u64, bucketCount: u32): u32 {
   return <u32>(first64 % <u64>bucketCount);
 }
 
-/** Bucket of the message INPUT[0..len). */
+/** Bucket of the message INPUT[0..len). A one-block message is padded in place. */
 export function bucket(len: i32, bucketCount: u32): u32 {
-  return reduce(first64(INPUT, len, 0, 0), bucketCount);
+  if (len > ONE_BLOCK_MAX_BYTES) return reduce(first64(INPUT, len, 0, 0), bucketCount);
+  padInPlace(INPUT, len);
+  return reduce(oneBlockFirst64(INPUT), bucketCount);
 }
 
 /** Bucket of the digest left by a streamed hash (messages longer than INPUT). */

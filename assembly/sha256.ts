@@ -37,6 +37,10 @@ let totalBytes: u64 = 0;
 
 /** Expands the 16 big-endian words at `block` into the 64-word schedule W. */
 @inline function schedule(block: usize): void {
+  if (ASC_FEATURE_SIMD) {
+    scheduleX4(block);
+    return;
+  }
   for (let t: usize = 0; t < 16; t++) {
     store<u32>(W + (t << 2), bswap<u32>(load<u32>(block + (t << 2))));
   }
@@ -46,11 +50,38 @@ let totalBytes: u64 = 0;
   }
 }
 
-/** One compression of `block` into the eight words at `state`. */
-function compress(state: usize, block: usize): void {
-  schedule(block);
-  let a = load<u32>(state), b = load<u32>(state, 4), c = load<u32>(state, 8), d = load<u32>(state, 12);
-  let e = load<u32>(state, 16), f = load<u32>(state, 20), g = load<u32>(state, 24), h = load<u32>(state, 28);
+@inline function smallSigma0x4(x: v128): v128 {
+  return v128.xor(v128.xor(rotrx4(x, 7), rotrx4(x, 18)), i32x4.shr_u(x, 3));
+}
+
+@inline function smallSigma1x4(x: v128): v128 {
+  return v128.xor(v128.xor(rotrx4(x, 17), rotrx4(x, 19)), i32x4.shr_u(x, 10));
+}
+
+/**
+ * The schedule four words at a time (SIMD builds). W[t..t+3] needs W[t-2..t+1]: the first two
+ * lanes take sigma1 of W[t-2], W[t-1]; the last two, in a second step, of the W[t], W[t+1] just
+ * made (sigma1(0) = 0 keeps the other lanes unchanged in each step).
+ */
+@inline function scheduleX4(block: usize): void {
+  const toBigEndian = i8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
+  for (let t: usize = 0; t < 64; t += 16) v128.store(W + t, i8x16.swizzle(v128.load(block + t), toBigEndian));
+  const zero = i32x4.splat(0);
+  for (let t: usize = 16; t < 64; t += 4) {
+    const p = W + (t << 2);
+    let w = i32x4.add(i32x4.add(v128.load(p - 64), smallSigma0x4(v128.load(p - 60))), v128.load(p - 28));
+    w = i32x4.add(w, smallSigma1x4(v128.load64_zero(p - 8)));
+    w = i32x4.add(w, smallSigma1x4(i8x16.shuffle(w, zero, 16, 17, 18, 19, 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7)));
+    v128.store(p, w);
+  }
+}
+
+const ROUNDS_OUT: usize = memory.data(8 << 2, 16); // working words a..h after the 64 rounds
+
+/** The 64 rounds over W, from the eight words at `from`; a..h land in ROUNDS_OUT, not yet added. */
+@inline function rounds(from: usize): void {
+  let a = load<u32>(from), b = load<u32>(from, 4), c = load<u32>(from, 8), d = load<u32>(from, 12);
+  let e = load<u32>(from, 16), f = load<u32>(from, 20), g = load<u32>(from, 24), h = load<u32>(from, 28);
   // Eight rounds per pass with the registers' roles rotated, so no round moves a word.
   // Ch(e,f,g) = g ^ (e & (f ^ g)); Maj(a,b,c) = b ^ ((a ^ b) & (b ^ c)).
   for (let t: usize = 0; t < 256; t += 32) {
@@ -71,14 +102,21 @@ function compress(state: usize, block: usize): void {
     a += bigSigma1(f) + (h ^ (f & (g ^ h))) + load<u32>(K + t, 28) + load<u32>(W + t, 28);
     e += a; a += bigSigma0(b) + (c ^ ((b ^ c) & (c ^ d)));
   }
-  store<u32>(state, load<u32>(state) + a);
-  store<u32>(state, load<u32>(state, 4) + b, 4);
-  store<u32>(state, load<u32>(state, 8) + c, 8);
-  store<u32>(state, load<u32>(state, 12) + d, 12);
-  store<u32>(state, load<u32>(state, 16) + e, 16);
-  store<u32>(state, load<u32>(state, 20) + f, 20);
-  store<u32>(state, load<u32>(state, 24) + g, 24);
-  store<u32>(state, load<u32>(state, 28) + h, 28);
+  store<u32>(ROUNDS_OUT, a);
+  store<u32>(ROUNDS_OUT, b, 4);
+  store<u32>(ROUNDS_OUT, c, 8);
+  store<u32>(ROUNDS_OUT, d, 12);
+  store<u32>(ROUNDS_OUT, e, 16);
+  store<u32>(ROUNDS_OUT, f, 20);
+  store<u32>(ROUNDS_OUT, g, 24);
+  store<u32>(ROUNDS_OUT, h, 28);
+}
+
+/** One compression of `block` into the eight words at `state`. */
+function compress(state: usize, block: usize): void {
+  schedule(block);
+  rounds(state);
+  for (let i: usize = 0; i < 32; i += 4) store<u32>(state + i, load<u32>(state + i) + load<u32>(ROUNDS_OUT + i));
 }
 
 export function hashInit(): void {
@@ -148,13 +186,23 @@ export function writeBlock(dst: usize, a: usize, aLen: i32, b: usize, bLen: i32)
   store<u64>(dst, bswap<u64>(<u64>n << 3), 56);
 }
 
-const ONE_BLOCK_STATE: usize = memory.data(8 << 2, 16);
+/**
+ * Pads a message of n <= 55 bytes where it lies (the 64 bytes from ptr must be writable):
+ * 0x80, zeros, the bit length. Saves staging a copy when the message is already in INPUT.
+ */
+export function padInPlace(ptr: usize, n: i32): void {
+  for (let i = n; i < 56; i += 8) store<u64>(ptr + <usize>i, 0); // may spill into 56..63, set next
+  store<u8>(ptr + <usize>n, 0x80);
+  store<u64>(ptr, bswap<u64>(<u64>n << 3), 56);
+}
 
-/** First 64 bits of SHA-256 of the padded single block at `block`. */
+/** First 64 bits of SHA-256 of the padded single block at `block`: H0 and H1 only. */
 export function oneBlockFirst64(block: usize): u64 {
-  for (let i: usize = 0; i < 32; i += 8) store<u64>(ONE_BLOCK_STATE + i, load<u64>(IV + i));
-  compress(ONE_BLOCK_STATE, block);
-  return (<u64>load<u32>(ONE_BLOCK_STATE) << 32) | <u64>load<u32>(ONE_BLOCK_STATE, 4);
+  schedule(block);
+  rounds(IV);
+  const h0 = load<u32>(ROUNDS_OUT) + load<u32>(IV);
+  const h1 = load<u32>(ROUNDS_OUT, 4) + load<u32>(IV, 4);
+  return (<u64>h0 << 32) | <u64>h1;
 }
 
 /** First 64 bits of SHA-256(a ++ b), whatever the length. */
