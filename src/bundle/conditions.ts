@@ -75,10 +75,10 @@ function compileDocuments(arg: unknown, groups: SavedGroups): Test[] {
 function atPath(path: string, test: Test): Test {
   const steps = path.split(".").map((key) => ({ key, ownOnly: isBuiltInMember(key) }));
   const [only] = steps;
-  if (steps.length === 1 && only !== undefined) return (doc) => test(field(doc, only.key, only.ownOnly));
+  if (steps.length === 1 && only !== undefined) return (doc) => test(field(doc, only));
   return (doc) => {
     let value = doc;
-    for (const step of steps) if (value !== null) value = field(value, step.key, step.ownOnly);
+    for (const step of steps) if (value !== null) value = field(value, step);
     return test(value);
   };
 }
@@ -92,7 +92,14 @@ function isBuiltInMember(key: string): boolean {
   return key in Object.prototype || key in Array.prototype;
 }
 
-function field(doc: unknown, key: string, ownOnly: boolean): unknown {
+/** One step of a dotted path: the key, and whether only an own property counts. */
+interface Step {
+  key: string;
+  ownOnly: boolean;
+}
+
+function field(doc: unknown, step: Step): unknown {
+  const { key, ownOnly } = step;
   if (typeof doc !== "object" || doc === null) return null;
   const value = (doc as Record<string, unknown>)[key];
   return value === undefined || (ownOnly && !Object.hasOwn(doc, key)) ? null : value;
@@ -100,11 +107,10 @@ function field(doc: unknown, key: string, ownOnly: boolean): unknown {
 
 // ---- Values: a literal to equal, or an object of operators that must all hold ----
 
-/** `foldCase` makes a string literal case-insensitive (only $alli asks, for its own items). */
-function compileValue(expected: unknown, groups: SavedGroups, foldCase = false): Test {
+function compileValue(expected: unknown, groups: SavedGroups): Test {
   switch (typeof expected) {
     case "string":
-      return foldCase ? equalsTextIgnoringCase(expected) : equalsText(expected);
+      return equalsText(expected);
     case "number":
       return (value) => looseNumber(value) === expected;
     case "boolean":
@@ -117,6 +123,11 @@ function compileValue(expected: unknown, groups: SavedGroups, foldCase = false):
     default:
       return invalid("not a JSON value");
   }
+}
+
+/** As compileValue, but a string literal is case-insensitive (only $alli asks, for its own items). */
+function compileValueIgnoringCase(expected: unknown, groups: SavedGroups): Test {
+  return typeof expected === "string" ? equalsTextIgnoringCase(expected) : compileValue(expected, groups);
 }
 
 /** Only an object whose keys all start with "$" is operators; any other object is a literal. */
@@ -135,14 +146,14 @@ const OPERATORS: Readonly<Record<string, (arg: unknown, groups: SavedGroups) => 
   $gte: (arg) => compareTo("$gte", arg),
   $exists: (arg) => (arg ? isPresent : isMissing),
   $type: (arg) => hasType(arg),
-  $in: (arg) => isIn(listOperand(arg), false),
-  $nin: (arg) => not(isIn(listOperand(arg), false)),
-  $ini: (arg) => isIn(listOperand(arg), true),
-  $nini: (arg) => not(isIn(listOperand(arg), true)),
-  $inGroup: (arg, groups) => isIn(groupMembers(arg, groups), false),
-  $notInGroup: (arg, groups) => not(isIn(groupMembers(arg, groups), false)),
-  $all: (arg, groups) => containsAll(listOperand(arg), groups, false),
-  $alli: (arg, groups) => containsAll(listOperand(arg), groups, true),
+  $in: (arg) => isIn(listOperand(arg)),
+  $nin: (arg) => not(isIn(listOperand(arg))),
+  $ini: (arg) => isInIgnoringCase(listOperand(arg)),
+  $nini: (arg) => not(isInIgnoringCase(listOperand(arg))),
+  $inGroup: (arg, groups) => isIn(groupMembers(arg, groups)),
+  $notInGroup: (arg, groups) => not(isIn(groupMembers(arg, groups))),
+  $all: (arg, groups) => containsAll(listOperand(arg).map((item) => compileValue(item, groups))),
+  $alli: (arg, groups) => containsAll(listOperand(arg).map((item) => compileValueIgnoringCase(item, groups))),
   $elemMatch: (arg, groups) => someElement(arg, groups),
   $size: (arg, groups) => hasLength(compileValue(arg, groups)),
   $not: (arg, groups) => not(compileValue(arg, groups)),
@@ -237,9 +248,18 @@ function looseNumber(value: unknown): number {
 // ---- Membership ----
 
 /** A scalar must be in the list; an array attribute must share at least one item with it. */
-function isIn(list: readonly unknown[], foldCase: boolean): Test {
-  const members = new Set(foldCase ? list.map(fold) : list);
-  const has = foldCase ? (item: unknown) => members.has(fold(item)) : (item: unknown) => members.has(item);
+function isIn(list: readonly unknown[]): Test {
+  const members = new Set(list);
+  return scalarOrSomeItem((item) => members.has(item));
+}
+
+/** As isIn, but strings compare case-insensitively. */
+function isInIgnoringCase(list: readonly unknown[]): Test {
+  const members = new Set(list.map(fold));
+  return scalarOrSomeItem((item) => members.has(fold(item)));
+}
+
+function scalarOrSomeItem(has: (item: unknown) => boolean): Test {
   return (value) => (Array.isArray(value) ? value.some(has) : has(value));
 }
 
@@ -254,9 +274,8 @@ function groupMembers(name: unknown, groups: SavedGroups): readonly unknown[] {
   return Array.isArray(members) ? members : [];
 }
 
-/** Every item of the operand (a literal or an operator object) must match some element. */
-function containsAll(items: readonly unknown[], groups: SavedGroups, foldCase: boolean): Test {
-  const tests = items.map((item) => compileValue(item, groups, foldCase));
+/** Each test, compiled from an item of the operand (a literal or an operator object), must match some element. */
+function containsAll(tests: readonly Test[]): Test {
   return (value) => Array.isArray(value) && tests.every((test) => value.some(test));
 }
 

@@ -60,27 +60,47 @@ export function oneOf<T extends string>(values: readonly T[]): Guard<T> {
   };
 }
 
-/** Reads a required field; reports it when absent or not what `guard` wants. */
-export function need<T>(out: Problems, obj: Record<string, unknown>, key: string, base: string, guard: Guard<T>): T | undefined {
-  return read(out, obj, key, base, guard, false);
+/** Reads and checks the fields of one object, reporting each problem under `base`. */
+export interface FieldReader {
+  /** A required field; reported when absent or not what `guard` wants. */
+  need<T>(key: string, guard: Guard<T>): T | undefined;
+  /** An optional field: absent is fine, present must satisfy `guard` (null is not absent). */
+  maybe<T>(key: string, guard: Guard<T>): T | undefined;
+  /** A required ISO 8601 timestamp; its epoch milliseconds when valid. */
+  needTimestamp(key: string): number | undefined;
+  /** An optional ISO 8601 timestamp; its epoch milliseconds when present and valid. */
+  maybeTimestamp(key: string): number | undefined;
 }
 
-/** Reads an optional field: absent is fine, present must satisfy `guard` (null is not absent). */
-export function maybe<T>(out: Problems, obj: Record<string, unknown>, key: string, base: string, guard: Guard<T>): T | undefined {
-  return read(out, obj, key, base, guard, true);
-}
-
-function read<T>(out: Problems, obj: Record<string, unknown>, key: string, base: string, guard: Guard<T>, optional: boolean): T | undefined {
-  const v = own(obj, key);
-  if (v === undefined) {
-    if (!optional) out.push({ path: at(base, key), message: "is required" });
-    return undefined;
-  }
-  if (!guard.test(v)) {
+/** A reader of `obj`'s fields: `fields(out, layer, "layers[0]").need("id", NON_EMPTY_STRING)`. */
+export function fields(out: Problems, obj: Record<string, unknown>, base: string): FieldReader {
+  function check<T>(key: string, v: unknown, guard: Guard<T>): T | undefined {
+    if (guard.test(v)) return v;
     out.push({ path: at(base, key), message: mustBe(guard.expected, v) });
     return undefined;
   }
-  return v;
+  function need<T>(key: string, guard: Guard<T>): T | undefined {
+    const v = own(obj, key);
+    if (v !== undefined) return check(key, v, guard);
+    out.push({ path: at(base, key), message: "is required" });
+    return undefined;
+  }
+  function maybe<T>(key: string, guard: Guard<T>): T | undefined {
+    const v = own(obj, key);
+    return v === undefined ? undefined : check(key, v, guard);
+  }
+  function timestamp(key: string, s: string | undefined): number | undefined {
+    if (s === undefined) return undefined;
+    const ms = isoTimestampMs(s);
+    if (ms === undefined) out.push({ path: at(base, key), message: mustBe("an ISO 8601 timestamp with a time zone", s) });
+    return ms;
+  }
+  return {
+    need,
+    maybe,
+    needTimestamp: (key) => timestamp(key, need(key, STRING)),
+    maybeTimestamp: (key) => timestamp(key, maybe(key, STRING)),
+  };
 }
 
 export function mustBe(expected: string, got: unknown): string {

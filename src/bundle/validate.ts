@@ -10,8 +10,8 @@ import {
   type ParameterType, type PolicyKind,
 } from "./types.js";
 import {
-  ARRAY, NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, ROOT, STRING, at, isRecord, isoTimestampMs, maybe, mustBe,
-  need, oneOf, own, show, valueProblem, type Guard, type Problems,
+  ARRAY, NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, ROOT, STRING, at, fields, isRecord, mustBe, oneOf, own, show,
+  valueProblem, type Guard, type Problems,
 } from "./validate-values.js";
 
 export interface BundleProblem {
@@ -65,10 +65,11 @@ function checkBundle(out: Problems, b: unknown): void {
     out.push({ path: ROOT, message: mustBe("an object", b) });
     return;
   }
-  timestamp(out, b, "version", "", false);
-  for (const key of ["orgId", "projectId", "env"]) need(out, b, key, "", NON_EMPTY_STRING);
-  const parameters = need(out, b, "parameters", "", ARRAY);
-  const layers = need(out, b, "layers", "", ARRAY);
+  const f = fields(out, b, "");
+  f.needTimestamp("version");
+  for (const key of ["orgId", "projectId", "env"]) f.need(key, NON_EMPTY_STRING);
+  const parameters = f.need("parameters", ARRAY);
+  const layers = f.need("layers", ARRAY);
   const ctx: Ctx = {
     out,
     bucketCount: checkHashing(out, b),
@@ -94,34 +95,34 @@ function asObject(out: Problems, v: unknown, path: string): Record<string, unkno
   return undefined;
 }
 
-/** Records `value` as first seen at `label`, or reports `fieldPath` as a duplicate of the first. */
-function unique(out: Problems, seen: Map<string, string>, value: string | undefined, fieldPath: string, label: string): void {
+/** A value that must be unique: `path` is the field holding it, `label` names its place in "duplicates ...". */
+interface Claim {
+  value: string | undefined;
+  path: string;
+  label: string;
+}
+
+/** Records the claimed value as first seen at its label, or reports its path as a duplicate of the first. */
+function unique(out: Problems, seen: Map<string, string>, claim: Claim): void {
+  const { value, path, label } = claim;
   if (value === undefined) return;
   const first = seen.get(value);
   if (first === undefined) seen.set(value, label);
-  else out.push({ path: fieldPath, message: `duplicates ${first}` });
-}
-
-/** An ISO 8601 timestamp field; its epoch milliseconds when valid. */
-function timestamp(out: Problems, obj: Record<string, unknown>, key: string, base: string, optional: boolean): number | undefined {
-  const s = optional ? maybe(out, obj, key, base, STRING) : need(out, obj, key, base, STRING);
-  if (s === undefined) return undefined;
-  const ms = isoTimestampMs(s);
-  if (ms === undefined) out.push({ path: at(base, key), message: mustBe("an ISO 8601 timestamp with a time zone", s) });
-  return ms;
+  else out.push({ path, message: `duplicates ${first}` });
 }
 
 /** Checks `hashing`; returns the bucket count ranges must fit, or undefined when unknowable. */
 function checkHashing(out: Problems, b: Record<string, unknown>): number | undefined {
-  const h = need(out, b, "hashing", "", OBJECT);
+  const h = fields(out, b, "").need("hashing", OBJECT);
   if (!h) return undefined;
-  need(out, h, "unitKey", "hashing", NON_EMPTY_STRING);
-  const algorithm = maybe(out, h, "algorithm", "hashing", STRING);
+  const f = fields(out, h, "hashing");
+  f.need("unitKey", NON_EMPTY_STRING);
+  const algorithm = f.maybe("algorithm", STRING);
   if (algorithm !== undefined && !(HASHING_ALGORITHMS as readonly string[]).includes(algorithm)) {
     out.push({ path: "hashing.algorithm", message: `unknown algorithm ${show(algorithm)} (known: ${HASHING_ALGORITHMS.join(", ")})` });
   }
   if (own(h, "bucketCount") === undefined) return DEFAULT_BUCKET_COUNT;
-  return maybe(out, h, "bucketCount", "hashing", BUCKET_COUNT);
+  return f.maybe("bucketCount", BUCKET_COUNT);
 }
 
 function layerIds(layers: unknown[]): Set<string> {
@@ -133,24 +134,33 @@ function layerIds(layers: unknown[]): Set<string> {
   return ids;
 }
 
+/** Where a parameter sits: its path, the keys of the parameters before it and the layer ids that exist. */
+interface ParamPlace {
+  path: string;
+  seen: Map<string, string>;
+  knownLayers: Set<string> | undefined;
+}
+
 function checkParameters(ctx: Ctx, parameters: unknown[], knownLayers: Set<string> | undefined): void {
   const seen = new Map<string, string>();
   each(parameters, "parameters", (p, path) => {
     const param = asObject(ctx.out, p, path);
-    if (param) checkParameter(ctx, param, path, seen, knownLayers);
+    if (param) checkParameter(ctx, param, { path, seen, knownLayers });
   });
 }
 
-function checkParameter(ctx: Ctx, p: Record<string, unknown>, path: string, seen: Map<string, string>, knownLayers: Set<string> | undefined): void {
+function checkParameter(ctx: Ctx, p: Record<string, unknown>, place: ParamPlace): void {
   const { out } = ctx;
-  const key = need(out, p, "key", path, NON_EMPTY_STRING);
-  const type = need(out, p, "type", path, oneOf(PARAMETER_TYPES));
-  const layerId = need(out, p, "layerId", path, NON_EMPTY_STRING);
-  need(out, p, "namespace", path, STRING);
+  const { path, seen, knownLayers } = place;
+  const f = fields(out, p, path);
+  const key = f.need("key", NON_EMPTY_STRING);
+  const type = f.need("type", oneOf(PARAMETER_TYPES));
+  const layerId = f.need("layerId", NON_EMPTY_STRING);
+  f.need("namespace", STRING);
   // Assignments are plain objects: a "__proto__" key would set their prototype, not a value.
   if (key === "__proto__") out.push({ path: at(path, "key"), message: "is reserved (\"__proto__\")" });
   if (key !== undefined && !seen.has(key)) ctx.params?.set(key, { type, layerId });
-  unique(out, seen, key, at(path, "key"), path);
+  unique(out, seen, { value: key, path: at(path, "key"), label: path });
   if (layerId !== undefined && knownLayers && !knownLayers.has(layerId)) {
     out.push({ path: at(path, "layerId"), message: `names no layer (${show(layerId)})` });
   }
@@ -168,53 +178,65 @@ function checkLayers(ctx: Ctx, layers: unknown[]): void {
   each(layers, "layers", (l, path) => {
     const layer = asObject(ctx.out, l, path);
     if (!layer) return;
-    const id = need(ctx.out, layer, "id", path, NON_EMPTY_STRING);
-    unique(ctx.out, seen, id, at(path, "id"), path);
-    maybe(ctx.out, layer, "salt", path, STRING);
-    maybe(ctx.out, layer, "unitKey", path, NON_EMPTY_STRING);
-    const policies = need(ctx.out, layer, "policies", path, ARRAY);
-    if (policies) each(policies, at(path, "policies"), (p, pp) => checkPolicy(ctx, p, pp, id));
+    const f = fields(ctx.out, layer, path);
+    const id = f.need("id", NON_EMPTY_STRING);
+    unique(ctx.out, seen, { value: id, path: at(path, "id"), label: path });
+    f.maybe("salt", STRING);
+    f.maybe("unitKey", NON_EMPTY_STRING);
+    const policies = f.need("policies", ARRAY);
+    if (policies) each(policies, at(path, "policies"), (p, pp) => checkPolicy(ctx, p, { path: pp, layerId: id }));
   });
 }
 
-function checkPolicy(ctx: Ctx, p: unknown, path: string, layerId: string | undefined): void {
+function checkPolicy(ctx: Ctx, p: unknown, place: { path: string; layerId: string | undefined }): void {
   const { out } = ctx;
+  const { path, layerId } = place;
   const policy = asObject(out, p, path);
   if (!policy) return;
-  unique(out, ctx.policyIds, need(out, policy, "id", path, NON_EMPTY_STRING), at(path, "id"), path);
-  unique(out, ctx.policyKeys, need(out, policy, "key", path, NON_EMPTY_STRING), at(path, "key"), path);
-  need(out, policy, "state", path, oneOf(POLICY_STATES));
-  const kind = need(out, policy, "kind", path, oneOf(POLICY_KINDS));
-  const conditions = need(out, policy, "conditions", path, ARRAY);
+  const f = fields(out, policy, path);
+  unique(out, ctx.policyIds, { value: f.need("id", NON_EMPTY_STRING), path: at(path, "id"), label: path });
+  unique(out, ctx.policyKeys, { value: f.need("key", NON_EMPTY_STRING), path: at(path, "key"), label: path });
+  f.need("state", oneOf(POLICY_STATES));
+  const kind = f.need("kind", oneOf(POLICY_KINDS));
+  const conditions = f.need("conditions", ARRAY);
   if (conditions) each(conditions, at(path, "conditions"), (c, cp) => asObject(out, c, cp));
-  const start = timestamp(out, policy, "startAt", path, true);
-  const end = timestamp(out, policy, "endAt", path, true);
+  const start = f.maybeTimestamp("startAt");
+  const end = f.maybeTimestamp("endAt");
   if (start !== undefined && end !== undefined && start >= end) {
     out.push({ path: at(path, "endAt"), message: "must be after startAt" });
   }
   checkAdaptiveFields(out, policy, path);
-  const allocations = need(out, policy, "allocations", path, ARRAY);
-  if (allocations) checkAllocations(ctx, allocations, at(path, "allocations"), kind, layerId);
-  checkWeightsAndReward(out, policy, path, kind, allocations);
+  const allocations = f.need("allocations", ARRAY);
+  if (allocations) checkAllocations(ctx, allocations, { path: at(path, "allocations"), kind, layerId });
+  checkWeightsAndReward(out, policy, { path, kind, allocations });
 }
 
 /** entityKey, logContextFields and params: optional on every policy, shaped when present. */
 function checkAdaptiveFields(out: Problems, policy: Record<string, unknown>, path: string): void {
-  maybe(out, policy, "entityKey", path, NON_EMPTY_STRING);
-  maybe(out, policy, "params", path, OBJECT);
-  const fields = maybe(out, policy, "logContextFields", path, ARRAY);
-  if (!fields) return;
-  each(fields, at(path, "logContextFields"), (f, fp) => {
-    if (!NON_EMPTY_STRING.test(f)) out.push({ path: fp, message: mustBe(NON_EMPTY_STRING.expected, f) });
+  const f = fields(out, policy, path);
+  f.maybe("entityKey", NON_EMPTY_STRING);
+  f.maybe("params", OBJECT);
+  const logFields = f.maybe("logContextFields", ARRAY);
+  if (!logFields) return;
+  each(logFields, at(path, "logContextFields"), (lf, fp) => {
+    if (!NON_EMPTY_STRING.test(lf)) out.push({ path: fp, message: mustBe(NON_EMPTY_STRING.expected, lf) });
   });
 }
 
-function checkWeightsAndReward(out: Problems, policy: Record<string, unknown>, path: string, kind: PolicyKind | undefined, allocations: unknown[] | undefined): void {
+/** What weights and reward are checked against: the policy's path, kind and allocations. */
+interface PolicyShape {
+  path: string;
+  kind: PolicyKind | undefined;
+  allocations: unknown[] | undefined;
+}
+
+function checkWeightsAndReward(out: Problems, policy: Record<string, unknown>, shape: PolicyShape): void {
+  const { path, kind, allocations } = shape;
   const weights = own(policy, "weights");
   if (weights !== undefined) {
     // Static policies split traffic by bucketRange alone; weights would be silently ignored.
     if (kind === "static") out.push({ path: at(path, "weights"), message: "a static policy carries no weights" });
-    else checkWeights(out, weights, at(path, "weights"), allocations);
+    else checkWeights(out, weights, { path: at(path, "weights"), allocations });
   }
   const reward = own(policy, "reward");
   if (reward !== undefined) checkReward(out, reward, at(path, "reward"));
@@ -222,7 +244,8 @@ function checkWeightsAndReward(out: Problems, policy: Record<string, unknown>, p
 }
 
 /** Arm weights: a distribution over the arms, aligned with allocations (decisions.md §6). */
-function checkWeights(out: Problems, weights: unknown, path: string, allocations: unknown[] | undefined): void {
+function checkWeights(out: Problems, weights: unknown, place: { path: string; allocations: unknown[] | undefined }): void {
+  const { path, allocations } = place;
   if (!Array.isArray(weights)) {
     out.push({ path, message: mustBe("an array of numbers", weights) });
     return;
@@ -247,14 +270,23 @@ function checkWeights(out: Problems, weights: unknown, path: string, allocations
 function checkReward(out: Problems, r: unknown, path: string): void {
   const reward = asObject(out, r, path);
   if (!reward) return;
-  need(out, reward, "event", path, NON_EMPTY_STRING);
-  need(out, reward, "type", path, REWARD_TYPE);
-  need(out, reward, "windowSeconds", path, POSITIVE_NUMBER);
+  const f = fields(out, reward, path);
+  f.need("event", NON_EMPTY_STRING);
+  f.need("type", REWARD_TYPE);
+  f.need("windowSeconds", POSITIVE_NUMBER);
 }
 
 type Range = [number, number];
 
-function checkAllocations(ctx: Ctx, allocations: unknown[], path: string, kind: PolicyKind | undefined, layerId: string | undefined): void {
+/** Where a policy's allocations sit: their path, the policy's kind and its layer. */
+interface AllocationsPlace {
+  path: string;
+  kind: PolicyKind | undefined;
+  layerId: string | undefined;
+}
+
+function checkAllocations(ctx: Ctx, allocations: unknown[], place: AllocationsPlace): void {
+  const { path, kind, layerId } = place;
   if (allocations.length === 0) ctx.out.push({ path, message: "must hold at least one allocation" });
   const ids = new Map<string, string>();
   const keys = new Map<string, string>();
@@ -263,12 +295,13 @@ function checkAllocations(ctx: Ctx, allocations: unknown[], path: string, kind: 
     const allocation = asObject(ctx.out, a, ap);
     if (!allocation) return;
     const label = `allocations[${i}]`; // ids and keys are unique within their policy only
-    unique(ctx.out, ids, need(ctx.out, allocation, "id", ap, NON_EMPTY_STRING), at(ap, "id"), label);
-    need(ctx.out, allocation, "name", ap, NON_EMPTY_STRING);
-    unique(ctx.out, keys, need(ctx.out, allocation, "key", ap, NON_EMPTY_STRING), at(ap, "key"), label);
+    const f = fields(ctx.out, allocation, ap);
+    unique(ctx.out, ids, { value: f.need("id", NON_EMPTY_STRING), path: at(ap, "id"), label });
+    f.need("name", NON_EMPTY_STRING);
+    unique(ctx.out, keys, { value: f.need("key", NON_EMPTY_STRING), path: at(ap, "key"), label });
     ranges[i] = checkBucketRange(ctx, own(allocation, "bucketRange"), at(ap, "bucketRange"));
-    const overrides = need(ctx.out, allocation, "overrides", ap, OBJECT);
-    if (overrides) checkOverrides(ctx, overrides, at(ap, "overrides"), layerId);
+    const overrides = f.need("overrides", OBJECT);
+    if (overrides) checkOverrides(ctx, overrides, { path: at(ap, "overrides"), layerId });
   });
   // Adaptive arms may overlap or coincide: the policy, not the bucket, picks the arm (§6).
   if (kind === "static") checkOverlaps(ctx.out, ranges, path);
@@ -317,7 +350,8 @@ function checkOverlaps(out: Problems, ranges: (Range | undefined)[], path: strin
 }
 
 /** Override keys are parameter keys (dotted), so they extend the path as written. */
-function checkOverrides(ctx: Ctx, overrides: Record<string, unknown>, path: string, layerId: string | undefined): void {
+function checkOverrides(ctx: Ctx, overrides: Record<string, unknown>, place: { path: string; layerId: string | undefined }): void {
+  const { path, layerId } = place;
   if (!ctx.params) return; // parameters is not an array: already reported, nothing to check against
   for (const [key, value] of Object.entries(overrides)) {
     const vp = at(path, key);
@@ -334,22 +368,23 @@ function checkOverrides(ctx: Ctx, overrides: Record<string, unknown>, path: stri
 }
 
 function checkEventDefinitions(out: Problems, b: Record<string, unknown>): void {
-  const defs = maybe(out, b, "eventDefinitions", "", ARRAY);
+  const defs = fields(out, b, "").maybe("eventDefinitions", ARRAY);
   if (!defs) return;
   const seen = new Map<string, string>();
   each(defs, "eventDefinitions", (d, path) => {
     const def = asObject(out, d, path);
     if (!def) return;
-    unique(out, seen, need(out, def, "name", path, NON_EMPTY_STRING), at(path, "name"), path);
-    maybe(out, def, "valueType", path, STRING);
-    maybe(out, def, "unit", path, STRING);
-    maybe(out, def, "propertySchema", path, OBJECT);
-    maybe(out, def, "schemaEnforcement", path, SCHEMA_ENFORCEMENT);
+    const f = fields(out, def, path);
+    unique(out, seen, { value: f.need("name", NON_EMPTY_STRING), path: at(path, "name"), label: path });
+    f.maybe("valueType", STRING);
+    f.maybe("unit", STRING);
+    f.maybe("propertySchema", OBJECT);
+    f.maybe("schemaEnforcement", SCHEMA_ENFORCEMENT);
   });
 }
 
 function checkSavedGroups(out: Problems, b: Record<string, unknown>): void {
-  const groups = maybe(out, b, "savedGroups", "", OBJECT);
+  const groups = fields(out, b, "").maybe("savedGroups", OBJECT);
   if (!groups) return;
   for (const [name, values] of Object.entries(groups)) {
     if (!Array.isArray(values)) out.push({ path: at("savedGroups", name), message: mustBe("an array", values) });
