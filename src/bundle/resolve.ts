@@ -60,6 +60,9 @@ export function contextProblems(compiled: CompiledBundle, context: unknown): str
 }
 
 export function resolve(compiled: CompiledBundle, context: Context, options: ResolveOptions = {}): Resolution {
+  const now = options.now === undefined ? Date.now() : +options.now;
+  // An invalid clock would silently open every schedule window.
+  if (!Number.isFinite(now)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(options.now)}`);
   const ctx: Context = context !== null && typeof context === "object" && !Array.isArray(context) ? context : {};
   const wanted = options.parameters ? new Set(options.parameters) : undefined;
   const resolution: Resolution = { assignments: wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, layers: [] };
@@ -73,9 +76,6 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
     buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount));
   }
-  const now = options.now === undefined ? Date.now() : +options.now;
-  // An invalid clock would silently open every schedule window.
-  if (!Number.isFinite(now)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(options.now)}`);
   const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined };
   for (const layer of compiled.layers) {
     const hashed = buckets[layer.group];
