@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { BundleError, type CompiledBundle, compileBundle, contextProblems, resolve } from "../../src/index.js";
 import { type Engine, loadEngine } from "../../src/index.js";
