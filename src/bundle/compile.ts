@@ -62,6 +62,8 @@ export interface UnitGroup {
   readonly unitKey: string;
   readonly layers: readonly CompiledLayer[];
   readonly salts: SaltSet;
+  /** Where a resolution's hashes land; resolve is synchronous and keeps none past its return. */
+  readonly hashes: Uint32Array;
 }
 
 export interface CompiledBundle {
@@ -183,7 +185,7 @@ function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[],
       adaptive.length === 0
         ? engine.saltSet(layerSalts)
         : engine.saltSet([...layerSalts, ...adaptive.map((p) => p.key)], [...layerSalts.map(() => bucketCount), ...adaptive.map(() => ARM_BUCKETS)]);
-    return { unitKey, layers: members, salts };
+    return { unitKey, layers: members, salts, hashes: new Uint32Array(salts.size) };
   });
 }
 

@@ -74,7 +74,7 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   for (const group of compiled.groups) {
     const groupUnit = unitValue(ctx, group.unitKey);
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
-    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount));
+    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes));
   }
   const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined };
   for (const layer of compiled.layers) {
