@@ -60,47 +60,58 @@ export function oneOf<T extends string>(values: readonly T[]): Guard<T> {
   };
 }
 
-/** Reads and checks the fields of one object, reporting each problem under `base`. */
-export interface FieldReader {
+/**
+ * Reads and checks the fields of one object, reporting each problem under `base`. A class, not
+ * closures: validation makes one per object of the bundle.
+ */
+export class FieldReader {
+  constructor(
+    private readonly out: Problems,
+    private readonly obj: Record<string, unknown>,
+    private readonly base: string,
+  ) {}
+
   /** A required field; reported when absent or not what `guard` wants. */
-  need<T>(key: string, guard: Guard<T>): T | undefined;
+  need<T>(key: string, guard: Guard<T>): T | undefined {
+    const v = own(this.obj, key);
+    if (v !== undefined) return this.check(key, v, guard);
+    this.out.push({ path: at(this.base, key), message: "is required" });
+    return undefined;
+  }
+
   /** An optional field: absent is fine, present must satisfy `guard` (null is not absent). */
-  maybe<T>(key: string, guard: Guard<T>): T | undefined;
+  maybe<T>(key: string, guard: Guard<T>): T | undefined {
+    const v = own(this.obj, key);
+    return v === undefined ? undefined : this.check(key, v, guard);
+  }
+
   /** A required ISO 8601 timestamp; its epoch milliseconds when valid. */
-  needTimestamp(key: string): number | undefined;
+  needTimestamp(key: string): number | undefined {
+    return this.timestamp(key, this.need(key, STRING));
+  }
+
   /** An optional ISO 8601 timestamp; its epoch milliseconds when present and valid. */
-  maybeTimestamp(key: string): number | undefined;
+  maybeTimestamp(key: string): number | undefined {
+    return this.timestamp(key, this.maybe(key, STRING));
+  }
+
+  private check<T>(key: string, v: unknown, guard: Guard<T>): T | undefined {
+    if (guard.test(v)) return v;
+    this.out.push({ path: at(this.base, key), message: mustBe(guard.expected, v) });
+    return undefined;
+  }
+
+  private timestamp(key: string, s: string | undefined): number | undefined {
+    if (s === undefined) return undefined;
+    const ms = isoTimestampMs(s);
+    if (ms === undefined) this.out.push({ path: at(this.base, key), message: mustBe("an ISO 8601 timestamp with a time zone", s) });
+    return ms;
+  }
 }
 
 /** A reader of `obj`'s fields: `fields(out, layer, "layers[0]").need("id", NON_EMPTY_STRING)`. */
 export function fields(out: Problems, obj: Record<string, unknown>, base: string): FieldReader {
-  function check<T>(key: string, v: unknown, guard: Guard<T>): T | undefined {
-    if (guard.test(v)) return v;
-    out.push({ path: at(base, key), message: mustBe(guard.expected, v) });
-    return undefined;
-  }
-  function need<T>(key: string, guard: Guard<T>): T | undefined {
-    const v = own(obj, key);
-    if (v !== undefined) return check(key, v, guard);
-    out.push({ path: at(base, key), message: "is required" });
-    return undefined;
-  }
-  function maybe<T>(key: string, guard: Guard<T>): T | undefined {
-    const v = own(obj, key);
-    return v === undefined ? undefined : check(key, v, guard);
-  }
-  function timestamp(key: string, s: string | undefined): number | undefined {
-    if (s === undefined) return undefined;
-    const ms = isoTimestampMs(s);
-    if (ms === undefined) out.push({ path: at(base, key), message: mustBe("an ISO 8601 timestamp with a time zone", s) });
-    return ms;
-  }
-  return {
-    need,
-    maybe,
-    needTimestamp: (key) => timestamp(key, need(key, STRING)),
-    maybeTimestamp: (key) => timestamp(key, maybe(key, STRING)),
-  };
+  return new FieldReader(out, obj, base);
 }
 
 export function mustBe(expected: string, got: unknown): string {
