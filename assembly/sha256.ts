@@ -37,42 +37,12 @@ let totalBytes: u64 = 0;
 
 /** Expands the 16 big-endian words at `block` into the 64-word schedule W. */
 @inline function schedule(block: usize): void {
-  if (ASC_FEATURE_SIMD) {
-    scheduleX4(block);
-    return;
-  }
   for (let t: usize = 0; t < 16; t++) {
     store<u32>(W + (t << 2), bswap<u32>(load<u32>(block + (t << 2))));
   }
   for (let t: usize = 16; t < 64; t++) {
     const p = W + (t << 2);
     store<u32>(p, smallSigma1(load<u32>(p - 8)) + load<u32>(p - 28) + smallSigma0(load<u32>(p - 60)) + load<u32>(p - 64));
-  }
-}
-
-@inline function smallSigma0x4(x: v128): v128 {
-  return v128.xor(v128.xor(rotrx4(x, 7), rotrx4(x, 18)), i32x4.shr_u(x, 3));
-}
-
-@inline function smallSigma1x4(x: v128): v128 {
-  return v128.xor(v128.xor(rotrx4(x, 17), rotrx4(x, 19)), i32x4.shr_u(x, 10));
-}
-
-/**
- * The schedule four words at a time (SIMD builds). W[t..t+3] needs W[t-2..t+1]: the first two
- * lanes take sigma1 of W[t-2], W[t-1]; the last two, in a second step, of the W[t], W[t+1] just
- * made (sigma1(0) = 0 keeps the other lanes unchanged in each step).
- */
-@inline function scheduleX4(block: usize): void {
-  const toBigEndian = i8x16(3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8, 15, 14, 13, 12);
-  for (let t: usize = 0; t < 64; t += 16) v128.store(W + t, i8x16.swizzle(v128.load(block + t), toBigEndian));
-  const zero = i32x4.splat(0);
-  for (let t: usize = 16; t < 64; t += 4) {
-    const p = W + (t << 2);
-    let w = i32x4.add(i32x4.add(v128.load(p - 64), smallSigma0x4(v128.load(p - 60))), v128.load(p - 28));
-    w = i32x4.add(w, smallSigma1x4(v128.load64_zero(p - 8)));
-    w = i32x4.add(w, smallSigma1x4(i8x16.shuffle(w, zero, 16, 17, 18, 19, 16, 17, 18, 19, 0, 1, 2, 3, 4, 5, 6, 7)));
-    v128.store(p, w);
   }
 }
 
