@@ -132,6 +132,21 @@ describe("resolution properties", () => {
     );
   });
 
+  it("gives the same answers when resolutions of different bundles interleave (engine tables swap in and out)", () => {
+    fc.assert(
+      fc.property(arbitraryBundle, arbitraryBundle, fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 8 }), (a, b, users) => {
+        const [first, second] = [compileBundle(a, engine), compileBundle(b, engine)];
+        const alone = users.map((userId) => resolve(first, { userId, accountId: userId }, { now: NOW }));
+        const mixed = users.map((userId) => {
+          resolve(second, { userId, accountId: userId }, { now: NOW });
+          return resolve(first, { userId, accountId: userId }, { now: NOW });
+        });
+        expect(mixed).toEqual(alone);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("never throws on any JSON context, whatever the fields its conditions and logs read", () => {
     const compiled = compileBundle(sampleBundle(), engine);
     const anyValue = fc.oneof(fc.jsonValue(), fc.string(), fc.double(), fc.constant(undefined));
