@@ -98,15 +98,17 @@ export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
     policies: layer.policies.filter((p) => p.state === "running").map((p) => compilePolicy(p, rangeLists, savedGroups)),
     parameterKeys: parametersOf.get(layer.id) ?? [],
   }));
-  const parameterLayer = new Map(bundle.parameters.map((p) => [p.key, layers.find((l) => l.id === p.layerId)!]));
+  const layerById = new Map(layers.map((l) => [l.id, l]));
+  const parameterLayer = new Map(bundle.parameters.map((p) => [p.key, layerById.get(p.layerId)!]));
+  const bucketCount = bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT;
   return {
     bundle,
     version: bundle.version,
     engine,
     unitKey: bundle.hashing.unitKey,
-    bucketCount: bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT,
+    bucketCount,
     layers,
-    groups: groupByUnit(layers, bundle.layers, engine, bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT),
+    groups: groupByUnit(layers, bundle.layers, engine, bucketCount),
     ranges: rangeTable(engine, rangeLists),
     // Not frozen itself: V8 copies a frozen object ~20× slower, and every resolution copies it.
     defaults: Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)])),
