@@ -1,0 +1,155 @@
+// What the service stores, behind small async interfaces: the app never assumes one process or
+// synchronous storage. The embedded SQLite store implements them now; KV/D1 and a multi-instance
+// store implement the same interfaces later, checked by the same contract test
+// (test/store/contract.ts).
+import type { Bundle } from "../bundle/types.js";
+
+export type KeyKind = "pk" | "sk" | "mk" | "ak";
+
+export interface RateLimit {
+  readonly requestsPerSecond: number;
+  readonly burst: number;
+}
+
+/** An API key as stored: never the secret, only its SHA-256 (decisions.md §1). */
+export interface KeyRecord {
+  /** Public handle, `key_` + the first 16 hex digits of the secret's SHA-256. */
+  readonly id: string;
+  /** Hex SHA-256 of the full key string `vane_<kind>_<secret>`. */
+  readonly secretHash: string;
+  readonly kind: KeyKind;
+  readonly orgId: string;
+  /** Absent for an org-scoped key. */
+  readonly projectId?: string;
+  readonly scopes: readonly string[];
+  /** ISO 8601. */
+  readonly createdAt: string;
+  readonly expiresAt?: string;
+  readonly revokedAt?: string;
+  /** Id of the key that replaced this one by rotation. */
+  readonly rotatedTo?: string;
+  readonly rateLimit?: RateLimit;
+}
+
+export interface KeyStore {
+  byHash(secretHash: string): Promise<KeyRecord | undefined>;
+  byId(id: string): Promise<KeyRecord | undefined>;
+  /** Inserts, or replaces the key with the same id. */
+  put(key: KeyRecord): Promise<void>;
+  /** Every key, oldest first. */
+  list(): Promise<KeyRecord[]>;
+}
+
+export interface StoredBundle {
+  readonly bundle: Bundle;
+  /** ISO 8601 time the store received it. */
+  readonly storedAt: string;
+}
+
+export interface BundleSummary {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly version: string;
+  readonly storedAt: string;
+}
+
+export interface BundleStore {
+  get(projectId: string, env: string): Promise<StoredBundle | undefined>;
+  /** The stored bundle's version, without reading the bundle: the cheap freshness check. */
+  version(projectId: string, env: string): Promise<string | undefined>;
+  /** Stores the bundle for its projectId/env, replacing the one there. */
+  put(bundle: Bundle, storedAt: string): Promise<void>;
+  /** Every stored bundle, ordered by project then env. */
+  list(): Promise<BundleSummary[]>;
+}
+
+export type EventType = "exposure" | "track" | "decision";
+
+/** An accepted event with what the server adds: its id, receive time and tenant. */
+export interface StoredEvent {
+  /** Server-assigned id (UUID). */
+  readonly id: string;
+  /** ISO 8601, the server's clock. */
+  readonly receivedAt: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly type: EventType;
+  readonly unitKey: string;
+  /** The event's own ISO 8601 timestamp. */
+  readonly timestamp: string;
+  /** A track event's name. */
+  readonly name?: string;
+  readonly decisionId?: string;
+  /** A track event whose name matches no event definition: counted as auto-discovered. */
+  readonly discovered?: boolean;
+  /** The event as accepted, with orgId/projectId/env set from the key. */
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** A stored event and its place in commit order. */
+export interface SequencedEvent {
+  /** Increases with commit order; starts at 1. */
+  readonly seq: number;
+  readonly event: StoredEvent;
+}
+
+export interface AppendReceipt {
+  /** Sequence of the batch's last event (0 for an empty batch). */
+  readonly lastSeq: number;
+}
+
+export interface DiscoveredEvent {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly name: string;
+  readonly count: number;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+}
+
+export interface EventFilter {
+  readonly projectId?: string;
+  readonly type?: EventType;
+  /** Newest first; at most this many. */
+  readonly limit?: number;
+}
+
+export interface EventStore {
+  /**
+   * Stores the batch in one transaction, in order, with its discovered-event counts: all of it
+   * or, on failure (a rejected promise), none of it.
+   */
+  append(events: readonly StoredEvent[]): Promise<AppendReceipt>;
+  /** Events with seq > `afterSeq`, ascending, at most `limit`. */
+  readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]>;
+  /** Stored events, newest first. */
+  list(filter?: EventFilter): Promise<SequencedEvent[]>;
+  count(filter?: Omit<EventFilter, "limit">): Promise<number>;
+  discovered(): Promise<DiscoveredEvent[]>;
+  /** Where a secondary pipeline has delivered up to (0 when never). */
+  checkpoint(pipeline: string): Promise<number>;
+  setCheckpoint(pipeline: string, seq: number): Promise<void>;
+}
+
+/** A secondary delivery of stored events (the Parquet files for warehouses). */
+export interface EventPipeline {
+  readonly name: string;
+  /**
+   * Delivers every stored event up to at least `seq`, any earlier backlog included; rejects when
+   * delivery failed (the events stay in the primary store for the next call).
+   */
+  deliverThrough(seq: number): Promise<void>;
+}
+
+export type StoreHealth = "ok" | "down";
+
+export interface Stores {
+  readonly bundles: BundleStore;
+  readonly keys: KeyStore;
+  readonly events: EventStore;
+  /** Each store's state, for /health. */
+  health(): Promise<Record<string, StoreHealth>>;
+}
