@@ -337,15 +337,12 @@ function checkBucketRange(ctx: Ctx, v: unknown, path: string): Range | undefined
   return [first, last];
 }
 
+/** Each allocation names the first earlier one it overlaps: n problems at most, never n². */
 function checkOverlaps(out: Problems, ranges: (Range | undefined)[], path: string): void {
   ranges.forEach((later, j) => {
     if (!later) return;
-    for (let i = 0; i < j; i++) {
-      const earlier = ranges[i];
-      if (earlier && earlier[0] <= later[1] && later[0] <= earlier[1]) {
-        out.push({ path: at(at(path, j), "bucketRange"), message: `overlaps allocations[${i}]` });
-      }
-    }
+    const i = ranges.findIndex((earlier, k) => k < j && earlier !== undefined && earlier[0] <= later[1] && later[0] <= earlier[1]);
+    if (i >= 0 && i < j) out.push({ path: at(at(path, j), "bucketRange"), message: `overlaps allocations[${i}]` });
   });
 }
 

@@ -1,4 +1,7 @@
-// The contract's error object: { error: { code, message } }.
+// The contract's error object, { error: { code, message } }, and the responses built from it.
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
 export type ErrorCode =
   | "BAD_REQUEST"
   | "UNAUTHORIZED"
@@ -9,6 +12,40 @@ export type ErrorCode =
   | "SERVICE_UNAVAILABLE"
   | "EVENTS_NOT_STORED";
 
-export function errorBody(code: ErrorCode, message: string): { error: { code: ErrorCode; message: string } } {
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string };
+}
+
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: { code, message } };
 }
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+  EVENTS_NOT_STORED: 503,
+};
+
+/** runtime-api.md "Limits": Retry-After seconds by cause. */
+export const RETRY_AFTER_SECONDS = { rateLimited: 10, events: 2, config: 5 } as const;
+
+export const CONFIG_UNAVAILABLE = "Config store temporarily unavailable, retry shortly";
+export const EVENTS_UNAVAILABLE = "Event storage temporarily unavailable — retry this batch shortly";
+
+/** An error response with the code's status; `retryAfter` in seconds sets Retry-After. */
+export function fail(c: Context, code: ErrorCode, message: string, retryAfter?: number): Response {
+  if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
+  return c.json(errorBody(code, message), STATUS[code]);
+}
+
+/** 400 BAD_REQUEST. */
+export const badRequest = (c: Context, message: string): Response => fail(c, "BAD_REQUEST", message);
+
+/** 503 for config and resolve when no bundle can be read or served. */
+export const configUnavailable = (c: Context): Response =>
+  fail(c, "SERVICE_UNAVAILABLE", CONFIG_UNAVAILABLE, RETRY_AFTER_SECONDS.config);

@@ -96,7 +96,7 @@ export interface SequencedEvent {
 }
 
 export interface AppendReceipt {
-  /** Sequence of the batch's last event (0 for an empty batch). */
+  /** Sequence of the batch's last event; for an empty batch, the last stored (0 when none). */
   readonly lastSeq: number;
 }
 

@@ -1,0 +1,103 @@
+// The last good bundle of each project and environment, in memory. Requests are served from it;
+// at most every `refreshMs` one request asks the store whether the version changed (concurrent
+// askers share that one call). When the store fails, a copy checked within `staleMs` is served as
+// stale; with no copy the caller answers 503. Compilation and the event catalog are built once
+// per version, on first use.
+import { type CompiledBundle, compileBundle } from "../bundle/compile.js";
+import type { Bundle } from "../bundle/types.js";
+import type { Engine } from "../engine/engine.js";
+import type { BundleStore } from "../store/types.js";
+import type { Clock } from "./clock.js";
+import { type EventCatalog, type SchemaCompiler, compileEventCatalog } from "./events/schemas.js";
+
+export class BundleEntry {
+  /** Strong validator derived from the bundle version (runtime-api.md "Versioning"). */
+  readonly etag: string;
+  /** The response body, serialized once per version. */
+  readonly json: string;
+  private compiledBundle: CompiledBundle | undefined;
+  private eventCatalog: EventCatalog | undefined;
+
+  constructor(
+    readonly bundle: Bundle,
+    private readonly build: { readonly engine: Engine; readonly schemaCompiler?: SchemaCompiler },
+  ) {
+    this.etag = `"${bundle.version}"`;
+    this.json = JSON.stringify(bundle);
+  }
+
+  get compiled(): CompiledBundle {
+    return (this.compiledBundle ??= compileBundle(this.bundle, this.build.engine));
+  }
+
+  get catalog(): EventCatalog {
+    return (this.eventCatalog ??= compileEventCatalog(this.bundle.eventDefinitions, this.build.schemaCompiler));
+  }
+}
+
+export type BundleLookup =
+  | { readonly status: "found"; readonly entry: BundleEntry; readonly stale: boolean }
+  | { readonly status: "missing" }
+  | { readonly status: "unavailable" };
+
+export interface BundleCacheOptions {
+  readonly bundles: BundleStore;
+  readonly engine: Engine;
+  readonly clock: Clock;
+  /** How long a version check holds. */
+  readonly refreshMs: number;
+  /** How long after its last good check a copy may be served while the store is down. */
+  readonly staleMs: number;
+  readonly schemaCompiler?: SchemaCompiler;
+}
+
+interface Slot {
+  readonly entry: BundleEntry;
+  checkedAt: number;
+}
+
+const MISSING: BundleLookup = { status: "missing" };
+const UNAVAILABLE: BundleLookup = { status: "unavailable" };
+
+export class BundleCache {
+  private readonly slots = new Map<string, Slot>();
+  private readonly inflight = new Map<string, Promise<BundleLookup>>();
+
+  constructor(private readonly options: BundleCacheOptions) {}
+
+  lookup(projectId: string, env: string): Promise<BundleLookup> | BundleLookup {
+    const id = `${projectId}\u0000${env}`;
+    const slot = this.slots.get(id);
+    if (slot !== undefined && this.options.clock.now() - slot.checkedAt < this.options.refreshMs) {
+      return { status: "found", entry: slot.entry, stale: false };
+    }
+    let pending = this.inflight.get(id);
+    if (pending === undefined) {
+      pending = this.refresh(id, { projectId, env }, slot).finally(() => this.inflight.delete(id));
+      this.inflight.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(id: string, where: { projectId: string; env: string }, slot: Slot | undefined): Promise<BundleLookup> {
+    const now = this.options.clock.now();
+    try {
+      const version = await this.options.bundles.version(where.projectId, where.env);
+      if (version !== undefined && slot !== undefined && slot.entry.bundle.version === version) {
+        slot.checkedAt = now;
+        return { status: "found", entry: slot.entry, stale: false };
+      }
+      const stored = version === undefined ? undefined : await this.options.bundles.get(where.projectId, where.env);
+      if (stored === undefined) {
+        this.slots.delete(id);
+        return MISSING;
+      }
+      const entry = new BundleEntry(stored.bundle, this.options);
+      this.slots.set(id, { entry, checkedAt: now });
+      return { status: "found", entry, stale: false };
+    } catch {
+      if (slot !== undefined && now - slot.checkedAt < this.options.staleMs) return { status: "found", entry: slot.entry, stale: true };
+      return UNAVAILABLE;
+    }
+  }
+}

@@ -1,0 +1,59 @@
+// The decision event every resolution records (runtime-api.md "Decision event"), with the tenant
+// and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
+import type { LayerResolution, Resolution } from "../bundle/resolve.js";
+import type { StoredEvent } from "../store/types.js";
+
+export interface DecisionSource {
+  readonly decisionId: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly configVersion: string;
+  /** ISO 8601 time of the decision. */
+  readonly timestamp: string;
+  readonly latencyMs: number;
+}
+
+function layerAssignment(layer: LayerResolution): Record<string, unknown> {
+  return {
+    layerId: layer.layerId,
+    bucket: layer.bucket,
+    policyId: layer.policyId,
+    policyKey: layer.policyKey,
+    allocationId: layer.allocationId,
+    allocationName: layer.allocationName,
+    allocationKey: layer.allocationKey,
+    probability: layer.probability,
+    attributionOnly: layer.attributionOnly,
+  };
+}
+
+/** The stored form; undefined fields vanish when the store serializes the body. */
+export function decisionEvent(resolution: Resolution, source: DecisionSource, unitKey: string): StoredEvent {
+  const body = {
+      type: "decision",
+      unitKey,
+      timestamp: source.timestamp,
+      assignments: resolution.assignments,
+      layers: resolution.layers.map(layerAssignment),
+      latencyMs: source.latencyMs,
+      decisionId: source.decisionId,
+      configVersion: source.configVersion,
+      orgId: source.orgId,
+      projectId: source.projectId,
+      env: source.env,
+      filteredContext: resolution.filteredContext,
+  };
+  return {
+    id: crypto.randomUUID(),
+    receivedAt: source.timestamp,
+    orgId: source.orgId,
+    projectId: source.projectId,
+    env: source.env,
+    type: "decision",
+    unitKey,
+    timestamp: source.timestamp,
+    decisionId: source.decisionId,
+    body,
+  };
+}

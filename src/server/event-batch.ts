@@ -1,0 +1,81 @@
+// Turns a request's events into what is stored: each event validated on its own (an invalid one
+// is reported by index and the rest go on), tenant fields set from the key, track properties
+// checked against their event definition's schema, unknown track names marked as discovered.
+import type { KeyRecord, StoredEvent } from "../store/types.js";
+import type { EventCatalog } from "./events/schemas.js";
+import { formatViolations } from "./events/schemas.js";
+import { validateEvent } from "./events/validate-event.js";
+
+export interface ValidationError {
+  readonly index: number;
+  readonly error: string;
+}
+
+export interface SchemaWarning {
+  readonly index: number;
+  readonly event: string;
+  readonly violations: unknown;
+}
+
+export interface PreparedBatch {
+  readonly events: StoredEvent[];
+  readonly validationErrors: ValidationError[];
+  readonly schemaWarnings: SchemaWarning[];
+}
+
+export interface BatchSource {
+  readonly key: KeyRecord;
+  /** X-Project-Id, the project of org-scoped keys' events that name none. */
+  readonly projectHeader: string | undefined;
+  readonly defaultEnv: string;
+  readonly receivedAt: string;
+  /** The project's event definitions; undefined when the project has no bundle for env. */
+  catalog(projectId: string, env: string): Promise<EventCatalog | undefined> | EventCatalog | undefined;
+  newId(): string;
+}
+
+export async function prepareBatch(raw: readonly unknown[], source: BatchSource): Promise<PreparedBatch> {
+  const batch: PreparedBatch = { events: [], validationErrors: [], schemaWarnings: [] };
+  for (let index = 0; index < raw.length; index++) {
+    const checked = validateEvent(raw[index]);
+    if ("error" in checked) {
+      batch.validationErrors.push({ index, error: checked.error });
+      continue;
+    }
+    const { event } = checked;
+    // The organization always comes from the key; the project too when the key is pinned.
+    const projectId = source.key.projectId ?? event.projectId ?? source.projectHeader;
+    if (projectId === undefined) {
+      batch.validationErrors.push({ index, error: "projectId is required on each event with an organization-scoped key" });
+      continue;
+    }
+    const env = event.env ?? source.defaultEnv;
+    let discovered = false;
+    if (event.type === "track" && event.name !== undefined) {
+      const check = (await source.catalog(projectId, env))?.check(event.name, event.properties) ?? { defined: false as const };
+      if (!check.defined) discovered = true;
+      else if (check.violations.length > 0 && check.enforcement === "reject") {
+        batch.validationErrors.push({ index, error: formatViolations(check.violations) });
+        continue;
+      } else if (check.violations.length > 0) {
+        batch.schemaWarnings.push({ index, event: event.name, violations: check.violations });
+      }
+    }
+    const body = { ...event.body, orgId: source.key.orgId, projectId, env };
+    batch.events.push({
+      id: source.newId(),
+      receivedAt: source.receivedAt,
+      orgId: source.key.orgId,
+      projectId,
+      env,
+      type: event.type,
+      unitKey: event.unitKey,
+      timestamp: event.timestamp,
+      name: event.name,
+      decisionId: event.decisionId,
+      discovered: discovered || undefined,
+      body,
+    });
+  }
+  return batch;
+}

@@ -1,0 +1,68 @@
+// Authentication and authorization (runtime-api.md "Authentication", decisions.md §1): the key
+// from the Bearer header, looked up by its SHA-256; revocation, expiry, tenant headers, scope, the
+// publishable-key rule, then the key's rate limit. Each refusal has the contract's message.
+import type { Context, MiddlewareHandler } from "hono";
+import { constantTimeEqual, keyKind, secretHash, type Sha256 } from "../auth/api-key.js";
+import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
+import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { Clock } from "../clock.js";
+import type { AppEnv } from "../env.js";
+import { RETRY_AFTER_SECONDS, fail } from "../errors.js";
+import type { KeyRecord } from "../../store/types.js";
+
+export interface AuthDependencies {
+  readonly keys: KeyCache;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  readonly sha256: Sha256;
+}
+
+export interface Access {
+  readonly scope: "sdk:read" | "sdk:write";
+  /** /v1/resolve and /v1/decide/*: publishable keys are refused. */
+  readonly keyKinds: "any" | "server-side";
+  /** The answer when the key store cannot be read: each endpoint has its own 503. */
+  readonly unavailable: (c: Context) => Response;
+}
+
+const SCOPE_MESSAGE = { "sdk:read": "SDK read scope required", "sdk:write": "SDK write scope required" } as const;
+const PUBLISHABLE_MESSAGE = "Publishable keys cannot call this endpoint; use a server-side key";
+
+export function authenticate(deps: AuthDependencies, access: Access): MiddlewareHandler<AppEnv> {
+  return async function auth(c, next) {
+    const header = c.req.header("Authorization");
+    if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+    if (token === undefined || keyKind(token) === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
+    const hash = secretHash(token, deps.sha256);
+    let key: KeyRecord | undefined;
+    try {
+      key = await deps.keys.lookup(hash);
+    } catch (error) {
+      if (error instanceof KeyStoreUnavailable) return access.unavailable(c);
+      throw error;
+    }
+    if (key === undefined || !constantTimeEqual(key.secretHash, hash)) return fail(c, "UNAUTHORIZED", "Invalid API key");
+    const refusal = refuse(c, key, deps.clock.now(), access);
+    if (refusal !== undefined) return refusal;
+    if (key.rateLimit !== undefined && !deps.limiter.take(key.id, key.rateLimit, deps.clock.now())) {
+      return fail(c, "RATE_LIMITED", "Rate limit exceeded for this API key", RETRY_AFTER_SECONDS.rateLimited);
+    }
+    c.set("key", key);
+    await next();
+  };
+}
+
+function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
+  if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
+  if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
+  const orgHeader = c.req.header("X-Org-Id");
+  if (orgHeader !== undefined && orgHeader !== key.orgId) return fail(c, "FORBIDDEN", "X-Org-Id does not match the API key's organization");
+  const projectHeader = c.req.header("X-Project-Id");
+  if (projectHeader !== undefined && key.projectId !== undefined && projectHeader !== key.projectId) {
+    return fail(c, "FORBIDDEN", "X-Project-Id does not match the API key's project");
+  }
+  if (!key.scopes.includes(access.scope)) return fail(c, "FORBIDDEN", SCOPE_MESSAGE[access.scope]);
+  if (access.keyKinds === "server-side" && key.kind === "pk") return fail(c, "FORBIDDEN", PUBLISHABLE_MESSAGE);
+  return undefined;
+}

@@ -1,0 +1,30 @@
+// Request helpers shared by the routes.
+import type { Context } from "hono";
+
+export const DEFAULT_ENV = "production";
+
+export type JsonBody = { ok: true; value: unknown } | { ok: false };
+
+/** The parsed JSON body, or not ok when it is not JSON. */
+export async function readJson(c: Context): Promise<JsonBody> {
+  const text = await c.req.text();
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** If-None-Match against a strong ETag: `*`, lists and weak forms (RFC 9110 §13.1.2 weak comparison). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  for (const part of ifNoneMatch.split(",")) {
+    const tag = part.trim();
+    if (tag === "*" || tag === etag || (tag.startsWith("W/") && tag.slice(2) === etag)) return true;
+  }
+  return false;
+}

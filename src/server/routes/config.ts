@@ -1,0 +1,42 @@
+// GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
+import { Hono } from "hono";
+import type { BundleCache } from "../bundle-cache.js";
+import type { AppEnv } from "../env.js";
+import { configUnavailable, fail } from "../errors.js";
+import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { DEFAULT_ENV, etagMatches } from "../request.js";
+
+const CACHE_CONTROL = "public, max-age=60, must-revalidate";
+/** A stale copy is re-asked for sooner, so clients pick up the fresh bundle once the store is back. */
+const STALE_CACHE_CONTROL = "public, max-age=10, must-revalidate";
+
+export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const access = authenticate(auth, { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable });
+
+  app.get("/v1/config/:projectId", access, async (c) => {
+    const key = c.get("key");
+    const projectId = c.req.param("projectId");
+    const env = c.req.query("env") || DEFAULT_ENV;
+    if (key.projectId !== undefined && key.projectId !== projectId) {
+      return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
+    }
+    const projectHeader = c.req.header("X-Project-Id");
+    if (projectHeader !== undefined && projectHeader !== projectId) {
+      return fail(c, "FORBIDDEN", "X-Project-Id does not match the requested project");
+    }
+    const found = await bundles.lookup(projectId, env);
+    if (found.status === "unavailable") return configUnavailable(c);
+    // Another organization's bundle is answered as missing: its existence is not for this key.
+    if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
+      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${env}`);
+    }
+    const { entry, stale } = found;
+    c.header("ETag", entry.etag);
+    c.header("Cache-Control", stale ? STALE_CACHE_CONTROL : CACHE_CONTROL);
+    if (stale) c.header("X-Service-Bundle-Stale", "true");
+    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return c.body(null, 304);
+    return c.body(entry.json, 200, { "Content-Type": "application/json" });
+  });
+  return app;
+}

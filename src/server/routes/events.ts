@@ -1,0 +1,112 @@
+// POST /v1/events and /v1/events/batch (identical): validate each event, store the accepted ones
+// in one transaction, then hand them to the secondary pipelines. A primary failure stores nothing
+// and answers 503 EVENTS_NOT_STORED; a secondary failure answers 200 with pipelineErrors, and that
+// pipeline catches up from the primary store later.
+import { Hono, type Context } from "hono";
+import type { EventPipeline, EventStore } from "../../store/types.js";
+import type { BundleCache } from "../bundle-cache.js";
+import type { Clock } from "../clock.js";
+import type { AppEnv } from "../env.js";
+import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
+import { type PreparedBatch, prepareBatch } from "../event-batch.js";
+import type { EventCatalog } from "../events/schemas.js";
+import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { DEFAULT_ENV, isObject, readJson } from "../request.js";
+
+export const MAX_BATCH_EVENTS = 1000;
+
+export interface EventsDependencies {
+  readonly auth: AuthDependencies;
+  readonly bundles: BundleCache;
+  readonly events: EventStore;
+  readonly pipelines: readonly EventPipeline[];
+  readonly clock: Clock;
+}
+
+interface PipelineError {
+  readonly pipeline: string;
+  readonly error: string;
+}
+
+class ConfigUnavailable extends Error {}
+
+function notStored(c: Context, pipelineErrors: PipelineError[]): Response {
+  c.header("Retry-After", String(RETRY_AFTER_SECONDS.events));
+  return c.json({ ...errorBody("EVENTS_NOT_STORED", EVENTS_UNAVAILABLE), accepted: 0, retryable: true, pipelineErrors }, 503);
+}
+
+const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const access = authenticate(deps.auth, {
+    scope: "sdk:write",
+    keyKinds: "any",
+    unavailable: (c) => notStored(c, [{ pipeline: "auth", error: "key store unavailable" }]),
+  });
+
+  const catalog = async (projectId: string, env: string, orgId: string): Promise<EventCatalog | undefined> => {
+    const found = await deps.bundles.lookup(projectId, env);
+    if (found.status === "unavailable") throw new ConfigUnavailable("config store unavailable: event definitions unknown");
+    return found.status === "found" && found.entry.bundle.orgId === orgId ? found.entry.catalog : undefined;
+  };
+
+  const ingest = async (c: Context<AppEnv>): Promise<Response> => {
+    const body = await readJson(c);
+    if (!body.ok) return badRequest(c, "Invalid JSON body");
+    const events = isObject(body.value) ? body.value.events : undefined;
+    if (!Array.isArray(events)) return badRequest(c, "Missing events array");
+    if (events.length > MAX_BATCH_EVENTS) return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
+    const key = c.get("key");
+    let batch: PreparedBatch;
+    try {
+      batch = await prepareBatch(events, {
+        key,
+        projectHeader: c.req.header("X-Project-Id"),
+        defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
+        receivedAt: new Date(deps.clock.now()).toISOString(),
+        catalog: (projectId, env) => catalog(projectId, env, key.orgId),
+        newId: () => crypto.randomUUID(),
+      });
+    } catch (error) {
+      if (error instanceof ConfigUnavailable) return notStored(c, [{ pipeline: "config", error: error.message }]);
+      throw error;
+    }
+    return store(c, batch);
+  };
+
+  const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
+    const accepted = batch.events.length;
+    let lastSeq = 0;
+    if (accepted > 0) {
+      try {
+        lastSeq = (await deps.events.append(batch.events)).lastSeq;
+      } catch (error) {
+        return notStored(c, [{ pipeline: "primary", error: reason(error) }]);
+      }
+    }
+    const written: Record<string, number> = {};
+    const pipelineErrors: PipelineError[] = [];
+    for (const pipeline of deps.pipelines) {
+      try {
+        if (accepted > 0) await pipeline.deliverThrough(lastSeq);
+        written[pipeline.name] = accepted;
+      } catch (error) {
+        written[pipeline.name] = 0;
+        pipelineErrors.push({ pipeline: pipeline.name, error: reason(error) });
+      }
+    }
+    return c.json({
+      accepted,
+      pipelineWritten: accepted,
+      parquetPipelineWritten: written.parquet ?? 0,
+      validationErrors: batch.validationErrors.length > 0 ? batch.validationErrors : undefined,
+      schemaWarnings: batch.schemaWarnings.length > 0 ? batch.schemaWarnings : undefined,
+      pipelineErrors: pipelineErrors.length > 0 ? pipelineErrors : undefined,
+    });
+  };
+
+  app.post("/v1/events", access, ingest);
+  app.post("/v1/events/batch", access, ingest);
+  return app;
+}

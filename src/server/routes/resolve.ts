@@ -1,0 +1,110 @@
+// POST /v1/resolve — server-side resolution for a context with the freshest bundle; every
+// success records one decision event before it answers (runtime-api.md).
+import { Hono, type Context } from "hono";
+import { type Resolution, contextProblems, resolve } from "../../bundle/resolve.js";
+import type { EventStore } from "../../store/types.js";
+import type { BundleCache } from "../bundle-cache.js";
+import type { Clock } from "../clock.js";
+import { decisionEvent } from "../decision-event.js";
+import type { AppEnv } from "../env.js";
+import { badRequest, configUnavailable, fail } from "../errors.js";
+import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { DEFAULT_ENV, isObject, readJson } from "../request.js";
+
+export interface ResolveDependencies {
+  readonly auth: AuthDependencies;
+  readonly bundles: BundleCache;
+  readonly events: EventStore;
+  readonly clock: Clock;
+}
+
+const SUGGESTED_REFRESH_MS = 60_000;
+/** Nothing was served, so the client retries or falls back to local resolution. */
+const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
+
+interface ResolveRequest {
+  readonly context: Record<string, unknown>;
+  readonly env: string;
+  readonly parameters: readonly string[] | undefined;
+}
+
+export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const access = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
+
+  app.post("/v1/resolve", access, async (c) => {
+    const started = performance.now();
+    const key = c.get("key");
+    const projectId = key.projectId ?? c.req.header("X-Project-Id");
+    if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
+    const request = await parseRequest(c);
+    if (request instanceof Response) return request;
+    const found = await deps.bundles.lookup(projectId, request.env);
+    if (found.status === "unavailable") return configUnavailable(c);
+    if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
+      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${request.env}`);
+    }
+    const compiled = found.entry.compiled;
+    const problems = contextProblems(compiled, request.context);
+    if (problems.length > 0) return badRequest(c, problems.join("; "));
+    const now = deps.clock.now();
+    const resolution = resolve(compiled, request.context, { parameters: request.parameters, now });
+    const version = found.entry.bundle.version;
+    const decisionId = crypto.randomUUID();
+    const timestamp = new Date(now).toISOString();
+    const source = { decisionId, orgId: key.orgId, projectId, env: request.env, configVersion: version, timestamp };
+    const unit = decisionUnit(resolution);
+    try {
+      await deps.events.append([decisionEvent(resolution, { ...source, latencyMs: performance.now() - started }, unit)]);
+    } catch {
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, 2);
+    }
+    if (found.stale) c.header("X-Service-Bundle-Stale", "true");
+    return c.json(responseBody(resolution, { decisionId, timestamp, version }));
+  });
+  return app;
+}
+
+async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Response> {
+  const body = await readJson(c);
+  if (!body.ok) return badRequest(c, "Invalid JSON body");
+  const value = isObject(body.value) ? body.value : {};
+  const context = value.context;
+  if (context === undefined || context === null) return badRequest(c, "context is required");
+  if (!isObject(context)) return badRequest(c, "context must be an object");
+  const env = value.env ?? c.req.header("X-Env") ?? DEFAULT_ENV;
+  if (typeof env !== "string" || env === "") return badRequest(c, "env must be a non-empty string");
+  const parameters = value.parameters;
+  if (parameters !== undefined && !(Array.isArray(parameters) && parameters.every((p) => typeof p === "string"))) {
+    return badRequest(c, "parameters must be an array of strings");
+  }
+  return { context, env, parameters };
+}
+
+/** A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey. */
+function decisionUnit(resolution: Resolution): string {
+  return resolution.unitKeyValue ?? "";
+}
+
+function responseBody(resolution: Resolution, ids: { decisionId: string; timestamp: string; version: string }) {
+  return {
+    decisionId: ids.decisionId,
+    assignments: resolution.assignments,
+    metadata: {
+      timestamp: ids.timestamp,
+      unitKeyValue: resolution.unitKeyValue,
+      layers: resolution.layers.map((layer) => ({
+        layerId: layer.layerId,
+        bucket: layer.bucket,
+        policyId: layer.policyId,
+        allocationId: layer.allocationId,
+        allocationName: layer.allocationName,
+        attributionOnly: layer.attributionOnly,
+      })),
+      configVersion: ids.version,
+      filteredContext: resolution.filteredContext,
+    },
+    stateVersion: ids.version,
+    suggestedRefreshMs: SUGGESTED_REFRESH_MS,
+  };
+}

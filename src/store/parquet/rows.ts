@@ -1,0 +1,87 @@
+// The column layout of the Parquet event files, and their encoding. One explicit schema, so every
+// file has the same columns and types whatever its rows hold (type inference would make a file with
+// no `name` values a different schema from one with some).
+import { parquetWriteBuffer, type ColumnSource, type SchemaElement } from "hyparquet-writer";
+import type { SequencedEvent } from "../types.js";
+
+const UTF8 = { type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } } as const;
+
+function required(name: string): SchemaElement {
+  return { name, ...UTF8, repetition_type: "REQUIRED" };
+}
+
+function optional(name: string): SchemaElement {
+  return { name, ...UTF8, repetition_type: "OPTIONAL" };
+}
+
+/** The files' schema: element 0 is the root, the rest are the columns in order. */
+export const EVENT_SCHEMA: readonly SchemaElement[] = [
+  { name: "root", num_children: 12 },
+  { name: "seq", type: "INT64", repetition_type: "REQUIRED" },
+  required("id"),
+  {
+    name: "received_at",
+    type: "INT64",
+    repetition_type: "REQUIRED",
+    converted_type: "TIMESTAMP_MILLIS",
+    logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
+  },
+  required("org_id"),
+  required("project_id"),
+  required("env"),
+  required("type"),
+  required("unit_key"),
+  // The event's own timestamp, kept as the client sent it: it may carry an offset or precision
+  // that a conversion to millis would lose.
+  required("event_timestamp"),
+  optional("name"),
+  optional("decision_id"),
+  // JSON text in a plain string column, which every warehouse reads; its JSON functions parse it.
+  required("body"),
+];
+
+/** The rows of one file as columns, in EVENT_SCHEMA's order. */
+export function eventColumns(rows: readonly SequencedEvent[]): ColumnSource[] {
+  const column = <T>(name: string, pick: (row: SequencedEvent) => T): ColumnSource => ({
+    name,
+    data: rows.map(pick),
+  });
+  return [
+    column("seq", (r) => BigInt(r.seq)),
+    column("id", (r) => r.event.id),
+    column("received_at", (r) => receivedAtMillis(r)),
+    column("org_id", (r) => r.event.orgId),
+    column("project_id", (r) => r.event.projectId),
+    column("env", (r) => r.event.env),
+    column("type", (r) => r.event.type),
+    column("unit_key", (r) => r.event.unitKey),
+    column("event_timestamp", (r) => r.event.timestamp),
+    column("name", (r) => r.event.name ?? null),
+    column("decision_id", (r) => r.event.decisionId ?? null),
+    column("body", (r) => JSON.stringify(r.event.body)),
+  ];
+}
+
+/**
+ * One Parquet file holding `rows`: Snappy (the writer's built-in, pure JS, and what warehouses
+ * expect by default), a single row group (files are small: one delivery's rows of one hour).
+ */
+export function encodeEvents(rows: readonly SequencedEvent[]): Uint8Array {
+  const buffer = parquetWriteBuffer({
+    columnData: eventColumns(rows),
+    schema: [...EVENT_SCHEMA],
+    codec: "SNAPPY",
+    rowGroupSize: Math.max(rows.length, 1),
+    createdBy: "vane",
+  });
+  return new Uint8Array(buffer);
+}
+
+/** `receivedAt` in epoch millis; a stored event with an unreadable receive time is a bug upstream. */
+export function receivedAtMillis(row: SequencedEvent): bigint {
+  const millis = Date.parse(row.event.receivedAt);
+  if (Number.isNaN(millis)) {
+    throw new Error(`event seq ${row.seq} has an invalid receivedAt: ${JSON.stringify(row.event.receivedAt)}`);
+  }
+  return BigInt(millis);
+}

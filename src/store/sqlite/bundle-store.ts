@@ -1,0 +1,75 @@
+// Config bundles, one per project and env, stored as JSON next to the columns that find them.
+import type { Database, Statement } from "better-sqlite3";
+import type { Bundle } from "../../bundle/types.js";
+import type { BundleStore, BundleSummary, StoredBundle } from "../types.js";
+
+interface BundleRow {
+  project_id: string;
+  env: string;
+  org_id: string;
+  version: string;
+  stored_at: string;
+  bundle: string;
+}
+
+type SummaryRow = Omit<BundleRow, "bundle">;
+
+export class SqliteBundleStore implements BundleStore {
+  private readonly getStmt: Statement<[string, string], Pick<BundleRow, "bundle" | "stored_at">>;
+  private readonly versionStmt: Statement<[string, string], string>;
+  private readonly putStmt: Statement<[BundleRow]>;
+  private readonly listStmt: Statement<[], SummaryRow>;
+  private readonly pingStmt: Statement<[]>;
+
+  constructor(db: Database) {
+    this.getStmt = db.prepare("SELECT bundle, stored_at FROM bundles WHERE project_id = ? AND env = ?");
+    this.versionStmt = db
+      .prepare<[string, string], string>("SELECT version FROM bundles WHERE project_id = ? AND env = ?")
+      .pluck();
+    this.putStmt = db.prepare(
+      `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle)
+       VALUES (@project_id, @env, @org_id, @version, @stored_at, @bundle)
+       ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id,
+         version = excluded.version, stored_at = excluded.stored_at, bundle = excluded.bundle`,
+    );
+    this.listStmt = db.prepare(
+      "SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env",
+    );
+    this.pingStmt = db.prepare("SELECT 1 FROM bundles LIMIT 1");
+  }
+
+  async get(projectId: string, env: string): Promise<StoredBundle | undefined> {
+    const row = this.getStmt.get(projectId, env);
+    return row && { bundle: JSON.parse(row.bundle) as Bundle, storedAt: row.stored_at };
+  }
+
+  async version(projectId: string, env: string): Promise<string | undefined> {
+    return this.versionStmt.get(projectId, env);
+  }
+
+  async put(bundle: Bundle, storedAt: string): Promise<void> {
+    this.putStmt.run({
+      project_id: bundle.projectId,
+      env: bundle.env,
+      org_id: bundle.orgId,
+      version: bundle.version,
+      stored_at: storedAt,
+      bundle: JSON.stringify(bundle),
+    });
+  }
+
+  async list(): Promise<BundleSummary[]> {
+    return this.listStmt.all().map((row) => ({
+      orgId: row.org_id,
+      projectId: row.project_id,
+      env: row.env,
+      version: row.version,
+      storedAt: row.stored_at,
+    }));
+  }
+
+  /** Throws when the table cannot be read. */
+  ping(): void {
+    this.pingStmt.get();
+  }
+}

@@ -1,0 +1,112 @@
+// Mapping between StoredEvent and the events / discovered_events rows.
+import type { DiscoveredEvent, EventType, SequencedEvent, StoredEvent } from "../types.js";
+
+export interface EventRow {
+  id: string;
+  received_at: string;
+  org_id: string;
+  project_id: string;
+  env: string;
+  type: string;
+  unit_key: string;
+  timestamp: string;
+  name: string | null;
+  decision_id: string | null;
+  discovered: number | null;
+  body: string;
+}
+
+export interface SequencedRow extends EventRow {
+  seq: number;
+}
+
+export interface DiscoveredRow {
+  org_id: string;
+  project_id: string;
+  env: string;
+  name: string;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+export const EVENT_COLUMNS =
+  "id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body";
+
+export function toEventRow(event: StoredEvent): EventRow {
+  return {
+    id: event.id,
+    received_at: event.receivedAt,
+    org_id: event.orgId,
+    project_id: event.projectId,
+    env: event.env,
+    type: event.type,
+    unit_key: event.unitKey,
+    timestamp: event.timestamp,
+    name: event.name ?? null,
+    decision_id: event.decisionId ?? null,
+    discovered: event.discovered === undefined ? null : Number(event.discovered),
+    body: JSON.stringify(event.body),
+  };
+}
+
+export function fromEventRow(row: SequencedRow): SequencedEvent {
+  // Optional fields are left out rather than set to undefined: absent in, absent out.
+  const event: StoredEvent = {
+    id: row.id,
+    receivedAt: row.received_at,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    type: row.type as EventType,
+    unitKey: row.unit_key,
+    timestamp: row.timestamp,
+    ...(row.name !== null && { name: row.name }),
+    ...(row.decision_id !== null && { decisionId: row.decision_id }),
+    ...(row.discovered !== null && { discovered: row.discovered !== 0 }),
+    body: JSON.parse(row.body) as Record<string, unknown>,
+  };
+  return { seq: row.seq, event };
+}
+
+export function fromDiscoveredRow(row: DiscoveredRow): DiscoveredEvent {
+  return {
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    name: row.name,
+    count: row.count,
+    firstSeen: row.first_seen,
+    lastSeen: row.last_seen,
+  };
+}
+
+/**
+ * One row per (org, project, env, name) of the batch's discovered events, so a batch costs one
+ * upsert per distinct name rather than one per event.
+ */
+export function countDiscovered(events: readonly StoredEvent[]): DiscoveredRow[] {
+  const rows = new Map<string, DiscoveredRow>();
+  for (const event of events) {
+    if (event.discovered !== true) continue;
+    if (event.name === undefined) throw new TypeError(`discovered event ${event.id} has no name`);
+    const id = JSON.stringify([event.orgId, event.projectId, event.env, event.name]);
+    const row = rows.get(id);
+    if (row === undefined) {
+      rows.set(id, {
+        org_id: event.orgId,
+        project_id: event.projectId,
+        env: event.env,
+        name: event.name,
+        count: 1,
+        first_seen: event.receivedAt,
+        last_seen: event.receivedAt,
+      });
+      continue;
+    }
+    row.count += 1;
+    if (event.receivedAt < row.first_seen) row.first_seen = event.receivedAt;
+    if (event.receivedAt > row.last_seen) row.last_seen = event.receivedAt;
+  }
+  return [...rows.values()];
+}

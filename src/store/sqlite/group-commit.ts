@@ -1,0 +1,105 @@
+// Group commit: calls submitted while a commit is pending (everything up to the next
+// setImmediate) share one SQLite transaction, so 64 concurrent appends pay for one fsync instead
+// of 64. Each call runs inside its own SAVEPOINT: a call that fails alone is rolled back alone and
+// only its promise rejects; when the transaction itself fails, every call in it rejects.
+// A group is capped by size because better-sqlite3 is synchronous: the event loop (and every
+// request waiting on it) stalls for the whole transaction. Calls beyond the cap wait one turn.
+import type { Database, Transaction } from "better-sqlite3";
+
+interface PendingCall<I, O> {
+  readonly input: I;
+  resolve(value: O): void;
+  reject(error: unknown): void;
+}
+
+export interface GroupCommitOptions<I, O> {
+  /** Runs synchronously inside the call's savepoint; throwing rolls the call back. */
+  readonly apply: (input: I) => O;
+  /** A call's share of the group cap (e.g. its event count); 1 when absent. */
+  readonly sizeOf?: (input: I) => number;
+  /** A group takes calls until their sizes reach this; a larger call still goes alone. */
+  readonly maxGroupSize?: number;
+}
+
+type Outcome<O> = { readonly ok: true; readonly value: O } | { readonly ok: false; readonly error: unknown };
+
+export class GroupCommit<I, O> {
+  private queue: PendingCall<I, O>[] = [];
+  private scheduled: NodeJS.Immediate | undefined;
+  private readonly runGroup: Transaction<(calls: readonly PendingCall<I, O>[]) => Outcome<O>[]>;
+  private readonly sizeOf: (input: I) => number;
+  private readonly maxGroupSize: number;
+
+  constructor(
+    private readonly db: Database,
+    options: GroupCommitOptions<I, O>,
+  ) {
+    this.sizeOf = options.sizeOf ?? (() => 1);
+    this.maxGroupSize = options.maxGroupSize ?? Number.POSITIVE_INFINITY;
+    // A transaction function called inside another one runs in a SAVEPOINT (better-sqlite3).
+    const inSavepoint = db.transaction(options.apply);
+    this.runGroup = db.transaction((calls: readonly PendingCall<I, O>[]) =>
+      calls.map((call) => this.attempt(inSavepoint, call.input)),
+    );
+  }
+
+  submit(input: I): Promise<O> {
+    return new Promise<O>((resolve, reject) => {
+      this.queue.push({ input, resolve, reject });
+      this.scheduled ??= setImmediate(() => this.flushOneGroup());
+    });
+  }
+
+  /** Commits every queued call now, group by group; close() calls it so none is lost. */
+  flush(): void {
+    if (this.scheduled !== undefined) clearImmediate(this.scheduled);
+    this.scheduled = undefined;
+    while (this.queue.length > 0) this.commitGroup(this.takeGroup());
+  }
+
+  private flushOneGroup(): void {
+    this.scheduled = undefined;
+    this.commitGroup(this.takeGroup());
+    if (this.queue.length > 0) this.scheduled = setImmediate(() => this.flushOneGroup());
+  }
+
+  private takeGroup(): PendingCall<I, O>[] {
+    let size = 0;
+    let count = 0;
+    for (const call of this.queue) {
+      if (count > 0 && size + this.sizeOf(call.input) > this.maxGroupSize) break;
+      size += this.sizeOf(call.input);
+      count += 1;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  private commitGroup(calls: readonly PendingCall<I, O>[]): void {
+    if (calls.length === 0) return;
+    let outcomes: Outcome<O>[];
+    try {
+      // IMMEDIATE takes the write lock up front: a deferred transaction that must upgrade while
+      // the CLI writes gets SQLITE_BUSY without waiting out busy_timeout.
+      outcomes = this.runGroup.immediate(calls);
+    } catch (error) {
+      for (const call of calls) call.reject(error);
+      return;
+    }
+    calls.forEach((call, i) => {
+      const outcome = outcomes[i];
+      if (outcome?.ok) call.resolve(outcome.value);
+      else call.reject(outcome ? outcome.error : new Error("group commit lost a call's outcome"));
+    });
+  }
+
+  private attempt(inSavepoint: Transaction<(input: I) => O>, input: I): Outcome<O> {
+    try {
+      return { ok: true, value: inSavepoint(input) };
+    } catch (error) {
+      // Some errors (SQLITE_FULL, SQLITE_IOERR) roll back the whole transaction; carrying on
+      // would run the remaining calls in autocommit mode, outside the group. Fail the group.
+      if (!this.db.inTransaction) throw error;
+      return { ok: false, error };
+    }
+  }
+}

@@ -1,0 +1,91 @@
+// Opens <dataDir>/vane.db and wires the three stores onto one connection. The `vane` CLI opens
+// the same file from another process while the server runs: WAL lets its reads and ours run
+// concurrently, and busy_timeout makes a writer wait for the other's lock instead of failing.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { StoreHealth, Stores } from "../types.js";
+import { SqliteBundleStore } from "./bundle-store.js";
+import { SqliteEventStore } from "./event-store.js";
+import { SqliteKeyStore } from "./key-store.js";
+import { migrate } from "./schema.js";
+
+export const DB_FILE_NAME = "vane.db";
+export const MEMORY_DATA_DIR = ":memory:";
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000;
+
+export interface SqliteStoreOptions {
+  /** Folder for vane.db, created when missing; ":memory:" for a private in-memory database. */
+  readonly dataDir: string;
+  /**
+   * FULL (default) fsyncs the WAL on every commit: an acknowledged event survives a power cut.
+   * NORMAL only fsyncs at checkpoints: still safe across a process crash, faster.
+   */
+  readonly synchronous?: "FULL" | "NORMAL";
+  /** How long a write waits for another connection's lock; it blocks the event loop meanwhile. */
+  readonly busyTimeoutMs?: number;
+}
+
+export interface SqliteStores extends Stores {
+  /** Commits queued appends, then closes the database; idempotent. */
+  close(): void;
+}
+
+function openDatabase(options: SqliteStoreOptions): Database.Database {
+  const synchronous = options.synchronous ?? "FULL";
+  if (synchronous !== "FULL" && synchronous !== "NORMAL") {
+    throw new RangeError(`synchronous must be "FULL" or "NORMAL", got ${String(synchronous)}`);
+  }
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`);
+  }
+  const inMemory = options.dataDir === MEMORY_DATA_DIR;
+  if (!inMemory) mkdirSync(options.dataDir, { recursive: true });
+  const db = new Database(inMemory ? MEMORY_DATA_DIR : join(options.dataDir, DB_FILE_NAME), {
+    timeout: busyTimeoutMs,
+  });
+  try {
+    // busy_timeout first (set by `timeout`): switching to WAL needs a lock the CLI may hold.
+    if (!inMemory) db.pragma("journal_mode = WAL");
+    db.pragma(`synchronous = ${synchronous}`);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function probe(check: () => void): StoreHealth {
+  try {
+    check();
+    return "ok";
+  } catch {
+    return "down";
+  }
+}
+
+export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
+  const db = openDatabase(options);
+  const bundles = new SqliteBundleStore(db);
+  const keys = new SqliteKeyStore(db);
+  const events = new SqliteEventStore(db);
+  return {
+    bundles,
+    keys,
+    events,
+    async health() {
+      return {
+        bundles: probe(() => bundles.ping()),
+        keys: probe(() => keys.ping()),
+        events: probe(() => events.ping()),
+      };
+    },
+    close() {
+      if (!db.open) return;
+      events.flush();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// The database schema, migrated by `PRAGMA user_version`: migration N (1-based) brings a database
+// at version N-1 to N. Append a migration to change the schema; never edit a released one, since
+// the CLI and an older server may open the same file.
+import type { Database } from "better-sqlite3";
+
+const MIGRATIONS: readonly string[] = [
+  // 1: keys, bundles, events with discovered counts and pipeline checkpoints.
+  `
+  CREATE TABLE keys (
+    id          TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL UNIQUE,
+    kind        TEXT NOT NULL,
+    org_id      TEXT NOT NULL,
+    project_id  TEXT,
+    scopes      TEXT NOT NULL, -- JSON array
+    created_at  TEXT NOT NULL,
+    expires_at  TEXT,
+    revoked_at  TEXT,
+    rotated_to  TEXT,
+    rate_limit  TEXT           -- JSON RateLimit
+  );
+
+  -- The bundle JSON comes last so reading the version never touches its overflow pages.
+  CREATE TABLE bundles (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    org_id     TEXT NOT NULL,
+    version    TEXT NOT NULL,
+    stored_at  TEXT NOT NULL,
+    bundle     TEXT NOT NULL,
+    PRIMARY KEY (project_id, env)
+  );
+
+  -- AUTOINCREMENT: a seq is never reused, even after old events are deleted, so a pipeline
+  -- checkpoint can never point past an event stored later.
+  CREATE TABLE events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    received_at TEXT NOT NULL,
+    org_id      TEXT NOT NULL,
+    project_id  TEXT NOT NULL,
+    env         TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    unit_key    TEXT NOT NULL,
+    timestamp   TEXT NOT NULL,
+    name        TEXT,
+    decision_id TEXT,
+    discovered  INTEGER,       -- NULL when the event did not say
+    body        TEXT NOT NULL  -- JSON
+  );
+  -- Index entries end with the rowid (seq), so these serve "newest first" without a sort.
+  CREATE INDEX events_project ON events (project_id);
+  CREATE INDEX events_project_type ON events (project_id, type);
+  CREATE INDEX events_decision ON events (decision_id) WHERE decision_id IS NOT NULL;
+
+  CREATE TABLE discovered_events (
+    org_id     TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    count      INTEGER NOT NULL,
+    first_seen TEXT NOT NULL,
+    last_seen  TEXT NOT NULL,
+    PRIMARY KEY (org_id, project_id, env, name)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE checkpoints (
+    pipeline TEXT PRIMARY KEY,
+    seq      INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+function userVersion(db: Database): number {
+  return db.pragma("user_version", { simple: true }) as number;
+}
+
+/** Brings the schema to SCHEMA_VERSION; refuses a database written by a newer build. */
+export function migrate(db: Database): void {
+  // Checked before taking the write lock: opening an up-to-date database writes nothing.
+  if (userVersion(db) === SCHEMA_VERSION) return;
+  db.transaction(() => {
+    // Read again under the lock: another process may have migrated meanwhile.
+    const current = userVersion(db);
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `database schema version ${current} is newer than this build's ${SCHEMA_VERSION}; upgrade vane`,
+      );
+    }
+    for (const migration of MIGRATIONS.slice(current)) db.exec(migration);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,142 @@
+// POST /v1/events and /v1/events/batch over HTTP: per-event validation, limits, schemas in warn
+// and reject mode, auto-discovered events, server ids, and 8 concurrent clients.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sampleBundle } from "../bundle/bundles.js";
+import { type TestServer, call, startTestServer } from "./harness.js";
+
+interface EventsBody {
+  accepted: number;
+  pipelineWritten: number;
+  parquetPipelineWritten: number;
+  validationErrors?: { index: number; error: string }[];
+  schemaWarnings?: { index: number; event: string; violations: unknown }[];
+  pipelineErrors?: { pipeline: string; error: string }[];
+}
+
+const T = "2026-11-21T12:00:00.000Z";
+const track = (extra: Record<string, unknown> = {}) => ({ type: "track", unitKey: "u1", timestamp: T, event: "click", ...extra });
+const exposure = { type: "exposure", unitKey: "u1", timestamp: T, assignments: { "checkout.color": "red" }, layers: [{ layerId: "checkout", bucket: 512 }] };
+
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  key = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:write"] });
+  await server.putBundle({
+    ...sampleBundle(),
+    eventDefinitions: [
+      { name: "purchase", valueType: "currency", unit: "EUR", schemaEnforcement: "reject", propertySchema: { type: "object", required: ["sku"], properties: { sku: { type: "string" } } } },
+      { name: "signup", schemaEnforcement: "warn", propertySchema: { type: "object", properties: { plan: { enum: ["free", "pro"] } } } },
+    ],
+  });
+});
+afterAll(() => server.close());
+
+const send = async (events: unknown, path = "/v1/events") => {
+  const response = await call(server, path, { key, body: events === undefined ? {} : { events } });
+  return { status: response.status, body: (await response.json()) as EventsBody };
+};
+
+describe.each(["/v1/events", "/v1/events/batch"])("POST %s", (path) => {
+  it("stores valid events and reports each invalid one by its index", async () => {
+    const before = await server.stores.events.count();
+    const { status, body } = await send([track(), { type: "track", timestamp: T, event: "x" }, exposure, { unitKey: "u" }, track({ timestamp: "yesterday" })], path);
+    expect(status).toBe(200);
+    expect(body.accepted).toBe(2);
+    expect(body.pipelineWritten).toBe(2);
+    expect(body.validationErrors?.map((e) => e.index)).toEqual([1, 3, 4]);
+    expect(body.validationErrors?.[0]?.error).toMatch(/unitKey/);
+    expect(body.validationErrors?.[1]?.error).toMatch(/type/);
+    expect(body.validationErrors?.[2]?.error).toMatch(/timestamp/);
+    expect(await server.stores.events.count()).toBe(before + 2);
+  });
+
+  it("an empty array is accepted: 0", async () => {
+    const { status, body } = await send([], path);
+    expect(status).toBe(200);
+    expect(body.accepted).toBe(0);
+    expect(body.validationErrors).toBeUndefined();
+  });
+});
+
+describe("request errors", () => {
+  const expect400 = async (body: unknown, message: string) => {
+    const response = await call(server, "/v1/events/batch", { key, body });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: "BAD_REQUEST", message } });
+  };
+  it("more than 1000 events: Batch size exceeds limit of 1000, nothing stored", async () => {
+    const before = await server.stores.events.count();
+    await expect400({ events: Array.from({ length: 1001 }, () => track()) }, "Batch size exceeds limit of 1000");
+    expect(await server.stores.events.count()).toBe(before);
+  });
+  it("exactly 1000 events are accepted", async () => {
+    expect((await send(Array.from({ length: 1000 }, () => track()))).body.accepted).toBe(1000);
+  });
+  it("Invalid JSON body", () => expect400("{\"events\": [", "Invalid JSON body"));
+  it("Missing events array", async () => {
+    await expect400({}, "Missing events array");
+    await expect400({ events: "no" }, "Missing events array");
+    await expect400([track()], "Missing events array");
+  });
+});
+
+describe("what is stored", () => {
+  it("each event with a server id, the receive time and the key's tenant; the event's orgId ignored", async () => {
+    const { body } = await send([track({ unitKey: "stored-1", orgId: "evil", projectId: "other", value: 9.5, properties: { a: 1 } })]);
+    expect(body.accepted).toBe(1);
+    const [row] = await server.stores.events.list({ limit: 1 });
+    expect(row?.event).toMatchObject({ orgId: "org-1", projectId: "proj-1", env: "production", unitKey: "stored-1", type: "track", name: "click", timestamp: T });
+    expect(row?.event.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(row?.event.receivedAt).toBe(new Date(server.clock.now()).toISOString());
+    expect(row?.event.body).toMatchObject({ value: 9.5, properties: { a: 1 }, orgId: "org-1", projectId: "proj-1" });
+  });
+
+  it("warn-mode schema: stored and reported in schemaWarnings", async () => {
+    const { body } = await send([track({ event: "signup", properties: { plan: "gold" } }), track({ event: "signup", properties: { plan: "pro" } })]);
+    expect(body.accepted).toBe(2);
+    expect(body.schemaWarnings).toHaveLength(1);
+    expect(body.schemaWarnings?.[0]).toMatchObject({ index: 0, event: "signup" });
+    expect(JSON.stringify(body.schemaWarnings?.[0]?.violations)).toContain("plan");
+  });
+
+  it("reject-mode schema: dropped and reported as Schema validation failed", async () => {
+    const before = await server.stores.events.count();
+    const { body } = await send([track({ event: "purchase", value: 20, properties: { qty: 1 } }), track({ event: "purchase", value: 20, properties: { sku: "A-1" } })]);
+    expect(body.accepted).toBe(1);
+    expect(body.validationErrors).toHaveLength(1);
+    expect(body.validationErrors?.[0]?.index).toBe(0);
+    expect(body.validationErrors?.[0]?.error).toMatch(/^Schema validation failed: .*sku/);
+    expect(await server.stores.events.count()).toBe(before + 1);
+  });
+
+  it("unknown event names are stored and counted as discovered", async () => {
+    await send([track({ event: "chekout" }), track({ event: "chekout" }), track({ event: "purchase", properties: { sku: "B" } })]);
+    const discovered = await server.stores.events.discovered();
+    expect(discovered.find((d) => d.name === "chekout")).toMatchObject({ projectId: "proj-1", env: "production", count: 2 });
+    expect(discovered.find((d) => d.name === "purchase")).toBeUndefined();
+  });
+});
+
+describe("concurrency", () => {
+  it("8 clients posting 100 batches each at once: every accepted event stored exactly once", async () => {
+    const before = await server.stores.events.count();
+    const unit = (client: number, batch: number, i: number) => `c${client}-b${batch}-e${i}`;
+    const client = async (c: number) => {
+      for (let b = 0; b < 100; b++) {
+        const events = Array.from({ length: 10 }, (_, i) => track({ unitKey: unit(c, b, i), event: "load" }));
+        const { status, body } = await send(events, "/v1/events/batch");
+        expect(status).toBe(200);
+        expect(body.accepted).toBe(10);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
+    expect(await server.stores.events.count()).toBe(before + 8000);
+    const stored = await server.stores.events.list({ limit: 8000 });
+    const units = stored.map((s) => s.event.unitKey).filter((u) => /^c\d-b\d+-e\d$/.test(u));
+    expect(units.length).toBe(8000);
+    expect(new Set(units).size).toBe(8000);
+    expect(new Set(stored.map((s) => s.event.id)).size).toBe(stored.length);
+  });
+});

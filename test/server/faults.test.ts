@@ -1,0 +1,161 @@
+// Store faults through the store interfaces: stale bundles, 503s with Retry-After, events never
+// half stored, and the Parquet pipeline's failure after the primary commit and its catch-up.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { parquetReadObjects } from "hyparquet";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fileSinkFor } from "../../src/store/parquet/file-sink.js";
+import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import type { FileSink } from "../../src/store/parquet/sink.js";
+import { sampleBundle } from "../bundle/bundles.js";
+import { FaultyStores } from "./faulty-stores.js";
+import { type TestServer, call, startTestServer } from "./harness.js";
+
+/** A sink that fails while `down` is set, as a full disk would. */
+class SwitchableSink implements FileSink {
+  down = false;
+  constructor(private readonly inner: FileSink) {}
+  write(path: string, bytes: Uint8Array): Promise<void> {
+    return this.down ? Promise.reject(new Error("injected fault: parquet disk full")) : this.inner.write(path, bytes);
+  }
+}
+
+let server: TestServer;
+let faulty: FaultyStores;
+let sink: SwitchableSink;
+let readKey: string;
+let writeKey: string;
+const T = "2026-11-21T12:00:00.000Z";
+const track = (unitKey: string) => ({ type: "track", unitKey, timestamp: T, event: "click" });
+
+beforeAll(async () => {
+  server = await startTestServer({
+    limits: { bundleStaleMs: 60_000 },
+    wrapStores: (stores) => (faulty = new FaultyStores(stores)),
+    pipelines: (stores, dataDir) => [new ParquetPipeline({ events: stores.events, sink: (sink = new SwitchableSink(fileSinkFor(dataDir))) })],
+  });
+  readKey = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read"] });
+  writeKey = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:write"] });
+  await server.putBundle(sampleBundle());
+});
+afterAll(() => server.close());
+
+async function parquetUnits(dataDir: string): Promise<string[]> {
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (name.endsWith(".parquet")) files.push(path);
+    }
+  };
+  walk(join(dataDir, "parquet"));
+  const units: string[] = [];
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
+    units.push(...rows.map((row) => String(row.unit_key)));
+  }
+  return units;
+}
+
+describe("config store down", () => {
+  it("with a recent copy: 200 from the copy, X-Service-Bundle-Stale and a shorter max-age; resolve still answers", async () => {
+    expect((await call(server, "/v1/config/proj-1", { key: readKey })).status).toBe(200);
+    faulty.down.add("bundles");
+    try {
+      const response = await call(server, "/v1/config/proj-1", { key: readKey });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("X-Service-Bundle-Stale")).toBe("true");
+      expect(response.headers.get("Cache-Control")).toBe("public, max-age=10, must-revalidate");
+      expect(((await response.json()) as { version: string }).version).toBe(sampleBundle().version);
+      const resolved = await call(server, "/v1/resolve", { key: readKey, body: { context: { userId: "u1" } } });
+      expect(resolved.status).toBe(200);
+      expect(resolved.headers.get("X-Service-Bundle-Stale")).toBe("true");
+    } finally {
+      faulty.down.delete("bundles");
+    }
+    expect((await call(server, "/v1/config/proj-1", { key: readKey })).headers.get("X-Service-Bundle-Stale")).toBeNull();
+  });
+
+  it("with no copy (never read, or older than the stale limit): 503 SERVICE_UNAVAILABLE, Retry-After: 5", async () => {
+    await server.putBundle({ ...sampleBundle(), env: "staging" });
+    faulty.down.add("bundles");
+    try {
+      for (const [path, body] of [["/v1/config/proj-1?env=staging", undefined], ["/v1/resolve", { context: { userId: "u" }, env: "staging" }]] as const) {
+        const response = await call(server, path, { key: readKey, body });
+        expect(response.status).toBe(503);
+        expect(response.headers.get("Retry-After")).toBe("5");
+        expect(await response.json()).toEqual({ error: { code: "SERVICE_UNAVAILABLE", message: "Config store temporarily unavailable, retry shortly" } });
+      }
+      server.clock.advance(60_000);
+      const expired = await call(server, "/v1/config/proj-1", { key: readKey });
+      expect(expired.status).toBe(503);
+    } finally {
+      faulty.down.delete("bundles");
+    }
+  });
+
+  it("/health says degraded while a store is down", async () => {
+    faulty.down.add("bundles");
+    const body = (await (await fetch(`${server.url}/health`)).json()) as { status: string; stores: Record<string, string> };
+    faulty.down.delete("bundles");
+    expect(body.status).toBe("degraded");
+    expect(body.stores.bundles).toBe("down");
+  });
+});
+
+describe("event store down", () => {
+  it("events: 503 EVENTS_NOT_STORED with accepted 0, retryable, pipelineErrors and Retry-After: 2; nothing stored", async () => {
+    const before = await server.stores.events.count();
+    faulty.down.add("events");
+    let response: Response;
+    try {
+      response = await call(server, "/v1/events/batch", { key: writeKey, body: { events: [track("a"), track("b")] } });
+    } finally {
+      faulty.down.delete("events");
+    }
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("2");
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({
+      error: { code: "EVENTS_NOT_STORED", message: "Event storage temporarily unavailable — retry this batch shortly" },
+      accepted: 0,
+      retryable: true,
+    });
+    expect(body.pipelineErrors).toEqual([{ pipeline: "primary", error: "injected fault: events store down" }]);
+    expect(await server.stores.events.count()).toBe(before);
+  });
+
+  it("resolve: 503 rather than a decision that was never recorded", async () => {
+    faulty.down.add("events");
+    const response = await call(server, "/v1/resolve", { key: readKey, body: { context: { userId: "u1" } } });
+    faulty.down.delete("events");
+    expect(response.status).toBe(503);
+    expect(response.headers.get("Retry-After")).toBe("2");
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+  });
+});
+
+describe("Parquet pipeline", () => {
+  it("a failure after the primary commit: 200 with pipelineErrors; the next delivery catches up, each event once", async () => {
+    const ok = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-1")] } });
+    expect(await ok.json()).toMatchObject({ accepted: 1, pipelineWritten: 1, parquetPipelineWritten: 1 });
+
+    sink.down = true;
+    const partial = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-2"), track("pq-3")] } });
+    sink.down = false;
+    expect(partial.status).toBe(200);
+    const body = (await partial.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ accepted: 2, pipelineWritten: 2, parquetPipelineWritten: 0 });
+    expect(body.pipelineErrors).toEqual([{ pipeline: "parquet", error: "injected fault: parquet disk full" }]);
+    expect((await server.stores.events.list({ limit: 2 })).map((s) => s.event.unitKey).sort()).toEqual(["pq-2", "pq-3"]);
+    expect((await parquetUnits(server.dataDir)).filter((u) => u.startsWith("pq-"))).toEqual(["pq-1"]);
+
+    const next = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-4")] } });
+    expect(await next.json()).toMatchObject({ accepted: 1, parquetPipelineWritten: 1 });
+    const units = await parquetUnits(server.dataDir);
+    expect(units.filter((u) => u.startsWith("pq-")).sort()).toEqual(["pq-1", "pq-2", "pq-3", "pq-4"]);
+    expect(units.length).toBe(await server.stores.events.count());
+  });
+});

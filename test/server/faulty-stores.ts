@@ -1,0 +1,35 @@
+// Stores that fail on demand through their interfaces: each method of a store named in `down`
+// rejects, as a store whose database went away would.
+import type { BundleStore, EventStore, KeyStore, Stores } from "../../src/store/types.js";
+
+export type StoreName = "bundles" | "keys" | "events";
+
+export class FaultyStores implements Stores {
+  readonly down = new Set<StoreName>();
+  readonly bundles: BundleStore;
+  readonly keys: KeyStore;
+  readonly events: EventStore;
+
+  constructor(private readonly inner: Stores) {
+    this.bundles = this.guard("bundles", inner.bundles);
+    this.keys = this.guard("keys", inner.keys);
+    this.events = this.guard("events", inner.events);
+  }
+
+  async health() {
+    const health = await this.inner.health();
+    for (const name of this.down) health[name] = "down";
+    return health;
+  }
+
+  private guard<T extends object>(name: StoreName, store: T): T {
+    return new Proxy(store, {
+      get: (target, property, receiver) => {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) =>
+          this.down.has(name) ? Promise.reject(new Error(`injected fault: ${name} store down`)) : (value as (...a: unknown[]) => unknown).apply(target, args);
+      },
+    });
+  }
+}

@@ -1,0 +1,105 @@
+// A real server for the HTTP tests: the app on @hono/node-server at an ephemeral 127.0.0.1 port,
+// on the SQLite store in a fresh temp folder, with a clock the test moves.
+import { createHash } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Bundle } from "../../src/bundle/types.js";
+import { loadEngine } from "../../src/engine/loader.js";
+import { type AppLimits, createApp } from "../../src/server/app.js";
+import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
+import type { Clock } from "../../src/server/clock.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import type { EventPipeline, KeyKind, Stores } from "../../src/store/types.js";
+
+export const START = Date.parse("2026-11-21T12:00:00.000Z");
+
+export class ManualClock implements Clock {
+  constructor(private ms = START) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export const nodeSha256 = (bytes: Uint8Array): Uint8Array => createHash("sha256").update(bytes).digest();
+
+export interface TestServerOptions {
+  readonly limits?: Partial<AppLimits>;
+  /** Wraps the SQLite stores, e.g. to make one fail. */
+  readonly wrapStores?: (stores: Stores) => Stores;
+  readonly pipelines?: (stores: Stores, dataDir: string) => EventPipeline[];
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly stores: Stores;
+  readonly clock: ManualClock;
+  readonly dataDir: string;
+  readonly errors: unknown[];
+  /** Stores a new key and returns its secret. */
+  key(input: Omit<KeyInput, "key"> & { kind?: KeyKind }): Promise<string>;
+  putBundle(bundle: Bundle): Promise<void>;
+  close(): Promise<void>;
+}
+
+const engine = await loadEngine();
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), "vane-http-"));
+  const sqlite = openSqliteStores({ dataDir, synchronous: "NORMAL" });
+  const stores = options.wrapStores?.(sqlite) ?? sqlite;
+  const clock = new ManualClock();
+  const errors: unknown[] = [];
+  const app = createApp({
+    engine,
+    stores,
+    pipelines: options.pipelines?.(sqlite, dataDir),
+    clock,
+    version: "test",
+    limits: { bundleRefreshMs: 0, keyCacheMs: 0, ...options.limits },
+    onInternalError: (error) => errors.push(error),
+  });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stores: sqlite,
+    clock,
+    dataDir,
+    errors,
+    async key({ kind = "sk", ...input }) {
+      const secret = generateKey(kind);
+      await sqlite.keys.put(toKeyRecord({ ...input, key: secret }, nodeSha256, new Date(clock.now()).toISOString()));
+      return secret;
+    },
+    putBundle: (bundle) => sqlite.bundles.put(bundle, new Date(clock.now()).toISOString()),
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      sqlite.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fetch with a Bearer key and a JSON body. */
+export function call(
+  server: TestServer,
+  path: string,
+  init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key !== undefined) headers.Authorization = `Bearer ${init.key}`;
+  let body: string | undefined;
+  if (init.body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+  }
+  return fetch(server.url + path, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });
+}

@@ -1,0 +1,372 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parquetMetadata, parquetReadObjects } from "hyparquet";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js";
+import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import type { FileSink } from "../../src/store/parquet/sink.js";
+import type { EventStore, StoredEvent } from "../../src/store/types.js";
+import { MemoryEventStore } from "./memory-events.js";
+
+/** A sink in memory that logs writes, can fail chosen calls and can hold writes until released. */
+class MemorySink implements FileSink {
+  readonly files = new Map<string, Uint8Array>();
+  readonly writes: string[] = [];
+  inFlight = 0;
+  maxInFlight = 0;
+  failOn: (call: number) => Error | undefined = () => undefined;
+  private gate: Promise<void> | undefined;
+  private open: (() => void) | undefined;
+  private entered: (() => void) | undefined;
+
+  /** Holds every write until release(); resolves `entered` once the first held write arrives. */
+  hold(): Promise<void> {
+    this.gate = new Promise((resolve) => (this.open = resolve));
+    return new Promise((resolve) => (this.entered = resolve));
+  }
+
+  release(): void {
+    this.gate = undefined;
+    this.open?.();
+  }
+
+  async write(path: string, bytes: Uint8Array): Promise<void> {
+    const call = this.writes.push(path);
+    this.inFlight++;
+    this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+    try {
+      this.entered?.();
+      await this.gate;
+      const error = this.failOn(call);
+      if (error) throw error;
+      this.files.set(path, bytes.slice());
+    } finally {
+      this.inFlight--;
+    }
+  }
+}
+
+const BASE = "2025-03-09T10:15:00.000Z";
+
+/** Event `i`, received `offsetMs` after BASE unless `receivedAt` is given. */
+function event(i: number, fields: Partial<StoredEvent> & { offsetMs?: number } = {}): StoredEvent {
+  const { offsetMs = i * 1000, ...rest } = fields;
+  return {
+    id: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    receivedAt: new Date(Date.parse(BASE) + offsetMs).toISOString(),
+    orgId: "org_1",
+    projectId: i % 2 === 0 ? "proj_a" : "proj_b",
+    env: "production",
+    type: i % 3 === 0 ? "track" : "exposure",
+    unitKey: `user-${i}`,
+    timestamp: `2025-03-09T10:14:${String(i % 60).padStart(2, "0")}.5+01:00`,
+    ...(i % 3 === 0 ? { name: `purchase ✓ ${i}` } : {}),
+    ...(i % 4 === 0 ? { decisionId: `dec_${i}` } : {}),
+    body: { type: "exposure", n: i, nested: { list: [1, "二", null] } },
+    ...rest,
+  };
+}
+
+function events(from: number, to: number): StoredEvent[] {
+  return Array.from({ length: to - from + 1 }, (_, k) => event(from + k));
+}
+
+type Row = Record<string, unknown>;
+
+async function decode(bytes: Uint8Array): Promise<Row[]> {
+  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  return parquetReadObjects({ file });
+}
+
+/** Every row of every file, with the file it is in. */
+async function allRows(files: ReadonlyMap<string, Uint8Array>): Promise<(Row & { file: string })[]> {
+  const rows: (Row & { file: string })[] = [];
+  for (const [file, bytes] of files) {
+    for (const row of await decode(bytes)) rows.push({ ...row, file });
+  }
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
+}
+
+/** The row the files should hold for event `e` at `seq`. */
+function expectedRow(seq: number, e: StoredEvent): Row {
+  return {
+    seq: BigInt(seq),
+    id: e.id,
+    received_at: new Date(e.receivedAt),
+    org_id: e.orgId,
+    project_id: e.projectId,
+    env: e.env,
+    type: e.type,
+    unit_key: e.unitKey,
+    event_timestamp: e.timestamp,
+    name: e.name ?? null,
+    decision_id: e.decisionId ?? null,
+    body: JSON.stringify(e.body),
+  };
+}
+
+/** Asserts the files hold seq 1..n exactly once each. */
+async function expectExactlyOnce(files: ReadonlyMap<string, Uint8Array>, n: number): Promise<void> {
+  const seqs = (await allRows(files)).map((row) => Number(row.seq));
+  expect(seqs).toEqual(Array.from({ length: n }, (_, k) => k + 1));
+}
+
+describe("ParquetPipeline", () => {
+  let store: MemoryEventStore;
+  let sink: MemorySink;
+  beforeEach(() => {
+    store = new MemoryEventStore();
+    sink = new MemorySink();
+  });
+
+  it("writes every event exactly once with every column, reading in pages", async () => {
+    const stored = events(1, 23);
+    const { lastSeq } = await store.append(stored);
+    const pipeline = new ParquetPipeline({ events: store, sink, batchRows: 5 });
+    await pipeline.deliverThrough(lastSeq);
+
+    const rows = await allRows(sink.files);
+    expect(rows.map(({ file: _, ...row }) => row)).toEqual(stored.map((e, k) => expectedRow(k + 1, e)));
+    expect(rows.some((row) => row.name === null) && rows.some((row) => typeof row.name === "string")).toBe(true);
+    expect(JSON.parse(String(rows[0]?.body))).toEqual(stored[0]?.body);
+    expect(await store.checkpoint("parquet")).toBe(23);
+    expect(sink.writes).toEqual(["events/dt=2025-03-09/hour=10/part-000000000001.parquet"]);
+  });
+
+  it("declares the column types, received_at as UTC millis", async () => {
+    await store.append(events(1, 3));
+    await new ParquetPipeline({ events: store, sink }).catchUp();
+    const [bytes] = sink.files.values();
+    const schema = parquetMetadata(bytes!).schema;
+    const byName = new Map(schema.map((element) => [element.name, element]));
+    expect(schema.slice(1).map((element) => element.name)).toEqual([
+      "seq", "id", "received_at", "org_id", "project_id", "env", "type", "unit_key",
+      "event_timestamp", "name", "decision_id", "body",
+    ]);
+    expect(byName.get("seq")).toMatchObject({ type: "INT64", repetition_type: "REQUIRED" });
+    expect(byName.get("received_at")).toMatchObject({
+      type: "INT64",
+      converted_type: "TIMESTAMP_MILLIS",
+      logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
+    });
+    expect(byName.get("name")).toMatchObject({ converted_type: "UTF8", repetition_type: "OPTIONAL" });
+    expect(byName.get("body")).toMatchObject({ converted_type: "UTF8", repetition_type: "REQUIRED" });
+  });
+
+  it("partitions by the UTC hour of receipt, one file per partition named by its first seq", async () => {
+    const at = (iso: string) => ({ offsetMs: Date.parse(iso) - Date.parse(BASE) });
+    await store.append([
+      event(1, at("2025-03-09T10:59:59.999Z")),
+      event(2, at("2025-03-09T11:00:00.000Z")),
+      event(3, at("2025-03-09T10:59:58.000Z")), // a late receipt, back in hour 10
+      event(4, { receivedAt: "2025-03-09T23:30:00.000-02:00" }), // 01:30 UTC the next day
+    ]);
+    await new ParquetPipeline({ events: store, sink }).deliverThrough(4);
+
+    expect([...sink.files.keys()].sort()).toEqual([
+      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
+      "events/dt=2025-03-09/hour=11/part-000000000002.parquet",
+      "events/dt=2025-03-10/hour=01/part-000000000004.parquet",
+    ]);
+    const rows = await allRows(sink.files);
+    expect(rows.map((row) => [Number(row.seq), row.file.split("/")[2]])).toEqual([
+      [1, "hour=10"], [2, "hour=11"], [3, "hour=10"], [4, "hour=01"],
+    ]);
+  });
+
+  it("rejects with the sink's error and keeps the checkpoint, then delivers backlog and new events once", async () => {
+    const full = new Error("disk full");
+    sink.failOn = (call) => (call === 2 || call === 3 ? full : undefined);
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await store.append([...events(1, 3), event(4, { offsetMs: 3_600_000 })]); // hours 10 and 11
+
+    await expect(pipeline.deliverThrough(4)).rejects.toBe(full); // hour 10 written, hour 11 failed
+    expect(await store.checkpoint("parquet")).toBe(0);
+    await store.append(events(5, 6));
+    await expect(pipeline.deliverThrough(6)).rejects.toBe(full); // the first write fails
+    expect(await store.checkpoint("parquet")).toBe(0);
+
+    await store.append(events(7, 8));
+    await pipeline.deliverThrough(8);
+    expect(await store.checkpoint("parquet")).toBe(8);
+    await expectExactlyOnce(sink.files, 8);
+    expect(sink.files.size).toBe(2);
+  });
+
+  it("coalesces calls made during a run into one next run, never two at once", async () => {
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await store.append(events(1, 3));
+    const entered = sink.hold();
+    const first = pipeline.deliverThrough(3);
+    await entered;
+    const waiting: Promise<void>[] = [];
+    for (let i = 4; i <= 8; i++) {
+      const { lastSeq } = await store.append([event(i)]);
+      waiting.push(pipeline.deliverThrough(lastSeq));
+    }
+    waiting.push(pipeline.catchUp());
+    expect(sink.writes).toHaveLength(1);
+    sink.release();
+
+    await Promise.all([first, ...waiting]);
+    expect(sink.writes).toEqual([
+      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
+      "events/dt=2025-03-09/hour=10/part-000000000004.parquet",
+    ]);
+    expect(sink.maxInFlight).toBe(1);
+    await expectExactlyOnce(sink.files, 8);
+    expect(await store.checkpoint("parquet")).toBe(8);
+  });
+
+  it("starts the queued run as the current one settles: a call made right then waits its turn", async () => {
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await store.append(events(1, 2));
+    const entered = sink.hold();
+    const first = pipeline.deliverThrough(2);
+    await entered;
+    await store.append(events(3, 6));
+    const second = pipeline.deliverThrough(4);
+    // Called from the first run's settlement, before any other microtask could start a run.
+    const third = first.then(() => pipeline.deliverThrough(6));
+    sink.release();
+
+    await Promise.all([first, second, third]);
+    expect(sink.writes.map((path) => path.slice(-20))).toEqual(["000000000001.parquet", "000000000003.parquet"]);
+    await expectExactlyOnce(sink.files, 6);
+  });
+
+  it("a failed run rejects its callers only; the queued run still delivers", async () => {
+    const broken = new Error("broken pipe");
+    sink.failOn = (call) => (call === 1 ? broken : undefined);
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await store.append(events(1, 2));
+    const entered = sink.hold();
+    const first = pipeline.deliverThrough(2);
+    await entered;
+    const { lastSeq } = await store.append(events(3, 4));
+    const second = pipeline.deliverThrough(lastSeq);
+    sink.release();
+
+    await expect(first).rejects.toBe(broken);
+    await second;
+    await expectExactlyOnce(sink.files, 4);
+  });
+
+  it("catchUp with nothing new writes nothing and keeps the checkpoint", async () => {
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await pipeline.catchUp();
+    expect(sink.writes).toEqual([]);
+    expect(await store.checkpoint("parquet")).toBe(0);
+
+    await store.append(events(1, 5));
+    await pipeline.catchUp();
+    expect(sink.writes).toHaveLength(1);
+    await pipeline.catchUp();
+    await pipeline.deliverThrough(5);
+    expect(sink.writes).toHaveLength(1);
+    expect(await store.checkpoint("parquet")).toBe(5);
+  });
+
+  it("a crash between the file write and the checkpoint leaves no duplicate rows after the retry", async () => {
+    const crash = new Error("process died");
+    let crashes = 1;
+    const crashing: EventStore = Object.assign(Object.create(store) as MemoryEventStore, {
+      setCheckpoint: async (pipeline: string, seq: number) => {
+        if (crashes-- > 0) throw crash;
+        return store.setCheckpoint(pipeline, seq);
+      },
+    });
+    await store.append([...events(1, 4), event(5, { offsetMs: 3_600_000 })]);
+    await expect(new ParquetPipeline({ events: crashing, sink }).deliverThrough(5)).rejects.toBe(crash);
+    expect(sink.files.size).toBe(2);
+    expect(await store.checkpoint("parquet")).toBe(0);
+
+    // A new process: more events in both hours arrived meanwhile.
+    await store.append([event(6), event(7, { offsetMs: 3_600_000 })]);
+    await new ParquetPipeline({ events: crashing, sink }).deliverThrough(7);
+    expect(sink.writes.slice(2).sort()).toEqual(sink.writes.slice(0, 2).sort()); // same names, replaced
+    await expectExactlyOnce(sink.files, 7);
+    expect(await store.checkpoint("parquet")).toBe(7);
+  });
+
+  it("delivers at least through seq, in paged rounds of at most flushRows (+ one page)", async () => {
+    await store.append(events(1, 25));
+    const pipeline = new ParquetPipeline({ events: store, sink, batchRows: 4, flushRows: 10 });
+    await pipeline.deliverThrough(5);
+    expect(await store.checkpoint("parquet")).toBe(8); // two pages of 4 passed seq 5
+    await pipeline.catchUp();
+    expect(sink.writes.map((path) => path.slice(-20))).toEqual([
+      "000000000001.parquet", // 1..8
+      "000000000009.parquet", // 9..20: three pages reach flushRows
+      "000000000021.parquet", // 21..25: the short page ends the run
+    ]);
+    await expectExactlyOnce(sink.files, 25);
+  });
+
+  it("refuses a bad seq, bad options, and a store whose readAfter does not advance", async () => {
+    const pipeline = new ParquetPipeline({ events: store, sink });
+    await expect(pipeline.deliverThrough(Number.NaN)).rejects.toThrow(RangeError);
+    await expect(pipeline.deliverThrough(-1)).rejects.toThrow(RangeError);
+    expect(() => new ParquetPipeline({ events: store, sink, batchRows: 0 })).toThrow(RangeError);
+
+    await store.append(events(1, 3));
+    const stuck: EventStore = Object.assign(Object.create(store) as MemoryEventStore, {
+      readAfter: () => store.readAfter(0, 2),
+    });
+    await expect(new ParquetPipeline({ events: stuck, sink, batchRows: 2 }).catchUp()).rejects.toThrow(/not after 2/);
+  });
+});
+
+describe("NodeFileSink", () => {
+  let dataDir: string;
+  beforeEach(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "vane-parquet-"));
+  });
+  afterEach(() => rm(dataDir, { recursive: true, force: true }));
+
+  async function listFiles(folder: string): Promise<string[]> {
+    const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name).slice(folder.length + 1))
+      .sort();
+  }
+
+  it("writes the pipeline's files under <dataDir>/parquet, readable by hyparquet", async () => {
+    const store = new MemoryEventStore();
+    const stored = [...events(1, 3), event(4, { offsetMs: 3_600_000 })];
+    await store.append(stored);
+    await new ParquetPipeline({ events: store, sink: fileSinkFor(dataDir) }).catchUp();
+
+    const root = join(dataDir, "parquet");
+    expect(await listFiles(root)).toEqual([
+      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
+      "events/dt=2025-03-09/hour=11/part-000000000004.parquet",
+    ]);
+    const files = new Map<string, Uint8Array>();
+    for (const path of await listFiles(root)) files.set(path, await readFile(join(root, path)));
+    const rows = await allRows(files);
+    expect(rows.map(({ file: _, ...row }) => row)).toEqual(stored.map((e, k) => expectedRow(k + 1, e)));
+  });
+
+  it("replaces a file whole and leaves no temporary file", async () => {
+    const sink = new NodeFileSink(dataDir);
+    await sink.write("a/b/c.parquet", new Uint8Array([1, 2, 3, 4]));
+    await sink.write("a/b/c.parquet", new Uint8Array([9]));
+    expect(await readFile(join(dataDir, "a/b/c.parquet"))).toEqual(Buffer.from([9]));
+    expect(await listFiles(dataDir)).toEqual(["a/b/c.parquet"]);
+  });
+
+  it("refuses paths outside its folder, and cleans up after a failed write", async () => {
+    const sink = new NodeFileSink(dataDir);
+    for (const path of ["../x.parquet", "/etc/x", "a//b", "a/./b", "a\\b", ""]) {
+      await expect(sink.write(path, new Uint8Array([1]))).rejects.toThrow(/not a relative sink path/);
+    }
+    await writeFile(join(dataDir, "taken"), "a file, not a folder");
+    await expect(sink.write("taken/x.parquet", new Uint8Array([1]))).rejects.toThrow();
+    await sink.write("dir/x.parquet", new Uint8Array([1]));
+    await expect(sink.write("dir", new Uint8Array([2]))).rejects.toThrow(); // rename onto a folder
+    expect(await listFiles(dataDir)).toEqual(["dir/x.parquet", "taken"]);
+  });
+});

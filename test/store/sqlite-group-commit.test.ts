@@ -1,0 +1,100 @@
+// GroupCommit on its own: which calls share a transaction, observed from a second connection.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GroupCommit } from "../../src/store/sqlite/group-commit.js";
+
+let dir: string;
+let db: Database.Database;
+let observer: Database.Database;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-group-"));
+  db = new Database(path.join(dir, "t.db"));
+  db.pragma("journal_mode = WAL");
+  db.exec("CREATE TABLE t (v TEXT NOT NULL UNIQUE)");
+  observer = new Database(path.join(dir, "t.db"));
+});
+
+afterEach(() => {
+  observer.close();
+  db.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Inserts the values; answers how many rows another connection saw committed meanwhile. */
+function inserter(maxGroupSize?: number): GroupCommit<string[], number> {
+  const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+  const committed = observer.prepare<[], number>("SELECT count(*) FROM t").pluck();
+  return new GroupCommit(db, {
+    apply: (values: string[]) => {
+      for (const value of values) insert.run(value);
+      return committed.get() ?? -1;
+    },
+    sizeOf: (values) => values.length,
+    ...(maxGroupSize !== undefined && { maxGroupSize }),
+  });
+}
+
+function rows(): string[] {
+  return observer.prepare<[], string>("SELECT v FROM t ORDER BY rowid").pluck().all();
+}
+
+describe("GroupCommit", () => {
+  it("runs calls of the same tick in one transaction and the next tick's in another", async () => {
+    const group = inserter();
+    const seen = await Promise.all([group.submit(["a"]), group.submit(["b"]), group.submit(["c"])]);
+    // Nothing was committed while any of the three ran: they shared one transaction.
+    expect(seen).toEqual([0, 0, 0]);
+    expect(await group.submit(["d"])).toBe(3);
+    expect(rows()).toEqual(["a", "b", "c", "d"]);
+  });
+
+  it("starts a new group where the size cap is reached, in call order", async () => {
+    const group = inserter(3);
+    const seen = await Promise.all([
+      group.submit(["a", "b"]),
+      group.submit(["c"]),
+      group.submit(["d"]),
+      group.submit(["e", "f", "g", "h"]),
+      group.submit(["i"]),
+    ]);
+    // Groups: [a b c] (size 3), [d] (d + the next 4 would pass 3), [e f g h] alone (over the cap), [i].
+    expect(seen).toEqual([0, 0, 3, 4, 8]);
+    expect(rows()).toEqual(["a", "b", "c", "d", "e", "f", "g", "h", "i"]);
+  });
+
+  it("rolls back a failing call alone and rejects only its promise", async () => {
+    const group = inserter();
+    const results = await Promise.allSettled([group.submit(["a"]), group.submit(["b", "a"]), group.submit(["c"])]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(rows()).toEqual(["a", "c"]);
+  });
+
+  it("rejects every call when a failure ends the whole transaction", async () => {
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const group = new GroupCommit(db, {
+      apply: (value: string) => {
+        insert.run(value);
+        // Stands in for SQLITE_FULL or SQLITE_IOERR, which roll back the transaction themselves.
+        if (value === "abort") db.exec("ROLLBACK");
+        return value;
+      },
+    });
+    const results = await Promise.allSettled([group.submit("a"), group.submit("abort"), group.submit("c")]);
+    expect(results.map((result) => result.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(rows()).toEqual([]);
+    expect(db.inTransaction).toBe(false);
+    expect(await group.submit("d")).toBe("d");
+  });
+
+  it("commits every queued call synchronously on flush, past the size cap", async () => {
+    const group = inserter(2);
+    const pending = [group.submit(["a", "b"]), group.submit(["c", "d"])];
+    group.flush();
+    expect(rows()).toEqual(["a", "b", "c", "d"]);
+    expect(await Promise.all(pending)).toEqual([0, 2]);
+  });
+});

@@ -1,0 +1,209 @@
+// The SQLite store: the contract, plus what only a file shared between processes can show.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  DB_FILE_NAME,
+  MAX_GROUP_EVENTS,
+  SCHEMA_VERSION,
+  openSqliteStores,
+  type SqliteStores,
+} from "../../src/store/sqlite/index.js";
+import { describeStoreContract } from "./contract.js";
+import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
+
+const dirs: string[] = [];
+const opened: SqliteStores[] = [];
+
+function tempDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-store-"));
+  dirs.push(dir);
+  return dir;
+}
+
+function open(dataDir: string, options: { busyTimeoutMs?: number } = {}): SqliteStores {
+  const stores = openSqliteStores({ dataDir, ...options });
+  opened.push(stores);
+  return stores;
+}
+
+afterEach(() => {
+  for (const stores of opened.splice(0)) stores.close();
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describeStoreContract("sqlite", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-contract-"));
+  const stores = openSqliteStores({ dataDir: dir });
+  return {
+    stores,
+    async cleanup() {
+      stores.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe("sqlite store: the file", () => {
+  it("creates the data folder and vane.db in WAL mode at the current schema version", () => {
+    const dataDir = path.join(tempDir(), "nested", "data");
+    open(dataDir);
+    const raw = new Database(path.join(dataDir, DB_FILE_NAME));
+    try {
+      expect(raw.pragma("journal_mode", { simple: true })).toBe("wal");
+      expect(raw.pragma("user_version", { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it("keeps keys, bundles, events, counts and checkpoints across close and reopen", async () => {
+    const dir = tempDir();
+    const first = openSqliteStores({ dataDir: dir, synchronous: "NORMAL" });
+    await first.keys.put(makeKey(1));
+    await first.bundles.put(makeBundle("proj-1", "production", "v-9"), "2026-01-01T00:00:00.000Z");
+    const batch = [makeEvent("a"), makeEvent("b", { name: "signup", discovered: true })];
+    const { lastSeq } = await first.events.append(batch);
+    await first.events.setCheckpoint("parquet", lastSeq);
+    first.close();
+
+    const again = open(dir);
+    expect(await again.keys.byId(makeKey(1).id)).toStrictEqual(makeKey(1));
+    expect(await again.bundles.version("proj-1", "production")).toBe("v-9");
+    expect((await again.events.readAfter(0, 10)).map((entry) => [entry.seq, entry.event.id])).toEqual([
+      [lastSeq - 1, "evt-a"],
+      [lastSeq, "evt-b"],
+    ]);
+    expect((await again.events.discovered()).map((row) => [row.name, row.count])).toEqual([["signup", 1]]);
+    expect(await again.events.checkpoint("parquet")).toBe(lastSeq);
+    expect((await again.events.append([makeEvent("c")])).lastSeq).toBe(lastSeq + 1);
+  });
+
+  it("lets a second connection (the CLI) see writes at once, both ways", async () => {
+    const dir = tempDir();
+    const server = open(dir);
+    const cli = open(dir);
+    await server.events.append(makeBatch("s", 3));
+    expect(await cli.events.count()).toBe(3);
+    await server.bundles.put(makeBundle("proj-1", "production", "v-1"), "2026-01-01T00:00:00.000Z");
+    await cli.bundles.put(makeBundle("proj-1", "production", "v-2"), "2026-01-02T00:00:00.000Z");
+    expect(await server.bundles.version("proj-1", "production")).toBe("v-2");
+    await cli.keys.put(makeKey(7, { revokedAt: "2026-01-03T00:00:00.000Z" }));
+    expect((await server.keys.byHash(makeKey(7).secretHash))?.revokedAt).toBe("2026-01-03T00:00:00.000Z");
+  });
+
+  it("refuses a database written by a newer schema", () => {
+    const dir = tempDir();
+    open(dir).close();
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => openSqliteStores({ dataDir: dir })).toThrow(/newer than this build/);
+  });
+
+  it("refuses an unknown synchronous mode", () => {
+    const synchronous = "OFF" as "FULL";
+    expect(() => openSqliteStores({ dataDir: tempDir(), synchronous })).toThrow(RangeError);
+  });
+
+  it("opens a private in-memory database for :memory:", async () => {
+    const stores = open(":memory:");
+    await stores.keys.put(makeKey(2));
+    expect(await stores.keys.byId(makeKey(2).id)).toStrictEqual(makeKey(2));
+    expect(await open(":memory:").keys.byId(makeKey(2).id)).toBeUndefined();
+  });
+});
+
+describe("sqlite store: group commit", () => {
+  it("stores nothing of the failing batches of a group while the good ones commit", async () => {
+    const stores = open(tempDir());
+    await stores.events.append([makeEvent("old")]);
+    const results = await Promise.allSettled([
+      stores.events.append(makeBatch("good-1", 3)),
+      stores.events.append([makeEvent("new-a", { name: "signup", discovered: true }), makeEvent("old")]),
+      stores.events.append([makeEvent("new-b"), makeEvent("new-b")]),
+      stores.events.append(makeBatch("good-2", 3)),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(["fulfilled", "rejected", "rejected", "fulfilled"]);
+    const stored = await stores.events.readAfter(0, 100);
+    expect(stored.map((entry) => entry.event.id)).toEqual([
+      "evt-old",
+      ...makeBatch("good-1", 3).map((event) => event.id),
+      ...makeBatch("good-2", 3).map((event) => event.id),
+    ]);
+    // A rolled-back savepoint gives its seqs back: no gap between the good batches.
+    expect(stored.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(await stores.events.discovered()).toEqual([]);
+  });
+
+  it("commits concurrent batches in call order, each in one run of seqs, across group caps", async () => {
+    const stores = open(tempDir());
+    const calls = Math.ceil((2 * MAX_GROUP_EVENTS) / 100) + 5;
+    const receipts = await Promise.all(
+      Array.from({ length: calls }, (_, i) => stores.events.append(makeBatch(`b${i}`, 100))),
+    );
+    expect(receipts.map((receipt) => receipt.lastSeq)).toEqual(Array.from({ length: calls }, (_, i) => 100 * (i + 1)));
+    const stored = await stores.events.readAfter(0, 100 * calls);
+    expect(stored[150]?.event.id).toBe("evt-b1-50");
+    expect(stored[100 * calls - 1]?.event.id).toBe(`evt-b${calls - 1}-99`);
+  });
+
+  it("rejects every append of a group whose transaction cannot start, storing none", async () => {
+    const dir = tempDir();
+    const stores = open(dir, { busyTimeoutMs: 20 });
+    const cli = new Database(path.join(dir, DB_FILE_NAME));
+    cli.exec("BEGIN IMMEDIATE");
+    try {
+      const results = await Promise.allSettled([
+        stores.events.append(makeBatch("x", 2)),
+        stores.events.append(makeBatch("y", 2)),
+      ]);
+      expect(results.map((result) => result.status)).toEqual(["rejected", "rejected"]);
+      const reason: unknown = results[0]?.status === "rejected" ? results[0].reason : undefined;
+      expect(reason).toMatchObject({ code: "SQLITE_BUSY" });
+    } finally {
+      cli.exec("ROLLBACK");
+      cli.close();
+    }
+    expect(await stores.events.count()).toBe(0);
+    expect((await stores.events.append(makeBatch("z", 2))).lastSeq).toBe(2);
+  });
+
+  it("commits appends still queued when closed", async () => {
+    const dir = tempDir();
+    const stores = openSqliteStores({ dataDir: dir });
+    const pending = stores.events.append(makeBatch("late", 4));
+    stores.close();
+    expect(await pending).toEqual({ lastSeq: 4 });
+    expect(await open(dir).events.count()).toBe(4);
+  });
+});
+
+describe("sqlite store: failures", () => {
+  it("reports every store down after close, and rejects calls instead of throwing", async () => {
+    const stores = open(tempDir());
+    expect(await stores.health()).toEqual({ bundles: "ok", keys: "ok", events: "ok" });
+    stores.close();
+    expect(await stores.health()).toEqual({ bundles: "down", keys: "down", events: "down" });
+    let call: Promise<unknown> | undefined;
+    expect(() => {
+      call = stores.keys.byId("key_x");
+    }).not.toThrow();
+    await expect(call).rejects.toThrow(/not open/);
+    await expect(stores.events.append(makeBatch("closed", 1))).rejects.toThrow(/not open/);
+    await expect(stores.events.append([])).rejects.toThrow(/not open/);
+    await expect(stores.bundles.put(makeBundle("p", "e"), "2026-01-01T00:00:00.000Z")).rejects.toThrow();
+  });
+
+  it("reports one store down when its table is unusable", async () => {
+    const dir = tempDir();
+    const stores = open(dir);
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    raw.exec("DROP TABLE keys");
+    raw.close();
+    expect(await stores.health()).toEqual({ bundles: "ok", keys: "down", events: "ok" });
+    await expect(stores.keys.list()).rejects.toThrow(/no such table/);
+  });
+});
