@@ -1,48 +1,70 @@
-// `vane <verb>`: operating the service from a checkout (decisions.md §8).
-import { parseArgs } from "node:util";
-import { startNodeServer } from "../server/node.js";
+// `vane <verb>`: operating the service from a checkout (decisions.md §8). main finds the verb,
+// prints help, and turns every failure into a message and an exit code — never a stack trace:
+// 0 done, 1 refused or failed, 2 wrong usage.
+import { packageVersion } from "../server/node.js";
+import { UsageError, wantsHelp } from "./args.js";
+import { bundlesGroup } from "./bundles.js";
+import { eventsGroup } from "./events.js";
+import { importVerb } from "./import.js";
+import { keysGroup } from "./keys.js";
+import { type Io, consoleIo, errorMessage } from "./output.js";
+import { serveVerb } from "./serve.js";
+import type { Verb, VerbGroup } from "./verb.js";
 
-const USAGE = `Usage: vane <verb> [options]
+type Entry = Verb | VerbGroup;
 
-Verbs:
-  serve     run the HTTP API
+const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup];
+const HELP_WORDS = ["--help", "-h", "help"];
 
-Run "vane <verb> --help" for a verb's options.`;
-
-const SERVE_USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1]
-
-Runs the HTTP API.
-  --port N     port to listen on (default 8787; 0 picks a free one)
-  --host H     address to bind (default 127.0.0.1)`;
-
-async function serve(args: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, help: { type: "boolean" } },
-  });
-  if (values.help) return print(SERVE_USAGE, 0);
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return print(`vane serve: --port must be an integer from 0 to 65535, got ${values.port}`, 2);
-  const server = await startNodeServer({ port, host: values.host });
-  console.log(`Vane is listening on ${server.url}\n  curl ${server.url}/health`);
-  const stop = () => void server.close().then(() => process.exit(0));
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
-  return -1; // keeps running
+function listing(entries: readonly { name: string; summary: string }[]): string[] {
+  const width = Math.max(...entries.map((e) => e.name.length));
+  return entries.map((e) => `  ${e.name.padEnd(width)}  ${e.summary}`);
 }
 
-function print(text: string, code: number): number {
-  (code === 0 ? console.log : console.error)(text);
-  return code;
+const USAGE = [
+  "Usage: vane <verb> [options]",
+  "",
+  "Verbs:",
+  ...listing(ENTRIES.map((e) => ({ name: "verbs" in e ? `${e.name} ${e.verbs.map((v) => v.name).join("|")}` : e.name, summary: e.summary }))),
+  "",
+  'Run "vane <verb> --help" for a verb\'s options; "vane --version" prints the version.',
+].join("\n");
+
+function groupUsage(group: VerbGroup): string {
+  return [`Usage: vane ${group.name} <${group.verbs.map((v) => v.name).join("|")}> [options]`, "", ...listing(group.verbs), "", `Run "vane ${group.name} <verb> --help" for its options.`].join("\n");
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [verb, ...rest] = argv;
-  try {
-    if (verb === "serve") return await serve(rest);
-    if (verb === undefined || verb === "--help" || verb === "help") return print(USAGE, verb === undefined ? 2 : 0);
-    return print(`vane: unknown verb "${verb}"\n\n${USAGE}`, 2);
-  } catch (error) {
-    return print(`vane ${verb}: ${error instanceof Error ? error.message : String(error)}`, 1);
+export async function main(argv: readonly string[], io: Io = consoleIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined) return print(io.err, USAGE, 2);
+  if (name === "--version" || name === "-v") return print(io.out, packageVersion(), 0);
+  if (HELP_WORDS.includes(name)) {
+    const about = rest[0] === undefined ? undefined : ENTRIES.find((e) => e.name === rest[0]);
+    return print(io.out, about === undefined ? USAGE : "verbs" in about ? groupUsage(about) : about.usage, 0);
   }
+  const entry = ENTRIES.find((e) => e.name === name);
+  if (entry === undefined) return print(io.err, `vane: unknown verb "${name}"\n\n${USAGE}`, 2);
+  if (!("verbs" in entry)) return runVerb(entry, rest, { io, label: `vane ${entry.name}` });
+  const [sub, ...subArgs] = rest;
+  if (sub === undefined) return print(io.err, `vane ${entry.name}: which one?\n\n${groupUsage(entry)}`, 2);
+  if (HELP_WORDS.includes(sub)) return print(io.out, groupUsage(entry), 0);
+  const verb = entry.verbs.find((v) => v.name === sub);
+  if (verb === undefined) return print(io.err, `vane ${entry.name}: unknown verb "${sub}"\n\n${groupUsage(entry)}`, 2);
+  return runVerb(verb, subArgs, { io, label: `vane ${entry.name} ${verb.name}` });
+}
+
+async function runVerb(verb: Verb, args: readonly string[], how: { io: Io; label: string }): Promise<number> {
+  const { io, label } = how;
+  if (wantsHelp(args)) return print(io.out, verb.usage, 0);
+  try {
+    return await verb.run(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) return print(io.err, `${label}: ${error.message}\n\n${error.usage}`, 2);
+    return print(io.err, `${label}: ${errorMessage(error)}`, 1);
+  }
+}
+
+function print(write: (text: string) => void, text: string, code: number): number {
+  write(text);
+  return code;
 }

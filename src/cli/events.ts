@@ -1,0 +1,106 @@
+// `vane events discovered|list|count`: a look at stored events from the command line. `list`
+// prints one compact JSON object per line (newest first), so its output pipes into jq.
+import { resolve } from "node:path";
+import type { EventFilter, EventType, SequencedEvent } from "../store/types.js";
+import { dataHelp, DEFAULT_DATA_DIR, UsageError, integerOption, parseVerbArgs } from "./args.js";
+import { shortTime, table } from "./output.js";
+import { withStores } from "./store-access.js";
+import type { Verb, VerbGroup } from "./verb.js";
+
+const EVENT_TYPES: readonly EventType[] = ["exposure", "track", "decision"];
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100_000;
+
+const DISCOVERED_USAGE = `Usage: vane events discovered [--data DIR]
+
+Lists auto-discovered events: track events whose name no event definition of their bundle has,
+per project and env, with how often and when they were first and last seen.
+${dataHelp(15)}`;
+
+const FILTER_HELP = `  --project P  only events of project P
+  --type T     only events of type T: ${EVENT_TYPES.join(", ")}`;
+
+const LIST_USAGE = `Usage: vane events list [--project P] [--type T] [--limit ${DEFAULT_LIMIT}] [--data DIR]
+
+Prints stored events newest first, one compact JSON object per line: the event as accepted
+(tenant fields set from its key) with seq, id, receivedAt and discovered.
+${FILTER_HELP}
+  --limit N    at most N events (default ${DEFAULT_LIMIT})
+${dataHelp(15)}`;
+
+const COUNT_USAGE = `Usage: vane events count [--project P] [--type T] [--data DIR]
+
+Prints how many events are stored.
+${FILTER_HELP}
+${dataHelp(15)}`;
+
+const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
+const FILTER_OPTIONS = { ...DATA_OPTION, project: { type: "string" }, type: { type: "string" } } as const;
+
+function filterOf(values: { project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
+  const type = values.type as EventType | undefined;
+  if (type !== undefined && !EVENT_TYPES.includes(type)) throw new UsageError(`--type must be one of ${EVENT_TYPES.join(", ")}, got "${values.type}"`, usage);
+  return { ...(values.project !== undefined && { projectId: values.project }), ...(type !== undefined && { type }) };
+}
+
+/** The line `events list` prints: the accepted body, led by what the server added. */
+export function eventLine({ seq, event }: SequencedEvent): string {
+  const added = { seq, id: event.id, receivedAt: event.receivedAt, ...(event.discovered === true && { discovered: true }) };
+  // Ours first in the line, and ours win: a body field named `id` must not hide the stored id.
+  return JSON.stringify(Object.assign({ ...added }, event.body, added));
+}
+
+const discoveredVerb: Verb = {
+  name: "discovered",
+  summary: "auto-discovered event names with counts",
+  usage: DISCOVERED_USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: DATA_OPTION, positionals: [0, 0] });
+    const found = await withStores(values.data, "existing", (stores) => stores.events.discovered());
+    if (found.length === 0) {
+      io.out(`No auto-discovered events in ${resolve(values.data)}.`);
+      return 0;
+    }
+    const rows = found.map((d) => [d.projectId, d.env, d.orgId, d.name, String(d.count), shortTime(d.firstSeen), shortTime(d.lastSeen)]);
+    io.out(table(["PROJECT", "ENV", "ORG", "EVENT", "COUNT", "FIRST SEEN", "LAST SEEN"], rows));
+    return 0;
+  },
+};
+
+const listVerb: Verb = {
+  name: "list",
+  summary: "stored events, newest first, as JSON lines",
+  usage: LIST_USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, {
+      usage: LIST_USAGE,
+      options: { ...FILTER_OPTIONS, limit: { type: "string", default: String(DEFAULT_LIMIT) } },
+      positionals: [0, 0],
+    });
+    const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_LIMIT, usage: LIST_USAGE });
+    const filter = { ...filterOf(values, LIST_USAGE), limit };
+    const events = await withStores(values.data, "existing", (stores) => stores.events.list(filter));
+    // The note goes to stderr: stdout stays pure JSON lines.
+    if (events.length === 0) io.err("(no events)");
+    for (const event of events) io.out(eventLine(event));
+    return 0;
+  },
+};
+
+const countVerb: Verb = {
+  name: "count",
+  summary: "how many events are stored",
+  usage: COUNT_USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
+    const filter = filterOf(values, COUNT_USAGE);
+    io.out(String(await withStores(values.data, "existing", (stores) => stores.events.count(filter))));
+    return 0;
+  },
+};
+
+export const eventsGroup: VerbGroup = {
+  name: "events",
+  summary: "look at stored and auto-discovered events",
+  verbs: [discoveredVerb, listVerb, countVerb],
+};

@@ -1,0 +1,82 @@
+// `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
+// store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
+import { resolve } from "node:path";
+import { packageVersion, startNodeServer } from "../server/node.js";
+import { dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs } from "./args.js";
+import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
+import { withStores } from "./store-access.js";
+import type { Verb } from "./verb.js";
+
+const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}]
+
+Runs the HTTP API on the data folder's store (created when missing). The first start on an
+empty store adds the demo project and prints two keys for it, once, with curl commands to try.
+Stops on Ctrl-C (SIGINT) or SIGTERM.
+  --port N     port to listen on (default 8787; 0 picks a free one)
+  --host H     address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
+${dataHelp(15)}`;
+
+/** Exit codes of a forced stop (a second signal during shutdown): 128 + the signal number. */
+const FORCED_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
+export const serveVerb: Verb = {
+  name: "serve",
+  summary: "run the HTTP API",
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, {
+      usage: USAGE,
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR } },
+      positionals: [0, 0],
+    });
+    const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
+    // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
+    // secrets nobody saw, which would also keep the next start from seeding.
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data });
+    // Listening before the banner is printed: whoever reads it may signal at once.
+    const stop = stopSignals();
+    try {
+      const now = Date.now();
+      const banner: Banner = { version: packageVersion(), url: server.url, dataPath: resolve(values.data), dataArg: values.data, now };
+      io.out(
+        await withStores(values.data, "create", async (stores) => {
+          const run = await seedFirstRun(stores, now);
+          if (run !== undefined) return firstRunText(banner, run);
+          return laterStartText(banner, { bundles: await stores.bundles.list(), keys: await stores.keys.list() });
+        }),
+      );
+    } catch (error) {
+      stop.cancel();
+      await server.close();
+      throw error;
+    }
+    const signal = await stop.received;
+    io.err(`vane serve: ${signal}, stopping`);
+    await server.close();
+    io.err("vane serve: stopped");
+    return 0;
+  },
+};
+
+type StopSignal = keyof typeof FORCED_EXIT;
+
+/** `received` resolves on the first SIGINT/SIGTERM; a second one exits at once, for a stuck shutdown. */
+function stopSignals(): { received: Promise<StopSignal>; cancel(): void } {
+  let stop: (signal: StopSignal) => void = () => undefined;
+  const cancel = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  const received = new Promise<StopSignal>((resolveSignal) => {
+    stop = (signal) => {
+      cancel();
+      const force = (again: StopSignal) => process.exit(FORCED_EXIT[again]);
+      process.once("SIGINT", force);
+      process.once("SIGTERM", force);
+      resolveSignal(signal);
+    };
+  });
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return { received, cancel };
+}
