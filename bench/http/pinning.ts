@@ -15,7 +15,13 @@ export interface Pinning {
   readonly disabledReason: string | undefined;
 }
 
+let checked: Pinning | undefined;
+
 export function pinning(): Pinning {
+  return (checked ??= checkPinning());
+}
+
+function checkPinning(): Pinning {
   if (process.platform !== "linux") return { disabledReason: `taskset is Linux-only (platform ${process.platform})` };
   if (os.cpus().length < 2) return { disabledReason: `only ${os.cpus().length} core: nothing to pin apart` };
   const probe = spawnSync("taskset", ["--version"], { stdio: "ignore" });

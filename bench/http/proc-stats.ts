@@ -38,6 +38,23 @@ function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/**
+ * Waits until the server has used under `maxPercent` of a core for one `windowMs` window (or
+ * `timeoutMs` passed): work left from the previous scenario (a Parquet catch-up, a group commit)
+ * is not billed to the next one. Returns how long it waited.
+ */
+export async function waitIdle(pid: number, options = { maxPercent: 5, windowMs: 500, timeoutMs: 30_000 }): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < options.timeoutMs) {
+    const before = cpuSeconds(pid);
+    await new Promise((done) => setTimeout(done, options.windowMs));
+    const after = cpuSeconds(pid);
+    if (before === undefined || after === undefined) break;
+    if (((after - before) / (options.windowMs / 1000)) * 100 < options.maxPercent) break;
+  }
+  return performance.now() - started;
+}
+
 export interface ProcUsage {
   /** Highest VmRSS seen; null when /proc could not be read. */
   readonly peakRssBytes: number | null;

@@ -2,8 +2,8 @@
 // with taskset). Seeds the data folder with the demo bundle and one server-side key
 // (sdk:read + sdk:write), then runs startNodeServer with the production defaults: no limits
 // passed, the store's default synchronous=FULL, the Parquet pipeline on. Prints one JSON line,
-// {"url","key","pid","dataDir","etag"...}, for the parent; stops cleanly on SIGTERM/SIGINT (a
-// SIGKILL is also fine: what was acknowledged is committed).
+// {"url","key","pid","dataDir","projectId","bundleVersion"}, for the parent; stops cleanly on
+// SIGTERM/SIGINT (a SIGKILL is also fine: what was acknowledged is committed).
 //
 //   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1]
 import { createHash } from "node:crypto";

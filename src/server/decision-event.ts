@@ -2,6 +2,7 @@
 // and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
 import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import type { StoredEvent } from "../store/types.js";
+import { uuidv7 } from "./ids.js";
 
 export interface DecisionSource {
   readonly decisionId: string;
@@ -45,7 +46,7 @@ export function decisionEvent(resolution: Resolution, source: DecisionSource, un
       filteredContext: resolution.filteredContext,
   };
   return {
-    id: crypto.randomUUID(),
+    id: uuidv7(Date.parse(source.timestamp)),
     receivedAt: source.timestamp,
     orgId: source.orgId,
     projectId: source.projectId,

@@ -29,7 +29,9 @@ export const packageVersion = (): string =>
 
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
   const stores = openSqliteStores({ dataDir: options.dataDir });
-  const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir) });
+  // Rounds of 2,000 rows: encoding is synchronous (~15 ms a round), so a long catch-up never
+  // holds the event loop for long.
+  const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: 2000 });
   const app = createApp({ engine: await loadEngine(), stores, pipelines: [parquet], version: packageVersion(), limits: options.limits });
   const catchUp = setInterval(() => {
     parquet.catchUp().catch((error: unknown) => console.error("vane: parquet catch-up failed, will retry:", error instanceof Error ? error.message : error));

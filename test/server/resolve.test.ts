@@ -46,7 +46,7 @@ describe("POST /v1/resolve: 200", () => {
     expect(body.metadata.layers).toEqual(
       expected.layers.map((l) => JSON.parse(JSON.stringify({ layerId: l.layerId, bucket: l.bucket, policyId: l.policyId, allocationId: l.allocationId, allocationName: l.allocationName }))),
     );
-    expect(body.decisionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(body.decisionId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(body.metadata.timestamp).toBe(new Date(server.clock.now()).toISOString());
     expect(body.metadata.unitKeyValue).toBe("user-42");
     expect(body.metadata.configVersion).toBe(sampleBundle().version);

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
 import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
+import { uuidv7 } from "../ids.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, isObject, readJson } from "../request.js";
 
@@ -58,15 +59,16 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     if (!Array.isArray(events)) return badRequest(c, "Missing events array");
     if (events.length > MAX_BATCH_EVENTS) return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
     const key = c.get("key");
+    const now = deps.clock.now();
     let batch: PreparedBatch;
     try {
       batch = await prepareBatch(events, {
         key,
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
-        receivedAt: new Date(deps.clock.now()).toISOString(),
+        receivedAt: new Date(now).toISOString(),
         catalog: (projectId, env) => catalog(projectId, env, key.orgId),
-        newId: () => crypto.randomUUID(),
+        newId: () => uuidv7(now),
       });
     } catch (error) {
       if (error instanceof ConfigUnavailable) return notStored(c, [{ pipeline: "config", error: error.message }]);

@@ -8,6 +8,7 @@ import type { Clock } from "../clock.js";
 import { decisionEvent } from "../decision-event.js";
 import type { AppEnv } from "../env.js";
 import { badRequest, configUnavailable, fail } from "../errors.js";
+import { uuidv7 } from "../ids.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, isObject, readJson } from "../request.js";
 
@@ -50,7 +51,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const now = deps.clock.now();
     const resolution = resolve(compiled, request.context, { parameters: request.parameters, now });
     const version = found.entry.bundle.version;
-    const decisionId = crypto.randomUUID();
+    const decisionId = uuidv7(now);
     const timestamp = new Date(now).toISOString();
     const source = { decisionId, orgId: key.orgId, projectId, env: request.env, configVersion: version, timestamp };
     const unit = decisionUnit(resolution);

@@ -1,0 +1,140 @@
+// HTTP load (issue targets at 64 connections: resolve >= 25k req/s with p99 < 5 ms and >= 80% of
+// a hello-world; config 304 >= 40k req/s; events >= 200k events/s stored durably). The servers run
+// as child processes pinned to core 0, this load generator re-executes itself on core 1. A bare
+// Hono hello-world runs first, then Vane on a fresh data folder with production defaults
+// (synchronous=FULL, Parquet pipeline on); Vane is then killed with SIGKILL and its store is
+// counted: every acknowledged event must be there.
+//
+//   npm run bench:http
+//   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64 BENCH_HTTP_PIPELINING=1
+//   BENCH_HTTP_ONLY=resolve,hello-post           a subset (prints, writes no results files)
+//   BENCH_HTTP_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the Vane server
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launchServer } from "./http/child-server.js";
+import { type Acknowledged, checkStored } from "./http/durability.js";
+import { type HttpReport, checkTargets, markdown, writeHttpResults } from "./http/http-report.js";
+import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "./http/load.js";
+import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
+import { waitIdle } from "./http/proc-stats.js";
+import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
+import { machine } from "./report.js";
+
+await pinSelf(LOADGEN_CORE);
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const settings: LoadSettings = {
+  connections: env("BENCH_HTTP_CONNECTIONS", 64),
+  pipelining: env("BENCH_HTTP_PIPELINING", 1),
+  durationS: env("BENCH_HTTP_DURATION_S", 10),
+  warmupS: env("BENCH_HTTP_WARMUP_S", 3),
+};
+const only = process.env.BENCH_HTTP_ONLY?.split(",").map((key) => key.trim());
+const serverFlags = process.env.BENCH_HTTP_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
+// A profiler writes its file on a clean exit only; otherwise Vane is killed like a crash.
+const stopVaneWith = serverFlags.some((flag) => flag.startsWith("--cpu-prof") || flag.startsWith("--heap-prof")) ? "SIGTERM" : "SIGKILL";
+const selected = (scenarios: Scenario[]) => scenarios.filter((s) => only === undefined || only.includes(s.key));
+const pin = pinning();
+const rows: ScenarioRow[] = [];
+let serverCpus = "";
+
+async function helloPhase(): Promise<void> {
+  const scenarios = selected(helloScenarios());
+  if (scenarios.length === 0) return;
+  const hello = await launchServer(new URL("./http/serve-hello.ts", import.meta.url), [], { label: "hello" });
+  serverCpus = hello.cpus;
+  try {
+    for (const scenario of scenarios) {
+      await waitIdle(hello.info.pid);
+      rows.push(await runScenario(hello.info.url, scenario, { settings, serverPid: hello.info.pid, label: `[hello ${rows.length + 1}]` }));
+    }
+  } finally {
+    await hello.stop("SIGTERM");
+  }
+}
+
+/** One request of each kind before the load, so a setup mistake fails here and not as 10 s of 4xx. */
+async function probe(url: string, key: string, projectId: string): Promise<string> {
+  const auth = { Authorization: `Bearer ${key}` };
+  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: auth });
+  const etag = config.headers.get("ETag");
+  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
+  const resolve = await fetch(`${url}/v1/resolve`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ context: { userId: "u-1", accountId: "a-1", country: "US" } }),
+  });
+  if (resolve.status !== 200) throw new Error(`resolve probe: ${resolve.status} ${await resolve.text()}`);
+  return etag;
+}
+
+async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
+  if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-http-"));
+  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: serverFlags });
+  serverCpus = vane.cpus;
+  const { url } = vane.info;
+  const key = String(vane.info.key);
+  const projectId = String(vane.info.projectId);
+  // The probe's resolve is one acknowledged decision.
+  const acknowledged = { batchEvents: 0, decisions: 1 };
+  try {
+    const etag = await probe(url, key, projectId);
+    for (const scenario of selected(vaneScenarios({ key, projectId, etag }))) {
+      const waitedMs = await waitIdle(vane.info.pid);
+      if (waitedMs > 1000) process.stderr.write(`waited ${(waitedMs / 1000).toFixed(1)} s for the server to go idle\n`);
+      const row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
+      rows.push(row);
+      if (scenario.key === "events") acknowledged.batchEvents += row.acknowledged.events;
+      if (scenario.key === "resolve") acknowledged.decisions += row.acknowledged.responses2xx;
+    }
+  } finally {
+    process.stderr.write(`stopping vane with ${stopVaneWith}: ${await vane.stop(stopVaneWith)}\n`);
+  }
+  return { acknowledged, dataDir };
+}
+
+await helloPhase();
+const vane = await vanePhase();
+const durability = vane === undefined ? [] : await checkStored(vane.dataDir, vane.acknowledged);
+if (vane !== undefined) rmSync(vane.dataDir, { recursive: true, force: true });
+
+/** Above this the one-thread load generator, not the server, may be what limits a row. */
+const LOADGEN_SATURATED_PERCENT = 90;
+const loadgenBound = rows.filter((r) => r.loadgenCpuPercent >= LOADGEN_SATURATED_PERCENT).map((r) => r.name);
+
+const report: HttpReport = {
+  date: new Date().toISOString(),
+  machine: machine(),
+  settings: {
+    ...settings,
+    serverCpus,
+    loadgenCpus: allowedCpus("self"),
+    pinning: pin.disabledReason === undefined ? "taskset: servers on core 0, load generator on core 1" : `off: ${pin.disabledReason}`,
+    serverFlags,
+    stopVaneWith,
+  },
+  rows,
+  targets: checkTargets(rows, durability),
+  durability,
+  notes: [
+    pin.disabledReason === undefined
+      ? `Pinned with taskset: servers on CPU ${serverCpus}, the load generator (autocannon, one thread) on CPU ${allowedCpus("self")}.`
+      : `NOT pinned (${pin.disabledReason}): servers and load generator share the cores.`,
+    "Vane runs with production defaults: SQLite synchronous=FULL (each group commit is fsynced before any answer), the Parquet pipeline on (POST /v1/events answers after its Parquet delivery), 1 s bundle and key caches, served by `node --import tsx`.",
+    `Vane was stopped with ${stopVaneWith}${stopVaneWith === "SIGKILL" ? " (as a crash)" : " (for the profiler)"} before its store was counted.`,
+    "Latency: every 2xx response's time as autocannon measures it (client side, includes the load generator's own queueing); percentiles at µs resolution. req/s: autocannon's mean of per-second counts.",
+    ...(loadgenBound.length === 0
+      ? []
+      : [`Load generator at ≥ ${LOADGEN_SATURATED_PERCENT}% of its core for: ${loadgenBound.join("; ")}. These rows are lower bounds of the server's capacity (the ratios to hello-world are then generous to Vane).`]),
+    "Resolve and hello-world POST send the same headers and the same kind of body (a random userId, accountId and country each request). Events: 100 valid events per batch (50 exposures; track: purchase, signup, add_to_cart (discovered)).",
+  ],
+};
+
+console.log(`\n${markdown(report)}`);
+if (only === undefined) {
+  for (const path of writeHttpResults(report, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+} else {
+  console.log(`BENCH_HTTP_ONLY=${only.join(",")}: a partial run, results files not written.`);
+}

@@ -1,0 +1,38 @@
+// Stored versus acknowledged: after the server is gone (killed with SIGKILL, like a crash, unless
+// a profiler needed a clean exit), open its data folder through the store and count what is there.
+// Every event a 2xx answer acknowledged must be stored. More may be stored than acknowledged:
+// requests in flight when a run stopped were committed but their answers were not counted.
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
+
+export interface DurabilityCheck {
+  readonly label: string;
+  readonly acknowledged: number;
+  readonly stored: number;
+  /** stored >= acknowledged */
+  readonly ok: boolean;
+}
+
+export interface Acknowledged {
+  /** Events accepted by 2xx answers to POST /v1/events/batch (exposure and track). */
+  readonly batchEvents: number;
+  /** 2xx answers to POST /v1/resolve: each one stored a decision event before answering. */
+  readonly decisions: number;
+}
+
+export async function checkStored(dataDir: string, acknowledged: Acknowledged): Promise<DurabilityCheck[]> {
+  const stores = openSqliteStores({ dataDir });
+  try {
+    const [exposures, tracks, decisions] = await Promise.all([
+      stores.events.count({ type: "exposure" }),
+      stores.events.count({ type: "track" }),
+      stores.events.count({ type: "decision" }),
+    ]);
+    const check = (label: string, ack: number, stored: number): DurabilityCheck => ({ label, acknowledged: ack, stored, ok: stored >= ack });
+    return [
+      check("batch events (exposure + track)", acknowledged.batchEvents, exposures + tracks),
+      check("decision events (one per resolve)", acknowledged.decisions, decisions),
+    ];
+  } finally {
+    stores.close();
+  }
+}

@@ -1,0 +1,121 @@
+// The HTTP benchmark's figures: the issue's targets checked against the rows, and the results
+// written as bench/results/http-latest.json and http-latest.md (the engine/resolve benchmarks'
+// style: machine line, settings, a Markdown table to paste).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { type Machine, formatRate, machineLine } from "../report.js";
+import type { DurabilityCheck } from "./durability.js";
+import type { LoadSettings, ScenarioRow } from "./load.js";
+
+export interface TargetResult {
+  readonly label: string;
+  readonly measured: string;
+  /** null when a row it needs was not run. */
+  readonly met: boolean | null;
+}
+
+export interface HttpReport {
+  readonly date: string;
+  readonly machine: Machine;
+  readonly settings: LoadSettings & Readonly<Record<string, unknown>>;
+  readonly rows: readonly ScenarioRow[];
+  readonly targets: readonly TargetResult[];
+  readonly durability: readonly DurabilityCheck[];
+  readonly notes: readonly string[];
+}
+
+const RESOLVE_MIN_REQ_PER_S = 25_000;
+const RESOLVE_MAX_P99_MS = 5;
+const RESOLVE_MIN_SHARE_OF_HELLO = 0.8;
+const CONFIG_304_MIN_REQ_PER_S = 40_000;
+const EVENTS_MIN_PER_S = 200_000;
+
+const ms = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(x < 10 ? 2 : 1)} ms` : "—");
+const percent = (x: number | null): string => (x === null ? "—" : `${Math.round(x)}%`);
+const mib = (bytes: number | null): string => (bytes === null ? "—" : `${(bytes / 2 ** 20).toFixed(0)} MiB`);
+
+export function checkTargets(rows: readonly ScenarioRow[], durability: readonly DurabilityCheck[]): TargetResult[] {
+  const row = (key: string) => rows.find((r) => r.key === key);
+  const resolve = row("resolve");
+  const helloPost = row("hello-post");
+  const helloGet = row("hello-get");
+  const config304 = row("config-304");
+  const events = row("events");
+  const stored = durability.find((d) => d.label.startsWith("batch events"));
+  const share = (base: ScenarioRow | undefined) => (resolve && base ? resolve.reqPerSec / base.reqPerSec : undefined);
+  const result = (label: string, measured: string | undefined, met: boolean | undefined): TargetResult =>
+    measured === undefined || met === undefined ? { label, measured: "not run", met: null } : { label, measured, met };
+  const postShare = share(helloPost);
+  const getShare = share(helloGet);
+  return [
+    result(`resolve ≥ ${formatRate(RESOLVE_MIN_REQ_PER_S)} req/s`, resolve && `${formatRate(resolve.reqPerSec)} req/s`, resolve && resolve.reqPerSec >= RESOLVE_MIN_REQ_PER_S),
+    result(`resolve p99 < ${RESOLVE_MAX_P99_MS} ms`, resolve && ms(resolve.p99Ms), resolve && resolve.p99Ms < RESOLVE_MAX_P99_MS),
+    result(
+      `resolve ≥ ${RESOLVE_MIN_SHARE_OF_HELLO * 100}% of hello-world POST (same headers and body)`,
+      postShare === undefined ? undefined : percent(postShare * 100),
+      postShare === undefined ? undefined : postShare >= RESOLVE_MIN_SHARE_OF_HELLO,
+    ),
+    result(
+      `resolve ≥ ${RESOLVE_MIN_SHARE_OF_HELLO * 100}% of hello-world GET (stricter reading)`,
+      getShare === undefined ? undefined : percent(getShare * 100),
+      getShare === undefined ? undefined : getShare >= RESOLVE_MIN_SHARE_OF_HELLO,
+    ),
+    result(`config 304 ≥ ${formatRate(CONFIG_304_MIN_REQ_PER_S)} req/s`, config304 && `${formatRate(config304.reqPerSec)} req/s`, config304 && config304.reqPerSec >= CONFIG_304_MIN_REQ_PER_S),
+    result(
+      `events ≥ ${formatRate(EVENTS_MIN_PER_S)} events/s stored durably`,
+      events?.eventsPerSec == null ? undefined : `${formatRate(events.eventsPerSec)} events/s${stored ? `, stored ${stored.ok ? "≥" : "<"} acknowledged` : ""}`,
+      events?.eventsPerSec == null ? undefined : events.eventsPerSec >= EVENTS_MIN_PER_S && stored?.ok === true,
+    ),
+  ];
+}
+
+const COLUMNS: readonly [string, (r: ScenarioRow) => string][] = [
+  ["scenario", (r) => r.name],
+  ["req/s", (r) => formatRate(r.reqPerSec)],
+  ["± per-second sd", (r) => formatRate(r.reqPerSecStddev)],
+  ["p50", (r) => ms(r.p50Ms)],
+  ["p99", (r) => ms(r.p99Ms)],
+  ["p99.9", (r) => ms(r.p999Ms)],
+  ["max", (r) => ms(r.maxMs)],
+  ["unexpected status", (r) => String(r.unexpected)],
+  ["errors / timeouts", (r) => `${r.errors} / ${r.timeouts}`],
+  ["events/s", (r) => (r.eventsPerSec === null ? "" : formatRate(r.eventsPerSec))],
+  ["server CPU", (r) => percent(r.serverCpuPercent)],
+  ["loadgen CPU", (r) => percent(r.loadgenCpuPercent)],
+  ["server peak RSS", (r) => mib(r.peakRssBytes)],
+];
+
+export function markdown(report: HttpReport): string {
+  const s = report.settings;
+  const verdict = (t: TargetResult) => (t.met === null ? "—" : t.met ? "met" : "**short**");
+  return [
+    `${s.connections} connections, pipelining ${s.pipelining}, ${s.durationS} s measured after a ${s.warmupS} s warm-up per scenario.`,
+    "",
+    `| ${COLUMNS.map(([title]) => title).join(" | ")} |`,
+    `|---|${COLUMNS.slice(1).map(() => "---:").join("|")}|`,
+    ...report.rows.map((r) => `| ${COLUMNS.map(([, cell]) => cell(r)).join(" | ")} |`),
+    "",
+    "| target | measured | |",
+    "|---|---:|---|",
+    ...report.targets.map((t) => `| ${t.label} | ${t.measured} | ${verdict(t)} |`),
+    "",
+    ...report.durability.map((d) => `- Stored vs acknowledged, ${d.label}: ${d.stored.toLocaleString("en-US")} stored, ${d.acknowledged.toLocaleString("en-US")} acknowledged (${d.ok ? "none lost" : "**LOST EVENTS**"}).`),
+    ...report.notes.map((note) => `- ${note}`),
+    "",
+    `Machine: ${machineLine(report.machine)}. Run ${report.date}.`,
+    "",
+  ].join("\n");
+}
+
+/** Writes http-latest.json and http-latest.md; returns their paths. */
+export function writeHttpResults(report: HttpReport, dir: URL): string[] {
+  mkdirSync(dir, { recursive: true });
+  const files: [string, string][] = [
+    ["http-latest.json", `${JSON.stringify(report, null, 2)}\n`],
+    ["http-latest.md", markdown(report)],
+  ];
+  return files.map(([name, text]) => {
+    const url = new URL(name, dir);
+    writeFileSync(url, text);
+    return url.pathname;
+  });
+}

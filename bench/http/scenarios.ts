@@ -1,0 +1,118 @@
+// The requests of each scenario. Resolve contexts vary per request (a random user, account and
+// country each time, so buckets, the pricing targeting and the decision events vary); event
+// batches are 100 valid events, half exposures and half track events of three kinds (a
+// schema-checked purchase, a signup, and an undefined name that is counted as discovered), built
+// once into a pool of bodies that requests pick from at random.
+import type { RequestSpec } from "autocannon";
+import type { Scenario } from "./load.js";
+
+export const EVENTS_PER_BATCH = 100;
+const USERS = 1_000_000;
+const ACCOUNTS = 50_000;
+const COUNTRIES = ["US", "CA", "GB", "DE", "FR", "JP", "BR", "IN"] as const;
+const BATCH_POOL = 64;
+
+const pick = (n: number): number => Math.floor(Math.random() * n);
+
+/** A fresh resolve body per request: `{"context":{"userId","accountId","country"}}`. */
+function resolveBody(): string {
+  const context = { userId: `user-${pick(USERS)}`, accountId: `acct-${pick(ACCOUNTS)}`, country: COUNTRIES[pick(COUNTRIES.length)] };
+  return JSON.stringify({ context });
+}
+
+const json = (key?: string): Record<string, string> => ({
+  "Content-Type": "application/json",
+  ...(key !== undefined && { Authorization: `Bearer ${key}` }),
+});
+
+/** A POST whose body is rebuilt for every request. */
+function postEach(path: string, headers: Record<string, string>, body: () => string): RequestSpec[] {
+  return [{ method: "POST", path, headers, setupRequest: (request) => ({ ...request, body: body() }) }];
+}
+
+function exposure(i: number, timestamp: string): Record<string, unknown> {
+  const bucket = pick(1000);
+  const treatment = bucket >= 500;
+  return {
+    type: "exposure",
+    unitKey: `user-${pick(USERS)}`,
+    timestamp,
+    decisionId: `dec-${i}-${pick(1e9)}`,
+    assignments: treatment ? { "checkout.buttonColor": "green", "checkout.oneClick": true } : { "checkout.buttonColor": "blue", "checkout.oneClick": false },
+    layers: [
+      {
+        layerId: "checkout",
+        bucket,
+        policyId: "checkout-test",
+        policyKey: "checkout-test",
+        allocationName: treatment ? "treatment" : "control",
+        allocationKey: treatment ? "treatment" : "control",
+      },
+    ],
+    sdkName: "vane-js",
+    sdkVersion: "0.1.0",
+  };
+}
+
+function track(i: number, timestamp: string): Record<string, unknown> {
+  const base = { type: "track", unitKey: `user-${pick(USERS)}`, timestamp, sessionId: `s-${pick(1e6)}` };
+  switch (i % 3) {
+    case 0:
+      return { ...base, event: "purchase", value: 10 + pick(90), properties: { sku: `SKU-${pick(500)}`, quantity: 1 + pick(3) } };
+    case 1:
+      return { ...base, event: "signup", properties: { plan: pick(2) === 0 ? "free" : "pro" } };
+    default:
+      return { ...base, event: "add_to_cart", properties: { sku: `SKU-${pick(500)}` } };
+  }
+}
+
+export function eventBatchPool(): string[] {
+  const timestamp = new Date().toISOString();
+  return Array.from({ length: BATCH_POOL }, () => {
+    const events = Array.from({ length: EVENTS_PER_BATCH }, (_, i) => (i % 2 === 0 ? exposure(i, timestamp) : track(i >> 1, timestamp)));
+    return JSON.stringify({ events });
+  });
+}
+
+export function helloScenarios(): Scenario[] {
+  return [
+    { key: "hello-get", name: "hello-world GET /", path: "/", requests: () => [{ method: "GET", path: "/" }] },
+    {
+      key: "hello-post",
+      name: "hello-world POST / (parses the resolve body)",
+      path: "/",
+      // The same headers and bodies as the resolve scenario, so both load generators do the same work.
+      requests: () => postEach("/", json("vane_sk_helloworldhelloworldhelloworldhello"), resolveBody),
+    },
+  ];
+}
+
+export interface VaneTarget {
+  readonly key: string;
+  readonly projectId: string;
+  readonly etag: string;
+}
+
+export function vaneScenarios(vane: VaneTarget): Scenario[] {
+  const auth = { Authorization: `Bearer ${vane.key}` };
+  const config = `/v1/config/${vane.projectId}`;
+  const batches = eventBatchPool();
+  return [
+    { key: "config-200", name: `GET ${config} → 200`, path: config, requests: () => [{ method: "GET", path: config, headers: auth }] },
+    {
+      key: "config-304",
+      name: `GET ${config} If-None-Match → 304`,
+      path: config,
+      requests: () => [{ method: "GET", path: config, headers: { ...auth, "If-None-Match": vane.etag } }],
+      expectStatus: 304,
+    },
+    {
+      key: "events",
+      name: `POST /v1/events/batch, ${EVENTS_PER_BATCH} events`,
+      path: "/v1/events/batch",
+      requests: () => postEach("/v1/events/batch", json(vane.key), () => batches[pick(batches.length)]!),
+      accepted: (body) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
+    },
+    { key: "resolve", name: "POST /v1/resolve", path: "/v1/resolve", requests: () => postEach("/v1/resolve", json(vane.key), resolveBody) },
+  ];
+}

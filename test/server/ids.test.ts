@@ -1,0 +1,17 @@
+import { describe, expect, it } from "vitest";
+import { uuidv7 } from "../../src/server/ids.js";
+
+describe("uuidv7", () => {
+  it("has the RFC 9562 layout: version 7, variant 10, the millisecond time in the first 48 bits", () => {
+    const ms = Date.parse("2026-11-21T12:00:00.123Z");
+    const id = uuidv7(ms);
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(id.replace(/-/g, "").slice(0, 12), 16)).toBe(ms);
+  });
+
+  it("sorts by time across milliseconds and does not repeat", () => {
+    const ids = Array.from({ length: 1000 }, (_, i) => uuidv7(1_700_000_000_000 + i));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(Array.from({ length: 10_000 }, () => uuidv7(1)))).toHaveProperty("size", 10_000);
+  });
+});
