@@ -38,7 +38,9 @@ export function readJsonFile(file: string): FileRead {
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { ok: false, problem: { path: FILE_PATH, message: `${file} is not valid JSON: ${errorMessage(error)}` } };
+    // V8 may quote a snippet of the text (`..."key":vane_sk_AB"...`), which could hold a secret.
+    const reason = errorMessage(error).split(', ..."')[0];
+    return { ok: false, problem: { path: FILE_PATH, message: `${file} is not valid JSON: ${reason}` } };
   }
 }
 

@@ -88,6 +88,11 @@ function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
+function clientAborted(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === "ECONNRESET" || code === "ECONNABORTED" || (error instanceof Error && error.message === "aborted");
+}
+
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? systemClock;
@@ -119,7 +124,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {
-    reportError(error);
+    // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
+    if (!clientAborted(error)) reportError(error);
     return fail(c, "INTERNAL_ERROR", "Internal error");
   });
   return app;

@@ -5,6 +5,8 @@ import type { KeyRecord, StoredEvent } from "../store/types.js";
 import type { EventCatalog } from "./events/schemas.js";
 import { formatViolations } from "./events/schemas.js";
 import { validateEvent } from "./events/validate-event.js";
+import { deeperThan } from "./json-depth.js";
+import { MAX_JSON_DEPTH } from "./request.js";
 
 export interface ValidationError {
   readonly index: number;
@@ -25,6 +27,8 @@ export interface PreparedBatch {
 
 export interface BatchSource {
   readonly key: KeyRecord;
+  /** The request's JSON nests deeper than MAX_JSON_DEPTH somewhere: look for the events that do. */
+  readonly checkDepth: boolean;
   /** X-Project-Id, the project of org-scoped keys' events that name none. */
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
@@ -37,6 +41,10 @@ export interface BatchSource {
 export async function prepareBatch(raw: readonly unknown[], source: BatchSource): Promise<PreparedBatch> {
   const batch: PreparedBatch = { events: [], validationErrors: [], schemaWarnings: [] };
   for (let index = 0; index < raw.length; index++) {
+    if (source.checkDepth && deeperThan(raw[index], MAX_JSON_DEPTH)) {
+      batch.validationErrors.push({ index, error: `event is nested more than ${MAX_JSON_DEPTH} levels deep` });
+      continue;
+    }
     const checked = validateEvent(raw[index]);
     if ("error" in checked) {
       batch.validationErrors.push({ index, error: checked.error });

@@ -1,15 +1,19 @@
 // Request helpers shared by the routes.
 import type { Context } from "hono";
+import { textDepth } from "./json-depth.js";
 
 export const DEFAULT_ENV = "production";
 
-export type JsonBody = { ok: true; value: unknown } | { ok: false };
+/** Arrays and objects within one event or one context; deeper ones are refused (see json-depth.ts). */
+export const MAX_JSON_DEPTH = 64;
 
-/** The parsed JSON body, or not ok when it is not JSON. */
+export type JsonBody = { ok: true; value: unknown; depth: number } | { ok: false };
+
+/** The parsed JSON body and its nesting depth, or not ok when it is not JSON. */
 export async function readJson(c: Context): Promise<JsonBody> {
   const text = await c.req.text();
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text) };
   } catch {
     return { ok: false };
   }

@@ -108,6 +108,13 @@ describe("vane import", () => {
     expect(readdirSync(data)).toEqual([]);
   });
 
+  it("never echoes a secret from a file that is not JSON", async () => {
+    const run = await vane("import", jsonFile(`{"keys":[{"orgId":"o","scopes":["sdk:read"],"key":${PK}}]}`), "--data", tempDir());
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/is not valid JSON/);
+    expect(run.err).not.toContain(PK.slice(0, 10));
+  });
+
   it("replaces the bundle of a project/env that has one, and keeps others", async () => {
     const data = tempDir();
     await vane("import", jsonFile({ bundles: [bundleFor("shop", "2026-01-01T00:00:00Z"), bundleFor("blog", "2026-01-01T00:00:00Z")] }), "--data", data);

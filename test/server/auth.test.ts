@@ -115,6 +115,8 @@ describe("org-scoped keys", () => {
   it("resolve needs X-Project-Id (400) and answers with it", async () => {
     const key = await sdkKey({ projectId: null });
     await expectError(await call(server, "/v1/resolve", { key, body: RESOLVE }), 400, "BAD_REQUEST", "X-Project-Id header is required for organization-scoped keys");
+    const empty = await call(server, "/v1/resolve", { key, body: RESOLVE, headers: { "X-Project-Id": "" } });
+    await expectError(empty, 400, "BAD_REQUEST", "X-Project-Id header is required for organization-scoped keys");
     expect((await call(server, "/v1/resolve", { key, body: RESOLVE, headers: { "X-Project-Id": PROJECT } })).status).toBe(200);
   });
 

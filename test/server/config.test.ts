@@ -21,6 +21,7 @@ describe("GET /v1/config/:projectId", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("ETag")).toBe(`"${sampleBundle().version}"`);
     expect(response.headers.get("Cache-Control")).toBe("public, max-age=60, must-revalidate");
+    expect(response.headers.get("Vary")).toBe("Authorization");
     expect(response.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(response.headers.get("X-Service-Bundle-Stale")).toBeNull();
     expect(await response.json()).toEqual(sampleBundle());

@@ -82,6 +82,22 @@ describe("request errors", () => {
   });
 });
 
+describe("hostile events", () => {
+  it("an event nested deeper than 64 levels is invalid on its own; the rest of the batch is stored", async () => {
+    // Written as text: JSON.stringify itself overflows on 10,000 levels, which is the point.
+    const deep = (levels: number) => `${"[".repeat(levels)}1${"]".repeat(levels)}`;
+    const event = (unitKey: string, x: string) => JSON.stringify(track({ unitKey, properties: { x: "X" } })).replace('"X"', x);
+    const text = `{"events":[${event("deep-ok", deep(60))},${event("deep-bad", deep(10_000))},${event("deep-ok-2", "1")}]}`;
+    const before = await server.stores.events.count();
+    const response = await call(server, "/v1/events", { key, body: text });
+    const { status, body } = { status: response.status, body: (await response.json()) as EventsBody };
+    expect(status).toBe(200);
+    expect(body.accepted).toBe(2);
+    expect(body.validationErrors).toEqual([{ index: 1, error: "event is nested more than 64 levels deep" }]);
+    expect(await server.stores.events.count()).toBe(before + 2);
+  });
+});
+
 describe("what is stored", () => {
   it("each event with a server id, the receive time and the key's tenant; the event's orgId ignored", async () => {
     const { body } = await send([track({ unitKey: "stored-1", orgId: "evil", projectId: "other", value: 9.5, properties: { a: 1 } })]);

@@ -86,6 +86,11 @@ describe("POST /v1/resolve: 200", () => {
     expect(await version({ context: { userId: "u" } })).toBe(sampleBundle().version);
   });
 
+  it("an empty X-Env means production", async () => {
+    const body = (await (await post({ context: { userId: "u" } }, { "X-Env": "" })).json()) as ResolveBody;
+    expect(body.stateVersion).toBe(sampleBundle().version);
+  });
+
   it("a context without the unit key resolves every parameter to its default", async () => {
     const body = (await (await post({ context: { country: "US" } })).json()) as ResolveBody;
     expect(body.assignments).toEqual(resolve(compiled, { country: "US" }).assignments);
@@ -102,6 +107,12 @@ describe("POST /v1/resolve: errors", () => {
     ["parameters that are not strings", { context: { userId: "u" }, parameters: [1] }, "parameters must be an array of strings"],
     ["an env that is not a string", { context: { userId: "u" }, env: 3 }, "env must be a non-empty string"],
     ["a unit of an impossible type", { context: { userId: { id: 1 } } }, "context.userId must be a string or a finite number, got object"],
+    [
+      "a context nested 10,000 levels deep",
+      // As text: JSON.stringify itself overflows on 10,000 levels.
+      `{"context":{"userId":"u","tags":${"[".repeat(10_000)}1${"]".repeat(10_000)}}}`,
+      "context is nested more than 64 levels deep",
+    ],
   ];
   it.each(cases)("400 for %s", async (_name, body, message) => {
     const response = await post(body);

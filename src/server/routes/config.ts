@@ -34,6 +34,8 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     const { entry, stale } = found;
     c.header("ETag", entry.etag);
     c.header("Cache-Control", stale ? STALE_CACHE_CONTROL : CACHE_CONTROL);
+    // "public" lets shared caches keep the bundle; Vary keeps one key's copy from answering another key.
+    c.header("Vary", "Authorization");
     if (stale) c.header("X-Service-Bundle-Stale", "true");
     if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return c.body(null, 304);
     return c.body(entry.json, 200, { "Content-Type": "application/json" });

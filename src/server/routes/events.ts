@@ -12,7 +12,7 @@ import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
 import { uuidv7 } from "../ids.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { DEFAULT_ENV, isObject, readJson } from "../request.js";
+import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 
@@ -63,6 +63,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     let batch: PreparedBatch;
     try {
       batch = await prepareBatch(events, {
+        checkDepth: body.depth > MAX_JSON_DEPTH,
         key,
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,

@@ -10,7 +10,8 @@ import type { AppEnv } from "../env.js";
 import { badRequest, configUnavailable, fail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { DEFAULT_ENV, isObject, readJson } from "../request.js";
+import { deeperThan } from "../json-depth.js";
+import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
 export interface ResolveDependencies {
   readonly auth: AuthDependencies;
@@ -36,7 +37,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
   app.post("/v1/resolve", access, async (c) => {
     const started = performance.now();
     const key = c.get("key");
-    const projectId = key.projectId ?? c.req.header("X-Project-Id");
+    const projectId = key.projectId ?? (c.req.header("X-Project-Id") || undefined);
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
@@ -73,7 +74,10 @@ async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Respon
   const context = value.context;
   if (context === undefined || context === null) return badRequest(c, "context is required");
   if (!isObject(context)) return badRequest(c, "context must be an object");
-  const env = value.env ?? c.req.header("X-Env") ?? DEFAULT_ENV;
+  if (body.depth > MAX_JSON_DEPTH && deeperThan(context, MAX_JSON_DEPTH)) {
+    return badRequest(c, `context is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  const env = value.env ?? (c.req.header("X-Env") || DEFAULT_ENV);
   if (typeof env !== "string" || env === "") return badRequest(c, "env must be a non-empty string");
   const parameters = value.parameters;
   if (parameters !== undefined && !(Array.isArray(parameters) && parameters.every((p) => typeof p === "string"))) {
