@@ -105,6 +105,28 @@ describe("config store down", () => {
   });
 });
 
+describe("key store down", () => {
+  it("a key seen recently keeps working; a key never seen gets the endpoint's 503", async () => {
+    const fresh = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write"] });
+    expect((await call(server, "/v1/config/proj-1", { key: readKey })).status).toBe(200);
+    faulty.down.add("keys");
+    try {
+      expect((await call(server, "/v1/config/proj-1", { key: readKey })).status).toBe(200);
+      const config = await call(server, "/v1/config/proj-1", { key: fresh });
+      expect(config.status).toBe(503);
+      expect(config.headers.get("Retry-After")).toBe("5");
+      expect(((await config.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+      const events = await call(server, "/v1/events", { key: fresh, body: { events: [track("k")] } });
+      expect(events.status).toBe(503);
+      expect(events.headers.get("Retry-After")).toBe("2");
+      expect(await events.json()).toMatchObject({ error: { code: "EVENTS_NOT_STORED" }, accepted: 0, retryable: true });
+    } finally {
+      faulty.down.delete("keys");
+    }
+    expect((await call(server, "/v1/config/proj-1", { key: fresh })).status).toBe(200);
+  });
+});
+
 describe("event store down", () => {
   it("events: 503 EVENTS_NOT_STORED with accepted 0, retryable, pipelineErrors and Retry-After: 2; nothing stored", async () => {
     const before = await server.stores.events.count();
