@@ -1,9 +1,11 @@
 // `vane import FILE`: keys and bundles from one JSON file (decisions.md §8), all or nothing.
 import { resolve } from "node:path";
+import type { Bundle } from "../bundle/types.js";
 import type { BundleProblem } from "../bundle/validate.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import { type KeyInput, toKeyRecord } from "../server/auth/api-key.js";
+import type { SqliteStores } from "../store/sqlite/index.js";
 import type { KeyRecord, Stores } from "../store/types.js";
 import { dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
 import { type ImportPlan, type PlannedBundle, checkImport, readJsonFile, storeProblems } from "./import-file.js";
@@ -54,32 +56,32 @@ function refuse(io: Io, file: string, problems: readonly BundleProblem[]): numbe
   return 1;
 }
 
-/** Writes the checked plan; one summary line per key and bundle, never a secret. */
-async function write(stores: Stores, plan: ImportPlan): Promise<string[]> {
+/** Writes the checked plan in one transaction; one summary line per key and bundle, never a secret. */
+async function write(stores: SqliteStores, plan: ImportPlan): Promise<string[]> {
   const now = new Date().toISOString();
-  const lines: string[] = [];
-  for (const input of plan.keys) lines.push(await writeKey(stores, input, now));
-  for (const planned of plan.bundles) lines.push(await writeBundle(stores, planned, now));
-  return lines;
+  const keys = await Promise.all(plan.keys.map((input) => keyToWrite(stores, input, now)));
+  const bundles = await Promise.all(plan.bundles.map(async ({ bundle }: PlannedBundle) => ({ bundle, previous: await stores.bundles.version(bundle.projectId, bundle.env) })));
+  // All or nothing: a failure part way (a full disk) leaves the store as it was.
+  await stores.writeAll({ keys: keys.map((k) => k.record), bundles: bundles.map((b) => b.bundle), storedAt: now });
+  return [...keys.map(keyLine), ...bundles.map(bundleLine)];
 }
 
-async function writeKey(stores: Stores, input: KeyInput, now: string): Promise<string> {
+async function keyToWrite(stores: Stores, input: KeyInput, now: string): Promise<{ record: KeyRecord; replaced: boolean }> {
   const fresh = toKeyRecord(input, nodeSha256, now);
   const existing = await stores.keys.byId(fresh.id);
+  if (existing === undefined) return { record: fresh, replaced: false };
   // The file decides the key's fields; its history (first stored, first revoked) stays.
-  const record: KeyRecord =
-    existing === undefined
-      ? fresh
-      : { ...fresh, createdAt: existing.createdAt, ...(fresh.revokedAt !== undefined && { revokedAt: existing.revokedAt ?? fresh.revokedAt }) };
-  await stores.keys.put(record);
-  const tenant = `${record.orgId}/${record.projectId ?? "(org)"}`;
-  const state = record.revokedAt !== undefined ? ", revoked" : "";
-  return `  key     ${record.id}  ${record.kind}  ${tenant}  ${record.scopes.join(",")}${state}  ${existing === undefined ? "new" : "replaced"}`;
+  const revoked = fresh.revokedAt !== undefined && { revokedAt: existing.revokedAt ?? fresh.revokedAt };
+  return { record: { ...fresh, createdAt: existing.createdAt, ...revoked }, replaced: true };
 }
 
-async function writeBundle(stores: Stores, { bundle }: PlannedBundle, now: string): Promise<string> {
-  const previous = await stores.bundles.version(bundle.projectId, bundle.env);
-  await stores.bundles.put(bundle, now);
+function keyLine({ record, replaced }: { record: KeyRecord; replaced: boolean }): string {
+  const tenant = `${record.orgId}/${record.projectId ?? "(org)"}`;
+  const state = record.revokedAt !== undefined ? ", revoked" : "";
+  return `  key     ${record.id}  ${record.kind}  ${tenant}  ${record.scopes.join(",")}${state}  ${replaced ? "replaced" : "new"}`;
+}
+
+function bundleLine({ bundle, previous }: { bundle: Bundle; previous: string | undefined }): string {
   const was = previous === undefined ? "new" : previous === bundle.version ? "unchanged" : `replaced version ${previous}`;
   return `  bundle  ${bundle.projectId}/${bundle.env}  org ${bundle.orgId}  version ${bundle.version}  ${was}`;
 }

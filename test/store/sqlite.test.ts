@@ -207,3 +207,24 @@ describe("sqlite store: failures", () => {
     await expect(stores.keys.list()).rejects.toThrow(/no such table/);
   });
 });
+
+describe("writeAll (vane import)", () => {
+  it("stores every key and bundle in one transaction", async () => {
+    const stores = open(tempDir());
+    await stores.writeAll({ keys: [makeKey(1), makeKey(2)], bundles: [makeBundle("p", "production")], storedAt: "2026-11-21T12:00:00.000Z" });
+    expect((await stores.keys.list()).map((k) => k.id)).toEqual([makeKey(1).id, makeKey(2).id]);
+    expect(await stores.bundles.version("p", "production")).toBe(makeBundle("p", "production").version);
+  });
+
+  it("a failure part way stores nothing: not the keys and bundles before it", async () => {
+    const stores = open(tempDir());
+    await stores.keys.put(makeKey(1));
+    // Another id with key 1's secret hash: the unique hash refuses it, after key 2 and the bundle were written.
+    const clash = { ...makeKey(3), secretHash: makeKey(1).secretHash };
+    await expect(
+      stores.writeAll({ keys: [makeKey(2), clash], bundles: [makeBundle("p", "production")], storedAt: "2026-11-21T12:00:00.000Z" }),
+    ).rejects.toThrow(/UNIQUE/);
+    expect((await stores.keys.list()).map((k) => k.id)).toEqual([makeKey(1).id]);
+    expect(await stores.bundles.version("p", "production")).toBeUndefined();
+  });
+});

@@ -48,6 +48,11 @@ export class SqliteBundleStore implements BundleStore {
   }
 
   async put(bundle: Bundle, storedAt: string): Promise<void> {
+    this.putNow(bundle, storedAt);
+  }
+
+  /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
+  putNow(bundle: Bundle, storedAt: string): void {
     this.putStmt.run({
       project_id: bundle.projectId,
       env: bundle.env,

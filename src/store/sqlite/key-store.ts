@@ -88,6 +88,11 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async put(key: KeyRecord): Promise<void> {
+    this.putNow(key);
+  }
+
+  /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
+  putNow(key: KeyRecord): void {
     this.putStmt.run(toRow(key));
   }
 

@@ -4,7 +4,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { StoreHealth, Stores } from "../types.js";
+import type { Bundle } from "../../bundle/types.js";
+import type { KeyRecord, StoreHealth, Stores } from "../types.js";
 import { SqliteBundleStore } from "./bundle-store.js";
 import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
@@ -27,6 +28,8 @@ export interface SqliteStoreOptions {
 }
 
 export interface SqliteStores extends Stores {
+  /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
+  writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
   /** Commits queued appends, then closes the database; idempotent. */
   close(): void;
 }
@@ -81,6 +84,12 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
         keys: probe(() => keys.ping()),
         events: probe(() => events.ping()),
       };
+    },
+    async writeAll(writes) {
+      db.transaction(() => {
+        for (const key of writes.keys) keys.putNow(key);
+        for (const bundle of writes.bundles) bundles.putNow(bundle, writes.storedAt);
+      })();
     },
     close() {
       if (!db.open) return;
