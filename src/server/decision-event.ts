@@ -10,7 +10,8 @@ export interface DecisionSource {
   readonly projectId: string;
   readonly env: string;
   readonly configVersion: string;
-  /** ISO 8601 time of the decision. */
+  /** Time of the decision: ms since the epoch, and as ISO 8601. */
+  readonly nowMs: number;
   readonly timestamp: string;
   readonly latencyMs: number;
 }
@@ -46,7 +47,7 @@ export function decisionEvent(resolution: Resolution, source: DecisionSource, un
       filteredContext: resolution.filteredContext,
   };
   return {
-    id: uuidv7(Date.parse(source.timestamp)),
+    id: uuidv7(source.nowMs),
     receivedAt: source.timestamp,
     orgId: source.orgId,
     projectId: source.projectId,

@@ -1,6 +1,5 @@
 // A real server for the HTTP tests: the app on @hono/node-server at an ephemeral 127.0.0.1 port,
 // on the SQLite store in a fresh temp folder, with a clock the test moves.
-import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +10,7 @@ import { loadEngine } from "../../src/engine/loader.js";
 import { type AppLimits, createApp } from "../../src/server/app.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Clock } from "../../src/server/clock.js";
+import { nodeSha256 } from "../../src/cli/store-access.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { EventPipeline, KeyKind, Stores } from "../../src/store/types.js";
 
@@ -26,7 +26,7 @@ export class ManualClock implements Clock {
   }
 }
 
-export const nodeSha256 = (bytes: Uint8Array): Uint8Array => createHash("sha256").update(bytes).digest();
+export { nodeSha256 };
 
 export interface TestServerOptions {
   readonly limits?: Partial<AppLimits>;

@@ -2,6 +2,7 @@
 // base62 or base64url. Only the SHA-256 of the whole string is stored; the public id is derived
 // from that hash, so neither the store nor the logs ever hold a secret.
 import type { KeyKind, KeyRecord, RateLimit } from "../../store/types.js";
+import { HEX_BYTE } from "../hex.js";
 
 const KEY_PATTERN = /^vane_(pk|sk|mk|ak)_([A-Za-z0-9_-]{32,256})$/;
 
@@ -14,11 +15,10 @@ export function keyKind(key: string): KeyKind | undefined {
 export type Sha256 = (bytes: Uint8Array) => Uint8Array;
 
 const encoder = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 export function secretHash(key: string, sha256: Sha256): string {
   let hex = "";
-  for (const byte of sha256(encoder.encode(key))) hex += HEX[byte];
+  for (const byte of sha256(encoder.encode(key))) hex += HEX_BYTE[byte];
   return hex;
 }
 

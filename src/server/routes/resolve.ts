@@ -7,7 +7,7 @@ import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import { decisionEvent } from "../decision-event.js";
 import type { AppEnv } from "../env.js";
-import { badRequest, configUnavailable, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
 import { uuidv7 } from "../ids.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { deeperThan } from "../json-depth.js";
@@ -54,12 +54,12 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const version = found.entry.bundle.version;
     const decisionId = uuidv7(now);
     const timestamp = new Date(now).toISOString();
-    const source = { decisionId, orgId: key.orgId, projectId, env: request.env, configVersion: version, timestamp };
+    const source = { decisionId, orgId: key.orgId, projectId, env: request.env, configVersion: version, nowMs: now, timestamp };
     const unit = decisionUnit(resolution);
     try {
       await deps.events.append([decisionEvent(resolution, { ...source, latencyMs: performance.now() - started }, unit)]);
     } catch {
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, 2);
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
     if (found.stale) c.header("X-Service-Bundle-Stale", "true");
     return c.json(responseBody(resolution, { decisionId, timestamp, version }));
