@@ -9,6 +9,7 @@ import {
   DEFAULT_BUCKET_COUNT, HASHING_ALGORITHMS, PARAMETER_TYPES, POLICY_KINDS, POLICY_STATES,
   type ParameterType, type PolicyKind,
 } from "./types.js";
+import { readPolicyParams } from "./policy-params.js";
 import {
   ARRAY, NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, ROOT, STRING, at, fields, isRecord, mustBe, oneOf, own, show,
   valueProblem, type Guard, type Problems,
@@ -206,6 +207,7 @@ function checkPolicy(ctx: Ctx, p: unknown, place: { path: string; layerId: strin
     out.push({ path: at(path, "endAt"), message: "must be after startAt" });
   }
   checkAdaptiveFields(out, policy, path);
+  if (kind !== undefined && kind !== "static") checkParams(out, kind, policy.params, at(path, "params"));
   const allocations = f.need("allocations", ARRAY);
   if (allocations) checkAllocations(ctx, allocations, { path: at(path, "allocations"), kind, layerId });
   checkWeightsAndReward(out, policy, { path, kind, allocations });
@@ -221,6 +223,12 @@ function checkAdaptiveFields(out: Problems, policy: Record<string, unknown>, pat
   each(logFields, at(path, "logContextFields"), (lf, fp) => {
     if (!NON_EMPTY_STRING.test(lf)) out.push({ path: fp, message: mustBe(NON_EMPTY_STRING.expected, lf) });
   });
+}
+
+/** An adaptive policy's params, read as the learner reads them (policy-params.ts). */
+function checkParams(out: Problems, kind: PolicyKind, params: unknown, path: string): void {
+  const result = readPolicyParams(kind, params);
+  if ("problems" in result) for (const p of result.problems) out.push({ path: at(path, p.path), message: p.message });
 }
 
 /** What weights and reward are checked against: the policy's path, kind and allocations. */

@@ -4,6 +4,7 @@
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import type { Learner } from "../adaptive/learner.js";
 import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
@@ -16,6 +17,8 @@ import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { configRoutes } from "./routes/config.js";
 import { eventsRoutes } from "./routes/events.js";
+import { createLearner } from "./learning.js";
+import { decideRoutes } from "./routes/decide.js";
 import { healthRoutes } from "./routes/health.js";
 import { resolveRoutes } from "./routes/resolve.js";
 
@@ -29,6 +32,8 @@ export interface AppOptions {
   readonly version: string;
   readonly limits?: Partial<AppLimits>;
   readonly schemaCompiler?: SchemaCompiler;
+  /** What decide reads learned state from; whoever runs the service runs its catchUp. One on the stores when absent. */
+  readonly learner?: Learner;
   /** Where internal faults are reported (never to the client); console.error by default. */
   readonly onInternalError?: (error: unknown) => void;
 }
@@ -120,6 +125,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", healthRoutes({ engine, stores, version: options.version }));
   app.route("/", configRoutes(auth, bundles));
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
+  const learner = options.learner ?? createLearner({ stores, engine, clock });
+  app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, pipelines, clock }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${c.req.method} ${c.req.path}`));

@@ -60,6 +60,11 @@ export interface BundleStore {
   version(projectId: string, env: string): Promise<string | undefined>;
   /** Stores the bundle for its projectId/env, replacing the one there. */
   put(bundle: Bundle, storedAt: string): Promise<void>;
+  /**
+   * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
+   * set: a publication of learned weights never overwrites a bundle imported meanwhile).
+   */
+  replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean>;
   /** Every stored bundle, ordered by project then env. */
   list(): Promise<BundleSummary[]>;
 }
@@ -144,12 +149,58 @@ export interface EventPipeline {
   deliverThrough(seq: number): Promise<void>;
 }
 
+/** An arm's learned statistics for the population (entity "") or one entity (src/adaptive/stats.ts). */
+export interface ArmRow {
+  readonly projectId: string;
+  readonly env: string;
+  readonly policyId: string;
+  readonly entity: string;
+  readonly armKey: string;
+  readonly stats: Float64Array;
+}
+
+/** An adaptive decision waiting for its reward, until its window closes. */
+export interface PendingDecision {
+  readonly decisionId: string;
+  readonly policyId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly armKey: string;
+  /** "" when the policy is not per-entity. */
+  readonly entity: string;
+  /** The encoded context of a contextual decision. */
+  readonly features?: Float64Array;
+  readonly rewardEvent: string;
+  /** ms since the epoch: a reward received later is too late, and the decision learns 0. */
+  readonly closesAt: number;
+}
+
+/** One learning step, committed whole: statistics, pending decisions and the log position. */
+export interface LearningCommit {
+  readonly arms: readonly ArmRow[];
+  readonly addPending: readonly PendingDecision[];
+  readonly removePending: readonly { readonly decisionId: string; readonly policyId: string }[];
+  /** The event log position the step has read through. */
+  readonly checkpoint: number;
+}
+
+/** The learner's state (src/adaptive/learner.ts): it survives a restart and is exactly-once with the log. */
+export interface LearningStore {
+  arms(): Promise<ArmRow[]>;
+  checkpoint(): Promise<number>;
+  pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;
+  /** Pending decisions whose window closed at or before `nowMs`, earliest first. */
+  due(nowMs: number, limit: number): Promise<PendingDecision[]>;
+  commit(step: LearningCommit): Promise<void>;
+}
+
 export type StoreHealth = "ok" | "down";
 
 export interface Stores {
   readonly bundles: BundleStore;
   readonly keys: KeyStore;
   readonly events: EventStore;
+  readonly learning: LearningStore;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
 }

@@ -1,19 +1,21 @@
 // Stores that fail on demand through their interfaces: each method of a store named in `down`
 // rejects, as a store whose database went away would.
-import type { BundleStore, EventStore, KeyStore, Stores } from "../../src/store/types.js";
+import type { BundleStore, EventStore, KeyStore, LearningStore, Stores } from "../../src/store/types.js";
 
-export type StoreName = "bundles" | "keys" | "events";
+export type StoreName = "bundles" | "keys" | "events" | "learning";
 
 export class FaultyStores implements Stores {
   readonly down = new Set<StoreName>();
   readonly bundles: BundleStore;
   readonly keys: KeyStore;
   readonly events: EventStore;
+  readonly learning: LearningStore;
 
   constructor(private readonly inner: Stores) {
     this.bundles = this.guard("bundles", inner.bundles);
     this.keys = this.guard("keys", inner.keys);
     this.events = this.guard("events", inner.events);
+    this.learning = this.guard("learning", inner.learning);
   }
 
   async health() {

@@ -7,7 +7,9 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
+import type { Learner } from "../../src/adaptive/learner.js";
 import { type AppLimits, createApp } from "../../src/server/app.js";
+import { createLearner } from "../../src/server/learning.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Clock } from "../../src/server/clock.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
@@ -41,6 +43,8 @@ export interface TestServer {
   readonly clock: ManualClock;
   readonly dataDir: string;
   readonly errors: unknown[];
+  /** What decide reads; tests run its catchUp to learn what the store holds. */
+  readonly learner: Learner;
   /** Stores a new key and returns its secret. */
   key(input: Omit<KeyInput, "key"> & { kind?: KeyKind }): Promise<string>;
   putBundle(bundle: Bundle): Promise<void>;
@@ -55,7 +59,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const stores = options.wrapStores?.(sqlite) ?? sqlite;
   const clock = new ManualClock();
   const errors: unknown[] = [];
+  const learner = createLearner({ stores, engine, clock });
   const app = createApp({
+    learner,
     engine,
     stores,
     pipelines: options.pipelines?.(sqlite, dataDir),
@@ -74,6 +80,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock,
     dataDir,
     errors,
+    learner,
     async key({ kind = "sk", ...input }) {
       const secret = generateKey(kind);
       await sqlite.keys.put(toKeyRecord({ ...input, key: secret }, nodeSha256, new Date(clock.now()).toISOString()));

@@ -18,6 +18,7 @@ export class SqliteBundleStore implements BundleStore {
   private readonly getStmt: Statement<[string, string], Pick<BundleRow, "bundle" | "stored_at">>;
   private readonly versionStmt: Statement<[string, string], string>;
   private readonly putStmt: Statement<[BundleRow]>;
+  private readonly replaceStmt: Statement<[BundleRow & { expected: string }]>;
   private readonly listStmt: Statement<[], SummaryRow>;
   private readonly pingStmt: Statement<[]>;
 
@@ -31,6 +32,10 @@ export class SqliteBundleStore implements BundleStore {
        VALUES (@project_id, @env, @org_id, @version, @stored_at, @bundle)
        ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id,
          version = excluded.version, stored_at = excluded.stored_at, bundle = excluded.bundle`,
+    );
+    this.replaceStmt = db.prepare(
+      `UPDATE bundles SET org_id = @org_id, version = @version, stored_at = @stored_at, bundle = @bundle
+       WHERE project_id = @project_id AND env = @env AND version = @expected`,
     );
     this.listStmt = db.prepare(
       "SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env",
@@ -51,16 +56,13 @@ export class SqliteBundleStore implements BundleStore {
     this.putNow(bundle, storedAt);
   }
 
+  async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
+    return this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1;
+  }
+
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
   putNow(bundle: Bundle, storedAt: string): void {
-    this.putStmt.run({
-      project_id: bundle.projectId,
-      env: bundle.env,
-      org_id: bundle.orgId,
-      version: bundle.version,
-      stored_at: storedAt,
-      bundle: JSON.stringify(bundle),
-    });
+    this.putStmt.run(bundleRow(bundle, storedAt));
   }
 
   async list(): Promise<BundleSummary[]> {
@@ -77,4 +79,15 @@ export class SqliteBundleStore implements BundleStore {
   ping(): void {
     this.pingStmt.get();
   }
+}
+
+function bundleRow(bundle: Bundle, storedAt: string): BundleRow {
+  return {
+    project_id: bundle.projectId,
+    env: bundle.env,
+    org_id: bundle.orgId,
+    version: bundle.version,
+    stored_at: storedAt,
+    bundle: JSON.stringify(bundle),
+  };
 }

@@ -9,6 +9,7 @@ import type { KeyRecord, StoreHealth, Stores } from "../types.js";
 import { SqliteBundleStore } from "./bundle-store.js";
 import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
+import { SqliteLearningStore } from "./learning-store.js";
 import { migrate } from "./schema.js";
 
 export const DB_FILE_NAME = "vane.db";
@@ -78,6 +79,7 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
     bundles,
     keys,
     events,
+    learning: new SqliteLearningStore(db),
     async health() {
       return {
         bundles: probe(() => bundles.ping()),

@@ -1,0 +1,149 @@
+// An arm and its propensity from learned statistics, through the engine (decisions.md §6, issue 5
+// §2): exact for epsilon-greedy and UCB1 (tied best arms share), the engine's Monte Carlo win
+// probability for Thompson sampling. Also each arm's propensity for the published weights.
+import type { Engine } from "../engine/engine.js";
+import type { LinearArms } from "../engine/linear.js";
+import type { AdaptivePolicy } from "./policy.js";
+import { type ArmStats, count, linearPart, mean, rewardSum, squaredDeviations } from "./stats.js";
+
+export interface Choice {
+  readonly arm: number;
+  /** The chosen arm's propensity, in (0, 1]. */
+  readonly probability: number;
+  /** Names the algorithm for metadata.algorithm, e.g. "thompson-beta". */
+  readonly algorithm: string;
+}
+
+/**
+ * What one state version costs to prepare, kept until the state changes (it changes in learner
+ * steps, not per decision): Thompson propensities (Monte Carlo draws) and contextual arms (A⁻¹, θ).
+ */
+export interface DecisionCache {
+  version: number;
+  probabilities: Float64Array | undefined;
+  linear: LinearArms | undefined;
+}
+
+export function emptyCache(): DecisionCache {
+  return { version: -1, probabilities: undefined, linear: undefined };
+}
+
+/** Per-decision draws for contextual Thompson propensities, which depend on the context and can't be cached. */
+export const CONTEXTUAL_DRAWS = 1000;
+
+/** `cache` belongs to `arms`' state version: the caller resets it when that version changes. */
+export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly ArmStats[], x: Float64Array | undefined, cache: DecisionCache = emptyCache()): Choice {
+  const { params } = policy;
+  switch (policy.kind) {
+    case "thompson": {
+      const posterior = thompsonPosterior(policy, arms);
+      const arm = posterior.kind === "beta" ? engine.thompsonBeta(posterior.alpha, posterior.beta) : engine.thompsonGaussian(posterior.mean, posterior.sd);
+      const probabilities = (cache.probabilities ??= smoothedWinProbabilities(engine.winProbabilities(posterior, params.probabilityDraws), params.probabilityDraws));
+      return { arm, probability: probabilities[arm]!, algorithm: `thompson-${posterior.kind}` };
+    }
+    case "ucb1": {
+      const choice = engine.ucb1(arms.map(count), arms.map(mean), params.c);
+      return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "ucb1" };
+    }
+    case "epsilon_greedy": {
+      const choice = engine.epsilonGreedy(greedyMeans(arms), params.epsilon);
+      return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "epsilon-greedy" };
+    }
+    case "contextual": {
+      const linear = (cache.linear ??= engine.prepareLinearArms(ridgeArms(policy, arms), policy.dimension));
+      if (params.algorithm === "linucb") {
+        const choice = engine.linUcb(linear, x!, params.alpha);
+        return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "linucb" };
+      }
+      const arm = engine.linearThompson(linear, x!, params.v);
+      const probabilities = smoothedWinProbabilities(engine.linearWinProbabilities(linear, x!, params.v, CONTEXTUAL_DRAWS), CONTEXTUAL_DRAWS);
+      return { arm, probability: probabilities[arm]!, algorithm: "linear-thompson" };
+    }
+  }
+}
+
+/** Every arm's propensity under the current statistics (contextual: averaged over sample contexts). */
+export function armPropensities(engine: Engine, policy: AdaptivePolicy, arms: readonly ArmStats[], contexts: readonly Float64Array[]): Float64Array {
+  const { params } = policy;
+  switch (policy.kind) {
+    case "thompson":
+      return smoothedWinProbabilities(engine.winProbabilities(thompsonPosterior(policy, arms), params.probabilityDraws), params.probabilityDraws);
+    case "ucb1":
+      return engine.ucb1(arms.map(count), arms.map(mean), params.c).propensities;
+    case "epsilon_greedy":
+      return engine.epsilonGreedy(greedyMeans(arms), params.epsilon).propensities;
+    case "contextual": {
+      const total = new Float64Array(arms.length);
+      if (contexts.length === 0) return total.fill(1 / arms.length);
+      const linear = engine.prepareLinearArms(ridgeArms(policy, arms), policy.dimension);
+      for (const x of contexts) {
+        const p = params.algorithm === "linucb" ? engine.linUcb(linear, x, params.alpha).propensities : engine.linearWinProbabilities(linear, x, params.v, CONTEXTUAL_DRAWS);
+        for (let i = 0; i < total.length; i++) total[i]! += p[i]! / contexts.length;
+      }
+      return total;
+    }
+  }
+}
+
+export type Posterior =
+  | { readonly kind: "beta"; readonly alpha: Float64Array; readonly beta: Float64Array }
+  | { readonly kind: "gaussian"; readonly mean: Float64Array; readonly sd: Float64Array };
+
+/**
+ * Binary rewards: Beta(priorAlpha + Σr, priorBeta + n − Σr). Value rewards: Normal around the
+ * posterior mean (the prior counts as one observation of priorMean), with the reward spread
+ * estimated from the data pooled with priorSd as one observation, divided by √(n + 1).
+ */
+export function thompsonPosterior(policy: AdaptivePolicy, arms: readonly ArmStats[]): Posterior {
+  const { params } = policy;
+  const k = arms.length;
+  if (policy.reward.type === "binary") {
+    const alpha = new Float64Array(k);
+    const beta = new Float64Array(k);
+    for (let i = 0; i < k; i++) {
+      const successes = Math.max(0, rewardSum(arms[i]!));
+      alpha[i] = params.priorAlpha + successes;
+      beta[i] = params.priorBeta + Math.max(0, count(arms[i]!) - successes);
+    }
+    return { kind: "beta", alpha, beta };
+  }
+  const means = new Float64Array(k);
+  const sd = new Float64Array(k);
+  for (let i = 0; i < k; i++) {
+    const s = arms[i]!;
+    const n = count(s) + 1;
+    means[i] = (params.priorMean + rewardSum(s)) / n;
+    const variance = (params.priorSd * params.priorSd + squaredDeviations(s)) / n;
+    sd[i] = Math.sqrt(variance / n);
+  }
+  return { kind: "gaussian", mean: means, sd };
+}
+
+/**
+ * Laplace-smoothed Monte Carlo estimate: (wins + 1) / (draws + k). An arm the draws never saw
+ * win still has a true probability above 0, and a propensity of 0 would break inverse weighting.
+ */
+export function smoothedWinProbabilities(estimate: Float64Array, draws: number): Float64Array {
+  const k = estimate.length;
+  for (let i = 0; i < k; i++) estimate[i] = (Math.round(estimate[i]! * draws) + 1) / (draws + k);
+  return estimate;
+}
+
+/** Arms never tried look best (optimistic start), so each is tried before exploitation. */
+function greedyMeans(arms: readonly ArmStats[]): number[] {
+  let best = -Infinity;
+  for (const s of arms) if (count(s) > 0) best = Math.max(best, mean(s));
+  const untried = best === -Infinity ? 0 : best + 1;
+  return arms.map((s) => (count(s) > 0 ? mean(s) : untried));
+}
+
+/** Each arm's A + λI and b for the engine. */
+function ridgeArms(policy: AdaptivePolicy, arms: readonly ArmStats[]): { a: Float64Array; b: Float64Array }[] {
+  const d = policy.dimension;
+  return arms.map((s) => {
+    const { a, b } = linearPart(s, d);
+    const ridge = Float64Array.from(a);
+    for (let i = 0; i < d; i++) ridge[i * d + i]! += policy.params.lambda;
+    return { a: ridge, b };
+  });
+}

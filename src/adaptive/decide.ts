@@ -1,0 +1,81 @@
+// One adaptive decision (decisions.md §6–§7): the policy's arm for a unit (and entity) from the
+// freshest learned state, its propensity, and what the response and the decision event carry.
+import type { CompiledBundle } from "../bundle/compile.js";
+import { unitValue } from "../bundle/resolve.js";
+import type { JsonValue } from "../bundle/types.js";
+import { chooseArm } from "./choose.js";
+import { encodeFeatures } from "./features.js";
+import type { AdaptivePolicy } from "./policy.js";
+import { POPULATION, type PolicyState } from "./state.js";
+
+export interface DecideInput {
+  readonly context: Readonly<Record<string, unknown>>;
+  /** The entity, when the caller names it rather than the context's entityKey field. */
+  readonly entityId?: string;
+}
+
+export interface Decision {
+  readonly policy: AdaptivePolicy;
+  readonly arm: number;
+  readonly probability: number;
+  readonly algorithm: string;
+  readonly unit: string;
+  readonly bucket: number;
+  readonly entityId: string | undefined;
+  /** The encoded context of a contextual policy, logged for the learner. */
+  readonly features: Float64Array | undefined;
+  readonly assignments: Record<string, JsonValue>;
+  readonly filteredContext: Record<string, unknown> | undefined;
+  /** The learned state's revision the arm was chosen from. */
+  readonly stateRevision: number;
+}
+
+export type DecideOutcome = { readonly decision: Decision } | { readonly problem: string };
+
+export function decide(compiled: CompiledBundle, policy: AdaptivePolicy, state: PolicyState, input: DecideInput): DecideOutcome {
+  const { context } = input;
+  const unitKey = policy.layer.unitKey;
+  const unit = unitValue(context, unitKey);
+  if (unit === undefined) return { problem: `context lacks the unit key "${unitKey}"` };
+  let entityId: string | undefined;
+  if (policy.entityKey !== undefined) {
+    entityId = input.entityId ?? unitValue(context, policy.entityKey);
+    if (entityId === undefined) return { problem: `context lacks the entity key "${policy.entityKey}" (or give entityId)` };
+  }
+  const { engine } = compiled;
+  const entity = entityId ?? POPULATION;
+  const arms = entity === POPULATION ? state.populationArms(policy) : state.entityArms(policy, entity);
+  const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
+  const choice = chooseArm(engine, policy, arms, features, state.cache(entity));
+  if (features) state.rememberContext(features);
+  return {
+    decision: {
+      policy,
+      arm: choice.arm,
+      probability: choice.probability,
+      algorithm: choice.algorithm,
+      unit,
+      bucket: engine.bucket(policy.layerSalt, unit, compiled.bucketCount),
+      entityId,
+      features,
+      assignments: armAssignments(compiled, policy, choice.arm),
+      filteredContext: policy.logContextFields && pickFields(context, policy.logContextFields),
+      stateRevision: state.version,
+    },
+  };
+}
+
+/** The layer's parameters: defaults, then the arm's overrides. */
+function armAssignments(compiled: CompiledBundle, policy: AdaptivePolicy, arm: number): Record<string, JsonValue> {
+  const assignments: Record<string, JsonValue> = {};
+  for (const key of policy.layer.parameterKeys) assignments[key] = compiled.defaults[key]!;
+  const allocation = policy.compiled.allocations[arm]!;
+  allocation.overrideKeys.forEach((key, i) => (assignments[key] = allocation.overrideValues[i]!));
+  return assignments;
+}
+
+function pickFields(context: Readonly<Record<string, unknown>>, fields: readonly string[]): Record<string, unknown> {
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (Object.hasOwn(context, field)) picked[field] = context[field];
+  return picked;
+}

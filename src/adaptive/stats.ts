@@ -1,0 +1,63 @@
+// What an arm has learned, as sufficient statistics: [n, Σr, Σr²] and, for contextual arms,
+// A = Σ x xᵀ (d×d, row-major) and b = Σ r x. All of it is additive, so an entity's prior is a
+// weighted sum of statistics (pooling) and the store keeps one Float64Array per arm.
+
+export type ArmStats = Float64Array;
+
+const N = 0;
+const SUM = 1;
+const SUM_SQ = 2;
+const HEAD = 3;
+
+/** Length of an arm's statistics for a context of dimension d (0 for context-free policies). */
+export function statsLength(d: number): number {
+  return HEAD + d * d + d;
+}
+
+export function emptyStats(d: number): ArmStats {
+  return new Float64Array(statsLength(d));
+}
+
+export function dimensionOf(stats: ArmStats): number {
+  // statsLength(d) = 3 + d² + d; solve for d.
+  return Math.round((-1 + Math.sqrt(1 + 4 * (stats.length - HEAD))) / 2);
+}
+
+export const count = (s: ArmStats): number => s[N]!;
+export const rewardSum = (s: ArmStats): number => s[SUM]!;
+
+export function mean(s: ArmStats): number {
+  return s[N]! > 0 ? s[SUM]! / s[N]! : 0;
+}
+
+/** Sum of squared deviations from the mean (≥ 0 despite rounding). */
+export function squaredDeviations(s: ArmStats): number {
+  const n = s[N]!;
+  return n > 0 ? Math.max(0, s[SUM_SQ]! - (s[SUM]! * s[SUM]!) / n) : 0;
+}
+
+/** One learned reward; x is the decision's encoded context for contextual arms. */
+export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
+  s[N]! += 1;
+  s[SUM]! += reward;
+  s[SUM_SQ]! += reward * reward;
+  if (!x) return;
+  const d = x.length;
+  for (let i = 0; i < d; i++) {
+    const xi = x[i]!;
+    if (xi === 0) continue; // one-hot contexts are mostly zeros
+    const row = HEAD + i * d;
+    for (let j = 0; j < d; j++) s[row + j]! += xi * x[j]!;
+    s[HEAD + d * d + i]! += reward * xi;
+  }
+}
+
+/** into += weight · from (same dimension). */
+export function addScaled(into: ArmStats, from: ArmStats, weight: number): void {
+  for (let i = 0; i < into.length; i++) into[i]! += weight * from[i]!;
+}
+
+/** The contextual part: A (d×d) and b (d), as views. */
+export function linearPart(s: ArmStats, d: number): { a: Float64Array; b: Float64Array } {
+  return { a: s.subarray(HEAD, HEAD + d * d), b: s.subarray(HEAD + d * d, HEAD + d * d + d) };
+}

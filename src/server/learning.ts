@@ -1,0 +1,22 @@
+// Wires learning into the server: the learner reads policies from bundles through its own bundle
+// cache (a store outage fails the step, which retries, rather than skipping events).
+import { adaptiveCatalog } from "../adaptive/policy.js";
+import { Learner } from "../adaptive/learner.js";
+import type { Engine } from "../engine/engine.js";
+import type { Stores } from "../store/types.js";
+import { BundleCache } from "./bundle-cache.js";
+import type { Clock } from "./clock.js";
+
+export function createLearner(deps: { readonly stores: Stores; readonly engine: Engine; readonly clock: Clock }): Learner {
+  const bundles = new BundleCache({ bundles: deps.stores.bundles, engine: deps.engine, clock: deps.clock, refreshMs: 1000, staleMs: 0 });
+  return new Learner({
+    events: deps.stores.events,
+    store: deps.stores.learning,
+    now: () => deps.clock.now(),
+    catalogs: async (projectId, env) => {
+      const found = await bundles.lookup(projectId, env);
+      if (found.status === "unavailable") throw new Error(`bundle store unavailable for ${projectId}/${env}`);
+      return found.status === "found" ? adaptiveCatalog(found.entry.compiled) : undefined;
+    },
+  });
+}

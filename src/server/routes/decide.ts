@@ -1,0 +1,231 @@
+// POST /v1/decide/:policyId and POST /v1/decide/batch (decisions.md §6–§7): a server-side
+// per-entity decision from the freshest learned state. Every decision records a decision event,
+// with the chosen arm's propensity, before it is answered.
+import { Hono, type Context } from "hono";
+import { type Decision, decide } from "../../adaptive/decide.js";
+import type { Learner } from "../../adaptive/learner.js";
+import { adaptiveCatalog } from "../../adaptive/policy.js";
+import { contextProblems } from "../../bundle/resolve.js";
+import type { EventStore, StoredEvent } from "../../store/types.js";
+import type { BundleCache, BundleEntry } from "../bundle-cache.js";
+import type { Clock } from "../clock.js";
+import type { AppEnv } from "../env.js";
+import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
+import { uuidv7 } from "../ids.js";
+import { deeperThan } from "../json-depth.js";
+import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+
+export interface DecideDependencies {
+  readonly auth: AuthDependencies;
+  readonly bundles: BundleCache;
+  readonly events: EventStore;
+  readonly learner: Learner;
+  readonly clock: Clock;
+}
+
+export const MAX_BATCH_DECISIONS = 1000;
+const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
+
+interface Item {
+  readonly policyId?: unknown;
+  readonly context?: unknown;
+  readonly entityId?: unknown;
+}
+
+type ItemError = { readonly error: { readonly code: string; readonly message: string } };
+type Outcome = { readonly decision: Decision; readonly decisionId: string } | ItemError;
+
+interface Tenant {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+}
+
+export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const access = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
+
+  // Registered first: "batch" is not a policy id.
+  app.post("/v1/decide/batch", access, async (c) => {
+    const started = performance.now();
+    const body = await readBody(c);
+    if (body instanceof Response) return body;
+    const tenant = tenantOf(c, body.env);
+    if (tenant instanceof Response) return tenant;
+    const items = body.value.decisions;
+    if (!Array.isArray(items)) return badRequest(c, "decisions must be an array");
+    if (items.length > MAX_BATCH_DECISIONS) return badRequest(c, `decisions holds ${items.length} items, at most ${MAX_BATCH_DECISIONS}`);
+    const entry = await bundleFor(c, deps, tenant);
+    if (entry instanceof Response) return entry;
+    await deps.learner.start();
+    const now = deps.clock.now();
+    const outcomes = items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now));
+    const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
+    const latencyMs = performance.now() - started;
+    if (decided.length > 0) {
+      try {
+        await deps.events.append(decided.map((o) => decisionEvent(o.decision, o.decisionId, { ...tenant, version: entry.bundle.version, now, latencyMs })));
+      } catch {
+        return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+      }
+    }
+    return c.json({ results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
+  });
+
+  app.post("/v1/decide/:policyId", access, async (c) => {
+    const started = performance.now();
+    const body = await readBody(c);
+    if (body instanceof Response) return body;
+    const tenant = tenantOf(c, body.env);
+    if (tenant instanceof Response) return tenant;
+    const entry = await bundleFor(c, deps, tenant);
+    if (entry instanceof Response) return entry;
+    await deps.learner.start();
+    const now = deps.clock.now();
+    const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
+    const outcome = decideItem(entry, deps.learner, tenant, item, now);
+    if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
+    const event = decisionEvent(outcome.decision, outcome.decisionId, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
+    try {
+      await deps.events.append([event]);
+    } catch {
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+    }
+    return c.json(responseBody(outcome.decision, outcome.decisionId, entry, now));
+  });
+  return app;
+}
+
+async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unknown>; env: unknown } | Response> {
+  const body = await readJson(c);
+  if (!body.ok) return badRequest(c, "Invalid JSON body");
+  if (!isObject(body.value)) return badRequest(c, "body must be a JSON object");
+  if (body.depth > MAX_JSON_DEPTH && deeperThan(body.value, MAX_JSON_DEPTH + 1)) {
+    return badRequest(c, `body is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return { value: body.value, env: body.value.env };
+}
+
+function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
+  const key = c.get("key");
+  const projectId = key.projectId ?? (c.req.header("X-Project-Id") || undefined);
+  if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
+  const env = bodyEnv ?? (c.req.header("X-Env") || DEFAULT_ENV);
+  if (typeof env !== "string" || env === "") return badRequest(c, "env must be a non-empty string");
+  return { orgId: key.orgId, projectId, env };
+}
+
+async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): Promise<BundleEntry | Response> {
+  const found = await deps.bundles.lookup(tenant.projectId, tenant.env);
+  if (found.status === "unavailable") return configUnavailable(c);
+  if (found.status === "missing" || found.entry.bundle.orgId !== tenant.orgId) {
+    return fail(c, "NOT_FOUND", `Bundle not found for ${tenant.projectId}/${tenant.env}`);
+  }
+  if (found.stale) c.header("X-Service-Bundle-Stale", "true");
+  return found.entry;
+}
+
+function itemError(code: "BAD_REQUEST" | "NOT_FOUND", message: string): ItemError {
+  return { error: { code, message } };
+}
+
+function decideItem(entry: BundleEntry, learner: Learner, tenant: Tenant, item: Item | undefined, now: number): Outcome {
+  if (!item) return itemError("BAD_REQUEST", "each decision must be an object");
+  const { policyId, context, entityId } = item;
+  if (typeof policyId !== "string" || policyId === "") return itemError("BAD_REQUEST", "policyId must be a non-empty string");
+  const compiled = entry.compiled;
+  const policy = adaptiveCatalog(compiled).get(policyId);
+  if (!policy) return itemError("NOT_FOUND", `Policy ${policyId} is not a running adaptive policy in ${tenant.projectId}/${tenant.env}`);
+  if (context === undefined || context === null) return itemError("BAD_REQUEST", "context is required");
+  if (!isObject(context)) return itemError("BAD_REQUEST", "context must be an object");
+  if (entityId !== undefined && (typeof entityId !== "string" || entityId === "")) return itemError("BAD_REQUEST", "entityId must be a non-empty string");
+  const problems = contextProblems(compiled, context);
+  if (problems.length > 0) return itemError("BAD_REQUEST", problems.join("; "));
+  const state = learner.state.policy(tenant.projectId, tenant.env, policyId);
+  const outcome = decide(compiled, policy, state, { context, entityId });
+  if ("problem" in outcome) return itemError("BAD_REQUEST", outcome.problem);
+  return { decision: outcome.decision, decisionId: uuidv7(now) };
+}
+
+function responseBody(decision: Decision, decisionId: string, entry: BundleEntry, now: number) {
+  const { policy } = decision;
+  const allocation = policy.compiled.allocations[decision.arm]!;
+  return {
+    decisionId,
+    policyId: policy.id,
+    policyKey: policy.key,
+    layerId: policy.layer.id,
+    allocationId: allocation.id,
+    allocationKey: allocation.key,
+    allocationName: allocation.name,
+    assignments: decision.assignments,
+    probability: decision.probability,
+    stateVersion: stateVersion(entry, decision),
+    metadata: {
+      timestamp: new Date(now).toISOString(),
+      unitKeyValue: decision.unit,
+      entityId: decision.entityId,
+      bucket: decision.bucket,
+      algorithm: decision.algorithm,
+      filteredContext: decision.filteredContext,
+    },
+  };
+}
+
+/** The bundle version and the learned state's revision: either changing may change the arm. */
+function stateVersion(entry: BundleEntry, decision: Decision): string {
+  return `${entry.bundle.version}#${decision.stateRevision}`;
+}
+
+interface EventSource extends Tenant {
+  readonly version: string;
+  readonly now: number;
+  readonly latencyMs: number;
+}
+
+/** The decision event, as /v1/resolve records one, plus the entity and a contextual policy's encoded context. */
+function decisionEvent(decision: Decision, decisionId: string, source: EventSource): StoredEvent {
+  const { policy } = decision;
+  const allocation = policy.compiled.allocations[decision.arm]!;
+  const timestamp = new Date(source.now).toISOString();
+  const body = {
+    type: "decision",
+    unitKey: decision.unit,
+    timestamp,
+    assignments: decision.assignments,
+    layers: [
+      {
+        layerId: policy.layer.id,
+        bucket: decision.bucket,
+        policyId: policy.id,
+        policyKey: policy.key,
+        allocationId: allocation.id,
+        allocationName: allocation.name,
+        allocationKey: allocation.key,
+        probability: decision.probability,
+      },
+    ],
+    latencyMs: source.latencyMs,
+    decisionId,
+    configVersion: source.version,
+    orgId: source.orgId,
+    projectId: source.projectId,
+    env: source.env,
+    entityId: decision.entityId,
+    features: decision.features && Array.from(decision.features),
+    filteredContext: decision.filteredContext,
+  };
+  return {
+    id: uuidv7(source.now),
+    receivedAt: timestamp,
+    orgId: source.orgId,
+    projectId: source.projectId,
+    env: source.env,
+    type: "decision",
+    unitKey: decision.unit,
+    timestamp,
+    decisionId,
+    body,
+  };
+}

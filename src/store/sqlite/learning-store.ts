@@ -1,0 +1,148 @@
+// The learner's tables: learned arm statistics and the adaptive decisions still waiting for a
+// reward. A learning step commits in one transaction with its log checkpoint, so after a crash
+// the learner re-reads exactly the events whose effects were not stored.
+import type { Database, Statement, Transaction } from "better-sqlite3";
+import type { ArmRow, LearningCommit, LearningStore, PendingDecision } from "../types.js";
+
+const CHECKPOINT = "learning";
+/** SQLite's default limit on bound parameters is 32766; stay well under it. */
+const LOOKUP_CHUNK = 500;
+
+interface ArmDbRow {
+  project_id: string;
+  env: string;
+  policy_id: string;
+  entity: string;
+  arm_key: string;
+  stats: Buffer;
+}
+
+interface PendingRow {
+  decision_id: string;
+  policy_id: string;
+  project_id: string;
+  env: string;
+  arm_key: string;
+  entity: string;
+  features: Buffer | null;
+  reward_event: string;
+  closes_at: number;
+}
+
+const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, arm_key, entity, features, reward_event, closes_at";
+
+export class SqliteLearningStore implements LearningStore {
+  private readonly armsStmt: Statement<[], ArmDbRow>;
+  private readonly upsertArmStmt: Statement<[ArmDbRow]>;
+  private readonly checkpointStmt: Statement<[string], number>;
+  private readonly setCheckpointStmt: Statement<[string, number]>;
+  private readonly insertPendingStmt: Statement<[PendingRow]>;
+  private readonly deletePendingStmt: Statement<[string, string]>;
+  private readonly pendingChunkStmt: Statement<string[], PendingRow>;
+  private readonly pendingOneStmt: Statement<[string], PendingRow>;
+  private readonly dueStmt: Statement<[number, number], PendingRow>;
+  private readonly commitTx: Transaction<(step: LearningCommit) => void>;
+
+  constructor(db: Database) {
+    this.armsStmt = db.prepare("SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms");
+    this.upsertArmStmt = db.prepare(
+      `INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
+       VALUES (@project_id, @env, @policy_id, @entity, @arm_key, @stats)
+       ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = excluded.stats`,
+    );
+    this.checkpointStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
+    this.setCheckpointStmt = db.prepare(
+      "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
+    );
+    const params = PENDING_COLUMNS.split(", ").map((c) => `@${c}`).join(", ");
+    // OR IGNORE: a decision re-read after a crash between commit and memory is already pending.
+    this.insertPendingStmt = db.prepare(`INSERT OR IGNORE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${params})`);
+    this.deletePendingStmt = db.prepare("DELETE FROM pending_decisions WHERE decision_id = ? AND policy_id = ?");
+    const marks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
+    this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
+    this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
+    this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
+    this.commitTx = db.transaction((step: LearningCommit) => {
+      for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
+      for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId);
+      for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
+      this.setCheckpointStmt.run(CHECKPOINT, step.checkpoint);
+    });
+  }
+
+  async arms(): Promise<ArmRow[]> {
+    return this.armsStmt.all().map((row) => ({
+      projectId: row.project_id,
+      env: row.env,
+      policyId: row.policy_id,
+      entity: row.entity,
+      armKey: row.arm_key,
+      stats: floats(row.stats),
+    }));
+  }
+
+  async checkpoint(): Promise<number> {
+    return this.checkpointStmt.get(CHECKPOINT) ?? 0;
+  }
+
+  async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
+    const found: PendingDecision[] = [];
+    let at = 0;
+    for (; at + LOOKUP_CHUNK <= decisionIds.length; at += LOOKUP_CHUNK) {
+      for (const row of this.pendingChunkStmt.all(...decisionIds.slice(at, at + LOOKUP_CHUNK))) found.push(fromPendingRow(row));
+    }
+    for (; at < decisionIds.length; at++) for (const row of this.pendingOneStmt.all(decisionIds[at]!)) found.push(fromPendingRow(row));
+    return found;
+  }
+
+  async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
+    return this.dueStmt.all(nowMs, limit).map(fromPendingRow);
+  }
+
+  async commit(step: LearningCommit): Promise<void> {
+    this.commitTx(step);
+  }
+}
+
+function bytes(values: Float64Array): Buffer {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+}
+
+/** A copy: better-sqlite3's Buffer may not be 8-byte aligned for a Float64Array view. */
+function floats(blob: Buffer): Float64Array {
+  const out = new Float64Array(blob.byteLength / 8);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+function toArmRow(arm: ArmRow): ArmDbRow {
+  return { project_id: arm.projectId, env: arm.env, policy_id: arm.policyId, entity: arm.entity, arm_key: arm.armKey, stats: bytes(arm.stats) };
+}
+
+function toPendingRow(p: PendingDecision): PendingRow {
+  return {
+    decision_id: p.decisionId,
+    policy_id: p.policyId,
+    project_id: p.projectId,
+    env: p.env,
+    arm_key: p.armKey,
+    entity: p.entity,
+    features: p.features ? bytes(p.features) : null,
+    reward_event: p.rewardEvent,
+    closes_at: p.closesAt,
+  };
+}
+
+function fromPendingRow(row: PendingRow): PendingDecision {
+  return {
+    decisionId: row.decision_id,
+    policyId: row.policy_id,
+    projectId: row.project_id,
+    env: row.env,
+    armKey: row.arm_key,
+    entity: row.entity,
+    features: row.features ? floats(row.features) : undefined,
+    rewardEvent: row.reward_event,
+    closesAt: row.closes_at,
+  };
+}
