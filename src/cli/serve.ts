@@ -7,13 +7,15 @@ import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
-const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}]
+const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--weights-every 60]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
 Stops on Ctrl-C (SIGINT) or SIGTERM.
   --port N     port to listen on (default 8787; 0 picks a free one)
   --host H     address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
+  --weights-every S
+               recompute adaptive policies' published weights at most every S seconds (default 60)
 ${dataHelp(15)}`;
 
 /** Exit codes of a forced stop (a second signal during shutdown): 128 + the signal number. */
@@ -26,13 +28,14 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
+    const weightsSeconds = integerOption(values["weights-every"], "--weights-every", { min: 1, max: 86_400, usage: USAGE });
     // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
     // secrets nobody saw, which would also keep the next start from seeding.
-    const server = await startNodeServer({ port, host: values.host, dataDir: values.data });
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000 });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {

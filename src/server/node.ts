@@ -1,13 +1,17 @@
 // The Node host: the engine from disk, the SQLite store and the Parquet files in the data folder,
-// the app on @hono/node-server, and a timer that lets the Parquet pipeline catch up with events
-// no request delivered (decision events, or a backlog after a failure).
+// the app on @hono/node-server, and the background work on timers: the Parquet pipeline catching
+// up with events no request delivered (decision events, or a backlog after a failure), the
+// learner reading rewards, and the publication of learned weights into bundles.
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
+import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { fileSinkFor } from "../store/parquet/file-sink.js";
 import { ParquetPipeline } from "../store/parquet/pipeline.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
+import { systemClock } from "./clock.js";
+import { createLearner } from "./learning.js";
 
 export interface NodeServerOptions {
   readonly port: number;
@@ -17,6 +21,27 @@ export interface NodeServerOptions {
   readonly limits?: Partial<AppLimits>;
   /** How often the Parquet pipeline catches up on its own. */
   readonly catchUpMs?: number;
+  /** How often the learner reads new events and closes reward windows. */
+  readonly learnMs?: number;
+  /** How often learned weights are recomputed (and published when they moved). */
+  readonly weightsMs?: number;
+}
+
+export const DEFAULT_LEARN_MS = 200;
+export const DEFAULT_WEIGHTS_MS = 60_000;
+
+/** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
+function every(ms: number, label: string, task: () => Promise<unknown>): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    task()
+      .catch((error: unknown) => console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error))
+      .finally(() => (running = false));
+  }, ms);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 export interface RunningServer {
@@ -32,25 +57,31 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   // Rounds of 2,000 rows: encoding is synchronous (~15 ms a round), so a long catch-up never
   // holds the event loop for long.
   const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: 2000 });
-  const app = createApp({ engine: await loadEngine(), stores, pipelines: [parquet], version: packageVersion(), limits: options.limits });
-  const catchUp = setInterval(() => {
-    parquet.catchUp().catch((error: unknown) => console.error("vane: parquet catch-up failed, will retry:", error instanceof Error ? error.message : error));
-  }, options.catchUpMs ?? 10_000);
-  catchUp.unref();
+  const engine = await loadEngine();
+  const learner = createLearner({ stores, engine, clock: systemClock });
+  const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
+  const timers = [
+    every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp()),
+    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
+    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish()),
+  ];
+  const stopTimers = () => timers.forEach((stop) => stop());
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
       resolve({
         url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${info.port}`,
         close: async () => {
-          clearInterval(catchUp);
+          stopTimers();
           await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
           await parquet.catchUp().catch(() => undefined);
+          await learner.catchUp().catch(() => undefined);
           stores.close();
         },
       });
     });
     server.once("error", (error) => {
-      clearInterval(catchUp);
+      stopTimers();
       stores.close();
       reject(error);
     });

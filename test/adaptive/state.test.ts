@@ -1,0 +1,65 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { PolicyState } from "../../src/adaptive/state.js";
+import { emptyStats, observe } from "../../src/adaptive/stats.js";
+import { encodeFeatures } from "../../src/adaptive/features.js";
+import type { Engine } from "../../src/engine/engine.js";
+import { loadEngine } from "../../src/engine/loader.js";
+import { adaptive } from "./fixtures.js";
+
+let engine: Engine;
+beforeAll(async () => {
+  engine = await loadEngine();
+});
+
+describe("per-entity statistics", () => {
+  it("a new entity starts from the population, scaled to populationWeight observations", () => {
+    const policy = adaptive(engine, { entityKey: "accountId", params: { populationWeight: 10 } }, 2);
+    const state = new PolicyState();
+    const everyone = emptyStats(0);
+    for (let i = 0; i < 1000; i++) observe(everyone, i < 300 ? 1 : 0);
+    state.population.set("k0", everyone);
+    const [fresh] = state.entityArms(policy, "acct-new");
+    expect(fresh![0]).toBeCloseTo(10, 9); // n
+    expect(fresh![1]).toBeCloseTo(3, 9); // Σr: the population's 30% kept
+  });
+
+  it("an entity's own data counts in full, and is not counted twice through the population", () => {
+    const policy = adaptive(engine, { entityKey: "accountId", params: { populationWeight: 10 } }, 2);
+    const state = new PolicyState();
+    const mine = emptyStats(0);
+    for (let i = 0; i < 50; i++) observe(mine, 1);
+    const everyone = Float64Array.from(mine);
+    for (let i = 0; i < 1000; i++) observe(everyone, 0);
+    state.population.set("k0", everyone);
+    state.arms("acct-1").set("k0", mine);
+    const [own] = state.entityArms(policy, "acct-1");
+    expect(own![0]).toBeCloseTo(50 + 10, 9);
+    expect(own![1]).toBeCloseTo(50, 9);
+  });
+
+  it("a small population is taken whole", () => {
+    const policy = adaptive(engine, { entityKey: "accountId", params: { populationWeight: 10 } }, 2);
+    const state = new PolicyState();
+    const everyone = emptyStats(0);
+    for (let i = 0; i < 4; i++) observe(everyone, 1);
+    state.population.set("k0", everyone);
+    expect(Array.from(state.entityArms(policy, "x")[0]!)).toEqual(Array.from(everyone));
+  });
+});
+
+describe("features", () => {
+  it("encodes an intercept, numerics and one-hot categories; missing or odd values read 0", () => {
+    const features = [
+      { name: "age", type: "numeric" as const },
+      { name: "plan", type: "categorical" as const, values: ["free", "pro"] },
+    ];
+    expect(Array.from(encodeFeatures(features, { age: 31, plan: "pro" }))).toEqual([1, 31, 0, 1]);
+    expect(Array.from(encodeFeatures(features, { age: "31", plan: "gold" }))).toEqual([1, 0, 0, 0]);
+  });
+
+  it("contextual statistics add x xᵀ and r x", () => {
+    const s = emptyStats(2);
+    observe(s, 3, [1, 2]);
+    expect(Array.from(s)).toEqual([1, 3, 9, 1, 2, 2, 4, 3, 6]);
+  });
+});

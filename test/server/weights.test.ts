@@ -1,0 +1,119 @@
+// Learned weights reach the served bundle: a new version and ETag, weights that follow the learned
+// state with burn-in and floor, and /v1/resolve logging the weight as the decision's probability.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WeightsPublisher } from "../../src/adaptive/publisher.js";
+import type { Bundle } from "../../src/bundle/types.js";
+import { loadEngine } from "../../src/engine/loader.js";
+import { type TestServer, call, startTestServer } from "./harness.js";
+
+const VERSION = "2026-11-21T00:00:00.000Z";
+const engine = await loadEngine();
+
+function bundle(): Bundle {
+  return {
+    version: VERSION,
+    orgId: "org-1",
+    projectId: "proj-1",
+    env: "production",
+    hashing: { unitKey: "userId" },
+    parameters: [{ key: "cta", type: "string", default: "none", layerId: "layer-1", namespace: "n" }],
+    layers: [
+      {
+        id: "layer-1",
+        policies: [
+          {
+            id: "pol-cta",
+            key: "cta-bandit",
+            state: "running",
+            kind: "epsilon_greedy",
+            conditions: [],
+            allocations: ["a", "b", "c"].map((n) => ({ id: `alloc-${n}`, name: n, key: `arm-${n}`, bucketRange: [0, 999] as [number, number], overrides: { cta: n } })),
+            reward: { event: "click", type: "binary", windowSeconds: 60 },
+            params: { epsilon: 0.3, minSamples: 20, weightFloor: 0.05 },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+let server: TestServer;
+let sk: string;
+let publisher: WeightsPublisher;
+
+beforeEach(async () => {
+  server = await startTestServer();
+  sk = await server.key({ kind: "sk", orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write"] });
+  await server.putBundle(bundle());
+  publisher = new WeightsPublisher({ bundles: server.stores.bundles, state: server.learner.state, engine, now: () => server.clock.now() });
+});
+afterEach(() => server.close());
+
+async function config() {
+  const res = await call(server, "/v1/config/proj-1", { key: sk });
+  return { etag: res.headers.get("ETag"), bundle: (await res.json()) as Bundle };
+}
+
+/** Decides `n` times and rewards arm b's decisions only. */
+async function learnThatBWins(n: number) {
+  const decisions = Array.from({ length: n }, (_, i) => ({ policyId: "pol-cta", context: { userId: `u-${i}` } }));
+  const { results } = await (await call(server, "/v1/decide/batch", { key: sk, body: { decisions } })).json();
+  const events = results
+    .filter((r: { allocationKey: string }) => r.allocationKey === "arm-b")
+    .map((r: { decisionId: string }) => ({ type: "track", event: "click", unitKey: "u", decisionId: r.decisionId, timestamp: new Date(server.clock.now()).toISOString() }));
+  await call(server, "/v1/events/batch", { key: sk, body: { events } });
+  server.clock.advance(61_000);
+  await server.learner.catchUp();
+}
+
+describe("weights publication", () => {
+  it("publishes nothing during burn-in (the equal split stands)", async () => {
+    await learnThatBWins(9);
+    expect(await publisher.publish()).toEqual([]);
+    expect((await config()).etag).toBe(`"${VERSION}"`);
+  });
+
+  it("after burn-in: a new version and ETag, the learned arm weighted, every arm at least the floor", async () => {
+    await learnThatBWins(300);
+    const before = await config();
+    server.clock.advance(1000);
+    const published = await publisher.publish();
+    expect(published).toEqual([{ projectId: "proj-1", env: "production", version: new Date(server.clock.now()).toISOString() }]);
+    const after = await config();
+    expect(after.etag).not.toBe(before.etag);
+    expect(after.bundle.version).toBe(published[0]!.version);
+    const weights = after.bundle.layers[0]!.policies[0]!.weights!;
+    // ε-greedy with ε = 0.3 over 3 arms: the best gets 0.8, the others 0.1; then the 0.05 floor.
+    expect(weights[1]).toBeCloseTo(0.05 + 0.85 * 0.8, 6);
+    expect(weights[0]).toBeCloseTo(0.05 + 0.85 * 0.1, 6);
+    expect(weights.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+
+    // Unchanged state: no new version.
+    expect(await publisher.publish()).toEqual([]);
+
+    // /v1/resolve now picks arms by the published weights and logs the weight as probability.
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => call(server, "/v1/resolve", { key: sk, body: { context: { userId: `r-${i}` } } }).then((r) => r.json())));
+    const share = answers.filter((a) => a.assignments.cta === "b").length / answers.length;
+    expect(share).toBeGreaterThan(0.6);
+    const decisions = await server.stores.events.list({ type: "decision", limit: 200 });
+    for (const { event } of decisions) {
+      const layer = (event.body.layers as { allocationKey: string; probability: number }[])[0]!;
+      expect(layer.probability).toBe(weights[["arm-a", "arm-b", "arm-c"].indexOf(layer.allocationKey)]);
+    }
+  });
+
+  it("never overwrites a bundle imported meanwhile (compare and set on the version)", async () => {
+    await learnThatBWins(300);
+    const newer = { ...bundle(), version: "2026-11-21T05:00:00.000Z" };
+    const realGet = server.stores.bundles.get.bind(server.stores.bundles);
+    // The operator's import lands between the publisher's read and its write.
+    server.stores.bundles.get = async (p, e) => {
+      const read = await realGet(p, e);
+      await server.stores.bundles.put(newer, new Date(server.clock.now()).toISOString());
+      return read;
+    };
+    expect(await publisher.publish()).toEqual([]);
+    server.stores.bundles.get = realGet;
+    expect((await config()).bundle).toEqual(newer);
+  });
+});
