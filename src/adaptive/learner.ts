@@ -47,7 +47,10 @@ export class Learner {
       const [rows, position] = await Promise.all([this.options.store.arms(), this.options.store.checkpoint()]);
       this.state.apply(rows);
       this.position = position;
-    })();
+    })().catch((error: unknown) => {
+      this.started = undefined; // a store down at start: the next call tries again
+      throw error;
+    });
     return this.started;
   }
 
@@ -151,7 +154,8 @@ class Step {
     if (!Array.isArray(body.layers) || event.decisionId === undefined) return;
     const receivedMs = Date.parse(event.receivedAt);
     for (const layer of body.layers) {
-      if (layer.probability === undefined || typeof layer.policyId !== "string" || typeof layer.allocationKey !== "string") continue;
+      // An attribution-only layer served none of its parameters: the unit never got the arm.
+      if (layer.probability === undefined || layer.attributionOnly === true || typeof layer.policyId !== "string" || typeof layer.allocationKey !== "string") continue;
       const policy = catalog.get(layer.policyId);
       if (!policy || !policy.armKeys.includes(layer.allocationKey)) continue;
       const features = policy.dimension > 0 ? decisionFeatures(policy, body) : undefined;
@@ -220,7 +224,7 @@ class Step {
 }
 
 interface DecisionBody {
-  layers?: { policyId?: unknown; allocationKey?: unknown; probability?: unknown }[];
+  layers?: { policyId?: unknown; allocationKey?: unknown; probability?: unknown; attributionOnly?: unknown }[];
   entityId?: unknown;
   features?: unknown;
   filteredContext?: Record<string, unknown>;

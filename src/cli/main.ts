@@ -8,12 +8,13 @@ import { eventsGroup } from "./events.js";
 import { importVerb } from "./import.js";
 import { keysGroup } from "./keys.js";
 import { type Io, consoleIo, errorMessage } from "./output.js";
+import { reportVerb } from "./report.js";
 import { serveVerb } from "./serve.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 type Entry = Verb | VerbGroup;
 
-const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup];
+const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup, reportVerb];
 const HELP_WORDS = ["--help", "-h", "help"];
 
 function listing(entries: readonly { name: string; summary: string }[]): string[] {

@@ -15,6 +15,7 @@ const VERBS = [
   ["events", "discovered"],
   ["events", "list"],
   ["events", "count"],
+  ["report"],
 ];
 
 /** A stack trace line, which no output may hold. */

@@ -1,0 +1,146 @@
+// The learner against the real SQLite store: exactly once across failed commits and restarts,
+// reward windows, value rewards, and events it must ignore.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Learner } from "../../src/adaptive/learner.js";
+import { adaptiveCatalog } from "../../src/adaptive/policy.js";
+import { compileBundle } from "../../src/bundle/compile.js";
+import type { Policy } from "../../src/bundle/types.js";
+import { loadEngine } from "../../src/engine/loader.js";
+import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
+import type { StoredEvent, Stores } from "../../src/store/types.js";
+import { FaultyStores } from "../server/faulty-stores.js";
+import { policyBundle } from "./fixtures.js";
+
+const engine = await loadEngine();
+const T0 = Date.parse("2026-11-21T12:00:00.000Z");
+let dir: string;
+let sqlite: SqliteStores;
+let now: number;
+let seq = 0;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "vane-learner-"));
+  sqlite = openSqliteStores({ dataDir: dir, synchronous: "NORMAL" });
+  now = T0;
+});
+afterEach(() => {
+  sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function learnerOn(stores: Stores, policy: Partial<Policy> = {}): Learner {
+  const catalog = adaptiveCatalog(compileBundle(policyBundle({ ...policy }, 2), engine));
+  return new Learner({ events: stores.events, store: stores.learning, now: () => now, catalogs: async (p) => (p === "proj" ? catalog : undefined) });
+}
+
+function event(type: "decision" | "track", fields: Partial<StoredEvent> & { body?: Record<string, unknown> }, at = now): StoredEvent {
+  const iso = new Date(at).toISOString();
+  seq++;
+  return { id: `evt-${seq}`, receivedAt: iso, orgId: "org", projectId: "proj", env: "production", type, unitKey: "u", timestamp: iso, body: {}, ...fields };
+}
+
+function decision(decisionId: string, armKey: string, extra: Record<string, unknown> = {}, projectId = "proj"): StoredEvent {
+  return event("decision", { decisionId, projectId, body: { layers: [{ layerId: "layer", policyId: "pol", allocationKey: armKey, probability: 0.5 }], ...extra } });
+}
+
+function reward(decisionId: string, name = "win", body: Record<string, unknown> = {}, at = now): StoredEvent {
+  return event("track", { decisionId, name, body }, at);
+}
+
+function stats(learner: Learner, armKey: string, entity = "") {
+  const s = learner.state.policy("proj", "production", "pol").arms(entity).get(armKey);
+  return s ? [s[0], s[1]] : [0, 0];
+}
+
+describe("Learner", () => {
+  it("learns each decision's first reward once, across pages and duplicates", async () => {
+    const learner = learnerOn(sqlite);
+    await sqlite.events.append([decision("d1", "k0"), decision("d2", "k1")]);
+    await learner.catchUp();
+    await sqlite.events.append([reward("d1"), reward("d1"), reward("d2", "not-the-reward"), reward("unknown")]);
+    await learner.catchUp();
+    await sqlite.events.append([reward("d1")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 1]);
+    expect(stats(learner, "k1")).toEqual([0, 0]);
+    expect(learner.progress().rewards).toBe(1);
+  });
+
+  it("closes a window without reward as 0, and a reward after the close is too late", async () => {
+    const learner = learnerOn(sqlite);
+    await sqlite.events.append([decision("d1", "k0")]);
+    await learner.catchUp();
+    now += 59_000;
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([0, 0]);
+    now += 1_000; // exactly windowSeconds later
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 0]);
+    await sqlite.events.append([reward("d1")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 0]);
+    expect(learner.progress()).toMatchObject({ rewards: 0, closedWithoutReward: 1 });
+  });
+
+  it("value rewards learn the event's value; a reward event without a value is not this decision's reward", async () => {
+    const learner = learnerOn(sqlite, { reward: { event: "win", type: "value", windowSeconds: 60 } });
+    await sqlite.events.append([decision("d1", "k1"), reward("d1", "win", {}), reward("d1", "win", { value: 12.5 })]);
+    await learner.catchUp();
+    expect(stats(learner, "k1")).toEqual([1, 12.5]);
+  });
+
+  it("a failed commit changes nothing in memory, and the retry learns exactly once", async () => {
+    const faulty = new FaultyStores(sqlite);
+    const learner = learnerOn(faulty);
+    await sqlite.events.append([decision("d1", "k0"), reward("d1")]);
+    faulty.down.add("learning");
+    await expect(learner.catchUp()).rejects.toThrow(/injected fault/);
+    expect(stats(learner, "k0")).toEqual([0, 0]);
+    faulty.down.clear();
+    await learner.catchUp();
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 1]);
+  });
+
+  it("a restarted learner resumes from its checkpoint: pending decisions kept, nothing counted twice", async () => {
+    const first = learnerOn(sqlite);
+    await sqlite.events.append([decision("d1", "k0"), decision("d2", "k1"), reward("d1")]);
+    await first.catchUp();
+    const second = learnerOn(sqlite);
+    await sqlite.events.append([reward("d2"), reward("d1")]);
+    await second.catchUp();
+    expect(stats(second, "k0")).toEqual([1, 1]);
+    expect(stats(second, "k1")).toEqual([1, 1]);
+  });
+
+  it("keeps an entity's statistics beside the population's", async () => {
+    const learner = learnerOn(sqlite, { entityKey: "accountId" });
+    await sqlite.events.append([decision("d1", "k0", { entityId: "acct-1" }), decision("d2", "k0", { filteredContext: { accountId: "acct-2" } }), reward("d1"), reward("d2")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([2, 2]);
+    expect(stats(learner, "k0", "acct-1")).toEqual([1, 1]);
+    expect(stats(learner, "k0", "acct-2")).toEqual([1, 1]);
+  });
+
+  it("ignores static layers, other projects and arms the policy no longer has", async () => {
+    const learner = learnerOn(sqlite);
+    const staticLayer = event("decision", { decisionId: "s1", body: { layers: [{ layerId: "layer", policyId: "pol", allocationKey: "k0" }] } });
+    await sqlite.events.append([staticLayer, decision("o1", "k0", {}, "other"), decision("g1", "gone"), reward("s1"), reward("o1"), reward("g1")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([0, 0]);
+    expect(await sqlite.learning.due(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
+  });
+
+  it("a contextual decision learns with its logged features", async () => {
+    const features = [{ name: "segment", type: "categorical", values: ["a", "b"] }];
+    const learner = learnerOn(sqlite, { kind: "contextual", params: { features } });
+    await sqlite.events.append([decision("d1", "k0", { features: [1, 0, 1] }), decision("d2", "k0", { filteredContext: { segment: "a" } }), reward("d1"), reward("d2")]);
+    await learner.catchUp();
+    const s = learner.state.policy("proj", "production", "pol").population.get("k0")!;
+    // A = x1 x1ᵀ + x2 x2ᵀ with x1 = [1,0,1], x2 = [1,1,0]; b = x1 + x2.
+    expect(Array.from(s.subarray(3))).toEqual([2, 1, 1, 1, 1, 0, 1, 0, 1, 2, 1, 1]);
+  });
+});
