@@ -87,7 +87,7 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
       const row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
       rows.push(row);
       if (scenario.key === "events") acknowledged.batchEvents += row.acknowledged.events;
-      if (scenario.key === "resolve") acknowledged.decisions += row.acknowledged.responses2xx;
+      if (scenario.key === "resolve" || scenario.key === "decide") acknowledged.decisions += row.acknowledged.responses2xx;
     }
   } finally {
     process.stderr.write(`stopping vane with ${stopVaneWith}: ${await vane.stop(stopVaneWith)}\n`);

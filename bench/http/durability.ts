@@ -15,7 +15,7 @@ export interface DurabilityCheck {
 export interface Acknowledged {
   /** Events accepted by 2xx answers to POST /v1/events/batch (exposure and track). */
   readonly batchEvents: number;
-  /** 2xx answers to POST /v1/resolve: each one stored a decision event before answering. */
+  /** 2xx answers to POST /v1/resolve and /v1/decide: each one stored a decision event before answering. */
   readonly decisions: number;
 }
 
@@ -30,7 +30,7 @@ export async function checkStored(dataDir: string, acknowledged: Acknowledged): 
     const check = (label: string, ack: number, stored: number): DurabilityCheck => ({ label, acknowledged: ack, stored, ok: stored >= ack });
     return [
       check("batch events (exposure + track)", acknowledged.batchEvents, exposures + tracks),
-      check("decision events (one per resolve)", acknowledged.decisions, decisions),
+      check("decision events (one per resolve or decide)", acknowledged.decisions, decisions),
     ];
   } finally {
     stores.close();

@@ -24,6 +24,7 @@ export interface HttpReport {
 }
 
 const RESOLVE_MIN_REQ_PER_S = 25_000;
+const DECIDE_MIN_REQ_PER_S = 15_000;
 const RESOLVE_MAX_P99_MS = 5;
 const RESOLVE_MIN_SHARE_OF_HELLO = 0.8;
 const CONFIG_304_MIN_REQ_PER_S = 40_000;
@@ -40,6 +41,7 @@ export function checkTargets(rows: readonly ScenarioRow[], durability: readonly 
   const helloGet = row("hello-get");
   const config304 = row("config-304");
   const events = row("events");
+  const decide = row("decide");
   const stored = durability.find((d) => d.label.startsWith("batch events"));
   const share = (base: ScenarioRow | undefined) => (resolve && base ? resolve.reqPerSec / base.reqPerSec : undefined);
   const result = (label: string, measured: string | undefined, met: boolean | undefined): TargetResult =>
@@ -65,6 +67,7 @@ export function checkTargets(rows: readonly ScenarioRow[], durability: readonly 
       events?.eventsPerSec == null ? undefined : `${formatRate(events.eventsPerSec)} events/s${stored ? `, stored ${stored.ok ? "≥" : "<"} acknowledged` : ""}`,
       events?.eventsPerSec == null ? undefined : events.eventsPerSec >= EVENTS_MIN_PER_S && stored?.ok === true,
     ),
+    result(`decide ≥ ${formatRate(DECIDE_MIN_REQ_PER_S)} req/s on one core`, decide && `${formatRate(decide.reqPerSec)} req/s`, decide && decide.reqPerSec >= DECIDE_MIN_REQ_PER_S),
   ];
 }
 

@@ -6,6 +6,9 @@
 import type { RequestSpec } from "autocannon";
 import type { Scenario } from "./load.js";
 
+/** The decide scenario's policy, seeded by serve-vane.ts. */
+export const BENCH_POLICY = "bench-recs";
+
 export const EVENTS_PER_BATCH = 100;
 const USERS = 1_000_000;
 const ACCOUNTS = 50_000;
@@ -114,5 +117,11 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       accepted: (body) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
     },
     { key: "resolve", name: "POST /v1/resolve", path: "/v1/resolve", requests: () => postEach("/v1/resolve", json(vane.key), resolveBody) },
+    {
+      key: "decide",
+      name: `POST /v1/decide/${BENCH_POLICY} (Thompson, 4 arms)`,
+      path: `/v1/decide/${BENCH_POLICY}`,
+      requests: () => postEach(`/v1/decide/${BENCH_POLICY}`, json(vane.key), resolveBody),
+    },
   ];
 }
