@@ -112,6 +112,17 @@ export function ucb1(armCount: i32, c: f64): i32 {
 }
 
 /**
+ * LinUCB with means in ARM_A and widths sqrt(x^T A^-1 x) in ARM_B (from linearScores):
+ * score = mean + alpha * width to ARM_AUX, propensities to ARM_OUT (tied best arms share 1),
+ * returns an arm drawn by those propensities.
+ */
+export function linUcb(armCount: i32, alpha: f64): i32 {
+  for (let i = 0; i < armCount; i++) store<f64>(ARM_AUX + (<usize>i << 3), armA(i) + alpha * armB(i));
+  shareAmongBest(ARM_AUX, armCount, 0);
+  return pickFrom(ARM_OUT, armCount, uniform());
+}
+
+/**
  * Epsilon-greedy with mean rewards in ARM_A: every arm gets epsilon / k, the best arms share
  * 1 - epsilon. Propensities to ARM_OUT, returns an arm drawn by them.
  */

@@ -6,7 +6,8 @@ export { bufferBytes, bufferPointer } from "./layout";
 export { bucket, bucketSalts, bucketUnits, streamedBucket } from "./bucket";
 export { allocationIndex, pickWeighted } from "./alloc";
 export { rngLoad, rngSave, rngSeed, sample } from "./rng";
-export { epsilonGreedy, thompsonBeta, thompsonGaussian, ucb1, winProbabilities } from "./bandit";
+export { epsilonGreedy, linUcb, thompsonBeta, thompsonGaussian, ucb1, winProbabilities } from "./bandit";
+export { linearPrepare, linearScores } from "./linear";
 
 export function abiVersion(): u32 {
   return ABI_VERSION;

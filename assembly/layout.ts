@@ -9,13 +9,15 @@
 //   MODULI   u32[]   per-salt bucket counts for bucketSalts(…, bucketCount = 0)
 //   DIGEST   32 B    the last SHA-256 digest
 //   RANGES   u32[]   [first, last] pairs of a policy's allocations, sorted by first
-//   ARM_A/B  f64[]   per-arm inputs (weights, alpha/beta, mean/sd, pulls/means)
+//   ARM_A/B  f64[]   per-arm inputs (weights, alpha/beta, mean/sd, pulls/means, linear mean/width)
 //   ARM_OUT  f64[]   per-arm outputs (draws, win probabilities, propensities)
-//   ARM_AUX  f64[]   per-arm secondary outputs (UCB1 scores)
+//   ARM_AUX  f64[]   per-arm secondary outputs (UCB1 and LinUCB scores)
 //   SAMPLES  f64[]   bulk draws from sample()
 //   RNG      16 B    xoshiro128** words s0..s3
+//   LINEAR   f64[]   contextual arms back to back, d*d + d values each: (A, b) in, (A^-1, theta) out
+//   CONTEXT  f64[]   one context vector x (d values)
 
-export const ABI_VERSION: u32 = 2;
+export const ABI_VERSION: u32 = 3;
 
 export const INPUT_BYTES: i32 = 65536;
 export const SALT_BYTES: i32 = 16384;
@@ -25,6 +27,9 @@ export const MAX_ARMS: i32 = 1024;
 export const MAX_SAMPLES: i32 = 8192;
 export const DIGEST_BYTES: i32 = 32;
 export const RNG_BYTES: i32 = 16;
+export const MAX_DIMENSION: i32 = 32;
+// 64 arms at the largest dimension; more at smaller ones (up to MAX_ARMS).
+export const LINEAR_VALUES: i32 = 64 * (MAX_DIMENSION * MAX_DIMENSION + MAX_DIMENSION);
 
 export const INPUT: usize = memory.data(INPUT_BYTES, 16);
 export const SALTS: usize = memory.data(SALT_BYTES, 16);
@@ -39,6 +44,8 @@ export const ARM_AUX: usize = memory.data(MAX_ARMS << 3, 16);
 export const SAMPLES: usize = memory.data(MAX_SAMPLES << 3, 16);
 export const RNG: usize = memory.data(RNG_BYTES, 16);
 export const MODULI: usize = memory.data(MAX_ITEMS << 2, 16);
+export const LINEAR: usize = memory.data(LINEAR_VALUES << 3, 16);
+export const CONTEXT: usize = memory.data(MAX_DIMENSION << 3, 16);
 
 // Buffer ids, in the order of src/engine/abi.ts BUFFER.
 export function bufferPointer(id: i32): usize {
@@ -56,6 +63,8 @@ export function bufferPointer(id: i32): usize {
     case 10: return SAMPLES;
     case 11: return RNG;
     case 12: return MODULI;
+    case 13: return LINEAR;
+    case 14: return CONTEXT;
   }
   return 0;
 }
@@ -72,6 +81,8 @@ export function bufferBytes(id: i32): i32 {
     case 10: return MAX_SAMPLES << 3;
     case 11: return RNG_BYTES;
     case 12: return MAX_ITEMS << 2;
+    case 13: return LINEAR_VALUES << 3;
+    case 14: return MAX_DIMENSION << 3;
   }
   return 0;
 }

@@ -1,7 +1,7 @@
 // Mirror of assembly/layout.ts and the module's exports: the only place the host spells out
 // the wasm ABI. Bump ABI_VERSION on both sides with any change to buffers or signatures.
 
-export const ABI_VERSION = 2;
+export const ABI_VERSION = 3;
 
 /** Buffer ids for bufferPointer/bufferBytes, in assembly/layout.ts order. */
 export const BUFFER = {
@@ -18,6 +18,8 @@ export const BUFFER = {
   samples: 10,
   rng: 11,
   moduli: 12,
+  linear: 13,
+  context: 14,
 } as const;
 
 export type BufferName = keyof typeof BUFFER;
@@ -60,4 +62,9 @@ export interface EngineExports {
   winProbabilities(armCount: number, draws: number, gaussian: number): void;
   ucb1(armCount: number, c: number): number;
   epsilonGreedy(armCount: number, epsilon: number): number;
+  /** -1, or the first arm whose A is not positive definite. */
+  linearPrepare(armCount: number, dimension: number): number;
+  /** 0 when a mean or scaled width is not finite. */
+  linearScores(armCount: number, dimension: number, spread: number): number;
+  linUcb(armCount: number, alpha: number): number;
 }

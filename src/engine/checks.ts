@@ -5,7 +5,7 @@ export type Unit = string | number;
 
 export const MAX_BUCKET_COUNT = 0xffffffff;
 
-function describe(value: unknown): string {
+export function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
   if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") return String(value);
   if (value === null) return "null";
@@ -108,4 +108,10 @@ export function checkWeights(weights: unknown, maxArms: number): number {
     if (typeof w !== "number" || !(w >= 0 && w < Infinity)) throw new RangeError(`weights[${i}] must be a finite number >= 0, got ${describe(w)}`);
   }
   return values.length;
+}
+
+/** A scalar parameter such as a UCB width multiplier or a posterior scale. */
+export function checkNonNegative(name: string, x: unknown): number {
+  if (typeof x !== "number" || !(x >= 0 && x < Infinity)) throw new RangeError(`${name} must be a finite number >= 0, got ${describe(x)}`);
+  return x;
 }

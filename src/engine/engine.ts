@@ -3,10 +3,13 @@
 // allocates in wasm memory; the JS side allocates only results the caller asked for.
 import { ABI_VERSION, BUFFER, DIST, RNG_STATE_BYTES, type BufferName, type Distribution, type EngineExports } from "./abi.js";
 import {
-  type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkSalt, checkUnitInterval, checkWeights,
+  type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkNonNegative, checkSalt, checkUnitInterval, checkWeights,
   finite, nonNegative, positive, unitString,
 } from "./checks.js";
-import { type BucketRange, type PackedSaltChunk, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet, isBuiltTable } from "./tables.js";
+import { LinearArms, type LinearArmState, type LinearCapacity, checkContext, isLinearArms, packLinearArms } from "./linear.js";
+import {
+  type BucketRange, type PackedSaltChunk, RangeTable, SaltSet, type SaltChunk, type TableCapacity, buildRangeTable, buildSaltSet, isBuiltTable, markBuilt,
+} from "./tables.js";
 
 export type ArmPosteriors =
   | { readonly kind: "beta"; readonly alpha: ArrayLike<number>; readonly beta: ArrayLike<number> }
@@ -17,6 +20,7 @@ export interface ArmChoice {
   readonly propensities: Float64Array;
 }
 
+/** A choice by scores (UCB1, LinUCB): the best scores share the propensity. */
 export interface Ucb1Choice extends ArmChoice {
   readonly scores: Float64Array;
 }
@@ -29,7 +33,7 @@ const encoder = new TextEncoder();
 export class Engine {
   /** Whether this module hashes batches four lanes at a time. */
   readonly simd: boolean;
-  readonly capacity: TableCapacity & { readonly inputBytes: number; readonly maxArms: number; readonly maxSamples: number };
+  readonly capacity: TableCapacity & LinearCapacity & { readonly inputBytes: number; readonly maxSamples: number };
   private readonly wasm: EngineExports;
   private readonly at: Record<BufferName, number>;
   private u8: Uint8Array;
@@ -39,6 +43,7 @@ export class Engine {
   private readonly prefixes = new Map<string, Uint8Array>();
   private loadedSalts: SaltChunk | null = null;
   private loadedRanges: RangeTable | null = null;
+  private loadedLinear: LinearArms | null = null;
 
   constructor(exports: EngineExports) {
     const version = exports.abiVersion();
@@ -57,6 +62,8 @@ export class Engine {
       maxRanges: bytes("ranges") / 8,
       maxArms: bytes("armA") / 8,
       maxSamples: bytes("samples") / 8,
+      maxDimension: bytes("context") / 8,
+      linearValues: bytes("linear") / 8,
     };
     this.u8 = new Uint8Array(exports.memory.buffer);
     this.u32 = new Uint32Array(exports.memory.buffer);
@@ -345,6 +352,64 @@ export class Engine {
     this.writeArms(means);
     const arm = this.wasm.epsilonGreedy(n, epsilon);
     return { arm, propensities: this.readArmOut(new Float64Array(n), n) };
+  }
+
+  // ---- contextual bandits ----
+
+  /**
+   * Inverts each arm's A (Cholesky) and solves θ = A⁻¹ b, once per state version: the result
+   * is what the decisions below take. A matrix that is not positive definite is a RangeError.
+   */
+  prepareLinearArms(arms: readonly LinearArmState[], dimension: number): LinearArms {
+    const { values, armCount, dimension: d } = packLinearArms(arms, dimension, this.capacity);
+    const from = this.at.linear >>> 3;
+    this.f64.set(values, from);
+    this.loadedLinear = null; // prepared in place: the buffer no longer holds the last arms
+    const failed = this.wasm.linearPrepare(armCount, d);
+    if (failed >= 0) throw new RangeError(`arms[${failed}].a must be positive definite`);
+    values.set(this.f64.subarray(from, from + values.length));
+    this.loadedLinear = markBuilt(new LinearArms(armCount, d, values));
+    return this.loadedLinear;
+  }
+
+  /** Linear Thompson sampling: a Gaussian Thompson draw over means xᵀθ and sds v·sqrt(xᵀA⁻¹x). */
+  linearThompson(arms: LinearArms, x: ArrayLike<number>, v: number, draws?: Float64Array): number {
+    const n = this.linearScores(arms, x, checkNonNegative("v", v));
+    const arm = this.wasm.thompsonGaussian(n);
+    if (draws) this.readArmOut(draws, n);
+    return arm;
+  }
+
+  /** Each arm's probability of winning linearThompson for this x, over `draws` joint draws. */
+  linearWinProbabilities(arms: LinearArms, x: ArrayLike<number>, v: number, draws: number): Float64Array {
+    checkCount("draws", draws, MAX_DRAWS);
+    const n = this.linearScores(arms, x, checkNonNegative("v", v));
+    this.wasm.winProbabilities(n, draws, 1);
+    return this.readArmOut(new Float64Array(n), n);
+  }
+
+  /** LinUCB: scores xᵀθ + alpha·sqrt(xᵀA⁻¹x), propensities (tied best arms share 1), an arm drawn by them. */
+  linUcb(arms: LinearArms, x: ArrayLike<number>, alpha: number): Ucb1Choice {
+    checkNonNegative("alpha", alpha);
+    const n = this.linearScores(arms, x, 1);
+    const arm = this.wasm.linUcb(n, alpha);
+    const from = this.at.armAux >>> 3;
+    return { arm, propensities: this.readArmOut(new Float64Array(n), n), scores: this.f64.slice(from, from + n) };
+  }
+
+  /** Means to ARM_A, spread·sqrt(xᵀA⁻¹x) to ARM_B; loads the arms unless they are loaded already. */
+  private linearScores(arms: LinearArms, x: ArrayLike<number>, spread: number): number {
+    if (!isLinearArms(arms)) throw new TypeError("arms must be LinearArms from engine.prepareLinearArms()");
+    checkContext(x, arms.dimension);
+    if (this.loadedLinear !== arms) {
+      this.f64.set(arms.values, this.at.linear >>> 3);
+      this.loadedLinear = arms;
+    }
+    this.f64.set(x, this.at.context >>> 3);
+    if (!this.wasm.linearScores(arms.armCount, arms.dimension, spread)) {
+      throw new RangeError("x and the spread give scores too large for floating point; scale the features down");
+    }
+    return arms.armCount;
   }
 
   // ---- buffers ----

@@ -328,3 +328,100 @@ export function epsilonGreedy(rng: ReferenceRng, means: ArrayLike<number>, epsil
   const propensities = sharePropensities(values, epsilon / values.length);
   return { arm: pickWeighted(propensities, rng.uniform()), propensities };
 }
+
+// ---------------------------------------------------------------------------------------
+// Contextual arms: linear Thompson sampling and LinUCB
+
+/** One prepared arm: A⁻¹ as rows, and θ = A⁻¹ b. */
+export interface LinearArm {
+  inverse: number[][];
+  theta: number[];
+}
+
+/** Σ f(k) for k = from .. to - 1, added left to right from 0. */
+function sum(from: number, to: number, f: (k: number) => number): number {
+  let total = 0;
+  for (let k = from; k < to; k++) total += f(k);
+  return total;
+}
+
+/** Cholesky factor L (rows) of a row-major SPD matrix, or null when a pivot is not > 0. */
+function cholesky(a: ArrayLike<number>, d: number): number[][] | null {
+  const l = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+  for (let j = 0; j < d; j++) {
+    let s = a[j * d + j]!;
+    for (let k = 0; k < j; k++) s -= l[j]![k]! * l[j]![k]!;
+    if (!(s > 0)) return null;
+    l[j]![j] = Math.sqrt(s);
+    for (let i = j + 1; i < d; i++) {
+      let t = a[i * d + j]!;
+      for (let k = 0; k < j; k++) t -= l[i]![k]! * l[j]![k]!;
+      l[i]![j] = t / l[j]![j]!;
+    }
+  }
+  return l;
+}
+
+/** A⁻¹ and θ for one arm's (A, b); null when A is not positive definite or the inverse overflows. */
+export function prepareLinearArm(a: ArrayLike<number>, b: ArrayLike<number>, d: number): LinearArm | null {
+  const l = cholesky(a, d);
+  if (l === null) return null;
+  const y: number[] = [];
+  for (let i = 0; i < d; i++) {
+    let t = b[i]!;
+    for (let k = 0; k < i; k++) t -= l[i]![k]! * y[k]!;
+    y[i] = t / l[i]![i]!;
+  }
+  const theta = new Array<number>(d);
+  for (let i = d - 1; i >= 0; i--) {
+    let t = y[i]!;
+    for (let k = i + 1; k < d; k++) t -= l[k]![i]! * theta[k]!;
+    theta[i] = t / l[i]![i]!;
+  }
+  const w = Array.from({ length: d }, () => new Array<number>(d).fill(0));
+  for (let i = 0; i < d; i++) {
+    for (let j = 0; j < i; j++) w[i]![j] = -sum(j, i, (k) => l[i]![k]! * w[k]![j]!) / l[i]![i]!;
+    w[i]![i] = 1 / l[i]![i]!;
+  }
+  const inverse = Array.from({ length: d }, (_, i) =>
+    Array.from({ length: d }, (_, j) => {
+      const [lo, hi] = i <= j ? [i, j] : [j, i];
+      return sum(hi, d, (k) => w[k]![lo]! * w[k]![hi]!);
+    }),
+  );
+  const finiteAll = theta.every(Number.isFinite) && inverse.every((row) => row.every(Number.isFinite));
+  return finiteAll ? { inverse, theta } : null;
+}
+
+/** Per arm, mean xᵀθ and width sqrt(xᵀA⁻¹x) (0 when rounding takes the form to 0 or below). */
+export function linearScores(arms: readonly LinearArm[], x: ArrayLike<number>): { means: number[]; widths: number[] } {
+  const d = x.length;
+  const means = arms.map((arm) => sum(0, d, (r) => x[r]! * arm.theta[r]!));
+  const widths = arms.map((arm) => {
+    const q = sum(0, d, (r) => x[r]! * sum(0, d, (c) => arm.inverse[r]![c]! * x[c]!));
+    return q > 0 ? Math.sqrt(q) : 0;
+  });
+  return { means, widths };
+}
+
+export function linearThompson(rng: ReferenceRng, arms: readonly LinearArm[], x: ArrayLike<number>, v: number): { arm: number; draws: number[] } {
+  const { means, widths } = linearScores(arms, x);
+  return thompsonGaussian(rng, means, widths.map((w) => v * w));
+}
+
+export function linearWinProbabilities(rng: ReferenceRng, arms: readonly LinearArm[], x: ArrayLike<number>, v: number, draws: number): number[] {
+  const { means, widths } = linearScores(arms, x);
+  return winProbabilities(rng, { kind: "gaussian", mean: means, sd: widths.map((w) => v * w) }, draws);
+}
+
+export function linUcb(
+  rng: ReferenceRng,
+  arms: readonly LinearArm[],
+  x: ArrayLike<number>,
+  alpha: number,
+): { arm: number; scores: number[]; propensities: number[] } {
+  const { means, widths } = linearScores(arms, x);
+  const scores = means.map((m, i) => m + alpha * widths[i]!);
+  const propensities = sharePropensities(scores, 0);
+  return { arm: pickWeighted(propensities, rng.uniform()), scores, propensities };
+}

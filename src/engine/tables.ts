@@ -14,7 +14,7 @@ export function isBuiltTable(table: unknown): boolean {
   return (table as { [BUILT]?: true } | null)?.[BUILT] === true;
 }
 
-function markBuilt<T extends object>(table: T): T {
+export function markBuilt<T extends object>(table: T): T {
   Object.defineProperty(table, BUILT, { value: true });
   return table;
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Engine, RangeTable, SaltSet, loadEngine } from "../../src/index.js";
+import { LinearArms } from "../../src/engine/linear.js";
 
 // Bad input to the TypeScript API is a TypeError or RangeError naming the argument: never a
 // wasm trap, never a quietly wrong answer.
@@ -108,5 +109,33 @@ describe("bad input", () => {
     expect(() => engine.seed(1.5)).toThrow(TypeError);
     expect(() => engine.setRngState(new Uint8Array(15))).toThrow(RangeError);
     expect(() => engine.setRngState(new Uint8Array(16))).toThrow(/all-zero/);
+  });
+
+  it("contextual arms refuse bad state, context and parameters", () => {
+    const arm = { a: [2, 0.5, 0.5, 1], b: [1, 0] };
+    expect(() => engine.prepareLinearArms([], 2)).toThrow(/arms must list at least one arm/);
+    expect(() => engine.prepareLinearArms(any({ a: [1], b: [1] }), 1)).toThrow(TypeError);
+    expect(() => engine.prepareLinearArms([arm], 0)).toThrow(/dimension must be an integer from 1 to 32/);
+    expect(() => engine.prepareLinearArms([arm], 33)).toThrow(RangeError);
+    expect(() => engine.prepareLinearArms([arm, { a: [1, 0, 0], b: [0, 0] }], 2)).toThrow(/arms\[1\]\.a must have 4 values, got 3/);
+    expect(() => engine.prepareLinearArms([{ a: arm.a, b: [0] }], 2)).toThrow(/arms\[0\]\.b must have 2 values/);
+    expect(() => engine.prepareLinearArms([{ a: [1, 0, 0, Number.NaN], b: [0, 0] }], 2)).toThrow(/arms\[0\]\.a\[3\] must be a finite number/);
+    expect(() => engine.prepareLinearArms([any({ a: arm.a })], 2)).toThrow(TypeError);
+    expect(() => engine.prepareLinearArms([{ a: [1, 0.5, 0.4, 1], b: [0, 0] }], 2)).toThrow(/must be symmetric; entries \(1, 0\) and \(0, 1\) differ/);
+    const identity32 = Array.from({ length: 32 * 32 }, (_, i) => (i % 33 === 0 ? 1 : 0));
+    const wide = { a: identity32, b: new Array(32).fill(0) };
+    expect(engine.prepareLinearArms(new Array(64).fill(wide), 32).armCount).toBe(64);
+    expect(() => engine.prepareLinearArms(new Array(65).fill(wide), 32)).toThrow(/arms lists 65 arms; at most 64 at dimension 32/);
+
+    const prepared = engine.prepareLinearArms([arm, arm], 2);
+    expect(() => prepared.theta(2)).toThrow(RangeError);
+    expect(() => engine.linUcb(prepared, [1], 1)).toThrow(/x must have 2 values, got 1/);
+    expect(() => engine.linearThompson(prepared, [1, Number.POSITIVE_INFINITY], 1)).toThrow(/x\[1\] must be a finite number/);
+    expect(() => engine.linearThompson(prepared, [1, 0], -1)).toThrow(/v must be a finite number >= 0/);
+    expect(() => engine.linUcb(prepared, [1, 0], Number.NaN)).toThrow(/alpha must be a finite number >= 0/);
+    expect(() => engine.linearWinProbabilities(prepared, [1, 0], 1, 0)).toThrow(/draws must be an integer/);
+    const lookAlike = new LinearArms(1000, 32, new Float64Array(4));
+    expect(() => engine.linUcb(lookAlike, new Array(32).fill(0), 1)).toThrow(/LinearArms from engine.prepareLinearArms/);
+    expect(() => engine.linUcb(any({ armCount: 2, dimension: 2, values: prepared.values }), [1, 0], 1)).toThrow(TypeError);
   });
 });
