@@ -2,6 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Bundle } from "../../bundle/types.js";
 import type { BundleStore, BundleSummary, StoredBundle } from "../types.js";
+import type { Durability } from "./wal-sync.js";
 
 interface BundleRow {
   project_id: string;
@@ -22,7 +23,10 @@ export class SqliteBundleStore implements BundleStore {
   private readonly listStmt: Statement<[], SummaryRow>;
   private readonly pingStmt: Statement<[]>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly durability: Durability,
+  ) {
     this.getStmt = db.prepare("SELECT bundle, stored_at FROM bundles WHERE project_id = ? AND env = ?");
     this.versionStmt = db
       .prepare<[string, string], string>("SELECT version FROM bundles WHERE project_id = ? AND env = ?")
@@ -54,10 +58,13 @@ export class SqliteBundleStore implements BundleStore {
 
   async put(bundle: Bundle, storedAt: string): Promise<void> {
     this.putNow(bundle, storedAt);
+    await this.durability.sync();
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
-    return this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1;
+    const replaced = this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1;
+    if (replaced) await this.durability.sync();
+    return replaced;
   }
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */

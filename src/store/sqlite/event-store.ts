@@ -8,6 +8,7 @@ import type {
   SequencedEvent,
   StoredEvent,
 } from "../types.js";
+import type { Durability } from "./wal-sync.js";
 import {
   EVENT_COLUMNS,
   countDiscovered,
@@ -75,7 +76,10 @@ export class SqliteEventStore implements EventStore {
   private readonly setCheckpointStmt: Statement<[string, number]>;
   private readonly group: GroupCommit<readonly StoredEvent[], AppendReceipt>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly durability: Durability,
+  ) {
     const params = EVENT_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     this.insertStmt = db.prepare(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (${params})`);
     this.discoveredUpsertStmt = db.prepare(
@@ -103,6 +107,7 @@ export class SqliteEventStore implements EventStore {
       apply: (events: readonly StoredEvent[]) => this.insertBatch(events),
       sizeOf: (events) => events.length,
       maxGroupSize: MAX_GROUP_EVENTS,
+      durable: () => this.durability.sync(),
     });
   }
 
@@ -138,6 +143,7 @@ export class SqliteEventStore implements EventStore {
   async setCheckpoint(pipeline: string, seq: number): Promise<void> {
     checkCount("seq", seq);
     this.setCheckpointStmt.run(pipeline, seq);
+    await this.durability.sync();
   }
 
   /** Commits queued appends now (before close). */

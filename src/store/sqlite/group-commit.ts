@@ -19,6 +19,8 @@ export interface GroupCommitOptions<I, O> {
   readonly sizeOf?: (input: I) => number;
   /** A group takes calls until their sizes reach this; a larger call still goes alone. */
   readonly maxGroupSize?: number;
+  /** Resolves when the group's commit is on disk (wal-sync.ts); calls are answered after it. */
+  readonly durable?: () => Promise<void>;
 }
 
 type Outcome<O> = { readonly ok: true; readonly value: O } | { readonly ok: false; readonly error: unknown };
@@ -29,6 +31,7 @@ export class GroupCommit<I, O> {
   private readonly runGroup: Transaction<(calls: readonly PendingCall<I, O>[]) => Outcome<O>[]>;
   private readonly sizeOf: (input: I) => number;
   private readonly maxGroupSize: number;
+  private readonly durable: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -36,6 +39,7 @@ export class GroupCommit<I, O> {
   ) {
     this.sizeOf = options.sizeOf ?? (() => 1);
     this.maxGroupSize = options.maxGroupSize ?? Number.POSITIVE_INFINITY;
+    this.durable = options.durable;
     // A transaction function called inside another one runs in a SAVEPOINT (better-sqlite3).
     const inSavepoint = db.transaction(options.apply);
     this.runGroup = db.transaction((calls: readonly PendingCall<I, O>[]) =>
@@ -85,11 +89,21 @@ export class GroupCommit<I, O> {
       for (const call of calls) call.reject(error);
       return;
     }
+    const committed: [PendingCall<I, O>, O][] = [];
     calls.forEach((call, i) => {
       const outcome = outcomes[i];
-      if (outcome?.ok) call.resolve(outcome.value);
+      if (outcome?.ok) committed.push([call, outcome.value]);
       else call.reject(outcome ? outcome.error : new Error("group commit lost a call's outcome"));
     });
+    if (!this.durable) {
+      for (const [call, value] of committed) call.resolve(value);
+      return;
+    }
+    // The next group may commit while this one's fsync runs: that is the point.
+    this.durable().then(
+      () => committed.forEach(([call, value]) => call.resolve(value)),
+      (error: unknown) => committed.forEach(([call]) => call.reject(error)),
+    );
   }
 
   private attempt(inSavepoint: Transaction<(input: I) => O>, input: I): Outcome<O> {

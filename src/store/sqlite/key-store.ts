@@ -1,6 +1,7 @@
 // API keys: one row per key, the record's fields as columns so the CLI can query them.
 import type { Database, Statement } from "better-sqlite3";
 import type { KeyKind, KeyRecord, KeyStore } from "../types.js";
+import type { Durability } from "./wal-sync.js";
 
 interface KeyRow {
   id: string;
@@ -59,7 +60,10 @@ export class SqliteKeyStore implements KeyStore {
   private readonly listStmt: Statement<[], KeyRow>;
   private readonly pingStmt: Statement<[]>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly durability: Durability,
+  ) {
     this.byHashStmt = db.prepare(`SELECT ${COLUMNS} FROM keys WHERE secret_hash = ?`);
     this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM keys WHERE id = ?`);
     // An upsert, not INSERT OR REPLACE: REPLACE would silently delete another key whose
@@ -89,6 +93,7 @@ export class SqliteKeyStore implements KeyStore {
 
   async put(key: KeyRecord): Promise<void> {
     this.putNow(key);
+    await this.durability.sync();
   }
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */

@@ -3,6 +3,7 @@
 // the learner re-reads exactly the events whose effects were not stored.
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ArmRow, LearningCommit, LearningStore, PendingDecision } from "../types.js";
+import type { Durability } from "./wal-sync.js";
 
 const CHECKPOINT = "learning";
 /** SQLite's default limit on bound parameters is 32766; stay well under it. */
@@ -43,7 +44,10 @@ export class SqliteLearningStore implements LearningStore {
   private readonly dueStmt: Statement<[number, number], PendingRow>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
 
-  constructor(db: Database) {
+  constructor(
+    db: Database,
+    private readonly durability: Durability,
+  ) {
     this.armsStmt = db.prepare("SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms");
     this.upsertArmStmt = db.prepare(
       `INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
@@ -101,6 +105,7 @@ export class SqliteLearningStore implements LearningStore {
 
   async commit(step: LearningCommit): Promise<void> {
     this.commitTx(step);
+    await this.durability.sync();
   }
 }
 

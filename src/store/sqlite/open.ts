@@ -11,6 +11,7 @@ import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
 import { SqliteLearningStore } from "./learning-store.js";
 import { migrate } from "./schema.js";
+import { type Durability, NO_SYNC, WalSync } from "./wal-sync.js";
 
 export const DB_FILE_NAME = "vane.db";
 export const MEMORY_DATA_DIR = ":memory:";
@@ -20,8 +21,9 @@ export interface SqliteStoreOptions {
   /** Folder for vane.db, created when missing; ":memory:" for a private in-memory database. */
   readonly dataDir: string;
   /**
-   * FULL (default) fsyncs the WAL on every commit: an acknowledged event survives a power cut.
-   * NORMAL only fsyncs at checkpoints: still safe across a process crash, faster.
+   * FULL (default): every acknowledged write is fsynced first and survives a power cut; the
+   * fsync runs off the event loop (wal-sync.ts). NORMAL only fsyncs at checkpoints: still safe
+   * across a process crash, for tests and throwaway data.
    */
   readonly synchronous?: "FULL" | "NORMAL";
   /** How long a write waits for another connection's lock; it blocks the event loop meanwhile. */
@@ -35,7 +37,7 @@ export interface SqliteStores extends Stores {
   close(): void;
 }
 
-function openDatabase(options: SqliteStoreOptions): Database.Database {
+function openDatabase(options: SqliteStoreOptions): { db: Database.Database; durability: Durability } {
   const synchronous = options.synchronous ?? "FULL";
   if (synchronous !== "FULL" && synchronous !== "NORMAL") {
     throw new RangeError(`synchronous must be "FULL" or "NORMAL", got ${String(synchronous)}`);
@@ -52,13 +54,15 @@ function openDatabase(options: SqliteStoreOptions): Database.Database {
   try {
     // busy_timeout first (set by `timeout`): switching to WAL needs a lock the CLI may hold.
     if (!inMemory) db.pragma("journal_mode = WAL");
-    db.pragma(`synchronous = ${synchronous}`);
+    // FULL's fsync is done by WalSync, off the event loop; SQLite itself syncs at checkpoints.
+    db.pragma("synchronous = NORMAL");
     migrate(db);
   } catch (error) {
     db.close();
     throw error;
   }
-  return db;
+  const durability = inMemory || synchronous === "NORMAL" ? NO_SYNC : new WalSync(`${db.name}-wal`);
+  return { db, durability };
 }
 
 function probe(check: () => void): StoreHealth {
@@ -71,15 +75,15 @@ function probe(check: () => void): StoreHealth {
 }
 
 export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
-  const db = openDatabase(options);
-  const bundles = new SqliteBundleStore(db);
-  const keys = new SqliteKeyStore(db);
-  const events = new SqliteEventStore(db);
+  const { db, durability } = openDatabase(options);
+  const bundles = new SqliteBundleStore(db, durability);
+  const keys = new SqliteKeyStore(db, durability);
+  const events = new SqliteEventStore(db, durability);
   return {
     bundles,
     keys,
     events,
-    learning: new SqliteLearningStore(db),
+    learning: new SqliteLearningStore(db, durability),
     async health() {
       return {
         bundles: probe(() => bundles.ping()),
@@ -92,10 +96,13 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
         for (const key of writes.keys) keys.putNow(key);
         for (const bundle of writes.bundles) bundles.putNow(bundle, writes.storedAt);
       })();
+      await durability.sync();
     },
     close() {
       if (!db.open) return;
       events.flush();
+      durability.syncNow();
+      durability.close();
       db.close();
     },
   };
