@@ -2,6 +2,7 @@
 // success records one decision event before it answers (runtime-api.md).
 import { Hono, type Context } from "hono";
 import { type Resolution, contextProblems, resolve } from "../../bundle/resolve.js";
+import { resolveResponse } from "../../bundle/response.js";
 import type { EventStore } from "../../store/types.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
@@ -20,7 +21,6 @@ export interface ResolveDependencies {
   readonly clock: Clock;
 }
 
-const SUGGESTED_REFRESH_MS = 60_000;
 /** Nothing was served, so the client retries or falls back to local resolution. */
 const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
 
@@ -62,7 +62,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
     if (found.stale) c.header("X-Service-Bundle-Stale", "true");
-    return c.json(responseBody(resolution, { decisionId, timestamp, version }));
+    return c.json(resolveResponse(resolution, { decisionId, timestamp, version }));
   });
   return app;
 }
@@ -89,27 +89,4 @@ async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Respon
 /** A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey. */
 function decisionUnit(resolution: Resolution): string {
   return resolution.unitKeyValue ?? "";
-}
-
-function responseBody(resolution: Resolution, ids: { decisionId: string; timestamp: string; version: string }) {
-  return {
-    decisionId: ids.decisionId,
-    assignments: resolution.assignments,
-    metadata: {
-      timestamp: ids.timestamp,
-      unitKeyValue: resolution.unitKeyValue,
-      layers: resolution.layers.map((layer) => ({
-        layerId: layer.layerId,
-        bucket: layer.bucket,
-        policyId: layer.policyId,
-        allocationId: layer.allocationId,
-        allocationName: layer.allocationName,
-        attributionOnly: layer.attributionOnly,
-      })),
-      configVersion: ids.version,
-      filteredContext: resolution.filteredContext,
-    },
-    stateVersion: ids.version,
-    suggestedRefreshMs: SUGGESTED_REFRESH_MS,
-  };
 }

@@ -1,0 +1,84 @@
+// Builds vane/client for browsers and workers: dist/client/vane-client.js (one minified ESM file,
+// es2022), its type declarations, and the two engine builds beside it, where the SDK looks for
+// them by default. Prints each file's gzipped size (the README reports them).
+// Run after build:wasm (it copies build/*.wasm): `npm run build` does both.
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+import ts from "typescript";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const out = join(root, "dist/client");
+const entry = join(root, "src/sdk/index.ts");
+const WASM_FILES = ["vane.wasm", "vane-scalar.wasm"];
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+
+await build({
+  entryPoints: [entry],
+  outfile: join(out, "vane-client.js"),
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  sourcemap: "linked",
+  // The engine loader reads file: URLs with node:fs, and only in Node: left as a dynamic import.
+  external: ["node:*"],
+  // workerd gives modules no import.meta.url, and the engine loader makes its default URLs when
+  // the module loads: a base that parses keeps the file loadable there (workers pass the wasm
+  // option anyway, so the default URL is never fetched).
+  define: { "import.meta.url": "__vaneModuleUrl" },
+  banner: { js: 'const __vaneModuleUrl = import.meta.url ?? "file:///";' },
+  plugins: [shapeCheckForValidation()],
+  logLevel: "warning",
+});
+
+for (const file of WASM_FILES) copyFileSync(join(root, "build", file), join(out, file));
+
+emitDeclarations();
+writeFileSync(join(out, "vane-client.d.ts"), 'export * from "./types/sdk/index.js";\n');
+
+for (const file of ["vane-client.js", ...WASM_FILES]) {
+  const bytes = readFileSync(join(out, file));
+  console.log(`dist/client/${file}: ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
+}
+
+/**
+ * Bundles reach the client already validated by the service, so the client build checks only
+ * their shape (src/sdk/bundle-shape.ts, same exports) instead of carrying the full validator:
+ * about 3.5 KB of the SDK's gzipped size.
+ */
+function shapeCheckForValidation() {
+  return {
+    name: "vane-bundle-shape",
+    setup(esbuild) {
+      esbuild.onResolve({ filter: /^\.\/validate\.js$/ }, (args) =>
+        args.importer === join(root, "src/bundle/compile.ts") ? { path: join(root, "src/sdk/bundle-shape.ts") } : undefined,
+      );
+    },
+  };
+}
+
+/** The SDK's declarations and those of the engine and bundle modules they name, under dist/client/types. */
+function emitDeclarations() {
+  const config = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+  const program = ts.createProgram([entry], {
+    ...options,
+    noEmit: false,
+    declaration: true,
+    emitDeclarationOnly: true,
+    rootDir: join(root, "src"),
+    outDir: join(out, "types"),
+  });
+  const result = program.emit();
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...result.diagnostics];
+  if (diagnostics.length > 0) {
+    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => root, getNewLine: () => "\n" };
+    throw new Error(`declarations for vane/client failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  }
+}

@@ -1,0 +1,207 @@
+// The client: the engine and the bundle poller for local resolution (the resolver the server
+// runs), the service for server mode, and the event queue that carries exposures and track
+// events to POST /v1/events/batch.
+import { contextProblems, resolve } from "../bundle/resolve.js";
+import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
+import type { Engine } from "../engine/engine.js";
+import { ConfigPoller } from "./config-poller.js";
+import { engineFrom } from "./engine-source.js";
+import { EventQueue } from "./event-queue.js";
+import { type EventStamp, ExposureLog } from "./exposures.js";
+import { type Service, VaneError, isTransient } from "./http.js";
+import { onPageExit } from "./page-exit.js";
+import { resolveOnServer } from "./server-resolver.js";
+import type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
+import { uuidv7 } from "./uuid.js";
+import { SDK_NAME, SDK_VERSION } from "./version.js";
+
+const DEFAULT_ENV = "production";
+const DEFAULT_FLUSH_AT = 50;
+const DEFAULT_FLUSH_INTERVAL_MS = 2000;
+/** The service's limit per request: a larger flushAt could never be met by one batch. */
+const MAX_FLUSH_AT = 1000;
+
+/** Resolves once the engine is loaded and, in local mode, a bundle is ready (bootstrap or the first fetch). */
+export async function createClient(options: ClientOptions): Promise<VaneClient> {
+  checkOptions(options);
+  const client = new Client(options, await engineFrom(options.wasm));
+  await client.start();
+  return client;
+}
+
+class Client implements VaneClient {
+  private readonly service: Service;
+  private readonly mode: "local" | "server";
+  private readonly env: string;
+  private readonly now: () => number;
+  private readonly onError: (error: unknown) => void;
+  private readonly poller: ConfigPoller;
+  private readonly queue: EventQueue;
+  private readonly exposures: ExposureLog;
+  private readonly stamp: EventStamp;
+  private last: { readonly unit: string; readonly decisionId: string } | undefined;
+  private leaveListener: () => void = () => {};
+  private closed = false;
+
+  constructor(
+    private readonly options: ClientOptions,
+    engine: Engine,
+  ) {
+    const fetcher = options.fetch ?? globalThis.fetch;
+    // Called bare: browsers refuse fetch called as a method of another object.
+    this.service = { baseUrl: options.baseUrl, apiKey: options.apiKey, fetch: (input, init) => fetcher(input, init) };
+    this.mode = options.mode ?? "local";
+    this.env = options.env ?? DEFAULT_ENV;
+    this.now = options.now ?? Date.now;
+    this.onError = options.onError ?? ((error) => console.warn("vane:", error));
+    this.stamp = {
+      sessionId: uuidv7(this.now()),
+      sdkName: options.sdkName ?? SDK_NAME,
+      sdkVersion: options.sdkVersion ?? SDK_VERSION,
+      projectId: options.projectId,
+      env: this.env,
+    };
+    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError };
+    this.poller = new ConfigPoller(source, options.bootstrap);
+    this.queue = new EventQueue({
+      service: this.service,
+      flushAt: options.flushAt ?? DEFAULT_FLUSH_AT,
+      flushIntervalMs: options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
+      onValidationErrors: options.onValidationErrors,
+      onError: this.onError,
+      waitUntil: options.waitUntil,
+    });
+    this.exposures = new ExposureLog(this.stamp);
+  }
+
+  get configVersion(): string | undefined {
+    return this.poller.compiled?.version;
+  }
+
+  async start(): Promise<void> {
+    if (this.options.bootstrap !== undefined) this.poller.schedule();
+    else if (this.mode === "server") {
+      // Server mode needs the bundle only to fall back on: fetched alongside, not waited for.
+      void this.poller.fetchNow().then((error) => error !== undefined && this.onError(error));
+    } else {
+      const error = await this.poller.fetchNow();
+      if (error !== undefined) {
+        this.poller.stop();
+        throw error;
+      }
+    }
+    this.leaveListener = onPageExit(() => this.queue.flushOnExit());
+  }
+
+  async resolve(context: Record<string, unknown>, parameters?: string[]): Promise<ResolveResult> {
+    if (this.mode === "local") return this.resolveLocal(context, parameters);
+    this.checkOpen();
+    checkParameters(parameters);
+    let result: ResolveResponse;
+    try {
+      result = await resolveOnServer(this.service, { projectId: this.options.projectId, env: this.env, context, parameters });
+    } catch (error) {
+      // runtime-api.md: on 503 the client falls back to local resolution or defaults. So on every
+      // answer that means "not now" (429, 5xx) and when the service cannot be reached.
+      if (error instanceof VaneError && !isTransient(error.status)) throw error;
+      this.onError(error);
+      return this.poller.compiled ? this.resolveLocal(context, parameters) : this.defaults(error);
+    }
+    this.remember(result);
+    return result;
+  }
+
+  resolveLocal(context: Record<string, unknown>, parameters?: string[]): ResolveResult {
+    this.checkOpen();
+    checkParameters(parameters);
+    const compiled = this.poller.compiled;
+    if (compiled === undefined) throw new Error("no bundle yet: local resolution needs a bootstrap bundle or a fetched one");
+    const problems = contextProblems(compiled, context);
+    if (problems.length > 0) throw new TypeError(problems.join("; "));
+    const now = this.now();
+    const resolution = resolve(compiled, context, { parameters, now });
+    const decision = { decisionId: uuidv7(now), timestamp: new Date(now).toISOString() };
+    const result = resolveResponse(resolution, { ...decision, version: compiled.version });
+    this.remember(result);
+    for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
+    return result;
+  }
+
+  track(event: string, options: TrackOptions = {}): void {
+    this.checkOpen();
+    if (typeof event !== "string" || event === "") throw new TypeError("track: the event name must be a non-empty string");
+    const unitKey = options.unitKey ?? this.last?.unit;
+    if (unitKey === undefined) throw new TypeError("track: no unitKey given, and no resolution yet to take it from");
+    const decisionId = options.decisionId ?? (this.last?.unit === unitKey ? this.last.decisionId : undefined);
+    this.queue.add({
+      type: "track",
+      unitKey,
+      timestamp: new Date(this.now()).toISOString(),
+      event,
+      value: options.value,
+      values: options.values,
+      properties: options.properties,
+      decisionId,
+      ...this.stamp,
+    });
+  }
+
+  flush(): Promise<void> {
+    return this.queue.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.poller.stop();
+    this.leaveListener();
+    await this.queue.flushFinal();
+  }
+
+  /** The unit and decision later track events default to. */
+  private remember(result: ResolveResponse): void {
+    const unit = result.metadata.unitKeyValue;
+    if (unit !== undefined) this.last = { unit, decisionId: result.decisionId };
+  }
+
+  /** No answer and no bundle: every parameter is left to the caller's own default. */
+  private defaults(error: unknown): ResolveResult {
+    const now = this.now();
+    return {
+      decisionId: uuidv7(now),
+      assignments: {},
+      metadata: { timestamp: new Date(now).toISOString(), layers: [], configVersion: "" },
+      stateVersion: "",
+      suggestedRefreshMs: (error instanceof VaneError ? error.retryAfterMs : undefined) ?? SUGGESTED_REFRESH_MS,
+    };
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new Error("this Vane client is closed");
+  }
+}
+
+function checkOptions(options: ClientOptions): void {
+  if (options === null || typeof options !== "object") throw new TypeError("createClient needs an options object");
+  for (const name of ["baseUrl", "apiKey", "projectId"] as const) {
+    if (typeof options[name] !== "string" || options[name] === "") throw new TypeError(`createClient: ${name} must be a non-empty string`);
+  }
+  if (options.env !== undefined && (typeof options.env !== "string" || options.env === "")) throw new TypeError("createClient: env must be a non-empty string");
+  if (options.mode !== undefined && options.mode !== "local" && options.mode !== "server") {
+    throw new TypeError(`createClient: mode must be "local" or "server", got ${JSON.stringify(options.mode)}`);
+  }
+  const { flushAt, flushIntervalMs } = options;
+  if (flushAt !== undefined && !(Number.isInteger(flushAt) && flushAt >= 1 && flushAt <= MAX_FLUSH_AT)) {
+    throw new RangeError(`createClient: flushAt must be an integer in 1..${MAX_FLUSH_AT}, got ${flushAt}`);
+  }
+  if (flushIntervalMs !== undefined && !(Number.isFinite(flushIntervalMs) && flushIntervalMs >= 0)) {
+    throw new RangeError(`createClient: flushIntervalMs must be a finite number >= 0, got ${flushIntervalMs}`);
+  }
+  if (typeof (options.fetch ?? globalThis.fetch) !== "function") throw new TypeError("createClient: no fetch here; pass the fetch option");
+}
+
+function checkParameters(parameters: unknown): void {
+  if (parameters !== undefined && !(Array.isArray(parameters) && parameters.every((p) => typeof p === "string"))) {
+    throw new TypeError("parameters must be an array of strings");
+  }
+}

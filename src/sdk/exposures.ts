@@ -1,0 +1,93 @@
+// Exposure events for local resolutions (runtime-api.md "Exposure event"): one per unit, layer,
+// policy and allocation per client session. None for layers skipped for want of a unit (rule 1,
+// they are not in the resolution), for attributionOnly layers, or for layers no policy took (the
+// unit saw defaults, no experiment). A resolution whose layers hash different units (multi-entity
+// layers) makes one event per unit, each with the layers bucketed on it.
+import type { CompiledBundle, CompiledLayer } from "../bundle/compile.js";
+import { type LayerResolution, type Resolution, unitValue } from "../bundle/resolve.js";
+import type { Context, JsonValue } from "../bundle/types.js";
+import type { OutgoingEvent } from "./event-queue.js";
+
+/** A session that sees more than this many exposures starts remembering afresh: bounded memory (a server-side client sees many units). */
+const MAX_REMEMBERED = 50_000;
+
+/** What every event the client sends carries besides its own fields. */
+export interface EventStamp {
+  readonly sessionId: string;
+  readonly sdkName: string;
+  readonly sdkVersion: string;
+  readonly projectId: string;
+  readonly env: string;
+}
+
+export interface Decision {
+  readonly decisionId: string;
+  /** ISO 8601. */
+  readonly timestamp: string;
+}
+
+export class ExposureLog {
+  private readonly seen = new Set<string>();
+  private readonly layerIndex = new WeakMap<CompiledBundle, Map<string, CompiledLayer>>();
+
+  constructor(private readonly stamp: EventStamp) {}
+
+  /** The exposure events of a resolution that this session has not recorded yet. */
+  record(compiled: CompiledBundle, context: Context, resolution: Resolution, decision: Decision): OutgoingEvent[] {
+    const layers = this.layersOf(compiled);
+    const byUnit = new Map<string, LayerResolution[]>();
+    for (const layer of resolution.layers) {
+      if (layer.attributionOnly || layer.allocationId === undefined) continue;
+      // The layer is in the resolution, so its unit was in the context.
+      const unit = unitValue(context, layers.get(layer.layerId)!.unitKey)!;
+      const key = [unit, layer.layerId, layer.policyId, layer.allocationId].join("\u0000");
+      if (this.seen.has(key)) continue;
+      if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
+      this.seen.add(key);
+      const group = byUnit.get(unit);
+      if (group) group.push(layer);
+      else byUnit.set(unit, [layer]);
+    }
+    return [...byUnit].map(([unit, exposed]) => ({
+      type: "exposure",
+      unitKey: unit,
+      timestamp: decision.timestamp,
+      assignments: exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!)),
+      layers: exposed.map(layerAssignment),
+      decisionId: decision.decisionId,
+      configVersion: compiled.version,
+      // The contract's userId: the project's unit, when this event's unit is another entity's.
+      userId: resolution.unitKeyValue !== unit ? resolution.unitKeyValue : undefined,
+      ...this.stamp,
+    }));
+  }
+
+  private layersOf(compiled: CompiledBundle): Map<string, CompiledLayer> {
+    let index = this.layerIndex.get(compiled);
+    if (!index) this.layerIndex.set(compiled, (index = new Map(compiled.layers.map((l) => [l.id, l]))));
+    return index;
+  }
+}
+
+/** The contract's LayerAssignment; probability only for adaptive arms (undefined vanishes in JSON). */
+function layerAssignment(layer: LayerResolution): Record<string, unknown> {
+  return {
+    layerId: layer.layerId,
+    bucket: layer.bucket,
+    policyId: layer.policyId,
+    policyKey: layer.policyKey,
+    allocationId: layer.allocationId,
+    allocationName: layer.allocationName,
+    allocationKey: layer.allocationKey,
+    probability: layer.probability,
+  };
+}
+
+/** The resolved values of the exposed layers' parameters. */
+function exposedAssignments(resolution: Resolution, layers: readonly CompiledLayer[]): Record<string, JsonValue> {
+  const out: Record<string, JsonValue> = {};
+  for (const layer of layers) {
+    for (const key of layer.parameterKeys) if (Object.hasOwn(resolution.assignments, key)) out[key] = resolution.assignments[key]!;
+  }
+  return out;
+}

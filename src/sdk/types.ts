@@ -1,0 +1,63 @@
+// The SDK's public shapes: what createClient takes and what the client it makes can do.
+import type { ResolveResponse } from "../bundle/response.js";
+import type { Bundle } from "../bundle/types.js";
+import type { WasmSource } from "./engine-source.js";
+
+export interface ClientOptions {
+  /** The service, e.g. https://vane.example.com (no /v1). */
+  baseUrl: string;
+  /** A publishable key (pk) in browsers; a server-side key (sk) for server mode. */
+  apiKey: string;
+  projectId: string;
+  /** Default "production". */
+  env?: string;
+  /** "local" (default): resolve in this process from the polled bundle; "server": POST /v1/resolve. */
+  mode?: "local" | "server";
+  /** Start from this bundle: no request at start, polling begins after the max-age. */
+  bootstrap?: Bundle;
+  /** The engine: a compiled Module (workers), bytes, or a URL; default the .wasm beside the SDK file. */
+  wasm?: WasmSource;
+  /** Default globalThis.fetch. */
+  fetch?: typeof fetch;
+  /** The clock for schedules, timestamps and decision ids; default Date.now. */
+  now?: () => number;
+  /** Send when this many events wait (1..1000, default 50). */
+  flushAt?: number;
+  /** Send this long after the first waiting event (default 2000). */
+  flushIntervalMs?: number;
+  /** The events the service refused, by their index in the batch sent. */
+  onValidationErrors?: (errors: { index: number; error: string }[]) => void;
+  /** Failures that have no caller to throw to (polls, sends); default console.warn. */
+  onError?: (error: unknown) => void;
+  /** Workers: each flush the client starts is handed to it (ctx.waitUntil). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+  sdkName?: string;
+  sdkVersion?: string;
+}
+
+export interface TrackOptions {
+  value?: number;
+  values?: Record<string, number>;
+  properties?: Record<string, unknown>;
+  /** Default: the last decision made for this unit by this client. */
+  decisionId?: string;
+  /** Default: the unit of the last resolve. */
+  unitKey?: string;
+}
+
+/** Exactly the POST /v1/resolve 200 body. */
+export type ResolveResult = ResolveResponse;
+
+export interface VaneClient {
+  /** Local mode: from the bundle, in this process. Server mode: POST /v1/resolve, local or defaults on 5xx/429. */
+  resolve(context: Record<string, unknown>, parameters?: string[]): Promise<ResolveResult>;
+  /** From the bundle, synchronously; throws when there is none yet or the context is unusable. */
+  resolveLocal(context: Record<string, unknown>, parameters?: string[]): ResolveResult;
+  track(event: string, options?: TrackOptions): void;
+  /** Sends the waiting events (unless the service asked to wait; they go after Retry-After). */
+  flush(): Promise<void>;
+  /** Stops polling and sends what waits, once. */
+  close(): Promise<void>;
+  /** The version of the bundle local resolution uses, when there is one. */
+  readonly configVersion: string | undefined;
+}
