@@ -1,5 +1,6 @@
 // The demo project a first run starts with: two layers on userId (a 50/50 checkout test and a
 // pricing test targeted at North America), a layer that randomizes on accountId (multi-entity),
+// an adaptive policy (a Thompson bandit over recommendation strategies, learning from clicks),
 // and event definitions with property schemas (one rejecting, one warning).
 import type { Bundle } from "../bundle/types.js";
 
@@ -18,6 +19,7 @@ export function demoBundle(version: string): Bundle {
       { key: "checkout.oneClick", type: "boolean", default: false, layerId: "checkout", namespace: "checkout" },
       { key: "pricing.discountPercent", type: "number", default: 0, layerId: "pricing", namespace: "pricing" },
       { key: "onboarding.flow", type: "string", default: "classic", layerId: "onboarding", namespace: "onboarding" },
+      { key: "recommendations.strategy", type: "string", default: "popular", layerId: "recommendations", namespace: "recommendations" },
     ],
     layers: [
       {
@@ -72,6 +74,26 @@ export function demoBundle(version: string): Bundle {
               { id: "onboarding-classic", name: "classic", key: "classic", bucketRange: [0, 499], overrides: {} },
               { id: "onboarding-guided", name: "guided", key: "guided", bucketRange: [500, 999], overrides: { "onboarding.flow": "guided" } },
             ],
+          },
+        ],
+      },
+      {
+        id: "recommendations",
+        policies: [
+          {
+            id: "recs-strategy",
+            key: "recs-strategy",
+            state: "running",
+            kind: "thompson",
+            conditions: [],
+            allocations: ["popular", "personal", "trending"].map((name) => ({
+              id: `recs-${name}`,
+              name,
+              key: name,
+              bucketRange: [0, 999] as [number, number],
+              overrides: { "recommendations.strategy": name },
+            })),
+            reward: { event: "click", type: "binary", windowSeconds: 3600 },
           },
         ],
       },

@@ -45,6 +45,8 @@ export function curlCommands(url: string, keys: { pk: string; sk: string }, now:
     `curl -s ${url}/v1/config/${DEMO_PROJECT} -H 'Authorization: Bearer ${keys.pk}'`,
     "# resolve parameters for a user (server-side key: publishable keys cannot resolve)",
     `curl -s -X POST ${url}/v1/resolve -H 'Authorization: Bearer ${keys.sk}' ${json} -d '${JSON.stringify({ context: DEMO_CONTEXT })}'`,
+    "# an adaptive decision: the bandit's arm from what it has learned, with its propensity",
+    `curl -s -X POST ${url}/v1/decide/recs-strategy -H 'Authorization: Bearer ${keys.sk}' ${json} -d '${JSON.stringify({ context: DEMO_CONTEXT })}'`,
     "# send a track event",
     `curl -s -X POST ${url}/v1/events/batch -H 'Authorization: Bearer ${keys.pk}' ${json} -d '${JSON.stringify({ events: [event] })}'`,
     "# health (no key)",

@@ -39,7 +39,7 @@ describe("first-run seeding", () => {
     expect(reachableUrl("http://[::]:8787")).toBe("http://[::1]:8787");
     expect(reachableUrl("http://10.0.0.5:8787")).toBe("http://10.0.0.5:8787");
     const commands = curlCommands("http://127.0.0.1:1", { pk: "PK", sk: "SK" }, Date.parse("2026-06-01T00:00:00Z"));
-    expect(commands.filter((c) => c.startsWith("curl "))).toHaveLength(4);
+    expect(commands.filter((c) => c.startsWith("curl "))).toHaveLength(5);
     expect(commands.join("\n")).toContain('"timestamp":"2026-06-01T00:00:00.000Z"');
   });
 });

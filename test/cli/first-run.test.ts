@@ -54,17 +54,19 @@ async function curl(command: string): Promise<{ status: number; body: unknown }>
 
 const commandsOf = (out: string) => out.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("curl "));
 
-/** The four printed commands, checked for what they call with which key. */
+/** The five printed commands, checked for what they call with which key. */
 function printedCommands(out: string, url: string, keys: { pk: string; sk: string }): string[] {
   const commands = commandsOf(out);
-  expect(commands).toHaveLength(4);
-  const [config, resolveCommand, events, health] = commands as [string, string, string, string];
+  expect(commands).toHaveLength(5);
+  const [config, resolveCommand, decideCommand, events, health] = commands as [string, string, string, string, string];
   for (const command of commands) expect(command).toContain(url);
   expect(config).toContain(`${url}/v1/config/demo`);
   expect(config).toContain(keys.pk);
   expect(resolveCommand).toContain(`${url}/v1/resolve`);
   expect(resolveCommand).toContain(keys.sk);
   expect(resolveCommand).toContain('"context":{"userId":"user-1","accountId":"acct-1","country":"US"}');
+  expect(decideCommand).toContain(`${url}/v1/decide/recs-strategy`);
+  expect(decideCommand).toContain(keys.sk);
   expect(events).toContain(`${url}/v1/events/batch`);
   expect(events).toContain('"event":"purchase","properties":{"sku":"A-1"}');
   expect(health).toBe(`curl -s ${url}/health`);
@@ -72,7 +74,7 @@ function printedCommands(out: string, url: string, keys: { pk: string; sk: strin
 }
 
 /** Runs the commands; checks each answer against what the demo project must give. */
-async function runCommands([config, resolveCommand, events, health]: string[]): Promise<void> {
+async function runCommands([config, resolveCommand, decideCommand, events, health]: string[]): Promise<void> {
   const bundle = await curl(config!);
   expect(bundle.status).toBe(200);
   const version = (bundle.body as Bundle).version;
@@ -89,13 +91,18 @@ async function runCommands([config, resolveCommand, events, health]: string[]): 
     metadata: { unitKeyValue: "user-1", configVersion: version, layers: expected.layers.map((l) => expect.objectContaining({ layerId: l.layerId, bucket: l.bucket })) },
   });
   expect(Object.keys((resolved.body as { assignments: object }).assignments).sort()).toEqual(
-    ["checkout.buttonColor", "checkout.oneClick", "onboarding.flow", "pricing.discountPercent"],
+    ["checkout.buttonColor", "checkout.oneClick", "onboarding.flow", "pricing.discountPercent", "recommendations.strategy"],
   );
+  const decided = await curl(decideCommand!);
+  expect(decided).toMatchObject({ status: 200, body: { policyId: "recs-strategy", metadata: { unitKeyValue: "user-1", algorithm: "thompson-beta" } } });
+  const { probability, allocationKey } = decided.body as { probability: number; allocationKey: string };
+  expect(["popular", "personal", "trending"]).toContain(allocationKey);
+  expect(probability).toBeGreaterThan(0);
   expect(await curl(events!)).toMatchObject({ status: 200, body: { accepted: 1 } });
   expect(await curl(health!)).toMatchObject({ status: 200, body: { status: "ok" } });
 }
 
-/** What the first run left in the store: the two demo keys, the track event, the decision. */
+/** What the first run left in the store: the two demo keys, the track event, the two decisions. */
 async function checkStored(data: string): Promise<void> {
   const stored = await inStore(data, async (stores) => ({
     keys: await stores.keys.list(),
@@ -107,7 +114,7 @@ async function checkStored(data: string): Promise<void> {
     ["sk", "demo-org", "demo", ["sdk:read", "sdk:write"]],
   ]);
   expect(stored.tracks.map((e) => [e.event.name, e.event.body.properties])).toEqual([["purchase", { sku: "A-1" }]]);
-  expect(stored.decisions).toBe(1);
+  expect(stored.decisions).toBe(2); // the resolve's and the decide's
 }
 
 describe("vane serve, first run and later runs", () => {

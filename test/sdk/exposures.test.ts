@@ -39,7 +39,8 @@ function expectedLayer(bundle: Bundle, layer: ResolveResult["metadata"]["layers"
     allocationName: allocation.name,
     allocationKey: allocation.key,
   };
-  if (policy.weights) expected.probability = policy.weights[arm];
+  // Adaptive arms log their weight; absent weights are an equal split (decisions.md §6).
+  if (policy.kind !== "static") expected.probability = policy.weights?.[arm] ?? 1 / policy.allocations.length;
   return expected;
 }
 
@@ -69,11 +70,14 @@ describe("exposure events", () => {
       expect(event.sessionId).toEqual(expect.any(String));
     }
     expect(user.sessionId).toBe(account.sessionId);
-    expect(user.layers).toEqual([expectedLayer(bundle, layers[0]!), expectedLayer(bundle, layers[1]!)]);
+    expect(layers.map((l) => l.layerId)).toEqual(["checkout", "pricing", "onboarding", "recommendations"]);
+    expect(user.layers).toEqual([expectedLayer(bundle, layers[0]!), expectedLayer(bundle, layers[1]!), expectedLayer(bundle, layers[3]!)]);
+    expect((user.layers as { probability?: number }[])[2]!.probability).toBeCloseTo(1 / 3, 12);
     expect(user.assignments).toEqual({
       "checkout.buttonColor": result.assignments["checkout.buttonColor"],
       "checkout.oneClick": result.assignments["checkout.oneClick"],
       "pricing.discountPercent": result.assignments["pricing.discountPercent"],
+      "recommendations.strategy": result.assignments["recommendations.strategy"],
     });
     expect(user).not.toHaveProperty("userId");
     expect(account.layers).toEqual([expectedLayer(bundle, layers[2]!)]);
@@ -120,11 +124,11 @@ describe("exposure events", () => {
     const noAccount = c.resolveLocal({ userId: "user-5", country: "US" });
     const noUser = c.resolveLocal({ accountId: "acct-5" });
     await c.flush();
-    expect(noAccount.metadata.layers.map((l) => l.layerId)).toEqual(["checkout", "pricing"]);
+    expect(noAccount.metadata.layers.map((l) => l.layerId)).toEqual(["checkout", "pricing", "recommendations"]);
     expect(noUser.metadata.layers.map((l) => l.layerId)).toEqual(["onboarding"]);
     const events = await storedEvents(sdk.server, "exposure");
     expect(events.map((e) => [e.unitKey, (e.layers as { layerId: string }[]).map((l) => l.layerId)])).toEqual([
-      ["user-5", ["checkout", "pricing"]],
+      ["user-5", ["checkout", "pricing", "recommendations"]],
       ["acct-5", ["onboarding"]],
     ]);
     expect(events[1]).not.toHaveProperty("userId");
@@ -136,15 +140,19 @@ describe("exposure events", () => {
     await c.flush();
     expect(result.metadata.layers[1]).toEqual({ layerId: "pricing", bucket: expect.any(Number) });
     const [event] = await storedEvents(sdk.server, "exposure");
-    expect((event!.layers as { layerId: string }[]).map((l) => l.layerId)).toEqual(["checkout"]);
-    expect(event!.assignments).toEqual({ "checkout.buttonColor": result.assignments["checkout.buttonColor"], "checkout.oneClick": result.assignments["checkout.oneClick"] });
+    expect((event!.layers as { layerId: string }[]).map((l) => l.layerId)).toEqual(["checkout", "recommendations"]);
+    expect(event!.assignments).toEqual({
+      "checkout.buttonColor": result.assignments["checkout.buttonColor"],
+      "checkout.oneClick": result.assignments["checkout.oneClick"],
+      "recommendations.strategy": result.assignments["recommendations.strategy"],
+    });
   });
 
   it("leave out attributionOnly layers, which a later resolve asking for them still exposes", async () => {
     const { sdk, c } = await start();
     const context = { userId: "user-7", country: "US", accountId: "acct-7" };
     const narrow = c.resolveLocal(context, ["checkout.buttonColor"]);
-    expect(narrow.metadata.layers.filter((l) => l.attributionOnly).map((l) => l.layerId)).toEqual(["pricing", "onboarding"]);
+    expect(narrow.metadata.layers.filter((l) => l.attributionOnly).map((l) => l.layerId)).toEqual(["pricing", "onboarding", "recommendations"]);
     await c.flush();
     let events = await storedEvents(sdk.server, "exposure");
     expect(events).toHaveLength(1);
@@ -154,7 +162,7 @@ describe("exposure events", () => {
     c.resolveLocal(context);
     await c.flush();
     events = await storedEvents(sdk.server, "exposure");
-    expect(events.slice(1).map((e) => (e.layers as { layerId: string }[]).map((l) => l.layerId))).toEqual([["pricing"], ["onboarding"]]);
+    expect(events.slice(1).map((e) => (e.layers as { layerId: string }[]).map((l) => l.layerId))).toEqual([["pricing", "recommendations"], ["onboarding"]]);
   });
 
   it("carry the chosen arm's weight as probability for adaptive policies", async () => {

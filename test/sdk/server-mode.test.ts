@@ -112,7 +112,7 @@ describe("server mode on 503", () => {
     const result = await c.resolve({ userId: "u-8", country: "CA" });
     expect(errors).toMatchObject([{ status: 503, code: "SERVICE_UNAVAILABLE", retryAfterMs: 5000 }]);
     expect(result.metadata.configVersion).toBe(VERSION_1);
-    expect(result.metadata.layers.map((l) => l.layerId)).toEqual(["checkout", "pricing"]);
+    expect(result.metadata.layers.map((l) => l.layerId)).toEqual(["checkout", "pricing", "recommendations"]);
   });
 
   it("falls back to the bootstrap bundle when the service cannot be reached", async () => {
