@@ -1,0 +1,59 @@
+// npm run bench:bandit — the bandit simulation of issue 5 §5: every algorithm against every
+// problem for ROUNDS rounds and several seeds, through the real engine and policy code. Writes
+// bench/results/bandit-sim-latest.{md,json} and one regret plot per problem; exits 1 when a
+// check fails. BANDIT_ROUNDS and BANDIT_SEEDS override the defaults (e.g. for a quick look).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { loadEngine } from "../../src/engine/loader.js";
+import { machine } from "../report.js";
+import { algorithmsFor } from "./algorithms.js";
+import { allChecks } from "./checks.js";
+import { regretPlot } from "./plot.js";
+import { PROBLEMS } from "./problems.js";
+import { json, markdown, type SimSettings } from "./report.js";
+import { type Run, simulate } from "./simulate.js";
+import { againstUniform, summarize } from "./summary.js";
+
+const ROUNDS = Number(process.env.BANDIT_ROUNDS ?? 100_000);
+const SEED_COUNT = Number(process.env.BANDIT_SEEDS ?? 10);
+const CHECKPOINTS = 1000;
+
+const settings: SimSettings = { rounds: ROUNDS, seeds: Array.from({ length: SEED_COUNT }, (_, i) => i + 1), checkpoints: CHECKPOINTS };
+const engine = await loadEngine();
+const tty = process.stdout.isTTY === true;
+const jobs = PROBLEMS.flatMap((problem) => algorithmsFor(problem).map((algorithm) => ({ problem, algorithm })));
+console.log(`${jobs.length} algorithm × problem pairs, ${SEED_COUNT} seeds, ${ROUNDS.toLocaleString("en-US")} rounds each`);
+
+const started = performance.now();
+const loadAtStart = loadavg()[0]!;
+const partial = jobs.map(({ problem, algorithm }, j) => {
+  const name = `[${String(j + 1).padStart(2)}/${jobs.length}] ${problem.key} · ${algorithm.label}`;
+  const runs: Run[] = [];
+  // A terminal shows each run's rounds as they go; a log gets a dot per finished seed.
+  if (!tty) process.stdout.write(`${name} `);
+  for (const seed of settings.seeds) {
+    const status = (done: number) => tty && process.stdout.write(`\r${name} · seed ${seed}/${SEED_COUNT} · ${Math.round((100 * done) / ROUNDS)}%\x1b[K`);
+    runs.push(simulate(engine, problem, algorithm, { rounds: ROUNDS, seed, checkpoints: CHECKPOINTS, onProgress: status }));
+    if (!tty) process.stdout.write(".");
+  }
+  const summary = summarize(problem, algorithm, runs, ROUNDS);
+  const result = `regret ${Math.round(summary.finalRegret.mean)} ± ${Math.round(summary.finalRegret.sd)}, best arm ${(100 * summary.bestShareLastTenth.mean).toFixed(1)}% at the end, ${(summary.msPerRun / 1000).toFixed(1)} s per run`;
+  console.log(tty ? `\r${name}: ${result}\x1b[K` : ` ${result}`);
+  return summary;
+});
+const summaries = againstUniform(partial);
+const checks = allChecks(summaries);
+console.log(`\nChecks (${((performance.now() - started) / 1000).toFixed(0)} s in all):`);
+for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`);
+
+const dir = new URL("../results/", import.meta.url);
+mkdirSync(dir, { recursive: true });
+const m = machine();
+const load = { start: loadAtStart, end: loadavg()[0]! };
+writeFileSync(new URL("bandit-sim-latest.md", dir), markdown(PROBLEMS, summaries, checks, settings, m, load));
+writeFileSync(new URL("bandit-sim-latest.json", dir), json(summaries, checks, settings, m, load));
+for (const problem of PROBLEMS) {
+  writeFileSync(new URL(`bandit-sim-${problem.key}.svg`, dir), regretPlot(problem.title, summaries.filter((s) => s.problem === problem.key)));
+}
+console.log("Wrote bench/results/bandit-sim-latest.{md,json} and bandit-sim-{bernoulli,gaussian,contextual}.svg");
+if (!checks.every((c) => c.pass)) process.exitCode = 1;
