@@ -18,7 +18,7 @@ import type { Bundle, Layer, Policy } from "../src/bundle/types.js";
 import { loadEngine } from "../src/engine/loader.js";
 import { uuidv7 } from "../src/server/ids.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
-import type { EventStore, LearningStore, StoredEvent } from "../src/store/types.js";
+import type { LearningStore, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
 import { formatDuration, machine, machineLine } from "./report.js";
 
@@ -232,7 +232,7 @@ function eventLog(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: re
 type Timings = Record<"readLog" | "pendingLookups" | "commit" | "due", number>;
 
 /** The store with each call the learner makes timed (the SQLite stores are synchronous under their promises). */
-function timedStores(events: EventStore, learning: LearningStore, timings: Timings): { events: EventStore; learning: LearningStore } {
+function timedStores(learning: LearningStore, timings: Timings): LearningStore {
   const timed = async <T>(key: keyof Timings, call: () => Promise<T>): Promise<T> => {
     const start = performance.now();
     try {
@@ -242,14 +242,12 @@ function timedStores(events: EventStore, learning: LearningStore, timings: Timin
     }
   };
   return {
-    events: { ...events, readAfter: (after, limit) => timed("readLog", () => events.readAfter(after, limit)) } as EventStore,
-    learning: {
-      arms: () => learning.arms(),
-      checkpoint: () => learning.checkpoint(),
-      pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
-      due: (now, limit) => timed("due", () => learning.due(now, limit)),
-      commit: (step) => timed("commit", () => learning.commit(step)),
-    },
+    scan: (after, limit, span) => timed("readLog", () => learning.scan(after, limit, span)),
+    arms: () => learning.arms(),
+    checkpoint: () => learning.checkpoint(),
+    pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
+    due: (now, limit) => timed("due", () => learning.due(now, limit)),
+    commit: (step) => timed("commit", () => learning.commit(step)),
   };
 }
 
@@ -314,9 +312,9 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
     for (let at = 0; at < log.length; at += 1000) await stores.events.append(log.slice(at, at + 1000));
     const appendSeconds = (performance.now() - start) / 1000;
     const timings: Timings = { readLog: 0, pendingLookups: 0, commit: 0, due: 0 };
-    const timed = timedStores(stores.events, stores.learning, timings);
+    const timed = timedStores(stores.learning, timings);
     const catalog = adaptiveCatalog(compiled);
-    const learner = new Learner({ events: timed.events, store: timed.learning, catalogs: async () => catalog, now: () => NOW_MS, pageSize: PAGE_SIZE });
+    const learner = new Learner({ store: timed, catalogs: async () => catalog, now: () => NOW_MS, pageSize: PAGE_SIZE });
     await learner.start();
     start = performance.now();
     await learner.catchUp();
@@ -326,7 +324,7 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
     const reread = readSplit(join(dir, "vane.db"), PAGE_SIZE);
     const accounted = timings.readLog + timings.pendingLookups + timings.commit + timings.due;
     const partsMs = {
-      "reading the log (readAfter: SQLite, JSON.parse, rows to events)": timings.readLog,
+      "reading the log (the learner's scan: SQLite filter, JSON.parse of decisions)": timings.readLog,
       "pending decisions looked up (SQLite)": timings.pendingLookups,
       "commit (statistics, pending rows, checkpoint)": timings.commit,
       "closing windows (due)": timings.due,

@@ -20,25 +20,35 @@ export interface Choice {
  */
 export interface DecisionCache {
   version: number;
+  /** The policy (of one bundle version) the cache was filled for: arms and params come from it. */
+  policy: AdaptivePolicy | undefined;
+  /** The arms' statistics as decided from (an entity's are a mix: worth keeping). */
+  arms: ArmStats[] | undefined;
   probabilities: Float64Array | undefined;
   linear: LinearArms | undefined;
 }
 
 export function emptyCache(): DecisionCache {
-  return { version: -1, probabilities: undefined, linear: undefined };
+  return { version: -1, policy: undefined, arms: undefined, probabilities: undefined, linear: undefined };
 }
+
+/** Draws of an entity's Thompson propensities: each entity's cache is refilled after every learner step, so they must be cheap. */
+export const ENTITY_DRAWS = 1000;
 
 /** Per-decision draws for contextual Thompson propensities, which depend on the context and can't be cached. */
 export const CONTEXTUAL_DRAWS = 1000;
 
-/** `cache` belongs to `arms`' state version: the caller resets it when that version changes. */
-export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly ArmStats[], x: Float64Array | undefined, cache: DecisionCache = emptyCache()): Choice {
+/**
+ * `cache` belongs to `arms`' state version and `policy`: the caller gives a fresh one when either
+ * changes. `draws` overrides the policy's probabilityDraws (entities use ENTITY_DRAWS).
+ */
+export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly ArmStats[], x: Float64Array | undefined, cache: DecisionCache = emptyCache(), draws = policy.params.probabilityDraws): Choice {
   const { params } = policy;
   switch (policy.kind) {
     case "thompson": {
       const posterior = thompsonPosterior(policy, arms);
       const arm = posterior.kind === "beta" ? engine.thompsonBeta(posterior.alpha, posterior.beta) : engine.thompsonGaussian(posterior.mean, posterior.sd);
-      const probabilities = (cache.probabilities ??= smoothedWinProbabilities(engine.winProbabilities(posterior, params.probabilityDraws), params.probabilityDraws));
+      const probabilities = (cache.probabilities ??= smoothedWinProbabilities(engine.winProbabilities(posterior, draws), draws));
       return { arm, probability: probabilities[arm]!, algorithm: `thompson-${posterior.kind}` };
     }
     case "ucb1": {

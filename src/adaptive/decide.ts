@@ -3,7 +3,7 @@
 import type { CompiledBundle } from "../bundle/compile.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
-import { chooseArm } from "./choose.js";
+import { ENTITY_DRAWS, chooseArm } from "./choose.js";
 import { encodeFeatures } from "./features.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { POPULATION, type PolicyState } from "./state.js";
@@ -44,9 +44,10 @@ export function decide(compiled: CompiledBundle, policy: AdaptivePolicy, state: 
   }
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
-  const arms = entity === POPULATION ? state.populationArms(policy) : state.entityArms(policy, entity);
+  const cache = state.cache(entity, policy);
+  const arms = (cache.arms ??= entity === POPULATION ? state.populationArms(policy) : state.entityArms(policy, entity));
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
-  const choice = chooseArm(engine, policy, arms, features, state.cache(entity));
+  const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);
   return {
     decision: {

@@ -3,7 +3,7 @@
 // and the policy's reward event) before its window closes updates that arm once; a decision whose
 // window closes without one learns 0. Each step commits its statistics, pending changes and log
 // position in one transaction, then updates the in-memory state decide reads: exactly once.
-import type { EventStore, LearningStore, PendingDecision, SequencedEvent } from "../store/types.js";
+import type { LearningEvent, LearningStore, PendingDecision } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { encodeFeatures } from "./features.js";
 import { type ArmRow } from "../store/types.js";
@@ -14,15 +14,16 @@ import { type ArmStats, emptyStats, observe } from "./stats.js";
 export type CatalogSource = (projectId: string, env: string) => Promise<AdaptiveCatalog | undefined>;
 
 export interface LearnerOptions {
-  readonly events: EventStore;
   readonly store: LearningStore;
   readonly catalogs: CatalogSource;
   readonly now: () => number;
-  /** Events read per step. */
+  /** Events learned from per step. */
   readonly pageSize?: number;
 }
 
 const DEFAULT_PAGE = 5000;
+/** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
+const SCAN_SPAN = 50_000;
 
 export interface LearnerProgress {
   /** Log position read through. */
@@ -70,8 +71,8 @@ export class Learner {
   }
 
   private async readStep(): Promise<boolean> {
-    const page = await this.options.events.readAfter(this.position, this.options.pageSize ?? DEFAULT_PAGE);
-    if (page.length === 0) return false;
+    const { events: page, through } = await this.options.store.scan(this.position, this.options.pageSize ?? DEFAULT_PAGE, SCAN_SPAN);
+    if (through === this.position) return false;
     const step = new Step(this.state);
     const catalogs = new Map<string, Promise<AdaptiveCatalog | undefined>>();
     const catalogOf = (projectId: string, env: string) => {
@@ -81,16 +82,13 @@ export class Learner {
       return found;
     };
     const stored = await this.storedPending(page);
-    for (const { event } of page) {
-      if (event.type === "decision") {
-        const catalog = await catalogOf(event.projectId, event.env);
-        if (catalog) step.decided(event, catalog);
-      } else if (event.type === "track" && event.decisionId !== undefined) {
-        const catalog = await catalogOf(event.projectId, event.env);
-        if (catalog) step.rewarded(event, catalog, stored.get(event.decisionId));
-      }
+    for (const event of page) {
+      const catalog = await catalogOf(event.projectId, event.env);
+      if (!catalog) continue;
+      if (event.type === "decision") step.decided(event, catalog);
+      else step.rewarded(event, catalog, stored.get(event.decisionId));
     }
-    await this.commit(step, page[page.length - 1]!.seq);
+    await this.commit(step, through);
     return true;
   }
 
@@ -105,9 +103,9 @@ export class Learner {
   }
 
   /** Pending decisions named by the page's track events, from before this page. */
-  private async storedPending(page: readonly SequencedEvent[]): Promise<Map<string, PendingDecision[]>> {
+  private async storedPending(page: readonly LearningEvent[]): Promise<Map<string, PendingDecision[]>> {
     const ids = new Set<string>();
-    for (const { event } of page) if (event.type === "track" && event.decisionId !== undefined) ids.add(event.decisionId);
+    for (const event of page) if (event.type === "track") ids.add(event.decisionId);
     const byId = new Map<string, PendingDecision[]>();
     if (ids.size === 0) return byId;
     for (const pending of await this.options.store.pendingFor([...ids])) {
@@ -149,9 +147,9 @@ class Step {
 
   constructor(private readonly state: LearnedState) {}
 
-  decided(event: SequencedEvent["event"], catalog: AdaptiveCatalog): void {
+  decided(event: LearningEvent & { type: "decision" }, catalog: AdaptiveCatalog): void {
     const body = event.body as DecisionBody;
-    if (!Array.isArray(body.layers) || event.decisionId === undefined) return;
+    if (!Array.isArray(body.layers)) return;
     const receivedMs = Date.parse(event.receivedAt);
     for (const layer of body.layers) {
       // An attribution-only layer served none of its parameters: the unit never got the arm.
@@ -178,8 +176,8 @@ class Step {
     }
   }
 
-  rewarded(event: SequencedEvent["event"], catalog: AdaptiveCatalog, stored: PendingDecision[] | undefined): void {
-    const candidates = this.addedById.get(event.decisionId!) ?? stored;
+  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog, stored: PendingDecision[] | undefined): void {
+    const candidates = this.addedById.get(event.decisionId) ?? stored;
     if (!candidates) return;
     const receivedMs = Date.parse(event.receivedAt);
     for (const pending of candidates) {
@@ -188,9 +186,8 @@ class Step {
       if (!policy) continue;
       let reward = 1;
       if (policy.reward.type === "value") {
-        const value = (event.body as { value?: unknown }).value;
-        if (typeof value !== "number" || !Number.isFinite(value)) continue; // no value: not this decision's reward
-        reward = value;
+        if (event.value === undefined) continue; // no value: not this decision's reward
+        reward = event.value;
       }
       if (this.learn(pending, reward, stored !== undefined && candidates === stored)) this.rewards++;
     }

@@ -57,13 +57,13 @@ export class PolicyState {
     });
   }
 
-  /** The cache of the population (entity "") or an entity, for the current version. */
-  cache(entity: string): DecisionCache {
+  /** The cache of the population (entity "") or an entity, for the current version and this policy. */
+  cache(entity: string, policy: AdaptivePolicy): DecisionCache {
     let cache = this.caches.get(entity);
-    if (cache?.version === this.version) return cache;
+    if (cache?.version === this.version && cache.policy === policy) return cache;
     // A new version makes every cache stale; dropping them all bounds the map by one version's entities.
     if (cache === undefined && this.caches.size >= MAX_CACHES) this.caches.clear();
-    cache = { ...emptyCache(), version: this.version };
+    cache = { ...emptyCache(), version: this.version, policy };
     this.caches.set(entity, cache);
     return cache;
   }

@@ -10,7 +10,6 @@ import type { Clock } from "./clock.js";
 export function createLearner(deps: { readonly stores: Stores; readonly engine: Engine; readonly clock: Clock }): Learner {
   const bundles = new BundleCache({ bundles: deps.stores.bundles, engine: deps.engine, clock: deps.clock, refreshMs: 1000, staleMs: 0 });
   return new Learner({
-    events: deps.stores.events,
     store: deps.stores.learning,
     now: () => deps.clock.now(),
     catalogs: async (projectId, env) => {

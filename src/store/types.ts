@@ -184,8 +184,42 @@ export interface LearningCommit {
   readonly checkpoint: number;
 }
 
+/**
+ * An event of the log as the learner reads it: a decision event that carries a propensity (some
+ * layer's `probability`), or a track event that names a decision. Nothing else is read.
+ */
+export type LearningEvent =
+  | {
+      readonly seq: number;
+      readonly type: "decision";
+      readonly projectId: string;
+      readonly env: string;
+      readonly decisionId: string;
+      readonly receivedAt: string;
+      readonly body: Readonly<Record<string, unknown>>;
+    }
+  | {
+      readonly seq: number;
+      readonly type: "track";
+      readonly projectId: string;
+      readonly env: string;
+      readonly decisionId: string;
+      readonly receivedAt: string;
+      readonly name: string;
+      /** The event's `value` when it is a number. */
+      readonly value: number | undefined;
+    };
+
+export interface LearningScan {
+  readonly events: readonly LearningEvent[];
+  /** Every event of the log up to this seq has been considered (it is past the last one returned when others were skipped). */
+  readonly through: number;
+}
+
 /** The learner's state (src/adaptive/learner.ts): it survives a restart and is exactly-once with the log. */
 export interface LearningStore {
+  /** The learner's events after `afterSeq`, ascending: at most `limit`, from at most `span` seqs of the log. */
+  scan(afterSeq: number, limit: number, span: number): Promise<LearningScan>;
   arms(): Promise<ArmRow[]>;
   checkpoint(): Promise<number>;
   pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;

@@ -33,7 +33,7 @@ afterEach(() => {
 
 function learnerOn(stores: Stores, policy: Partial<Policy> = {}): Learner {
   const catalog = adaptiveCatalog(compileBundle(policyBundle({ ...policy }, 2), engine));
-  return new Learner({ events: stores.events, store: stores.learning, now: () => now, catalogs: async (p) => (p === "proj" ? catalog : undefined) });
+  return new Learner({ store: stores.learning, now: () => now, catalogs: async (p) => (p === "proj" ? catalog : undefined) });
 }
 
 function event(type: "decision" | "track", fields: Partial<StoredEvent> & { body?: Record<string, unknown> }, at = now): StoredEvent {
@@ -142,5 +142,24 @@ describe("Learner", () => {
     const s = learner.state.policy("proj", "production", "pol").population.get("k0")!;
     // A = x1 x1ᵀ + x2 x2ᵀ with x1 = [1,0,1], x2 = [1,1,0]; b = x1 + x2.
     expect(Array.from(s.subarray(3))).toEqual([2, 1, 1, 1, 1, 0, 1, 0, 1, 2, 1, 1]);
+  });
+});
+
+describe("the learning store's scan", () => {
+  it("returns decisions with a propensity and tracks naming a decision, and how far it looked", async () => {
+    const exposure = event("track", {}); // a track event without a decision id
+    const staticDecision = event("decision", { decisionId: "s1", body: { layers: [{ layerId: "l", policyId: "p", allocationKey: "a" }] } });
+    const other = { ...event("track", {}), type: "exposure" as const, decisionId: "d1" };
+    await sqlite.events.append([exposure, staticDecision, other, decision("d1", "k0"), reward("d1", "win", { value: 4 })]);
+    const all = await sqlite.learning.scan(0, 100, 1000);
+    expect(all.events.map((e) => [e.seq, e.type, e.decisionId])).toEqual([
+      [4, "decision", "d1"],
+      [5, "track", "d1"],
+    ]);
+    expect(all.events[1]).toMatchObject({ name: "win", value: 4 });
+    expect(all.through).toBe(5);
+    expect((await sqlite.learning.scan(0, 1, 1000)).through).toBe(4); // the limit ends the scan at the last event returned
+    expect(await sqlite.learning.scan(0, 100, 2)).toEqual({ events: [], through: 2 }); // the span ends it
+    expect(await sqlite.learning.scan(5, 100, 1000)).toEqual({ events: [], through: 5 });
   });
 });

@@ -63,3 +63,17 @@ describe("features", () => {
     expect(Array.from(s)).toEqual([1, 3, 9, 1, 2, 2, 4, 3, 6]);
   });
 });
+
+describe("decision caches", () => {
+  it("hold for one state version and one bundle's policy", () => {
+    const state = new PolicyState();
+    const before = adaptive(engine, {}, 2);
+    const after = adaptive(engine, { params: { priorAlpha: 5 } }, 2); // a new bundle version
+    const cache = state.cache("", before);
+    expect(state.cache("", before)).toBe(cache);
+    expect(state.cache("", after)).not.toBe(cache);
+    const current = state.cache("", after);
+    state.version++; // what a learner step does
+    expect(state.cache("", after)).not.toBe(current);
+  });
+});

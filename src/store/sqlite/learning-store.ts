@@ -2,7 +2,7 @@
 // reward. A learning step commits in one transaction with its log checkpoint, so after a crash
 // the learner re-reads exactly the events whose effects were not stored.
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { ArmRow, LearningCommit, LearningStore, PendingDecision } from "../types.js";
+import type { ArmRow, LearningCommit, LearningEvent, LearningScan, LearningStore, PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
 const CHECKPOINT = "learning";
@@ -30,6 +30,20 @@ interface PendingRow {
   closes_at: number;
 }
 
+interface ScanRow {
+  seq: number;
+  type: "decision" | "track";
+  project_id: string;
+  env: string;
+  decision_id: string;
+  received_at: string;
+  name: string | null;
+  /** A decision's body; null for a track event. */
+  body: string | null;
+  /** A track event's numeric value. */
+  value: number | null;
+}
+
 const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, arm_key, entity, features, reward_event, closes_at";
 
 export class SqliteLearningStore implements LearningStore {
@@ -43,6 +57,8 @@ export class SqliteLearningStore implements LearningStore {
   private readonly pendingOneStmt: Statement<[string], PendingRow>;
   private readonly dueStmt: Statement<[number, number], PendingRow>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
+  private readonly scanStmt: Statement<{ after: number; upTo: number; limit: number }, ScanRow>;
+  private readonly maxSeqStmt: Statement<[], number>;
 
   constructor(
     db: Database,
@@ -66,12 +82,32 @@ export class SqliteLearningStore implements LearningStore {
     this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
     this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
     this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
+    // The filter runs in SQLite: exposures, other track events and static-only decisions never
+    // become JavaScript objects, and a track event's body is never parsed (only its value).
+    this.scanStmt = db.prepare(
+      `SELECT seq, type, project_id, env, decision_id, received_at, name,
+              CASE WHEN type = 'decision' THEN body END AS body,
+              CASE WHEN type = 'track' THEN json_extract(body, '$.value') END AS value
+       FROM events
+       WHERE seq > @after AND seq <= @upTo AND decision_id IS NOT NULL
+         AND ((type = 'decision' AND instr(body, '"probability"') > 0) OR type = 'track')
+       ORDER BY seq LIMIT @limit`,
+    );
+    this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.commitTx = db.transaction((step: LearningCommit) => {
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
       for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
       this.setCheckpointStmt.run(CHECKPOINT, step.checkpoint);
     });
+  }
+
+  async scan(afterSeq: number, limit: number, span: number): Promise<LearningScan> {
+    // Both reads on one connection with nothing between them: the same snapshot of the log.
+    const upTo = Math.min(afterSeq + span, this.maxSeqStmt.get() ?? 0);
+    const rows = this.scanStmt.all({ after: afterSeq, upTo, limit });
+    const through = rows.length === limit ? rows[rows.length - 1]!.seq : Math.max(afterSeq, upTo);
+    return { events: rows.map(toLearningEvent), through };
   }
 
   async arms(): Promise<ArmRow[]> {
@@ -107,6 +143,12 @@ export class SqliteLearningStore implements LearningStore {
     this.commitTx(step);
     await this.durability.sync();
   }
+}
+
+function toLearningEvent(row: ScanRow): LearningEvent {
+  const common = { seq: row.seq, projectId: row.project_id, env: row.env, decisionId: row.decision_id, receivedAt: row.received_at };
+  if (row.type === "decision") return { ...common, type: "decision", body: JSON.parse(row.body!) as Record<string, unknown> };
+  return { ...common, type: "track", name: row.name ?? "", value: typeof row.value === "number" && Number.isFinite(row.value) ? row.value : undefined };
 }
 
 function bytes(values: Float64Array): Buffer {
