@@ -16,7 +16,7 @@ import { emptyStats, observe } from "../src/adaptive/stats.js";
 import { type CompiledBundle, compileBundle } from "../src/bundle/compile.js";
 import type { Bundle, Layer, Policy } from "../src/bundle/types.js";
 import { loadEngine } from "../src/engine/loader.js";
-import { uuidv7 } from "../src/server/ids.js";
+import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
 import type { LearningStore, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";

@@ -12,7 +12,7 @@ import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
 import type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
-import { uuidv7 } from "./uuid.js";
+import { uuidv7 } from "../ids/uuidv7.js";
 import { SDK_NAME, SDK_VERSION } from "./version.js";
 
 const DEFAULT_ENV = "production";

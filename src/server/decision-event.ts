@@ -2,7 +2,7 @@
 // and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
 import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import type { StoredEvent } from "../store/types.js";
-import { uuidv7 } from "./ids.js";
+import { uuidv7 } from "../ids/uuidv7.js";
 
 export interface DecisionSource {
   readonly decisionId: string;

@@ -2,7 +2,7 @@
 // base62 or base64url. Only the SHA-256 of the whole string is stored; the public id is derived
 // from that hash, so neither the store nor the logs ever hold a secret.
 import type { KeyKind, KeyRecord, RateLimit } from "../../store/types.js";
-import { HEX_BYTE } from "../hex.js";
+import { HEX_BYTE } from "../../ids/hex.js";
 
 const KEY_PATTERN = /^vane_(pk|sk|mk|ak)_([A-Za-z0-9_-]{32,256})$/;
 

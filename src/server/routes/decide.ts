@@ -11,7 +11,7 @@ import type { BundleCache, BundleEntry } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
-import { uuidv7 } from "../ids.js";
+import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";

@@ -10,7 +10,7 @@ import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
 import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
-import { uuidv7 } from "../ids.js";
+import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 

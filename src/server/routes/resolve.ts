@@ -9,7 +9,7 @@ import type { Clock } from "../clock.js";
 import { decisionEvent } from "../decision-event.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
-import { uuidv7 } from "../ids.js";
+import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";

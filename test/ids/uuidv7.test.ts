@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { uuidv7 } from "../../src/server/ids.js";
+import { uuidv7 } from "../../src/ids/uuidv7.js";
 
 describe("uuidv7", () => {
   it("has the RFC 9562 layout: version 7, variant 10, the millisecond time in the first 48 bits", () => {

@@ -1,5 +1,6 @@
-// Ids the server assigns (event ids, decision ids): UUIDv7 (RFC 9562), a millisecond timestamp
-// then 74 random bits. Time-ordered ids land at the end of the store's unique and decision
+// Ids the server and the SDK assign (event ids, decision ids): UUIDv7 (RFC 9562), a millisecond
+// timestamp then 74 random bits, so ids from both sort by time. getRandomValues, not randomUUID:
+// browsers give randomUUID only to secure pages. Time-ordered ids land at the end of the store's unique and decision
 // indexes instead of at random pages: inserts ran ~2× faster than with random UUIDv4 ids.
 import { HEX_BYTE } from "./hex.js";
 
