@@ -1,5 +1,6 @@
 // The inputs every engine benchmark hashes or samples: realistic unit ids, layer salts and
 // bandit arms. Ids come from a fixed seed so successive runs (and machines) hash the same bytes.
+import { seeded } from "./seeded.js";
 
 /** Bucket count for every bucketing task; realistic for percentage splits, irrelevant to cost. */
 export const BUCKET_COUNT = 10_000;
@@ -39,21 +40,9 @@ export const BATCH_SIZE = 1024;
 // ASCII only, so string length equals UTF-8 byte length and the 55-byte bound holds by construction.
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
 
-/** mulberry32: tiny, seedable, good enough to spread lengths and characters. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
-
 /** UNIT_COUNT ids of UNIT_MIN_LENGTH..UNIT_MAX_LENGTH ASCII characters, the same on every run. */
 export function makeUnits(seed = 0x5eed): string[] {
-  const random = prng(seed);
+  const random = seeded(seed);
   const span = UNIT_MAX_LENGTH - UNIT_MIN_LENGTH + 1;
   return Array.from({ length: UNIT_COUNT }, () => {
     const length = UNIT_MIN_LENGTH + Math.floor(random() * span);

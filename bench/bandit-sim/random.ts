@@ -1,17 +1,8 @@
 // The environment's randomness: seeded, and apart from the engine's, so that every algorithm
 // meets the same contexts and rewards for a seed, whatever the engine draws.
 
-/** mulberry32: a small seeded generator of uniforms in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from "../seeded.js";
+import { seeded } from "../seeded.js";
 
 /** A standard normal by Box–Muller from two uniforms (1 − u keeps the logarithm finite). */
 export function normal(random: () => number): number {

@@ -2,7 +2,7 @@
 // function for the server's answer and the SDK's local one, so the two cannot drift apart.
 // Fields that do not apply are left out, not set to undefined: a local result then has exactly
 // the keys the server's JSON has.
-import type { Resolution } from "./resolve.js";
+import type { LayerResolution, Resolution } from "./resolve.js";
 import type { JsonValue } from "./types.js";
 
 /** runtime-api.md: "currently always 60000". */
@@ -66,4 +66,21 @@ function resolvedLayer(layer: Resolution["layers"][number]): ResolvedLayer {
   if (layer.allocationName !== undefined) out.allocationName = layer.allocationName;
   if (layer.attributionOnly) out.attributionOnly = true;
   return out;
+}
+
+/**
+ * The contract's LayerAssignment for a resolved layer, as decision and exposure events carry it:
+ * `probability` only for adaptive arms (undefined vanishes in JSON).
+ */
+export function layerAssignment(layer: LayerResolution): Record<string, unknown> {
+  return {
+    layerId: layer.layerId,
+    bucket: layer.bucket,
+    policyId: layer.policyId,
+    policyKey: layer.policyKey,
+    allocationId: layer.allocationId,
+    allocationName: layer.allocationName,
+    allocationKey: layer.allocationKey,
+    probability: layer.probability,
+  };
 }

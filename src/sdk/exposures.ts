@@ -5,6 +5,7 @@
 // layers) makes one event per unit, each with the layers bucketed on it.
 import type { CompiledBundle, CompiledLayer } from "../bundle/compile.js";
 import { type LayerResolution, type Resolution, unitValue } from "../bundle/resolve.js";
+import { layerAssignment } from "../bundle/response.js";
 import type { Context, JsonValue } from "../bundle/types.js";
 import type { OutgoingEvent } from "./event-queue.js";
 
@@ -67,20 +68,6 @@ export class ExposureLog {
     if (!index) this.layerIndex.set(compiled, (index = new Map(compiled.layers.map((l) => [l.id, l]))));
     return index;
   }
-}
-
-/** The contract's LayerAssignment; probability only for adaptive arms (undefined vanishes in JSON). */
-function layerAssignment(layer: LayerResolution): Record<string, unknown> {
-  return {
-    layerId: layer.layerId,
-    bucket: layer.bucket,
-    policyId: layer.policyId,
-    policyKey: layer.policyKey,
-    allocationId: layer.allocationId,
-    allocationName: layer.allocationName,
-    allocationKey: layer.allocationKey,
-    probability: layer.probability,
-  };
 }
 
 /** The resolved values of the exposed layers' parameters. */

@@ -1,6 +1,7 @@
 // The decision event every resolution records (runtime-api.md "Decision event"), with the tenant
 // and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
 import type { LayerResolution, Resolution } from "../bundle/resolve.js";
+import { layerAssignment } from "../bundle/response.js";
 import type { StoredEvent } from "../store/types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 
@@ -16,18 +17,9 @@ export interface DecisionSource {
   readonly latencyMs: number;
 }
 
-function layerAssignment(layer: LayerResolution): Record<string, unknown> {
-  return {
-    layerId: layer.layerId,
-    bucket: layer.bucket,
-    policyId: layer.policyId,
-    policyKey: layer.policyKey,
-    allocationId: layer.allocationId,
-    allocationName: layer.allocationName,
-    allocationKey: layer.allocationKey,
-    probability: layer.probability,
-    attributionOnly: layer.attributionOnly,
-  };
+/** A decision event says also which layers were resolved only for attribution. */
+function decidedLayer(layer: LayerResolution): Record<string, unknown> {
+  return { ...layerAssignment(layer), attributionOnly: layer.attributionOnly };
 }
 
 /** The stored form; undefined fields vanish when the store serializes the body. */
@@ -37,7 +29,7 @@ export function decisionEvent(resolution: Resolution, source: DecisionSource, un
       unitKey,
       timestamp: source.timestamp,
       assignments: resolution.assignments,
-      layers: resolution.layers.map(layerAssignment),
+      layers: resolution.layers.map(decidedLayer),
       latencyMs: source.latencyMs,
       decisionId: source.decisionId,
       configVersion: source.configVersion,

@@ -2,17 +2,8 @@
 // propensities are known exactly, over Bernoulli arms whose means the test sets.
 import type { LoggedDecision } from "../../src/analysis/off-policy.js";
 
-/** mulberry32: a small seeded generator of uniforms in [0, 1), so every run logs the same data. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from "../../bench/seeded.js";
+import { seeded } from "../../bench/seeded.js";
 
 /** The index drawn from `weights` (summing to 1) with the uniform `u`. */
 export function draw(weights: readonly number[], u: number): number {
