@@ -8,6 +8,7 @@ export { allocationIndex, pickWeighted } from "./alloc";
 export { rngLoad, rngSave, rngSeed, sample } from "./rng";
 export { epsilonGreedy, linUcb, thompsonBeta, thompsonGaussian, ucb1, winProbabilities } from "./bandit";
 export { linearPrepare, linearScores } from "./linear";
+export { gaussianWinProbabilities } from "./quadrature";
 
 export function abiVersion(): u32 {
   return ABI_VERSION;

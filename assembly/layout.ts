@@ -10,14 +10,14 @@
 //   DIGEST   32 B    the last SHA-256 digest
 //   RANGES   u32[]   [first, last] pairs of a policy's allocations, sorted by first
 //   ARM_A/B  f64[]   per-arm inputs (weights, alpha/beta, mean/sd, pulls/means, linear mean/width)
-//   ARM_OUT  f64[]   per-arm outputs (draws, win probabilities, propensities)
+//   ARM_OUT  f64[]   per-arm outputs (draws, win probabilities, exact or Monte Carlo, propensities)
 //   ARM_AUX  f64[]   per-arm secondary outputs (UCB1 and LinUCB scores)
 //   SAMPLES  f64[]   bulk draws from sample()
 //   RNG      16 B    xoshiro128** words s0..s3
 //   LINEAR   f64[]   contextual arms back to back, d*d + d values each: (A, b) in, (A^-1, theta) out
 //   CONTEXT  f64[]   one context vector x (d values)
 
-export const ABI_VERSION: u32 = 3;
+export const ABI_VERSION: u32 = 4;
 
 export const INPUT_BYTES: i32 = 65536;
 export const SALT_BYTES: i32 = 16384;

@@ -1,6 +1,6 @@
 // An arm and its propensity from learned statistics, through the engine (decisions.md §6, issue 5
-// §2): exact for epsilon-greedy and UCB1 (tied best arms share), the engine's Monte Carlo win
-// probability for Thompson sampling. Also each arm's propensity for the published weights.
+// §2): exact for epsilon-greedy, UCB1 and LinUCB (tied best arms share) and for Normal Thompson
+// arms (value rewards, contextual), the engine's Monte Carlo win probability for Beta arms. Also each arm's propensity for the published weights.
 import type { Engine } from "../engine/engine.js";
 import type { LinearArms } from "../engine/linear.js";
 import type { AdaptivePolicy } from "./policy.js";
@@ -35,8 +35,11 @@ export function emptyCache(): DecisionCache {
 /** Draws of an entity's Thompson propensities: each entity's cache is refilled after every learner step, so they must be cheap. */
 export const ENTITY_DRAWS = 1000;
 
-/** Per-decision draws for contextual Thompson propensities, which depend on the context and can't be cached. */
-export const CONTEXTUAL_DRAWS = 1000;
+/**
+ * The least propensity reported for a Normal arm. The exact win probability of an arm far behind
+ * underflows to 0, yet a draw that picked it proves it above 0; inverse weights stay finite.
+ */
+export const MIN_EXACT_PROPENSITY = 1e-9;
 
 /**
  * `cache` belongs to `arms`' state version and `policy`: the caller gives a fresh one when either
@@ -48,7 +51,7 @@ export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly
     case "thompson": {
       const posterior = thompsonPosterior(policy, arms);
       const arm = posterior.kind === "beta" ? engine.thompsonBeta(posterior.alpha, posterior.beta) : engine.thompsonGaussian(posterior.mean, posterior.sd);
-      const probabilities = (cache.probabilities ??= smoothedWinProbabilities(engine.winProbabilities(posterior, draws), draws));
+      const probabilities = (cache.probabilities ??= winProbabilities(engine, posterior, draws));
       return { arm, probability: probabilities[arm]!, algorithm: `thompson-${posterior.kind}` };
     }
     case "ucb1": {
@@ -66,7 +69,7 @@ export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly
         return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "linucb" };
       }
       const arm = engine.linearThompson(linear, x!, params.v);
-      const probabilities = smoothedWinProbabilities(engine.linearWinProbabilities(linear, x!, params.v, CONTEXTUAL_DRAWS), CONTEXTUAL_DRAWS);
+      const probabilities = floored(engine.linearWinProbabilitiesExact(linear, x!, params.v));
       return { arm, probability: probabilities[arm]!, algorithm: "linear-thompson" };
     }
   }
@@ -77,7 +80,7 @@ export function armPropensities(engine: Engine, policy: AdaptivePolicy, arms: re
   const { params } = policy;
   switch (policy.kind) {
     case "thompson":
-      return smoothedWinProbabilities(engine.winProbabilities(thompsonPosterior(policy, arms), params.probabilityDraws), params.probabilityDraws);
+      return winProbabilities(engine, thompsonPosterior(policy, arms), params.probabilityDraws);
     case "ucb1":
       return engine.ucb1(arms.map(count), arms.map(mean), params.c).propensities;
     case "epsilon_greedy":
@@ -87,7 +90,7 @@ export function armPropensities(engine: Engine, policy: AdaptivePolicy, arms: re
       if (contexts.length === 0) return total.fill(1 / arms.length);
       const linear = engine.prepareLinearArms(ridgeArms(policy, arms), policy.dimension);
       for (const x of contexts) {
-        const p = params.algorithm === "linucb" ? engine.linUcb(linear, x, params.alpha).propensities : engine.linearWinProbabilities(linear, x, params.v, CONTEXTUAL_DRAWS);
+        const p = params.algorithm === "linucb" ? engine.linUcb(linear, x, params.alpha).propensities : engine.linearWinProbabilitiesExact(linear, x, params.v);
         for (let i = 0; i < total.length; i++) total[i]! += p[i]! / contexts.length;
       }
       return total;
@@ -127,6 +130,20 @@ export function thompsonPosterior(policy: AdaptivePolicy, arms: readonly ArmStat
     sd[i] = Math.sqrt(variance / n);
   }
   return { kind: "gaussian", mean: means, sd };
+}
+
+/**
+ * Each arm's probability of the greatest draw: exact (numerical integration in the engine) for
+ * Normal arms, the engine's Monte Carlo estimate over `draws` joint draws for Beta arms.
+ */
+export function winProbabilities(engine: Engine, posterior: Posterior, draws: number): Float64Array {
+  if (posterior.kind === "gaussian") return floored(engine.gaussianWinProbabilities(posterior.mean, posterior.sd));
+  return smoothedWinProbabilities(engine.winProbabilities(posterior, draws), draws);
+}
+
+function floored(probabilities: Float64Array): Float64Array {
+  for (let i = 0; i < probabilities.length; i++) probabilities[i] = Math.max(probabilities[i]!, MIN_EXACT_PROPENSITY);
+  return probabilities;
 }
 
 /**

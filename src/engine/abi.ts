@@ -1,7 +1,7 @@
 // Mirror of assembly/layout.ts and the module's exports: the only place the host spells out
 // the wasm ABI. Bump ABI_VERSION on both sides with any change to buffers or signatures.
 
-export const ABI_VERSION = 3;
+export const ABI_VERSION = 4;
 
 /** Buffer ids for bufferPointer/bufferBytes, in assembly/layout.ts order. */
 export const BUFFER = {
@@ -67,4 +67,6 @@ export interface EngineExports {
   /** 0 when a mean or scaled width is not finite. */
   linearScores(armCount: number, dimension: number, spread: number): number;
   linUcb(armCount: number, alpha: number): number;
+  /** 0 when a mean or sd is outside the exact method's range. */
+  gaussianWinProbabilities(armCount: number): number;
 }

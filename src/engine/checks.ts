@@ -67,6 +67,9 @@ type ValueRule = (x: number) => boolean;
 export const positive: ValueRule = (x) => x > 0 && x < Infinity;
 export const nonNegative: ValueRule = (x) => x >= 0 && x < Infinity;
 export const finite: ValueRule = (x) => Number.isFinite(x);
+/** What exact Gaussian win probabilities take (assembly/quadrature.ts): no sum overflows. */
+export const exactMean: ValueRule = (x) => Math.abs(x) <= 1e300;
+export const exactSd: ValueRule = (x) => x >= 0 && x <= 1e300;
 
 /**
  * Per-arm inputs: one or more arms, at most `maxArms`, every array the same length, every value

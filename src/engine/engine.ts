@@ -4,7 +4,7 @@
 import { ABI_VERSION, BUFFER, DIST, RNG_STATE_BYTES, type BufferName, type Distribution, type EngineExports } from "./abi.js";
 import {
   type Unit, checkArms, checkBucket, checkBucketCount, checkCount, checkNonNegative, checkSalt, checkUnitInterval, checkWeights,
-  finite, nonNegative, positive, unitString,
+  exactMean, exactSd, finite, nonNegative, positive, unitString,
 } from "./checks.js";
 import { LinearArms, type LinearArmState, type LinearCapacity, checkContext, isLinearArms, packLinearArms } from "./linear.js";
 import {
@@ -330,6 +330,21 @@ export class Engine {
     return this.readArmOut(new Float64Array(n), n);
   }
 
+  /**
+   * Each Normal(mean[i], sd[i]) arm's exact probability of the greatest draw, by quadrature: what
+   * winProbabilities estimates, without its noise. Arms with sd 0 (or below 1e-300) are point
+   * masses; among tied ones the lowest index wins, as in thompsonGaussian.
+   */
+  gaussianWinProbabilities(mean: ArrayLike<number>, sd: ArrayLike<number>): Float64Array {
+    const n = checkArms(this.capacity.maxArms, [
+      ["mean", mean, exactMean, "a number from -1e300 to 1e300"],
+      ["sd", sd, exactSd, "a number from 0 to 1e300"],
+    ]);
+    this.writeArms(mean, sd);
+    this.wasm.gaussianWinProbabilities(n);
+    return this.readArmOut(new Float64Array(n), n);
+  }
+
   /** UCB1: scores, propensities (tied best arms share 1) and an arm drawn by them. */
   ucb1(pulls: ArrayLike<number>, means: ArrayLike<number>, c = Math.SQRT2): Ucb1Choice {
     const n = checkArms(this.capacity.maxArms, [
@@ -385,6 +400,15 @@ export class Engine {
     checkCount("draws", draws, MAX_DRAWS);
     const n = this.linearScores(arms, x, checkNonNegative("v", v));
     this.wasm.winProbabilities(n, draws, 1);
+    return this.readArmOut(new Float64Array(n), n);
+  }
+
+  /** Each arm's exact probability of winning linearThompson for this x: gaussianWinProbabilities over its Gaussians. */
+  linearWinProbabilitiesExact(arms: LinearArms, x: ArrayLike<number>, v: number): Float64Array {
+    const n = this.linearScores(arms, x, checkNonNegative("v", v));
+    if (!this.wasm.gaussianWinProbabilities(n)) {
+      throw new RangeError("x and v give a mean or sd beyond 1e300; scale the features or v down");
+    }
     return this.readArmOut(new Float64Array(n), n);
   }
 

@@ -1,6 +1,7 @@
 // Plain TypeScript reference of the engine specified in docs/engine.md. It is written from
 // the spec alone so the parity tests can hold the wasm build to it. No Node APIs: it must
 // also run in browsers and workers.
+import { gaussianWinProbabilities } from "./reference-quadrature.js";
 
 // ---------------------------------------------------------------------------------------
 // SHA-256 (FIPS 180-4)
@@ -266,6 +267,8 @@ export class ReferenceRng {
 // ---------------------------------------------------------------------------------------
 // Bandits
 
+export { gaussianWinProbabilities, normalCdf } from "./reference-quadrature.js";
+
 export type ArmPosteriors =
   | { kind: "beta"; alpha: ArrayLike<number>; beta: ArrayLike<number> }
   | { kind: "gaussian"; mean: ArrayLike<number>; sd: ArrayLike<number> };
@@ -412,6 +415,12 @@ export function linearThompson(rng: ReferenceRng, arms: readonly LinearArm[], x:
 export function linearWinProbabilities(rng: ReferenceRng, arms: readonly LinearArm[], x: ArrayLike<number>, v: number, draws: number): number[] {
   const { means, widths } = linearScores(arms, x);
   return winProbabilities(rng, { kind: "gaussian", mean: means, sd: widths.map((w) => v * w) }, draws);
+}
+
+/** Each arm's exact probability of winning linearThompson for this x. */
+export function linearWinProbabilitiesExact(arms: readonly LinearArm[], x: ArrayLike<number>, v: number): number[] {
+  const { means, widths } = linearScores(arms, x);
+  return gaussianWinProbabilities(means, widths.map((w) => v * w));
 }
 
 export function linUcb(

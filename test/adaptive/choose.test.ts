@@ -96,6 +96,25 @@ describe("Thompson sampling", () => {
     expect(p[0]! + p[1]!).toBeCloseTo(1, 12);
   });
 
+  it("value rewards: the exact Normal win probability matches how often the draws pick each arm", () => {
+    engine.seed(9);
+    const policy = adaptive(engine, { kind: "thompson", reward: { event: "win", type: "value", windowSeconds: 60 } }, 3);
+    const arms = [0, 1, 2].map((shift) => {
+      const s = emptyStats(0);
+      for (let i = 0; i < 30; i++) observe(s, 1 + 0.05 * shift + (i % 3) - 1);
+      return s;
+    });
+    const cache = emptyCache();
+    const seen = new Map<number, number>();
+    const freq = frequencies(3, 20_000, () => {
+      const c = chooseArm(engine, policy, arms, undefined, cache);
+      seen.set(c.arm, c.probability);
+      return c.arm;
+    });
+    expect([...seen.values()].reduce((a, b) => a + b, 0)).toBeCloseTo(1, 9);
+    for (const [arm, p] of seen) expect(Math.abs(p - freq[arm]!)).toBeLessThan(0.02);
+  });
+
   it("value rewards: a Normal posterior around the sample mean, narrowing with n", () => {
     const policy = adaptive(engine, { kind: "thompson", reward: { event: "win", type: "value", windowSeconds: 60 } }, 2);
     const a = emptyStats(0);
@@ -137,6 +156,27 @@ describe("contextual", () => {
     expect(forA[0]).toBeGreaterThan(0.95);
     expect(forB[1]).toBeGreaterThan(0.95);
     expect(cache.linear).toBeDefined();
+  });
+
+  it("linear Thompson's propensity is the exact win probability for the context, matching its draws", () => {
+    engine.seed(11);
+    const features = [{ name: "segment", type: "categorical", values: ["a", "b"] }];
+    const policy = adaptive(engine, { kind: "contextual", params: { features, v: 3 } }, 2);
+    const arms = [emptyStats(policy.dimension), emptyStats(policy.dimension)];
+    const x = Float64Array.of(1, 1, 0);
+    for (let i = 0; i < 20; i++) {
+      observe(arms[0]!, i % 10 < 6 ? 1 : 0, x);
+      observe(arms[1]!, i % 10 < 5 ? 1 : 0, x);
+    }
+    const cache = emptyCache();
+    const seen = new Map<number, number>();
+    const freq = frequencies(2, 20_000, () => {
+      const c = chooseArm(engine, policy, arms, x, cache);
+      seen.set(c.arm, c.probability);
+      return c.arm;
+    });
+    expect(seen.size).toBe(2);
+    for (const [arm, p] of seen) expect(Math.abs(p - freq[arm]!)).toBeLessThan(0.02);
   });
 
   it("LinUCB does too, with propensity 1 for a unique best arm", () => {

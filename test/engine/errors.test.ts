@@ -101,6 +101,18 @@ describe("bad input", () => {
     expect(() => engine.winProbabilities({ kind: "beta", alpha: [1], beta: [1] }, 0)).toThrow(/draws must be an integer/);
   });
 
+  it("exact Gaussian win probabilities take |mean| and sd up to 1e300", () => {
+    expect(() => engine.gaussianWinProbabilities([], [])).toThrow(/mean must list at least one arm/);
+    expect(() => engine.gaussianWinProbabilities([0, 1], [1])).toThrow(/sd has 1 arms, expected 2/);
+    expect(() => engine.gaussianWinProbabilities([0, 2e300], [1, 1])).toThrow(/mean\[1\] must be a number from -1e300 to 1e300/);
+    expect(() => engine.gaussianWinProbabilities([0, Number.NaN], [1, 1])).toThrow(RangeError);
+    expect(() => engine.gaussianWinProbabilities([0, 1], [1, -1])).toThrow(/sd\[1\] must be a number from 0 to 1e300/);
+    expect(() => engine.gaussianWinProbabilities([0, 1], [1, Infinity])).toThrow(RangeError);
+    const arms = engine.prepareLinearArms([{ a: [1, 0, 0, 1], b: [1, 0] }, { a: [1, 0, 0, 1], b: [0, 1] }], 2);
+    expect(() => engine.linearWinProbabilitiesExact(arms, [1, 0], -1)).toThrow(/v must be a finite number >= 0/);
+    expect(() => engine.linearWinProbabilitiesExact(arms, [1e150, 0], 1e155)).toThrow(/beyond 1e300/);
+  });
+
   it("sampling and RNG state refuse what they cannot honour", () => {
     expect(() => engine.sample(any("cauchy"), 10)).toThrow(RangeError);
     expect(() => engine.sample("gamma", 10, 0)).toThrow(RangeError);

@@ -34,6 +34,8 @@ describe.each(builds)("memory ($name build)", ({ url }) => {
         engine.sample("beta", 1000, 2, 3);
         engine.prepareLinearArms(linearState, 2);
         engine.linearWinProbabilities(linear, [1, 0.5], 1, 100);
+        engine.gaussianWinProbabilities([0.1, 0.2, 0.15], [0.05, 0.01, 0]);
+        engine.linearWinProbabilitiesExact(linear, [1, (i % 10) / 10], 1);
       }
     }
     expect(engine.memoryBytes).toBe(before);
