@@ -229,7 +229,7 @@ function eventLog(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: re
   return log;
 }
 
-type Timings = Record<"readLog" | "commit", number>;
+type Timings = Record<"readLog" | "pendingLookups" | "commit" | "due", number>;
 
 /** The store with each call the learner makes timed (the SQLite stores are synchronous under their promises). */
 function timedStores(learning: LearningStore, timings: Timings): LearningStore {
@@ -244,7 +244,9 @@ function timedStores(learning: LearningStore, timings: Timings): LearningStore {
   return {
     scan: (after, limit, span) => timed("readLog", () => learning.scan(after, limit, span)),
     arms: () => learning.arms(),
-    positions: () => learning.positions(),
+    checkpoint: () => learning.checkpoint(),
+    pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
+    due: (now, limit) => timed("due", () => learning.due(now, limit)),
     commit: (step) => timed("commit", () => learning.commit(step)),
   };
 }
@@ -309,7 +311,7 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
     let start = performance.now();
     for (let at = 0; at < log.length; at += 1000) await stores.events.append(log.slice(at, at + 1000));
     const appendSeconds = (performance.now() - start) / 1000;
-    const timings: Timings = { readLog: 0, commit: 0 };
+    const timings: Timings = { readLog: 0, pendingLookups: 0, commit: 0, due: 0 };
     const timed = timedStores(stores.learning, timings);
     const catalog = adaptiveCatalog(compiled);
     const learner = new Learner({ store: timed, catalogs: async () => catalog, now: () => NOW_MS, pageSize: PAGE_SIZE });
@@ -320,10 +322,12 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
     const learned = learner.progress().rewards;
     if (learned !== REWARDS) throw new Error(`${policy.id}: learned ${learned} rewards, expected ${REWARDS}`);
     const reread = readSplit(join(dir, "vane.db"), PAGE_SIZE);
-    const accounted = timings.readLog + timings.commit;
+    const accounted = timings.readLog + timings.pendingLookups + timings.commit + timings.due;
     const partsMs = {
       "reading the log (the learner's scan: SQLite filter, JSON.parse of decisions)": timings.readLog,
-      "commit (statistics and positions)": timings.commit,
+      "pending decisions looked up (SQLite)": timings.pendingLookups,
+      "commit (statistics, pending rows, checkpoint)": timings.commit,
+      "closing windows (due)": timings.due,
       "learner (steps, statistics, catalogs)": totalMs - accounted,
     };
     const rereadMs = { "all columns, rows as objects": reread.selectMs, "JSON.parse of the bodies": reread.jsonMs, "the learner's 8 columns, rows as arrays": reread.leanSelectMs };
@@ -411,7 +415,7 @@ const md = [
   `|---|${learnRows.map(() => "---:").join("|")}|`,
   ...Object.keys(learnRows[0]!.rereadMs).map((part) => `| ${part} | ${learnRows.map((r) => `${r.rereadMs[part]!.toFixed(0)} ms`).join(" | ")} |`),
   "",
-  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) catching up on ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them, ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly (one page) or ${LAG.toLocaleString("en-US")} events later (the decision waits in the learner's memory meanwhile). "Learner" is what remains of the catch-up time.`,
+  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) catching up on ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them, ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly (one page) or ${LAG.toLocaleString("en-US")} events later (the decision is stored as pending, then read back and deleted). "Learner" is what remains of the catch-up time.`,
   "",
   `Machine: ${machineLine(m)}; load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end. Run ${new Date().toISOString()}.`,
 ].join("\n");

@@ -1,14 +1,12 @@
 // Learning from rewards (issue 5 §3, decisions.md §6): a tailer of the event log. Decision events
-// of adaptive policies become pending decisions (in memory, src/adaptive/pending.ts); the first
-// reward event naming one (by decisionId and the policy's reward event) received before its
-// window closes updates that arm once; a decision whose window closes without one learns 0.
-// Each step commits its statistics and positions in one transaction, then updates the in-memory
-// state decide reads: exactly once. After a restart the pending decisions are rebuilt from the
-// log between the oldest one still waiting and the learned position.
-import type { ArmRow, LearningEvent, LearningStore } from "../store/types.js";
+// of adaptive policies become pending decisions; the first reward event naming one (by decisionId
+// and the policy's reward event) before its window closes updates that arm once; a decision whose
+// window closes without one learns 0. Each step commits its statistics, pending changes and log
+// position in one transaction, then updates the in-memory state decide reads: exactly once.
+import type { LearningEvent, LearningStore, PendingDecision } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { encodeFeatures } from "./features.js";
-import { type Pending, PendingBook } from "./pending.js";
+import { type ArmRow } from "../store/types.js";
 import { LearnedState, POPULATION } from "./state.js";
 import { type ArmStats, emptyStats, observe } from "./stats.js";
 
@@ -32,15 +30,11 @@ export interface LearnerProgress {
   readonly position: number;
   readonly rewards: number;
   readonly closedWithoutReward: number;
-  /** Decisions waiting for their reward. */
-  readonly pending: number;
 }
 
 export class Learner {
   readonly state = new LearnedState();
-  private readonly pending = new PendingBook();
   private position = 0;
-  private closedThrough = 0;
   private rewards = 0;
   private closed = 0;
   private started: Promise<void> | undefined;
@@ -48,9 +42,13 @@ export class Learner {
 
   constructor(private readonly options: LearnerOptions) {}
 
-  /** Loads the stored state and rebuilds the pending decisions, once; decide may read the state after this. */
+  /** Loads the stored state once; decide may read the state after this. */
   start(): Promise<void> {
-    this.started ??= this.load().catch((error: unknown) => {
+    this.started ??= (async () => {
+      const [rows, position] = await Promise.all([this.options.store.arms(), this.options.store.checkpoint()]);
+      this.state.apply(rows);
+      this.position = position;
+    })().catch((error: unknown) => {
       this.started = undefined; // a store down at start: the next call tries again
       throw error;
     });
@@ -62,86 +60,74 @@ export class Learner {
     const run = this.running.then(async () => {
       await this.start();
       while (await this.readStep());
-      await this.closeStep();
+      while (await this.closeStep());
     });
     this.running = run.catch(() => undefined);
     return run;
   }
 
   progress(): LearnerProgress {
-    return { position: this.position, rewards: this.rewards, closedWithoutReward: this.closed, pending: this.pending.size };
+    return { position: this.position, rewards: this.rewards, closedWithoutReward: this.closed };
   }
 
-  private async load(): Promise<void> {
-    const [rows, positions] = await Promise.all([this.options.store.arms(), this.options.store.positions()]);
-    // Re-read what was pending at the last commit: decisions come back, rewards already learned
-    // (at or before `learned`) retire theirs without learning again, closed windows drop out.
-    let after = positions.pendingAfter;
-    const catalogs = this.catalogCache();
-    while (after < positions.learned) {
-      const { events, through } = await this.options.store.scan(after, this.options.pageSize ?? DEFAULT_PAGE, Math.min(SCAN_SPAN, positions.learned - after));
-      const step = new Step(this.state, this.pending);
-      await this.walk(events, catalogs, step);
-      for (const p of step.added) this.pending.add(p);
-      for (const p of step.resolved) this.pending.resolve(p);
-      after = through;
-    }
-    for (const p of this.pending.due(positions.closedThrough)) this.pending.resolve(p);
-    this.state.apply(rows);
-    this.position = positions.learned;
-    this.closedThrough = positions.closedThrough;
-  }
-
-  private catalogCache(): (projectId: string, env: string) => Promise<AdaptiveCatalog | undefined> {
+  private async readStep(): Promise<boolean> {
+    const { events: page, through } = await this.options.store.scan(this.position, this.options.pageSize ?? DEFAULT_PAGE, SCAN_SPAN);
+    if (through === this.position) return false;
+    const step = new Step(this.state);
     const catalogs = new Map<string, Promise<AdaptiveCatalog | undefined>>();
-    return (projectId, env) => {
+    const catalogOf = (projectId: string, env: string) => {
       const key = `${projectId}\u0000${env}`;
       let found = catalogs.get(key);
       if (!found) catalogs.set(key, (found = this.options.catalogs(projectId, env)));
       return found;
     };
-  }
-
-  private async walk(events: readonly LearningEvent[], catalogOf: (p: string, e: string) => Promise<AdaptiveCatalog | undefined>, step: Step): Promise<void> {
-    for (const event of events) {
+    const stored = await this.storedPending(page);
+    for (const event of page) {
       const catalog = await catalogOf(event.projectId, event.env);
       if (!catalog) continue;
       if (event.type === "decision") step.decided(event, catalog);
-      else step.rewarded(event, catalog);
+      else step.rewarded(event, catalog, stored.get(event.decisionId));
     }
-  }
-
-  private async readStep(): Promise<boolean> {
-    const { events, through } = await this.options.store.scan(this.position, this.options.pageSize ?? DEFAULT_PAGE, SCAN_SPAN);
-    if (through === this.position) return false;
-    const step = new Step(this.state, this.pending);
-    await this.walk(events, this.catalogCache(), step);
-    await this.commit(step, { learned: through, closedThrough: this.closedThrough });
+    await this.commit(step, through);
     return true;
   }
 
-  private async closeStep(): Promise<void> {
-    const now = this.options.now();
-    const step = new Step(this.state, this.pending);
-    for (const p of this.pending.due(now)) step.learn(p, 0);
-    if (step.resolved.size === 0) return; // nothing closed: no write (closedThrough may lag; that is safe)
-    await this.commit(step, { learned: this.position, closedThrough: Math.max(now, this.closedThrough) });
-    this.closed += step.resolved.size;
+  private async closeStep(): Promise<boolean> {
+    const due = await this.options.store.due(this.options.now(), this.options.pageSize ?? DEFAULT_PAGE);
+    if (due.length === 0) return false;
+    const step = new Step(this.state);
+    for (const pending of due) step.learn(pending, 0, true);
+    await this.commit(step, this.position);
+    this.closed += due.length;
+    return true;
   }
 
-  private async commit(step: Step, to: { learned: number; closedThrough: number }): Promise<void> {
+  /** Pending decisions named by the page's track events, from before this page. */
+  private async storedPending(page: readonly LearningEvent[]): Promise<Map<string, PendingDecision[]>> {
+    const ids = new Set<string>();
+    for (const event of page) if (event.type === "track") ids.add(event.decisionId);
+    const byId = new Map<string, PendingDecision[]>();
+    if (ids.size === 0) return byId;
+    for (const pending of await this.options.store.pendingFor([...ids])) {
+      const list = byId.get(pending.decisionId);
+      if (list) list.push(pending);
+      else byId.set(pending.decisionId, [pending]);
+    }
+    return byId;
+  }
+
+  private async commit(step: Step, position: number): Promise<void> {
     const rows = [...step.touched.values()];
-    const unresolvedAdded = step.added.filter((p) => !step.resolved.has(p));
-    const oldestKept = this.pending.oldestAfter(Number.POSITIVE_INFINITY, step.resolved);
-    const pendingAfter = Math.min(oldestKept, unresolvedAdded.length > 0 ? unresolvedAdded[0]!.seq - 1 : Number.POSITIVE_INFINITY, to.learned);
-    await this.options.store.commit({ arms: rows, learned: to.learned, pendingAfter, closedThrough: to.closedThrough });
+    await this.options.store.commit({
+      arms: rows,
+      addPending: [...step.added.values()],
+      removePending: step.removedStored,
+      checkpoint: position,
+    });
     // Only what the store holds reaches memory.
     this.state.apply(rows);
-    for (const p of unresolvedAdded) this.pending.add(p);
-    for (const p of step.resolved) this.pending.resolve(p);
     for (const [policy, x] of step.contexts) this.state.policy(policy.projectId, policy.env, policy.policyId).rememberContext(x);
-    this.position = to.learned;
-    this.closedThrough = to.closedThrough;
+    this.position = position;
     this.rewards += step.rewards;
   }
 }
@@ -151,18 +137,15 @@ type PolicyRef = { readonly projectId: string; readonly env: string; readonly po
 /** One learning step's changes, kept apart from the live state until the store commits them. */
 class Step {
   readonly touched = new Map<string, ArmRow>();
-  /** This step's new decisions, in log order. */
-  readonly added: Pending[] = [];
-  /** Decisions this step retired (rewarded or closed), new or from the book. */
-  readonly resolved = new Set<Pending>();
+  /** Decisions of this page still pending, by `decisionId\0policyId`. */
+  readonly added = new Map<string, PendingDecision>();
+  readonly removedStored: { decisionId: string; policyId: string }[] = [];
   readonly contexts: [PolicyRef, Float64Array][] = [];
-  private readonly addedById = new Map<string, Pending[]>();
+  private readonly addedById = new Map<string, PendingDecision[]>();
+  private readonly consumed = new Set<string>();
   rewards = 0;
 
-  constructor(
-    private readonly state: LearnedState,
-    private readonly book: PendingBook,
-  ) {}
+  constructor(private readonly state: LearnedState) {}
 
   decided(event: LearningEvent & { type: "decision" }, catalog: AdaptiveCatalog): void {
     const body = event.body as DecisionBody;
@@ -174,8 +157,7 @@ class Step {
       const policy = catalog.get(layer.policyId);
       if (!policy || !policy.armKeys.includes(layer.allocationKey)) continue;
       const features = policy.dimension > 0 ? decisionFeatures(policy, body) : undefined;
-      const pending: Pending = {
-        seq: event.seq,
+      const pending: PendingDecision = {
         decisionId: event.decisionId,
         policyId: policy.id,
         projectId: event.projectId,
@@ -185,9 +167,8 @@ class Step {
         features,
         rewardEvent: policy.reward.event,
         closesAt: receivedMs + policy.reward.windowSeconds * 1000,
-        resolved: false,
       };
-      this.added.push(pending);
+      this.added.set(`${pending.decisionId}\u0000${pending.policyId}`, pending);
       const list = this.addedById.get(pending.decisionId);
       if (list) list.push(pending);
       else this.addedById.set(pending.decisionId, [pending]);
@@ -195,8 +176,8 @@ class Step {
     }
   }
 
-  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog): void {
-    const candidates = this.addedById.get(event.decisionId) ?? this.book.of(event.decisionId);
+  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog, stored: PendingDecision[] | undefined): void {
+    const candidates = this.addedById.get(event.decisionId) ?? stored;
     if (!candidates) return;
     const receivedMs = Date.parse(event.receivedAt);
     for (const pending of candidates) {
@@ -208,14 +189,17 @@ class Step {
         if (event.value === undefined) continue; // no value: not this decision's reward
         reward = event.value;
       }
-      if (this.learn(pending, reward)) this.rewards++;
+      if (this.learn(pending, reward, stored !== undefined && candidates === stored)) this.rewards++;
     }
   }
 
-  /** Applies one reward to the arm (the entity's and the population's) and retires the decision; false when it was retired already. */
-  learn(pending: Pending, reward: number): boolean {
-    if (pending.resolved || this.resolved.has(pending)) return false; // duplicates ignored: once per decision
-    this.resolved.add(pending);
+  /** Applies one reward to the arm (the entity's and the population's) and retires the decision; false for a duplicate. */
+  learn(pending: PendingDecision, reward: number, wasStored: boolean): boolean {
+    const id = `${pending.decisionId}\u0000${pending.policyId}`;
+    if (this.consumed.has(id)) return false; // duplicates ignored: once per decision
+    this.consumed.add(id);
+    if (wasStored) this.removedStored.push({ decisionId: pending.decisionId, policyId: pending.policyId });
+    else this.added.delete(id);
     const dimension = pending.features?.length ?? 0;
     const x = dimension > 0 ? pending.features : undefined;
     this.update(pending, POPULATION, reward, x, dimension);
@@ -223,7 +207,7 @@ class Step {
     return true;
   }
 
-  private update(pending: Pending, entity: string, reward: number, x: Float64Array | undefined, dimension: number): void {
+  private update(pending: PendingDecision, entity: string, reward: number, x: Float64Array | undefined, dimension: number): void {
     const key = `${pending.projectId}\u0000${pending.env}\u0000${pending.policyId}\u0000${entity}\u0000${pending.armKey}`;
     let row = this.touched.get(key);
     if (!row) {

@@ -159,22 +159,29 @@ export interface ArmRow {
   readonly stats: Float64Array;
 }
 
-/**
- * Where the learner stands, committed with its statistics: the log position learned through, the
- * position before its oldest decision still waiting for a reward (pending decisions live in
- * memory and are rebuilt from there after a restart), and the time through which reward windows
- * have been closed.
- */
-export interface LearningPositions {
-  readonly learned: number;
-  readonly pendingAfter: number;
-  /** ms since the epoch. */
-  readonly closedThrough: number;
+/** An adaptive decision waiting for its reward, until its window closes. */
+export interface PendingDecision {
+  readonly decisionId: string;
+  readonly policyId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly armKey: string;
+  /** "" when the policy is not per-entity. */
+  readonly entity: string;
+  /** The encoded context of a contextual decision. */
+  readonly features?: Float64Array;
+  readonly rewardEvent: string;
+  /** ms since the epoch: a reward received later is too late, and the decision learns 0. */
+  readonly closesAt: number;
 }
 
-/** One learning step, committed whole: statistics and positions. */
-export interface LearningCommit extends LearningPositions {
+/** One learning step, committed whole: statistics, pending decisions and the log position. */
+export interface LearningCommit {
   readonly arms: readonly ArmRow[];
+  readonly addPending: readonly PendingDecision[];
+  readonly removePending: readonly { readonly decisionId: string; readonly policyId: string }[];
+  /** The event log position the step has read through. */
+  readonly checkpoint: number;
 }
 
 /**
@@ -214,7 +221,10 @@ export interface LearningStore {
   /** The learner's events after `afterSeq`, ascending: at most `limit`, from at most `span` seqs of the log. */
   scan(afterSeq: number, limit: number, span: number): Promise<LearningScan>;
   arms(): Promise<ArmRow[]>;
-  positions(): Promise<LearningPositions>;
+  checkpoint(): Promise<number>;
+  pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;
+  /** Pending decisions whose window closed at or before `nowMs`, earliest first. */
+  due(nowMs: number, limit: number): Promise<PendingDecision[]>;
   commit(step: LearningCommit): Promise<void>;
 }
 

@@ -116,29 +116,6 @@ describe("Learner", () => {
     expect(stats(second, "k1")).toEqual([1, 1]);
   });
 
-  it("a restart rebuilds the pending decisions from the log: retired ones stay retired, open ones learn once", async () => {
-    const first = learnerOn(sqlite);
-    await sqlite.events.append([decision("d1", "k0"), decision("d2", "k0"), decision("d3", "k1")]);
-    await first.catchUp();
-    await sqlite.events.append([reward("d1")]);
-    await first.catchUp();
-    now += 30_000;
-    await sqlite.events.append([decision("d4", "k1")]);
-    await first.catchUp();
-    now += 31_000; // d2 and d3 close (learn 0); d4 stays open
-    await first.catchUp();
-    expect([stats(first, "k0"), stats(first, "k1")]).toEqual([[2, 1], [1, 0]]);
-    expect(first.progress().pending).toBe(1);
-
-    const second = learnerOn(sqlite);
-    await second.start();
-    expect(second.progress().pending).toBe(1);
-    await sqlite.events.append([reward("d1"), reward("d2"), reward("d4")]); // a duplicate, a late one, a due one
-    await second.catchUp();
-    expect([stats(second, "k0"), stats(second, "k1")]).toEqual([[2, 1], [2, 1]]);
-    expect(second.progress()).toMatchObject({ rewards: 1, pending: 0 });
-  });
-
   it("keeps an entity's statistics beside the population's", async () => {
     const learner = learnerOn(sqlite, { entityKey: "accountId" });
     await sqlite.events.append([decision("d1", "k0", { entityId: "acct-1" }), decision("d2", "k0", { filteredContext: { accountId: "acct-2" } }), reward("d1"), reward("d2")]);
@@ -154,7 +131,7 @@ describe("Learner", () => {
     await sqlite.events.append([staticLayer, decision("o1", "k0", {}, "other"), decision("g1", "gone"), reward("s1"), reward("o1"), reward("g1")]);
     await learner.catchUp();
     expect(stats(learner, "k0")).toEqual([0, 0]);
-    expect(learner.progress().pending).toBe(0);
+    expect(await sqlite.learning.due(Number.MAX_SAFE_INTEGER, 10)).toEqual([]);
   });
 
   it("a contextual decision learns with its logged features", async () => {

@@ -1,12 +1,13 @@
-// The learner's state: learned arm statistics and its positions (checkpoints). A learning step
-// commits its statistics and positions in one transaction, so after a crash the learner re-reads
-// exactly the events whose effects were not stored. Its scan reads the events table.
+// The learner's tables: learned arm statistics and the adaptive decisions still waiting for a
+// reward. A learning step commits in one transaction with its log checkpoint, so after a crash
+// the learner re-reads exactly the events whose effects were not stored.
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { ArmRow, LearningCommit, LearningEvent, LearningPositions, LearningScan, LearningStore } from "../types.js";
+import type { ArmRow, LearningCommit, LearningEvent, LearningScan, LearningStore, PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
-/** The positions, as rows of the checkpoints table. */
-const POSITIONS = { learned: "learning", pendingAfter: "learning-pending-after", closedThrough: "learning-closed-through" } as const;
+const CHECKPOINT = "learning";
+/** SQLite's default limit on bound parameters is 32766; stay well under it. */
+const LOOKUP_CHUNK = 500;
 
 interface ArmDbRow {
   project_id: string;
@@ -17,6 +18,17 @@ interface ArmDbRow {
   stats: Buffer;
 }
 
+interface PendingRow {
+  decision_id: string;
+  policy_id: string;
+  project_id: string;
+  env: string;
+  arm_key: string;
+  entity: string;
+  features: Buffer | null;
+  reward_event: string;
+  closes_at: number;
+}
 
 interface ScanRow {
   seq: number;
@@ -32,12 +44,18 @@ interface ScanRow {
   value: number | null;
 }
 
+const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, arm_key, entity, features, reward_event, closes_at";
 
 export class SqliteLearningStore implements LearningStore {
   private readonly armsStmt: Statement<[], ArmDbRow>;
   private readonly upsertArmStmt: Statement<[ArmDbRow]>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
+  private readonly insertPendingStmt: Statement<[PendingRow]>;
+  private readonly deletePendingStmt: Statement<[string, string]>;
+  private readonly pendingChunkStmt: Statement<string[], PendingRow>;
+  private readonly pendingOneStmt: Statement<[string], PendingRow>;
+  private readonly dueStmt: Statement<[number, number], PendingRow>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
   private readonly scanStmt: Statement<{ after: number; upTo: number; limit: number }, ScanRow>;
   private readonly maxSeqStmt: Statement<[], number>;
@@ -56,6 +74,14 @@ export class SqliteLearningStore implements LearningStore {
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
+    const params = PENDING_COLUMNS.split(", ").map((c) => `@${c}`).join(", ");
+    // OR IGNORE: a decision re-read after a crash between commit and memory is already pending.
+    this.insertPendingStmt = db.prepare(`INSERT OR IGNORE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${params})`);
+    this.deletePendingStmt = db.prepare("DELETE FROM pending_decisions WHERE decision_id = ? AND policy_id = ?");
+    const marks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
+    this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
+    this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
+    this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
     // The filter runs in SQLite: exposures, other track events and static-only decisions never
     // become JavaScript objects, and a track event's body is never parsed (only its value).
     this.scanStmt = db.prepare(
@@ -70,7 +96,9 @@ export class SqliteLearningStore implements LearningStore {
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.commitTx = db.transaction((step: LearningCommit) => {
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
-      for (const key of Object.keys(POSITIONS) as (keyof LearningPositions)[]) this.setCheckpointStmt.run(POSITIONS[key], step[key]);
+      for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId);
+      for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
+      this.setCheckpointStmt.run(CHECKPOINT, step.checkpoint);
     });
   }
 
@@ -93,13 +121,22 @@ export class SqliteLearningStore implements LearningStore {
     }));
   }
 
-  async positions(): Promise<LearningPositions> {
-    const learned = this.checkpointStmt.get(POSITIONS.learned) ?? 0;
-    return {
-      learned,
-      pendingAfter: this.checkpointStmt.get(POSITIONS.pendingAfter) ?? learned,
-      closedThrough: this.checkpointStmt.get(POSITIONS.closedThrough) ?? 0,
-    };
+  async checkpoint(): Promise<number> {
+    return this.checkpointStmt.get(CHECKPOINT) ?? 0;
+  }
+
+  async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
+    const found: PendingDecision[] = [];
+    let at = 0;
+    for (; at + LOOKUP_CHUNK <= decisionIds.length; at += LOOKUP_CHUNK) {
+      for (const row of this.pendingChunkStmt.all(...decisionIds.slice(at, at + LOOKUP_CHUNK))) found.push(fromPendingRow(row));
+    }
+    for (; at < decisionIds.length; at++) for (const row of this.pendingOneStmt.all(decisionIds[at]!)) found.push(fromPendingRow(row));
+    return found;
+  }
+
+  async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
+    return this.dueStmt.all(nowMs, limit).map(fromPendingRow);
   }
 
   async commit(step: LearningCommit): Promise<void> {
@@ -127,4 +164,32 @@ function floats(blob: Buffer): Float64Array {
 
 function toArmRow(arm: ArmRow): ArmDbRow {
   return { project_id: arm.projectId, env: arm.env, policy_id: arm.policyId, entity: arm.entity, arm_key: arm.armKey, stats: bytes(arm.stats) };
+}
+
+function toPendingRow(p: PendingDecision): PendingRow {
+  return {
+    decision_id: p.decisionId,
+    policy_id: p.policyId,
+    project_id: p.projectId,
+    env: p.env,
+    arm_key: p.armKey,
+    entity: p.entity,
+    features: p.features ? bytes(p.features) : null,
+    reward_event: p.rewardEvent,
+    closes_at: p.closesAt,
+  };
+}
+
+function fromPendingRow(row: PendingRow): PendingDecision {
+  return {
+    decisionId: row.decision_id,
+    policyId: row.policy_id,
+    projectId: row.project_id,
+    env: row.env,
+    armKey: row.arm_key,
+    entity: row.entity,
+    features: row.features ? floats(row.features) : undefined,
+    rewardEvent: row.reward_event,
+    closesAt: row.closes_at,
+  };
 }

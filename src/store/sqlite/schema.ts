@@ -69,7 +69,7 @@ const MIGRATIONS: readonly string[] = [
     seq      INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
-  // 2: what adaptive policies learned (the learner's positions are rows of checkpoints).
+  // 2: what adaptive policies learned, and their decisions waiting for a reward.
   `
   CREATE TABLE learned_arms (
     project_id TEXT NOT NULL,
@@ -80,6 +80,20 @@ const MIGRATIONS: readonly string[] = [
     stats      BLOB NOT NULL, -- Float64Array, little-endian
     PRIMARY KEY (project_id, env, policy_id, entity, arm_key)
   ) WITHOUT ROWID;
+
+  CREATE TABLE pending_decisions (
+    decision_id  TEXT NOT NULL,
+    policy_id    TEXT NOT NULL,
+    project_id   TEXT NOT NULL,
+    env          TEXT NOT NULL,
+    arm_key      TEXT NOT NULL,
+    entity       TEXT NOT NULL,
+    features     BLOB,
+    reward_event TEXT NOT NULL,
+    closes_at    INTEGER NOT NULL,
+    PRIMARY KEY (decision_id, policy_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX pending_closes ON pending_decisions (closes_at);
   `,
 ];
 
