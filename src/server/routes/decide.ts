@@ -62,14 +62,8 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     const now = deps.clock.now();
     const outcomes = items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now));
     const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
-    const latencyMs = performance.now() - started;
-    if (decided.length > 0) {
-      try {
-        await deps.events.append(decided.map((o) => decisionEvent(o.decision, o.decisionId, { ...tenant, version: entry.bundle.version, now, latencyMs })));
-      } catch {
-        return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-      }
-    }
+    const refused = await record(c, deps.events, decided, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
+    if (refused) return refused;
     return c.json({ results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
   });
 
@@ -86,15 +80,22 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
     const outcome = decideItem(entry, deps.learner, tenant, item, now);
     if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
-    const event = decisionEvent(outcome.decision, outcome.decisionId, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
-    try {
-      await deps.events.append([event]);
-    } catch {
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-    }
+    const refused = await record(c, deps.events, [outcome], { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
+    if (refused) return refused;
     return c.json(responseBody(outcome.decision, outcome.decisionId, entry, now));
   });
   return app;
+}
+
+/** Stores the decisions' events in one append; the 503 to answer when that fails, nothing was served. */
+async function record(c: Context<AppEnv>, events: EventStore, decided: readonly { decision: Decision; decisionId: string }[], source: EventSource): Promise<Response | undefined> {
+  if (decided.length === 0) return undefined;
+  try {
+    await events.append(decided.map((o) => decisionEvent(o.decision, o.decisionId, source)));
+    return undefined;
+  } catch {
+    return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+  }
 }
 
 async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unknown>; env: unknown } | Response> {
