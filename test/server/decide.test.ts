@@ -196,3 +196,27 @@ describe("learning", () => {
     expect(share(chosen.slice(-120))).toBeGreaterThan(0.8);
   });
 });
+
+describe("decide when the event store is down", () => {
+  it("answers 503 with Retry-After and serves nothing, for one decision and for a batch", async () => {
+    const { FaultyStores } = await import("./faulty-stores.js");
+    let faulty: InstanceType<typeof FaultyStores> | undefined;
+    const down = await startTestServer({ wrapStores: (stores) => (faulty = new FaultyStores(stores)) });
+    try {
+      const key = await down.key({ kind: "sk", orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read"] });
+      await down.putBundle(bundle([adaptivePolicy()]));
+      faulty!.down.add("events");
+      for (const [path, body] of [
+        ["/v1/decide/pol-price", { context: { userId: "u" } }],
+        ["/v1/decide/batch", { decisions: [{ policyId: "pol-price", context: { userId: "u" } }] }],
+      ] as const) {
+        const res = await call(down, path, { key, body });
+        expect(res.status).toBe(503);
+        expect(res.headers.get("Retry-After")).toBe("2");
+        expect((await res.json()).error).toEqual({ code: "SERVICE_UNAVAILABLE", message: "Decision could not be recorded, retry shortly" });
+      }
+    } finally {
+      await down.close();
+    }
+  });
+});
