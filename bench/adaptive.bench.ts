@@ -161,7 +161,7 @@ function benchDecide(compiled: CompiledBundle, policy: AdaptivePolicy, kind: Kin
   const state = learnedState(policy, contexts);
   const mask = contexts.length - 1;
   const once = (i: number) => {
-    const outcome = decide(compiled, policy, state, { context: contexts[i & mask]! });
+    const outcome = decide(compiled, policy, state, { context: contexts[i & mask]!, now: 0 });
     if ("problem" in outcome) throw new Error(outcome.problem);
   };
   timeEach(CONTEXTS, once); // fills every entity's cache and warms the code
@@ -245,6 +245,7 @@ function timedStores(learning: LearningStore, timings: Timings): LearningStore {
     scan: (after, limit, span) => timed("readLog", () => learning.scan(after, limit, span)),
     arms: () => learning.arms(),
     checkpoint: () => learning.checkpoint(),
+    openTrials: () => learning.openTrials(),
     pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
     due: (now, limit) => timed("due", () => learning.due(now, limit)),
     commit: (step) => timed("commit", () => learning.commit(step)),

@@ -20,6 +20,8 @@ export interface Choice {
  */
 export interface DecisionCache {
   version: number;
+  /** When it was filled (ms): effective trial counts move with time. */
+  at: number;
   /** The policy (of one bundle version) the cache was filled for: arms and params come from it. */
   policy: AdaptivePolicy | undefined;
   /** The arms' statistics as decided from (an entity's are a mix: worth keeping). */
@@ -29,7 +31,7 @@ export interface DecisionCache {
 }
 
 export function emptyCache(): DecisionCache {
-  return { version: -1, policy: undefined, arms: undefined, probabilities: undefined, linear: undefined };
+  return { version: -1, at: 0, policy: undefined, arms: undefined, probabilities: undefined, linear: undefined };
 }
 
 /** Draws of an entity's Thompson propensities: each entity's cache is refilled after every learner step, so they must be cheap. */

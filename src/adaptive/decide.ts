@@ -12,6 +12,8 @@ export interface DecideInput {
   readonly context: Readonly<Record<string, unknown>>;
   /** The entity, when the caller names it rather than the context's entityKey field. */
   readonly entityId?: string;
+  /** ms since the epoch: open decisions are judged at this time. */
+  readonly now: number;
 }
 
 export interface Decision {
@@ -44,8 +46,8 @@ export function decide(compiled: CompiledBundle, policy: AdaptivePolicy, state: 
   }
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
-  const cache = state.cache(entity, policy);
-  const arms = (cache.arms ??= entity === POPULATION ? state.populationArms(policy) : state.entityArms(policy, entity));
+  const cache = state.cache(entity, policy, input.now);
+  const arms = (cache.arms ??= entity === POPULATION ? state.populationArms(policy, input.now) : state.entityArms(policy, entity, input.now));
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
   const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);

@@ -1,14 +1,15 @@
-// Learning from rewards (issue 5 §3, decisions.md §6): a tailer of the event log. Decision events
-// of adaptive policies become pending decisions; the first reward event naming one (by decisionId
-// and the policy's reward event) before its window closes updates that arm once; a decision whose
-// window closes without one learns 0. Each step commits its statistics, pending changes and log
-// position in one transaction, then updates the in-memory state decide reads: exactly once.
-import type { LearningEvent, LearningStore, PendingDecision } from "../store/types.js";
+// Learning from rewards (decisions.md §6, issues 5 and 13): a tailer of the event log. A logged
+// choice of an adaptive arm (a decision event, or an exposure from an SDK's local resolution) is a
+// trial of that arm at once, counted once per decision; it then waits, as a pending decision, for
+// the first reward naming it from the same tenant (org, project, env) within the policy's window,
+// which adds the reward once. When the window closes the decision is forgotten: its 0 was counted
+// when it was made. Each step commits its statistics, pending changes and log position in one
+// transaction, then updates the in-memory state decide reads: exactly once.
+import type { ArmRow, LearningEvent, LearningStore, PendingDecision, PendingKey } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { encodeFeatures } from "./features.js";
-import { type ArmRow } from "../store/types.js";
-import { LearnedState, POPULATION } from "./state.js";
-import { type ArmStats, emptyStats, observe } from "./stats.js";
+import { DELAYS, LearnedState, POPULATION } from "./state.js";
+import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
 /** The adaptive policies running for a project and env now; undefined when there is no bundle. */
 export type CatalogSource = (projectId: string, env: string) => Promise<AdaptiveCatalog | undefined>;
@@ -28,6 +29,7 @@ const SCAN_SPAN = 50_000;
 export interface LearnerProgress {
   /** Log position read through. */
   readonly position: number;
+  readonly decisions: number;
   readonly rewards: number;
   readonly closedWithoutReward: number;
 }
@@ -35,6 +37,7 @@ export interface LearnerProgress {
 export class Learner {
   readonly state = new LearnedState();
   private position = 0;
+  private decisions = 0;
   private rewards = 0;
   private closed = 0;
   private started: Promise<void> | undefined;
@@ -45,8 +48,9 @@ export class Learner {
   /** Loads the stored state once; decide may read the state after this. */
   start(): Promise<void> {
     this.started ??= (async () => {
-      const [rows, position] = await Promise.all([this.options.store.arms(), this.options.store.checkpoint()]);
+      const [rows, position, open] = await Promise.all([this.options.store.arms(), this.options.store.checkpoint(), this.options.store.openTrials()]);
       this.state.apply(rows);
+      for (const p of open) this.state.policy(p.projectId, p.env, p.policyId).opened(p.armKey, p.decidedAt, p.closesAt - p.decidedAt);
       this.position = position;
     })().catch((error: unknown) => {
       this.started = undefined; // a store down at start: the next call tries again
@@ -67,7 +71,7 @@ export class Learner {
   }
 
   progress(): LearnerProgress {
-    return { position: this.position, rewards: this.rewards, closedWithoutReward: this.closed };
+    return { position: this.position, decisions: this.decisions, rewards: this.rewards, closedWithoutReward: this.closed };
   }
 
   private async readStep(): Promise<boolean> {
@@ -85,8 +89,8 @@ export class Learner {
     for (const event of page) {
       const catalog = await catalogOf(event.projectId, event.env);
       if (!catalog) continue;
-      if (event.type === "decision") step.decided(event, catalog);
-      else step.rewarded(event, catalog, stored.get(event.decisionId));
+      if (event.type === "track") step.rewarded(event, catalog, stored.get(event.decisionId));
+      else step.decided(event, catalog, stored.get(event.decisionId));
     }
     await this.commit(step, through);
     return true;
@@ -96,16 +100,15 @@ export class Learner {
     const due = await this.options.store.due(this.options.now(), this.options.pageSize ?? DEFAULT_PAGE);
     if (due.length === 0) return false;
     const step = new Step(this.state);
-    for (const pending of due) step.learn(pending, 0, true);
+    for (const pending of due) step.close(pending);
     await this.commit(step, this.position);
-    this.closed += due.length;
     return true;
   }
 
-  /** Pending decisions named by the page's track events, from before this page. */
+  /** Pending decisions (of any tenant) with the page's decision ids, from before this page. */
   private async storedPending(page: readonly LearningEvent[]): Promise<Map<string, PendingDecision[]>> {
     const ids = new Set<string>();
-    for (const event of page) if (event.type === "track") ids.add(event.decisionId);
+    for (const event of page) ids.add(event.decisionId);
     const byId = new Map<string, PendingDecision[]>();
     if (ids.size === 0) return byId;
     for (const pending of await this.options.store.pendingFor([...ids])) {
@@ -121,33 +124,49 @@ export class Learner {
     await this.options.store.commit({
       arms: rows,
       addPending: [...step.added.values()],
-      removePending: step.removedStored,
+      rewardPending: step.rewardedStored,
+      removePending: step.removed,
       checkpoint: position,
     });
     // Only what the store holds reaches memory.
     this.state.apply(rows);
-    for (const [policy, x] of step.contexts) this.state.policy(policy.projectId, policy.env, policy.policyId).rememberContext(x);
+    for (const p of step.added.values()) this.state.policy(p.projectId, p.env, p.policyId).opened(p.armKey, p.decidedAt, p.closesAt - p.decidedAt);
+    for (const [p, x] of step.contexts) this.state.policy(p.projectId, p.env, p.policyId).rememberContext(x);
     this.position = position;
+    this.decisions += step.decisions;
     this.rewards += step.rewards;
+    this.closed += step.closedWithoutReward;
   }
 }
 
-type PolicyRef = { readonly projectId: string; readonly env: string; readonly policyId: string };
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const pendingKey = (p: PendingKey): string => `${p.decisionId}\u0000${p.policyId}\u0000${p.projectId}\u0000${p.env}`;
+const keyOf = (p: PendingKey): PendingKey => ({ decisionId: p.decisionId, policyId: p.policyId, projectId: p.projectId, env: p.env });
+
+/** A reward or a duplicate counts only from the tenant that made the decision. */
+function sameTenant(pending: PendingDecision, event: LearningEvent): boolean {
+  return pending.projectId === event.projectId && pending.env === event.env && (pending.orgId === "" || pending.orgId === event.orgId);
+}
 
 /** One learning step's changes, kept apart from the live state until the store commits them. */
 class Step {
   readonly touched = new Map<string, ArmRow>();
-  /** Decisions of this page still pending, by `decisionId\0policyId`. */
-  readonly added = new Map<string, PendingDecision>();
-  readonly removedStored: { decisionId: string; policyId: string }[] = [];
-  readonly contexts: [PolicyRef, Float64Array][] = [];
-  private readonly addedById = new Map<string, PendingDecision[]>();
-  private readonly consumed = new Set<string>();
+  /** Decisions first read in this step, by pendingKey. */
+  readonly added = new Map<string, Mutable<PendingDecision>>();
+  readonly rewardedStored: PendingKey[] = [];
+  readonly removed: PendingKey[] = [];
+  readonly contexts: [PendingKey, Float64Array][] = [];
+  private readonly addedById = new Map<string, Mutable<PendingDecision>[]>();
+  /** Stored decisions rewarded in this step. */
+  private readonly settled = new Set<string>();
+  decisions = 0;
   rewards = 0;
+  closedWithoutReward = 0;
 
   constructor(private readonly state: LearnedState) {}
 
-  decided(event: LearningEvent & { type: "decision" }, catalog: AdaptiveCatalog): void {
+  decided(event: LearningEvent & { type: "decision" | "exposure" }, catalog: AdaptiveCatalog, stored: readonly PendingDecision[] | undefined): void {
     const body = event.body as DecisionBody;
     if (!Array.isArray(body.layers)) return;
     const receivedMs = Date.parse(event.receivedAt);
@@ -156,32 +175,41 @@ class Step {
       if (layer.probability === undefined || layer.attributionOnly === true || typeof layer.policyId !== "string" || typeof layer.allocationKey !== "string") continue;
       const policy = catalog.get(layer.policyId);
       if (!policy || !policy.armKeys.includes(layer.allocationKey)) continue;
-      const features = policy.dimension > 0 ? decisionFeatures(policy, body) : undefined;
-      const pending: PendingDecision = {
-        decisionId: event.decisionId,
-        policyId: policy.id,
-        projectId: event.projectId,
-        env: event.env,
+      const features = policy.dimension > 0 ? decisionFeatures(policy, body, event.type) : undefined;
+      if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
+      const key = { decisionId: event.decisionId, policyId: policy.id, projectId: event.projectId, env: event.env };
+      const id = pendingKey(key);
+      // The same decision logged again (a retried batch, an exposure of a server decision): once.
+      if (this.added.has(id) || stored?.some((p) => pendingKey(p) === id)) continue;
+      const pending: Mutable<PendingDecision> = {
+        ...key,
+        orgId: event.orgId,
         armKey: layer.allocationKey,
         entity: policy.entityKey !== undefined ? entityOf(body, policy.entityKey) : POPULATION,
         features,
         rewardEvent: policy.reward.event,
+        decidedAt: receivedMs,
         closesAt: receivedMs + policy.reward.windowSeconds * 1000,
+        counted: true,
+        rewarded: false,
       };
-      this.added.set(`${pending.decisionId}\u0000${pending.policyId}`, pending);
+      this.added.set(id, pending);
       const list = this.addedById.get(pending.decisionId);
       if (list) list.push(pending);
       else this.addedById.set(pending.decisionId, [pending]);
-      if (features) this.contexts.push([pending, features]);
+      this.apply(pending, (stats) => observeTrial(stats, features));
+      this.decisions++;
+      if (features) this.contexts.push([key, features]);
     }
   }
 
-  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog, stored: PendingDecision[] | undefined): void {
-    const candidates = this.addedById.get(event.decisionId) ?? stored;
-    if (!candidates) return;
+  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog, stored: readonly PendingDecision[] | undefined): void {
+    const candidates = [...(this.addedById.get(event.decisionId) ?? []), ...(stored ?? [])];
     const receivedMs = Date.parse(event.receivedAt);
     for (const pending of candidates) {
-      if (pending.rewardEvent !== event.name || receivedMs > pending.closesAt) continue;
+      if (!sameTenant(pending, event) || pending.rewardEvent !== event.name || receivedMs > pending.closesAt) continue;
+      const id = pendingKey(pending);
+      if (pending.rewarded || this.settled.has(id)) continue; // the first reward only
       const policy = catalog.get(pending.policyId);
       if (!policy) continue;
       let reward = 1;
@@ -189,34 +217,52 @@ class Step {
         if (event.value === undefined) continue; // no value: not this decision's reward
         reward = event.value;
       }
-      if (this.learn(pending, reward, stored !== undefined && candidates === stored)) this.rewards++;
+      const x = pending.features;
+      if (pending.counted) {
+        this.apply(pending, (stats) => observeReward(stats, reward, x));
+        this.observeDelay(pending, receivedMs - pending.decidedAt);
+      } else {
+        this.apply(pending, (stats) => observe(stats, reward, x)); // a decision from before trials were counted at once
+      }
+      const added = this.added.get(id);
+      if (added) added.rewarded = true;
+      else {
+        this.settled.add(id);
+        this.rewardedStored.push(keyOf(pending));
+      }
+      this.rewards++;
     }
   }
 
-  /** Applies one reward to the arm (the entity's and the population's) and retires the decision; false for a duplicate. */
-  learn(pending: PendingDecision, reward: number, wasStored: boolean): boolean {
-    const id = `${pending.decisionId}\u0000${pending.policyId}`;
-    if (this.consumed.has(id)) return false; // duplicates ignored: once per decision
-    this.consumed.add(id);
-    if (wasStored) this.removedStored.push({ decisionId: pending.decisionId, policyId: pending.policyId });
-    else this.added.delete(id);
-    const dimension = pending.features?.length ?? 0;
-    const x = dimension > 0 ? pending.features : undefined;
-    this.update(pending, POPULATION, reward, x, dimension);
-    if (pending.entity !== POPULATION) this.update(pending, pending.entity, reward, x, dimension);
-    return true;
+  /** A decision whose window closed: forgotten (its 0 counted when it was made). */
+  close(pending: PendingDecision): void {
+    this.removed.push(keyOf(pending));
+    if (!pending.counted) this.apply(pending, (stats) => observeTrial(stats, pending.features));
+    if (!pending.rewarded) this.closedWithoutReward++;
   }
 
-  private update(pending: PendingDecision, entity: string, reward: number, x: Float64Array | undefined, dimension: number): void {
-    const key = `${pending.projectId}\u0000${pending.env}\u0000${pending.policyId}\u0000${entity}\u0000${pending.armKey}`;
+  /** Changes the arm's statistics for the population and, for a per-entity decision, the entity. */
+  private apply(pending: PendingDecision, change: (stats: ArmStats) => void): void {
+    const dimension = pending.features?.length ?? 0;
+    change(this.row(pending, POPULATION, pending.armKey, dimension));
+    if (pending.entity !== POPULATION) change(this.row(pending, pending.entity, pending.armKey, dimension));
+  }
+
+  /** The policy's reward delays are kept in the population's DELAYS row, like an arm's [n, Σ, Σ²]. */
+  private observeDelay(pending: PendingDecision, delayMs: number): void {
+    observe(this.row(pending, POPULATION, DELAYS, 0), Math.max(0, delayMs));
+  }
+
+  private row(pending: PendingDecision, entity: string, armKey: string, dimension: number): ArmStats {
+    const key = `${pending.projectId}\u0000${pending.env}\u0000${pending.policyId}\u0000${entity}\u0000${armKey}`;
     let row = this.touched.get(key);
     if (!row) {
-      const live = this.state.policy(pending.projectId, pending.env, pending.policyId).arms(entity).get(pending.armKey);
+      const live = this.state.policy(pending.projectId, pending.env, pending.policyId).arms(entity).get(armKey);
       const stats: ArmStats = live && live.length === emptyStats(dimension).length ? Float64Array.from(live) : emptyStats(dimension);
-      row = { projectId: pending.projectId, env: pending.env, policyId: pending.policyId, entity, armKey: pending.armKey, stats };
+      row = { projectId: pending.projectId, env: pending.env, policyId: pending.policyId, entity, armKey, stats };
       this.touched.set(key, row);
     }
-    observe(row.stats, reward, x);
+    return row.stats;
   }
 }
 
@@ -227,12 +273,16 @@ interface DecisionBody {
   filteredContext?: Record<string, unknown>;
 }
 
-/** Decide logs the encoded context; a /v1/resolve decision has only what logContextFields kept. */
-function decisionFeatures(policy: AdaptivePolicy, body: DecisionBody): Float64Array {
+/**
+ * Decide logs the encoded context; a /v1/resolve decision has only what logContextFields kept; an
+ * SDK's exposure has neither (undefined: it cannot teach a contextual arm).
+ */
+function decisionFeatures(policy: AdaptivePolicy, body: DecisionBody, type: "decision" | "exposure"): Float64Array | undefined {
   const logged = body.features;
   if (Array.isArray(logged) && logged.length === policy.dimension && logged.every((v) => typeof v === "number")) {
     return Float64Array.from(logged as number[]);
   }
+  if (type === "exposure" && body.filteredContext === undefined) return undefined;
   return encodeFeatures(policy.params.features, body.filteredContext ?? {});
 }
 

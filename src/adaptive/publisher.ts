@@ -9,7 +9,6 @@ import type { BundleStore } from "../store/types.js";
 import { armPropensities } from "./choose.js";
 import type { LearnedState } from "./state.js";
 import { adaptiveCatalog } from "./policy.js";
-import { count } from "./stats.js";
 import { publishedWeights, weightsMoved } from "./weights.js";
 
 export interface PublisherOptions {
@@ -56,9 +55,9 @@ export class WeightsPublisher {
     const fresh = new Map<string, number[]>();
     for (const policy of catalog.values()) {
       const learned = state.policy(bundle.projectId, bundle.env, policy.id);
-      const arms = learned.populationArms(policy);
+      const arms = learned.populationArms(policy, this.options.now());
       const propensities = armPropensities(engine, policy, arms, learned.recentContexts);
-      const weights = publishedWeights(propensities, arms.map(count), policy.params);
+      const weights = publishedWeights(propensities, learned.decisionCounts(policy), policy.params);
       if (weightsMoved(currentWeights(bundle, policy.id), weights, this.options.threshold ?? DEFAULT_WEIGHT_THRESHOLD)) {
         fresh.set(policy.id, weights);
       }

@@ -1,12 +1,20 @@
 // The learned state in memory: per (project, env, policy) the population's statistics per arm
-// and, for per-entity policies, each entity's own. The learner writes it (after the store has
-// committed the same change); decide reads it, so a decision sees the freshest committed state.
+// and, for per-entity policies, each entity's own, with the observed reward delays and the
+// decisions whose windows are open (src/adaptive/delay.ts). The learner writes it (after the store
+// has committed the same change); decide reads it, so a decision sees the freshest committed state.
 import type { ArmRow } from "../store/types.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { type DecisionCache, emptyCache } from "./choose.js";
-import { type ArmStats, addScaled, count, dimensionOf, emptyStats } from "./stats.js";
+import { OpenTrials, meanDelay } from "./delay.js";
+import { type ArmStats, addScaled, count, dimensionOf, emptyStats, withCount } from "./stats.js";
 
 export const POPULATION = "";
+
+/** The population's row that holds the policy's observed reward delays ([count, Σ, Σ²] in ms), beside its arms. */
+export const DELAYS = "\u0000delays";
+
+/** How long decide may use effective trial counts before recomputing them (they move with time). */
+export const CORRECTION_REFRESH_MS = 1000;
 
 /** Entities whose decision caches are kept at once. */
 const MAX_CACHES = 10_000;
@@ -20,6 +28,8 @@ export class PolicyState {
   readonly population = new Map<string, ArmStats>();
   readonly entities = new Map<string, Map<string, ArmStats>>();
   readonly recentContexts: Float64Array[] = [];
+  /** Per arm, the trials whose reward window is open. */
+  readonly open = new Map<string, OpenTrials>();
   private recentAt = 0;
   /** Decide's caches for the current version: the population's, and each entity's. */
   private readonly caches = new Map<string, DecisionCache>();
@@ -31,9 +41,30 @@ export class PolicyState {
     return arms;
   }
 
-  /** The population's statistics aligned with the policy's arms (empty for unknown or reshaped arms). */
-  populationArms(policy: AdaptivePolicy): ArmStats[] {
-    return policy.armKeys.map((key) => fitting(this.population.get(key), policy.dimension));
+  /**
+   * The population's statistics aligned with the policy's arms (empty for unknown or reshaped
+   * arms), each trial count reduced by the part of its open decisions' outcomes that has not had
+   * time to show at `nowMs` (delay.ts).
+   */
+  populationArms(policy: AdaptivePolicy, nowMs: number): ArmStats[] {
+    const mu = meanDelay(this.population.get(DELAYS));
+    return policy.armKeys.map((key) => {
+      const stats = fitting(this.population.get(key), policy.dimension);
+      const hidden = this.open.get(key)?.unobserved(nowMs, mu) ?? 0;
+      return hidden > 0 ? withCount(stats, count(stats) - hidden) : stats;
+    });
+  }
+
+  /** Decisions per arm, as counted (what `minSamples` counts). */
+  decisionCounts(policy: AdaptivePolicy): number[] {
+    return policy.armKeys.map((key) => count(fitting(this.population.get(key), policy.dimension)));
+  }
+
+  /** A decision of the arm at `atMs`, whose outcome stays partly hidden until its window closes. */
+  opened(armKey: string, atMs: number, windowMs: number): void {
+    let trials = this.open.get(armKey);
+    if (!trials) this.open.set(armKey, (trials = new OpenTrials(windowMs)));
+    trials.add(atMs);
   }
 
   /**
@@ -41,12 +72,13 @@ export class PolicyState {
    * scaled down to at most `populationWeight` observations per arm, so a new entity starts from
    * what everyone taught and its own data soon dominates.
    */
-  entityArms(policy: AdaptivePolicy, entity: string): ArmStats[] {
+  entityArms(policy: AdaptivePolicy, entity: string, nowMs: number): ArmStats[] {
     const own = this.entities.get(entity);
     const cap = policy.params.populationWeight;
-    return policy.armKeys.map((key) => {
+    const population = this.populationArms(policy, nowMs);
+    return policy.armKeys.map((key, i) => {
       const mine = fitting(own?.get(key), policy.dimension);
-      const everyone = fitting(this.population.get(key), policy.dimension);
+      const everyone = population[i]!;
       const rest = Float64Array.from(everyone);
       addScaled(rest, mine, -1);
       const restCount = count(rest);
@@ -57,13 +89,16 @@ export class PolicyState {
     });
   }
 
-  /** The cache of the population (entity "") or an entity, for the current version and this policy. */
-  cache(entity: string, policy: AdaptivePolicy): DecisionCache {
+  /**
+   * The cache of the population (entity "") or an entity, for the current version and this
+   * policy; while decisions are open, also refreshed every CORRECTION_REFRESH_MS.
+   */
+  cache(entity: string, policy: AdaptivePolicy, nowMs: number): DecisionCache {
     let cache = this.caches.get(entity);
-    if (cache?.version === this.version && cache.policy === policy) return cache;
+    if (cache?.version === this.version && cache.policy === policy && (this.open.size === 0 || nowMs - cache.at < CORRECTION_REFRESH_MS)) return cache;
     // A new version makes every cache stale; dropping them all bounds the map by one version's entities.
     if (cache === undefined && this.caches.size >= MAX_CACHES) this.caches.clear();
-    cache = { ...emptyCache(), version: this.version, policy };
+    cache = { ...emptyCache(), version: this.version, policy, at: nowMs };
     this.caches.set(entity, cache);
     return cache;
   }

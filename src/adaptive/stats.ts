@@ -36,11 +36,13 @@ export function squaredDeviations(s: ArmStats): number {
   return n > 0 ? Math.max(0, s[SUM_SQ]! - (s[SUM]! * s[SUM]!) / n) : 0;
 }
 
-/** One learned reward; x is the decision's encoded context for contextual arms. */
-export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
+/**
+ * A decision of the arm: one trial (n) and, for contextual arms, its x in A. Counted when the
+ * decision is made, so an arm whose rewards are still on their way is not judged by its
+ * successes alone.
+ */
+export function observeTrial(s: ArmStats, x?: ArrayLike<number>): void {
   s[N]! += 1;
-  s[SUM]! += reward;
-  s[SUM_SQ]! += reward * reward;
   if (!x) return;
   const d = x.length;
   for (let i = 0; i < d; i++) {
@@ -48,8 +50,29 @@ export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): voi
     if (xi === 0) continue; // one-hot contexts are mostly zeros
     const row = HEAD + i * d;
     for (let j = 0; j < d; j++) s[row + j]! += xi * x[j]!;
-    s[HEAD + d * d + i]! += reward * xi;
   }
+}
+
+/** The reward of a decision already counted as a trial: Σr, Σr² and, for contextual arms, b. */
+export function observeReward(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
+  s[SUM]! += reward;
+  s[SUM_SQ]! += reward * reward;
+  if (!x || reward === 0) return;
+  const d = x.length;
+  for (let i = 0; i < d; i++) s[HEAD + d * d + i]! += reward * x[i]!;
+}
+
+/** A decision and its reward at once (a trial and its outcome). */
+export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
+  observeTrial(s, x);
+  observeReward(s, reward, x);
+}
+
+/** The statistics with n replaced (the delay correction's effective trial count). */
+export function withCount(s: ArmStats, n: number): ArmStats {
+  const out = Float64Array.from(s);
+  out[N] = n;
+  return out;
 }
 
 /** into += weight · from (same dimension). */

@@ -159,10 +159,15 @@ export interface ArmRow {
   readonly stats: Float64Array;
 }
 
-/** An adaptive decision waiting for its reward, until its window closes. */
+/**
+ * An adaptive decision inside its reward window. It counted as a trial of its arm when it was
+ * read; it waits for its first reward until the window closes, then it is forgotten.
+ */
 export interface PendingDecision {
   readonly decisionId: string;
   readonly policyId: string;
+  /** The tenant: a reward counts only from the same org, project and env. */
+  readonly orgId: string;
   readonly projectId: string;
   readonly env: string;
   readonly armKey: string;
@@ -171,44 +176,58 @@ export interface PendingDecision {
   /** The encoded context of a contextual decision. */
   readonly features?: Float64Array;
   readonly rewardEvent: string;
-  /** ms since the epoch: a reward received later is too late, and the decision learns 0. */
+  /** ms since the epoch, server time: when the decision was received. */
+  readonly decidedAt: number;
+  /** ms since the epoch: a reward received later is too late. */
   readonly closesAt: number;
+  /** False for a decision stored before trials were counted at decision time: it counts when it settles. */
+  readonly counted: boolean;
+  /** Its reward has been learned; later ones are ignored. */
+  readonly rewarded: boolean;
+}
+
+/** Names one pending decision. */
+export interface PendingKey {
+  readonly decisionId: string;
+  readonly policyId: string;
+  readonly projectId: string;
+  readonly env: string;
 }
 
 /** One learning step, committed whole: statistics, pending decisions and the log position. */
 export interface LearningCommit {
   readonly arms: readonly ArmRow[];
   readonly addPending: readonly PendingDecision[];
-  readonly removePending: readonly { readonly decisionId: string; readonly policyId: string }[];
+  /** Pending decisions whose reward this step learned. */
+  readonly rewardPending: readonly PendingKey[];
+  /** Pending decisions whose window closed. */
+  readonly removePending: readonly PendingKey[];
   /** The event log position the step has read through. */
   readonly checkpoint: number;
 }
 
+interface LearningEventBase {
+  readonly seq: number;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly decisionId: string;
+  readonly receivedAt: string;
+}
+
 /**
- * An event of the log as the learner reads it: a decision event that carries a propensity (some
- * layer's `probability`), or a track event that names a decision. Nothing else is read.
+ * An event of the log as the learner reads it: a decision event, or an exposure from local
+ * resolution, that carries a propensity (some layer's `probability`), or a track event that names
+ * a decision. Nothing else is read.
  */
 export type LearningEvent =
-  | {
-      readonly seq: number;
-      readonly type: "decision";
-      readonly projectId: string;
-      readonly env: string;
-      readonly decisionId: string;
-      readonly receivedAt: string;
-      readonly body: Readonly<Record<string, unknown>>;
-    }
-  | {
-      readonly seq: number;
+  | (LearningEventBase & { readonly type: "decision" | "exposure"; readonly body: Readonly<Record<string, unknown>> })
+  | (LearningEventBase & {
       readonly type: "track";
-      readonly projectId: string;
-      readonly env: string;
-      readonly decisionId: string;
-      readonly receivedAt: string;
       readonly name: string;
       /** The event's `value` when it is a number. */
       readonly value: number | undefined;
-    };
+    });
 
 export interface LearningScan {
   readonly events: readonly LearningEvent[];
@@ -222,7 +241,10 @@ export interface LearningStore {
   scan(afterSeq: number, limit: number, span: number): Promise<LearningScan>;
   arms(): Promise<ArmRow[]>;
   checkpoint(): Promise<number>;
+  /** Pending decisions with these decision ids, of any tenant (the caller matches the tenant). */
   pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;
+  /** Every pending decision that counted as a trial, for the open-window bookkeeping after a restart. */
+  openTrials(): Promise<PendingDecision[]>;
   /** Pending decisions whose window closed at or before `nowMs`, earliest first. */
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
   commit(step: LearningCommit): Promise<void>;

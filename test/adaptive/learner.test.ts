@@ -65,17 +65,18 @@ describe("Learner", () => {
     await sqlite.events.append([reward("d1")]);
     await learner.catchUp();
     expect(stats(learner, "k0")).toEqual([1, 1]);
-    expect(stats(learner, "k1")).toEqual([0, 0]);
-    expect(learner.progress().rewards).toBe(1);
+    expect(stats(learner, "k1")).toEqual([1, 0]); // a trial from the start, still waiting for its reward
+    expect(learner.progress()).toMatchObject({ decisions: 2, rewards: 1 });
   });
 
-  it("closes a window without reward as 0, and a reward after the close is too late", async () => {
+  it("counts a decision as a trial when made; a closed window changes nothing, and a reward after it is too late", async () => {
     const learner = learnerOn(sqlite);
     await sqlite.events.append([decision("d1", "k0")]);
     await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 0]);
     now += 59_000;
     await learner.catchUp();
-    expect(stats(learner, "k0")).toEqual([0, 0]);
+    expect(stats(learner, "k0")).toEqual([1, 0]);
     now += 1_000; // exactly windowSeconds later
     await learner.catchUp();
     expect(stats(learner, "k0")).toEqual([1, 0]);
@@ -142,6 +143,105 @@ describe("Learner", () => {
     const s = learner.state.policy("proj", "production", "pol").population.get("k0")!;
     // A = x1 x1ᵀ + x2 x2ᵀ with x1 = [1,0,1], x2 = [1,1,0]; b = x1 + x2.
     expect(Array.from(s.subarray(3))).toEqual([2, 1, 1, 1, 1, 0, 1, 0, 1, 2, 1, 1]);
+  });
+});
+
+describe("Learner, decisions from every source", () => {
+  function exposure(decisionId: string, armKey: string, orgId = "org"): StoredEvent {
+    return event("exposure", { decisionId, orgId, body: { assignments: {}, layers: [{ layerId: "layer", bucket: 1, policyId: "pol", policyKey: "pol-key", allocationKey: armKey, probability: 0.5 }] } });
+  }
+
+  it("an SDK's exposure from local resolution is a trial, and its reward counts", async () => {
+    const learner = learnerOn(sqlite);
+    await sqlite.events.append([exposure("local-1", "k1"), exposure("local-2", "k1")]);
+    await learner.catchUp();
+    expect(stats(learner, "k1")).toEqual([2, 0]);
+    await sqlite.events.append([reward("local-2")]);
+    await learner.catchUp();
+    expect(stats(learner, "k1")).toEqual([2, 1]);
+  });
+
+  it("the same decision logged again (retried exposure, exposure of a server decision) counts once, before and after its reward", async () => {
+    const learner = learnerOn(sqlite);
+    await sqlite.events.append([decision("d1", "k0"), exposure("d1", "k0"), exposure("d1", "k0")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 0]);
+    await sqlite.events.append([reward("d1"), exposure("d1", "k0")]);
+    await learner.catchUp();
+    await sqlite.events.append([exposure("d1", "k0"), reward("d1")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 1]);
+    expect(learner.progress()).toMatchObject({ decisions: 1, rewards: 1 });
+  });
+
+  it("a reward counts only from the decision's own org, project and env", async () => {
+    const learner = new Learner({
+      store: sqlite.learning,
+      now: () => now,
+      catalogs: async (p) => (p === "proj" || p === "projB" ? adaptiveCatalog(compileBundle(policyBundle({}, 2), engine)) : undefined),
+    });
+    await sqlite.events.append([decision("d1", "k0"), decision("d2", "k1")]);
+    await learner.catchUp();
+    // Another org naming the decision ids, through its own project and through this one's.
+    await sqlite.events.append([
+      event("track", { decisionId: "d1", name: "win", orgId: "orgB", projectId: "projB" }),
+      event("track", { decisionId: "d2", name: "win", orgId: "orgB" }),
+      event("track", { decisionId: "d2", name: "win", env: "staging" }),
+    ]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 0]);
+    expect(stats(learner, "k1")).toEqual([1, 0]);
+    // The genuine rewards still count.
+    await sqlite.events.append([reward("d1"), reward("d2")]);
+    await learner.catchUp();
+    expect(stats(learner, "k0")).toEqual([1, 1]);
+    expect(stats(learner, "k1")).toEqual([1, 1]);
+  });
+
+  it("value rewards: the arm's mean is reward per decision, purchases or not", async () => {
+    const learner = learnerOn(sqlite, { reward: { event: "win", type: "value", windowSeconds: 60 } });
+    await sqlite.events.append([decision("a", "k1"), decision("b", "k1"), decision("c", "k1"), decision("d", "k1"), reward("b", "win", { value: 40 })]);
+    await learner.catchUp();
+    const s = learner.state.policy("proj", "production", "pol").population.get("k1")!;
+    expect(s[1]! / s[0]!).toBe(10);
+  });
+
+  it("after a restart the learned state, open decisions included, equals the state without one", async () => {
+    const delayed = { reward: { event: "win", type: "binary" as const, windowSeconds: 3600 } };
+    const steady = learnerOn(sqlite, delayed);
+    const page = (round: number): StoredEvent[] => {
+      const events: StoredEvent[] = [];
+      for (let i = 0; i < 4; i++) events.push(decision(`r${round}-${i}`, i % 2 ? "k1" : "k0"));
+      if (round >= 2) for (let i = 0; i < 3; i++) events.push(reward(`r${round - 2}-${i}`)); // 20 s late
+      return events;
+    };
+    // The same log on a second store, whose learner is restarted halfway.
+    const otherDir = mkdtempSync(join(tmpdir(), "vane-learner-"));
+    let other = openSqliteStores({ dataDir: otherDir, synchronous: "NORMAL" });
+    let restarted = learnerOn(other, delayed);
+    try {
+      for (let round = 0; round < 30; round++) {
+        now += 10_000;
+        const events = page(round);
+        await sqlite.events.append(events);
+        await other.events.append(events);
+        await steady.catchUp();
+        if (round === 17) {
+          other.close();
+          other = openSqliteStores({ dataDir: otherDir, synchronous: "NORMAL" }); // a new process on the same file
+          restarted = learnerOn(other, delayed);
+        }
+        await restarted.catchUp();
+      }
+    } finally {
+      other.close();
+    }
+    rmSync(otherDir, { recursive: true, force: true });
+    const policy = adaptiveCatalog(compileBundle(policyBundle(delayed, 2), engine)).get("pol")!;
+    const effective = (l: Learner) => l.state.policy("proj", "production", "pol").populationArms(policy, now).map((a) => Array.from(a));
+    expect(effective(restarted)).toEqual(effective(steady));
+    expect(effective(steady)[0]![0]).toBeLessThan(60); // open decisions were discounted (the delay model is in use)
+    expect(stats(restarted, "k0")).toEqual(stats(steady, "k0"));
   });
 });
 

@@ -18,7 +18,7 @@ describe("per-entity statistics", () => {
     const everyone = emptyStats(0);
     for (let i = 0; i < 1000; i++) observe(everyone, i < 300 ? 1 : 0);
     state.population.set("k0", everyone);
-    const [fresh] = state.entityArms(policy, "acct-new");
+    const [fresh] = state.entityArms(policy, "acct-new", 0);
     expect(fresh![0]).toBeCloseTo(10, 9); // n
     expect(fresh![1]).toBeCloseTo(3, 9); // Σr: the population's 30% kept
   });
@@ -32,7 +32,7 @@ describe("per-entity statistics", () => {
     for (let i = 0; i < 1000; i++) observe(everyone, 0);
     state.population.set("k0", everyone);
     state.arms("acct-1").set("k0", mine);
-    const [own] = state.entityArms(policy, "acct-1");
+    const [own] = state.entityArms(policy, "acct-1", 0);
     expect(own![0]).toBeCloseTo(50 + 10, 9);
     expect(own![1]).toBeCloseTo(50, 9);
   });
@@ -43,7 +43,7 @@ describe("per-entity statistics", () => {
     const everyone = emptyStats(0);
     for (let i = 0; i < 4; i++) observe(everyone, 1);
     state.population.set("k0", everyone);
-    expect(Array.from(state.entityArms(policy, "x")[0]!)).toEqual(Array.from(everyone));
+    expect(Array.from(state.entityArms(policy, "x", 0)[0]!)).toEqual(Array.from(everyone));
   });
 });
 
@@ -69,11 +69,11 @@ describe("decision caches", () => {
     const state = new PolicyState();
     const before = adaptive(engine, {}, 2);
     const after = adaptive(engine, { params: { priorAlpha: 5 } }, 2); // a new bundle version
-    const cache = state.cache("", before);
-    expect(state.cache("", before)).toBe(cache);
-    expect(state.cache("", after)).not.toBe(cache);
-    const current = state.cache("", after);
+    const cache = state.cache("", before, 0);
+    expect(state.cache("", before, 0)).toBe(cache);
+    expect(state.cache("", after, 0)).not.toBe(cache);
+    const current = state.cache("", after, 0);
     state.version++; // what a learner step does
-    expect(state.cache("", after)).not.toBe(current);
+    expect(state.cache("", after, 0)).not.toBe(current);
   });
 });

@@ -144,7 +144,7 @@ function decideItem(entry: BundleEntry, learner: Learner, tenant: Tenant, item: 
   const problems = contextProblems(compiled, context);
   if (problems.length > 0) return itemError("BAD_REQUEST", problems.join("; "));
   const state = learner.state.policy(tenant.projectId, tenant.env, policyId);
-  const outcome = decide(compiled, policy, state, { context, entityId });
+  const outcome = decide(compiled, policy, state, { context, entityId, now });
   if ("problem" in outcome) return itemError("BAD_REQUEST", outcome.problem);
   return { decision: outcome.decision, decisionId: uuidv7(now) };
 }

@@ -1,5 +1,5 @@
-// The learner's tables: learned arm statistics and the adaptive decisions still waiting for a
-// reward. A learning step commits in one transaction with its log checkpoint, so after a crash
+// The learner's tables: learned arm statistics and the adaptive decisions whose reward window is
+// still open. A learning step commits in one transaction with its log checkpoint, so after a crash
 // the learner re-reads exactly the events whose effects were not stored.
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ArmRow, LearningCommit, LearningEvent, LearningScan, LearningStore, PendingDecision } from "../types.js";
@@ -23,28 +23,34 @@ interface PendingRow {
   policy_id: string;
   project_id: string;
   env: string;
+  org_id: string;
   arm_key: string;
   entity: string;
   features: Buffer | null;
   reward_event: string;
+  decided_at: number;
   closes_at: number;
+  counted: number;
+  rewarded: number;
 }
 
 interface ScanRow {
   seq: number;
-  type: "decision" | "track";
+  type: "decision" | "exposure" | "track";
+  org_id: string;
   project_id: string;
   env: string;
   decision_id: string;
   received_at: string;
   name: string | null;
-  /** A decision's body; null for a track event. */
+  /** A decision's or exposure's body; null for a track event. */
   body: string | null;
   /** A track event's numeric value. */
   value: number | null;
 }
 
-const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, arm_key, entity, features, reward_event, closes_at";
+const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
+const PENDING_KEY = "decision_id = ? AND policy_id = ? AND project_id = ? AND env = ?";
 
 export class SqliteLearningStore implements LearningStore {
   private readonly armsStmt: Statement<[], ArmDbRow>;
@@ -52,7 +58,9 @@ export class SqliteLearningStore implements LearningStore {
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
   private readonly insertPendingStmt: Statement<[PendingRow]>;
-  private readonly deletePendingStmt: Statement<[string, string]>;
+  private readonly deletePendingStmt: Statement<[string, string, string, string]>;
+  private readonly rewardPendingStmt: Statement<[string, string, string, string]>;
+  private readonly openStmt: Statement<[], PendingRow>;
   private readonly pendingChunkStmt: Statement<string[], PendingRow>;
   private readonly pendingOneStmt: Statement<[string], PendingRow>;
   private readonly dueStmt: Statement<[number, number], PendingRow>;
@@ -77,27 +85,30 @@ export class SqliteLearningStore implements LearningStore {
     const params = PENDING_COLUMNS.split(", ").map((c) => `@${c}`).join(", ");
     // OR IGNORE: a decision re-read after a crash between commit and memory is already pending.
     this.insertPendingStmt = db.prepare(`INSERT OR IGNORE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${params})`);
-    this.deletePendingStmt = db.prepare("DELETE FROM pending_decisions WHERE decision_id = ? AND policy_id = ?");
+    this.deletePendingStmt = db.prepare(`DELETE FROM pending_decisions WHERE ${PENDING_KEY}`);
+    this.rewardPendingStmt = db.prepare(`UPDATE pending_decisions SET rewarded = 1 WHERE ${PENDING_KEY}`);
+    this.openStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE counted = 1`);
     const marks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
     this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
     this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
     this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
-    // The filter runs in SQLite: exposures, other track events and static-only decisions never
+    // The filter runs in SQLite: other track events and static-only decisions and exposures never
     // become JavaScript objects, and a track event's body is never parsed (only its value).
     this.scanStmt = db.prepare(
-      `SELECT seq, type, project_id, env, decision_id, received_at, name,
-              CASE WHEN type = 'decision' THEN body END AS body,
+      `SELECT seq, type, org_id, project_id, env, decision_id, received_at, name,
+              CASE WHEN type != 'track' THEN body END AS body,
               CASE WHEN type = 'track' THEN json_extract(body, '$.value') END AS value
        FROM events
        WHERE seq > @after AND seq <= @upTo AND decision_id IS NOT NULL
-         AND ((type = 'decision' AND instr(body, '"probability"') > 0) OR type = 'track')
+         AND ((type IN ('decision', 'exposure') AND instr(body, '"probability"') > 0) OR type = 'track')
        ORDER BY seq LIMIT @limit`,
     );
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.commitTx = db.transaction((step: LearningCommit) => {
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
-      for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId);
+      for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
+      for (const p of step.rewardPending) this.rewardPendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       this.setCheckpointStmt.run(CHECKPOINT, step.checkpoint);
     });
   }
@@ -135,6 +146,10 @@ export class SqliteLearningStore implements LearningStore {
     return found;
   }
 
+  async openTrials(): Promise<PendingDecision[]> {
+    return this.openStmt.all().map(fromPendingRow);
+  }
+
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
     return this.dueStmt.all(nowMs, limit).map(fromPendingRow);
   }
@@ -146,8 +161,8 @@ export class SqliteLearningStore implements LearningStore {
 }
 
 function toLearningEvent(row: ScanRow): LearningEvent {
-  const common = { seq: row.seq, projectId: row.project_id, env: row.env, decisionId: row.decision_id, receivedAt: row.received_at };
-  if (row.type === "decision") return { ...common, type: "decision", body: JSON.parse(row.body!) as Record<string, unknown> };
+  const common = { seq: row.seq, orgId: row.org_id, projectId: row.project_id, env: row.env, decisionId: row.decision_id, receivedAt: row.received_at };
+  if (row.type !== "track") return { ...common, type: row.type, body: JSON.parse(row.body!) as Record<string, unknown> };
   return { ...common, type: "track", name: row.name ?? "", value: typeof row.value === "number" && Number.isFinite(row.value) ? row.value : undefined };
 }
 
@@ -172,11 +187,15 @@ function toPendingRow(p: PendingDecision): PendingRow {
     policy_id: p.policyId,
     project_id: p.projectId,
     env: p.env,
+    org_id: p.orgId,
     arm_key: p.armKey,
     entity: p.entity,
     features: p.features ? bytes(p.features) : null,
     reward_event: p.rewardEvent,
+    decided_at: p.decidedAt,
     closes_at: p.closesAt,
+    counted: p.counted ? 1 : 0,
+    rewarded: p.rewarded ? 1 : 0,
   };
 }
 
@@ -184,12 +203,16 @@ function fromPendingRow(row: PendingRow): PendingDecision {
   return {
     decisionId: row.decision_id,
     policyId: row.policy_id,
+    orgId: row.org_id,
     projectId: row.project_id,
     env: row.env,
     armKey: row.arm_key,
     entity: row.entity,
     features: row.features ? floats(row.features) : undefined,
     rewardEvent: row.reward_event,
+    decidedAt: row.decided_at,
     closesAt: row.closes_at,
+    counted: row.counted === 1,
+    rewarded: row.rewarded === 1,
   };
 }

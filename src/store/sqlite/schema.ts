@@ -95,6 +95,33 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX pending_closes ON pending_decisions (closes_at);
   `,
+  // 3: pending decisions are trials from the start (issue 13): they stay until their window
+  // closes, marked once rewarded, with their tenant (a reward counts only from the same org,
+  // project and env) and decision time. Rows from before count as a trial when they settle.
+  `
+  CREATE TABLE pending_decisions_3 (
+    decision_id  TEXT NOT NULL,
+    policy_id    TEXT NOT NULL,
+    project_id   TEXT NOT NULL,
+    env          TEXT NOT NULL,
+    org_id       TEXT NOT NULL, -- '' for rows from before migration 3
+    arm_key      TEXT NOT NULL,
+    entity       TEXT NOT NULL,
+    features     BLOB,
+    reward_event TEXT NOT NULL,
+    decided_at   INTEGER NOT NULL,
+    closes_at    INTEGER NOT NULL,
+    counted      INTEGER NOT NULL, -- 1: already a trial of its arm
+    rewarded     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (decision_id, policy_id, project_id, env)
+  ) WITHOUT ROWID;
+  INSERT INTO pending_decisions_3
+    SELECT decision_id, policy_id, project_id, env, '', arm_key, entity, features, reward_event, closes_at, closes_at, 0, 0
+    FROM pending_decisions;
+  DROP TABLE pending_decisions;
+  ALTER TABLE pending_decisions_3 RENAME TO pending_decisions;
+  CREATE INDEX pending_closes ON pending_decisions (closes_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
