@@ -61,7 +61,7 @@ export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly
       return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "ucb1" };
     }
     case "epsilon_greedy": {
-      const choice = engine.epsilonGreedy(greedyMeans(arms), params.epsilon);
+      const choice = engine.epsilonGreedy(greedyScores(arms), params.epsilon);
       return { arm: choice.arm, probability: choice.propensities[choice.arm]!, algorithm: "epsilon-greedy" };
     }
     case "contextual": {
@@ -86,7 +86,7 @@ export function armPropensities(engine: Engine, policy: AdaptivePolicy, arms: re
     case "ucb1":
       return engine.ucb1(arms.map(count), arms.map(mean), params.c).propensities;
     case "epsilon_greedy":
-      return engine.epsilonGreedy(greedyMeans(arms), params.epsilon).propensities;
+      return engine.epsilonGreedy(greedyScores(arms), params.epsilon).propensities;
     case "contextual": {
       const total = new Float64Array(arms.length);
       if (contexts.length === 0) return total.fill(1 / arms.length);
@@ -158,12 +158,21 @@ export function smoothedWinProbabilities(estimate: Float64Array, draws: number):
   return estimate;
 }
 
-/** Arms never tried look best (optimistic start), so each is tried before exploitation. */
-function greedyMeans(arms: readonly ArmStats[]): number[] {
-  let best = -Infinity;
-  for (const s of arms) if (count(s) > 0) best = Math.max(best, mean(s));
-  const untried = best === -Infinity ? 0 : best + 1;
-  return arms.map((s) => (count(s) > 0 ? mean(s) : untried));
+/**
+ * One greedy arm, as a score of 1 among 0s, so that propensities are exactly 1 − ε + ε/k and ε/k.
+ * An arm never tried goes first (optimistic start); then the best mean; a tie goes to the arm with
+ * fewer trials, then the first. Shared ties would log 1/k for every arm while means are equal.
+ */
+function greedyScores(arms: readonly ArmStats[]): number[] {
+  let greedy = 0;
+  for (let i = 1; i < arms.length; i++) if (greedyBefore(arms[i]!, arms[greedy]!)) greedy = i;
+  return arms.map((_, i) => (i === greedy ? 1 : 0));
+}
+
+function greedyBefore(a: ArmStats, b: ArmStats): boolean {
+  if ((count(a) > 0) !== (count(b) > 0)) return count(a) === 0;
+  if (mean(a) !== mean(b)) return mean(a) > mean(b);
+  return count(a) < count(b);
 }
 
 /** Each arm's A + λI and b for the engine. */

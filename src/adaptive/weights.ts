@@ -1,6 +1,8 @@
-// The arm weights a bundle publishes for local evaluation (decisions.md §6, issue 5 §4): an equal
-// split until every arm has `minSamples` learned decisions (burn-in), then the policy's current
-// propensities with a floor so that no arm starves, rounded so that the bundle stays readable.
+// The arm weights a bundle publishes for local evaluation (decisions.md §6, issues 5 and 13): an
+// equal split until every arm has `minSamples` decisions, or the policy has made k × minSamples in
+// all (burn-in: by then the policy itself has chosen where its traffic goes, and an arm it keeps
+// away from must not hold the equal split forever); then the policy's current propensities with a
+// floor so that no arm starves, rounded so that the bundle stays readable.
 import type { PolicyParams } from "../bundle/policy-params.js";
 
 /** Published weights are multiples of this; the last arm with weight takes the rounding remainder. */
@@ -9,7 +11,12 @@ const RESOLUTION = 1e-6;
 export function publishedWeights(propensities: ArrayLike<number>, counts: ArrayLike<number>, params: Pick<PolicyParams, "minSamples" | "weightFloor">): number[] {
   const k = propensities.length;
   let burnIn = false;
-  for (let i = 0; i < k; i++) if (counts[i]! < params.minSamples) burnIn = true;
+  let decisions = 0;
+  for (let i = 0; i < k; i++) {
+    if (counts[i]! < params.minSamples) burnIn = true;
+    decisions += counts[i]!;
+  }
+  if (decisions >= k * params.minSamples) burnIn = false;
   if (burnIn) return rounded(new Array<number>(k).fill(1 / k));
   const floor = Math.min(params.weightFloor, 1 / k);
   let total = 0;

@@ -26,10 +26,10 @@ function frequencies(k: number, rounds: number, pick: () => number): number[] {
 }
 
 describe("epsilon-greedy", () => {
-  it("gives the tied best arms (1 - ε)/ties + ε/k and the others ε/k, exactly", () => {
+  it("gives one greedy arm 1 − ε + ε/k and the others ε/k, exactly; a tie goes to the arm with fewer trials", () => {
     engine.seed(1);
     const policy = adaptive(engine, { kind: "epsilon_greedy", params: { epsilon: 0.2 } });
-    const arms = [binary(10, 1), binary(10, 5), binary(10, 5), binary(10, 2)];
+    const arms = [binary(10, 1), binary(20, 10), binary(10, 5), binary(10, 2)];
     const seen = new Map<number, number>();
     const freq = frequencies(4, 20_000, () => {
       const c = chooseArm(engine, policy, arms, undefined);
@@ -37,16 +37,16 @@ describe("epsilon-greedy", () => {
       return c.arm;
     });
     expect(seen.get(0)).toBeCloseTo(0.05, 12);
-    expect(seen.get(1)).toBeCloseTo(0.45, 12);
-    expect(seen.get(2)).toBeCloseTo(0.45, 12);
+    expect(seen.get(1)).toBeCloseTo(0.05, 12);
+    expect(seen.get(2)).toBeCloseTo(0.85, 12);
     expect(seen.get(3)).toBeCloseTo(0.05, 12);
     freq.forEach((f, i) => expect(Math.abs(f - seen.get(i)!)).toBeLessThan(0.015));
   });
 
-  it("treats untried arms as best, so each is tried", () => {
+  it("treats untried arms as best, so each is tried, the first first", () => {
     const policy = adaptive(engine, { kind: "epsilon_greedy", params: { epsilon: 0 } });
     const p = armPropensities(engine, policy, [binary(10, 9), emptyStats(0), binary(5, 0), emptyStats(0)], []);
-    expect(Array.from(p)).toEqual([0, 0.5, 0, 0.5]);
+    expect(Array.from(p)).toEqual([0, 1, 0, 0]);
   });
 });
 

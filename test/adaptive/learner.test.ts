@@ -36,7 +36,7 @@ function learnerOn(stores: Stores, policy: Partial<Policy> = {}): Learner {
   return new Learner({ store: stores.learning, now: () => now, catalogs: async (p) => (p === "proj" ? catalog : undefined) });
 }
 
-function event(type: "decision" | "track", fields: Partial<StoredEvent> & { body?: Record<string, unknown> }, at = now): StoredEvent {
+function event(type: "decision" | "exposure" | "track", fields: Partial<StoredEvent> & { body?: Record<string, unknown> }, at = now): StoredEvent {
   const iso = new Date(at).toISOString();
   seq++;
   return { id: `evt-${seq}`, receivedAt: iso, orgId: "org", projectId: "proj", env: "production", type, unitKey: "u", timestamp: iso, body: {}, ...fields };

@@ -6,8 +6,10 @@ const params = { minSamples: 30, weightFloor: 0.01 };
 const sum = (w: number[]) => w.reduce((a, b) => a + b, 0);
 
 describe("publishedWeights", () => {
-  it("splits equally during burn-in, until every arm has minSamples", () => {
-    expect(publishedWeights([0.97, 0.01, 0.01, 0.01], [100, 100, 100, 29], params)).toEqual([0.25, 0.25, 0.25, 0.25]);
+  it("splits equally during burn-in, until every arm has minSamples or the policy has made k × minSamples decisions", () => {
+    expect(publishedWeights([0.97, 0.01, 0.01, 0.01], [40, 40, 30, 9], params)).toEqual([0.25, 0.25, 0.25, 0.25]);
+    // 120 decisions, most on the arm the policy prefers: it has chosen, and the arms it avoids don't hold the split.
+    expect(publishedWeights([0.97, 0.01, 0.01, 0.01], [105, 10, 3, 2], params)).toEqual([0.9412, 0.0196, 0.0196, 0.0196]);
   });
 
   it("follows the propensities after burn-in, with no arm under the floor", () => {

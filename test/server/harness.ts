@@ -35,6 +35,10 @@ export interface TestServerOptions {
   /** Wraps the SQLite stores, e.g. to make one fail. */
   readonly wrapStores?: (stores: Stores) => Stores;
   readonly pipelines?: (stores: Stores, dataDir: string) => EventPipeline[];
+  /** An existing data folder (a restart): it is kept when the server closes. */
+  readonly dataDir?: string;
+  /** The clock to go on with after a restart. */
+  readonly clock?: ManualClock;
 }
 
 export interface TestServer {
@@ -49,15 +53,17 @@ export interface TestServer {
   key(input: Omit<KeyInput, "key"> & { kind?: KeyKind }): Promise<string>;
   putBundle(bundle: Bundle): Promise<void>;
   close(): Promise<void>;
+  /** Stops the server as a crash or a deploy would, leaving its data folder for the next one. */
+  stop(): Promise<void>;
 }
 
 const engine = await loadEngine();
 
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), "vane-http-"));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vane-http-"));
   const sqlite = openSqliteStores({ dataDir, synchronous: "NORMAL" });
   const stores = options.wrapStores?.(sqlite) ?? sqlite;
-  const clock = new ManualClock();
+  const clock = options.clock ?? new ManualClock();
   const errors: unknown[] = [];
   const learner = createLearner({ stores, engine, clock });
   const app = createApp({
@@ -74,6 +80,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    sqlite.close();
+  };
   return {
     url: `http://127.0.0.1:${port}`,
     stores: sqlite,
@@ -88,10 +101,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
     putBundle: (bundle) => sqlite.bundles.put(bundle, new Date(clock.now()).toISOString()),
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      sqlite.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      await stop();
+      if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
+    stop,
   };
 }
 
