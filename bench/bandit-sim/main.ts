@@ -6,13 +6,14 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { loadEngine } from "../../src/engine/loader.js";
 import { machine } from "../report.js";
-import { algorithmsFor } from "./algorithms.js";
+import { type Algorithm, algorithmsFor } from "./algorithms.js";
 import { allChecks } from "./checks.js";
+import { EXPONENTIAL, FEEDBACKS, IMMEDIATE, LOGNORMAL } from "./feedback.js";
 import { regretPlot } from "./plot.js";
-import { PROBLEMS } from "./problems.js";
-import { json, markdown, type SimSettings } from "./report.js";
+import { BERNOULLI, PROBLEMS, type Problem } from "./problems.js";
+import { json, markdown, plotFile, type SimSettings } from "./report.js";
 import { type Run, simulate } from "./simulate.js";
-import { againstUniform, summarize } from "./summary.js";
+import { againstUniform, summarize, type Variant } from "./summary.js";
 
 const ROUNDS = Number(process.env.BANDIT_ROUNDS ?? 100_000);
 const SEED_COUNT = Number(process.env.BANDIT_SEEDS ?? 10);
@@ -21,22 +22,28 @@ const CHECKPOINTS = 1000;
 const settings: SimSettings = { rounds: ROUNDS, seeds: Array.from({ length: SEED_COUNT }, (_, i) => i + 1), checkpoints: CHECKPOINTS };
 const engine = await loadEngine();
 const tty = process.stdout.isTTY === true;
-const jobs = PROBLEMS.flatMap((problem) => algorithmsFor(problem).map((algorithm) => ({ problem, algorithm })));
+/** Every policy with rewards at once and with each delay shape; on the Bernoulli problem also the naive count, for comparison. */
+function variants(problem: Problem, algorithm: Algorithm): Variant[] {
+  if (algorithm.kind === "uniform") return [{ feedback: IMMEDIATE, naive: false }];
+  const delayed = [EXPONENTIAL, LOGNORMAL].flatMap((feedback) => [{ feedback, naive: false }, ...(problem === BERNOULLI ? [{ feedback, naive: true }] : [])]);
+  return [{ feedback: IMMEDIATE, naive: false }, ...delayed];
+}
+const jobs = PROBLEMS.flatMap((problem) => algorithmsFor(problem).flatMap((algorithm) => variants(problem, algorithm).map((variant) => ({ problem, algorithm, variant }))));
 console.log(`${jobs.length} algorithm × problem pairs, ${SEED_COUNT} seeds, ${ROUNDS.toLocaleString("en-US")} rounds each`);
 
 const started = performance.now();
 const loadAtStart = loadavg()[0]!;
-const partial = jobs.map(({ problem, algorithm }, j) => {
-  const name = `[${String(j + 1).padStart(2)}/${jobs.length}] ${problem.key} · ${algorithm.label}`;
+const partial = jobs.map(({ problem, algorithm, variant }, j) => {
+  const name = `[${String(j + 1).padStart(2)}/${jobs.length}] ${problem.key} · ${algorithm.label} · ${variant.feedback.key}${variant.naive ? " (naive)" : ""}`;
   const runs: Run[] = [];
   // A terminal shows each run's rounds as they go; a log gets a dot per finished seed.
   if (!tty) process.stdout.write(`${name} `);
   for (const seed of settings.seeds) {
     const status = (done: number) => tty && process.stdout.write(`\r${name} · seed ${seed}/${SEED_COUNT} · ${Math.round((100 * done) / ROUNDS)}%\x1b[K`);
-    runs.push(simulate(engine, problem, algorithm, { rounds: ROUNDS, seed, checkpoints: CHECKPOINTS, onProgress: status }));
+    runs.push(simulate(engine, problem, algorithm, { rounds: ROUNDS, seed, checkpoints: CHECKPOINTS, onProgress: status, feedback: variant.feedback, naive: variant.naive }));
     if (!tty) process.stdout.write(".");
   }
-  const summary = summarize(problem, algorithm, runs, ROUNDS);
+  const summary = summarize(problem, algorithm, runs, ROUNDS, variant);
   const result = `regret ${Math.round(summary.finalRegret.mean)} ± ${Math.round(summary.finalRegret.sd)}, best arm ${(100 * summary.bestShareLastTenth.mean).toFixed(1)}% at the end, ${(summary.msPerRun / 1000).toFixed(1)} s per run`;
   console.log(tty ? `\r${name}: ${result}\x1b[K` : ` ${result}`);
   return summary;
@@ -53,7 +60,10 @@ const load = { start: loadAtStart, end: loadavg()[0]! };
 writeFileSync(new URL("bandit-sim-latest.md", dir), markdown(PROBLEMS, summaries, checks, settings, m, load));
 writeFileSync(new URL("bandit-sim-latest.json", dir), json(summaries, checks, settings, m, load));
 for (const problem of PROBLEMS) {
-  writeFileSync(new URL(`bandit-sim-${problem.key}.svg`, dir), regretPlot(problem.title, summaries.filter((s) => s.problem === problem.key)));
+  for (const feedback of FEEDBACKS) {
+    const shown = summaries.filter((s) => s.problem === problem.key && !s.naive && (s.feedback === feedback.key || s.kind === "uniform"));
+    writeFileSync(new URL(plotFile(problem.key, feedback.key), dir), regretPlot(`${problem.title}, ${feedback.label}`, shown));
+  }
 }
-console.log("Wrote bench/results/bandit-sim-latest.{md,json} and bandit-sim-{bernoulli,gaussian,contextual}.svg");
+console.log("Wrote bench/results/bandit-sim-latest.{md,json} and a regret plot per problem and feedback (bandit-sim-*.svg)");
 if (!checks.every((c) => c.pass)) process.exitCode = 1;

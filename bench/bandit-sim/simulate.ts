@@ -1,11 +1,16 @@
 // One run: an algorithm against a problem for a number of rounds, through the real policy code.
-// Each round draws a context, asks chooseArm (the engine) for an arm, draws that arm's reward
-// and observes it at once, as the learner would on reading the reward, minus the event log.
+// Each round draws a context, asks chooseArm (the engine) for an arm and counts the decision as a
+// trial, draws that arm's reward and its delay, and observes the reward when it is due, as the
+// learner does on reading it (minus the event log). With delays, the arms are judged through the
+// learner's state (PolicyState.populationArms): open decisions discounted by the learned delays,
+// or, for the naive count, as they stand.
 import { type DecisionCache, chooseArm, emptyCache } from "../../src/adaptive/choose.js";
 import { encodeFeatures } from "../../src/adaptive/features.js";
-import { emptyStats, observe } from "../../src/adaptive/stats.js";
+import { DELAYS, PolicyState } from "../../src/adaptive/state.js";
+import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "../../src/adaptive/stats.js";
 import type { Engine } from "../../src/engine/engine.js";
 import { type Algorithm, simPolicy } from "./algorithms.js";
+import { type Feedback, IMMEDIATE, WINDOW_ROUNDS } from "./feedback.js";
 import type { Problem } from "./problems.js";
 import { streams } from "./random.js";
 
@@ -24,6 +29,17 @@ export interface RunOptions {
   readonly checkpoints: number;
   /** Called with the rounds done, every 5% of the run. */
   readonly onProgress?: (done: number) => void;
+  /** When rewards arrive (default: at once). */
+  readonly feedback?: Feedback;
+  /** Judge arms by their plain counts, open decisions as zeros (the comparison for the delay model). */
+  readonly naive?: boolean;
+}
+
+interface DueReward {
+  readonly arm: number;
+  readonly delay: number;
+  readonly reward: number;
+  readonly x: Float64Array | undefined;
 }
 
 export interface Run {
@@ -40,8 +56,15 @@ export function simulate(engine: Engine, problem: Problem, algorithm: Algorithm,
   const policy = simPolicy(engine, problem, algorithm);
   const random = streams(options.seed);
   engine.seed(options.seed);
+  const feedback = options.feedback ?? IMMEDIATE;
   const dimension = policy?.dimension ?? 0;
+  const state = new PolicyState();
   const arms = Array.from({ length: problem.armCount }, () => emptyStats(dimension));
+  policy?.armKeys.forEach((key, i) => state.population.set(key, arms[i]!));
+  const delays = emptyStats(0);
+  state.population.set(DELAYS, delays);
+  const due = new Map<number, DueReward[]>();
+  const judged = (t: number): readonly ArmStats[] => (feedback === IMMEDIATE || options.naive ? arms : state.populationArms(policy!, t));
   const x = dimension > 0 ? new Float64Array(dimension) : undefined;
   const cacheRounds = policy?.kind === "thompson" ? THOMPSON_CACHE_ROUNDS : 1;
   const every = rounds / checkpoints;
@@ -56,13 +79,31 @@ export function simulate(engine: Engine, problem: Problem, algorithm: Algorithm,
     const round = problem.round(random.context);
     let arm: number;
     if (policy) {
+      for (const r of due.get(t) ?? []) {
+        observeReward(arms[r.arm]!, r.reward, r.x);
+        observe(delays, r.delay); // as the learner learns a delay: when its reward arrives
+      }
+      due.delete(t);
       if (t % cacheRounds === 0) cache = emptyCache();
       if (x) encodeFeatures(policy.params.features, round.context, x);
-      arm = chooseArm(engine, policy, arms, x, cache).arm;
-      observe(arms[arm]!, problem.reward(round.means[arm]!, random.reward), x);
+      arm = chooseArm(engine, policy, judged(t), x, cache).arm;
+      const reward = problem.reward(round.means[arm]!, random.reward);
+      const delay = feedback.delay(random.reward);
+      if (delay === 0) observe(arms[arm]!, reward, x);
+      else {
+        observeTrial(arms[arm]!, x);
+        state.opened(policy.armKeys[arm]!, t, WINDOW_ROUNDS);
+        if (delay <= WINDOW_ROUNDS && reward !== 0) {
+          const list = due.get(t + delay);
+          const entry = { arm, delay, reward, x: x && Float64Array.from(x) };
+          if (list) list.push(entry);
+          else due.set(t + delay, [entry]);
+        }
+      }
     } else {
       arm = Math.floor(random.baseline() * problem.armCount);
       problem.reward(round.means[arm]!, random.reward); // keeps the reward stream in step with the policies'
+      feedback.delay(random.reward);
     }
     const best = Math.max(...round.means);
     total += best - round.means[arm]!;

@@ -2,6 +2,7 @@
 // sd), how it compares with uniform random, how often the best arm was played at the end, and
 // how fast regret still grows (second half against first, log-log slope over the last decade).
 import type { Algorithm } from "./algorithms.js";
+import type { Feedback } from "./feedback.js";
 import type { Problem } from "./problems.js";
 import type { Run } from "./simulate.js";
 
@@ -10,6 +11,9 @@ export interface Summary {
   readonly algorithm: string;
   readonly label: string;
   readonly kind: Algorithm["kind"];
+  /** When rewards arrived, and whether arms were judged by the naive count rather than the delay model. */
+  readonly feedback: Feedback["key"];
+  readonly naive: boolean;
   readonly seeds: number;
   readonly rounds: number;
   readonly finalRegret: { readonly mean: number; readonly sd: number };
@@ -35,7 +39,12 @@ export function meanSd(values: ArrayLike<number>): { mean: number; sd: number } 
   return { mean, sd: n > 1 ? Math.sqrt(squares / (n - 1)) : 0 };
 }
 
-export function summarize(problem: Problem, algorithm: Algorithm, runs: readonly Run[], rounds: number): Omit<Summary, "ofUniform"> {
+export interface Variant {
+  readonly feedback: Feedback;
+  readonly naive: boolean;
+}
+
+export function summarize(problem: Problem, algorithm: Algorithm, runs: readonly Run[], rounds: number, variant?: Variant): Omit<Summary, "ofUniform"> {
   const points = runs[0]!.regret.length;
   const mean = new Float64Array(points);
   const sd = new Float64Array(points);
@@ -51,8 +60,10 @@ export function summarize(problem: Problem, algorithm: Algorithm, runs: readonly
   return {
     problem: problem.key,
     algorithm: algorithm.key,
-    label: algorithm.label,
+    label: variant?.naive ? `${algorithm.label}, naive count` : algorithm.label,
     kind: algorithm.kind,
+    feedback: variant?.feedback.key ?? "immediate",
+    naive: variant?.naive ?? false,
     seeds: runs.length,
     rounds,
     finalRegret: meanSd(runs.map((r) => r.regret[last]!)),

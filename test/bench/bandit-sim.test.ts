@@ -3,9 +3,10 @@
 // `npm run bench:bandit`.
 import { beforeAll, describe, expect, it } from "vitest";
 import { LINEAR_THOMPSON, LINUCB, NON_CONTEXTUAL, THOMPSON, UNIFORM, type Algorithm } from "../../bench/bandit-sim/algorithms.js";
-import { beatsNonContextual, playsBestArm, sublinear } from "../../bench/bandit-sim/checks.js";
+import { beatsNonContextual, delayCost, playsBestArm, sublinear } from "../../bench/bandit-sim/checks.js";
+import { EXPONENTIAL, type Feedback } from "../../bench/bandit-sim/feedback.js";
 import { regretPlot } from "../../bench/bandit-sim/plot.js";
-import { BERNOULLI, CONTEXTUAL, type Problem } from "../../bench/bandit-sim/problems.js";
+import { BERNOULLI, CONTEXTUAL, GAUSSIAN, type Problem } from "../../bench/bandit-sim/problems.js";
 import { simulate } from "../../bench/bandit-sim/simulate.js";
 import { type Summary, againstUniform, summarize } from "../../bench/bandit-sim/summary.js";
 import { type Engine, loadEngine } from "../../src/index.js";
@@ -17,9 +18,10 @@ beforeAll(async () => {
 
 const CHECKPOINTS = 100;
 
-function run(problem: Problem, algorithms: readonly Algorithm[], rounds: number, seeds: readonly number[]): Summary[] {
+function run(problem: Problem, algorithms: readonly Algorithm[], rounds: number, seeds: readonly number[], feedback?: Feedback, naive = false): Summary[] {
+  const variant = feedback && { feedback, naive };
   return againstUniform(
-    algorithms.map((algorithm) => summarize(problem, algorithm, seeds.map((seed) => simulate(engine, problem, algorithm, { rounds, seed, checkpoints: CHECKPOINTS })), rounds)),
+    algorithms.map((algorithm) => summarize(problem, algorithm, seeds.map((seed) => simulate(engine, problem, algorithm, { rounds, seed, checkpoints: CHECKPOINTS, feedback, naive })), rounds, variant)),
   );
 }
 
@@ -56,6 +58,20 @@ describe("bandit simulation", () => {
       const check = beatsNonContextual(summaries, CONTEXTUAL.key, contextual.key);
       expect(check.pass, check.detail).toBe(true);
     }
+  });
+
+  it("with exponential delays Thompson stays sublinear and within 2× of its regret with rewards at once", () => {
+    const summaries = [...run(BERNOULLI, [THOMPSON, UNIFORM], 100_000, [1, 2, 3]), ...run(BERNOULLI, [THOMPSON], 100_000, [1, 2, 3], EXPONENTIAL)];
+    const cost = delayCost(summaries, BERNOULLI.key, THOMPSON.key, "exponential");
+    const slow = sublinear(summaries, BERNOULLI.key, THOMPSON.key, "exponential");
+    expect(cost.pass, cost.detail).toBe(true);
+    expect(slow.pass, slow.detail).toBe(true);
+  });
+
+  it("the delay model learns faster than counting open decisions as zeros (Thompson, Gaussian arms, exponential delays)", () => {
+    const [model] = run(GAUSSIAN, [THOMPSON], 100_000, [1, 2, 3], EXPONENTIAL);
+    const [naive] = run(GAUSSIAN, [THOMPSON], 100_000, [1, 2, 3], EXPONENTIAL, true);
+    expect(model!.finalRegret.mean).toBeLessThan(naive!.finalRegret.mean);
   });
 
   it("plots every algorithm, and says when uniform random runs off the chart", () => {
