@@ -1,0 +1,73 @@
+// The loop a new user runs, end to end in a real process: `vane serve --weights-every 1` on the
+// demo project, decisions through /v1/decide/batch, clicks as track events, and the served
+// bundle's weights moving to the arm that earns them within a few seconds, with no restart.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Bundle } from "../../src/bundle/types.js";
+import { tempDir } from "./helpers.js";
+
+const ROOT = new URL("../../", import.meta.url);
+const READY = "Stop with Ctrl-C.";
+const POLICY = "recs-strategy";
+const GOOD_ARM = "personal";
+
+const started: ChildProcessWithoutNullStreams[] = [];
+afterEach(() => {
+  for (const child of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+});
+
+async function serve(dataDir: string): Promise<{ url: string; pk: string; sk: string }> {
+  const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--weights-every", "1"], { cwd: ROOT });
+  started.push(child);
+  let out = "";
+  await new Promise<void>((ready, fail) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(READY)) ready();
+    });
+    child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${out}`)));
+  });
+  const match = (pattern: RegExp) => pattern.exec(out)?.[1] ?? "";
+  return { url: match(/is listening on (\S+)/), pk: match(/publishable key\s+(\S+)/), sk: match(/server-side key\s+(\S+)/) };
+}
+
+async function post(url: string, key: string, body: unknown): Promise<Response> {
+  return fetch(url, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+}
+
+function servedWeights(bundle: Bundle): { keys: string[]; weights: number[] | undefined } {
+  for (const layer of bundle.layers) {
+    const policy = layer.policies.find((p) => p.id === POLICY);
+    if (policy) return { keys: policy.allocations.map((a) => a.key), weights: policy.weights };
+  }
+  throw new Error(`the demo bundle has no ${POLICY}`);
+}
+
+describe("published weights follow what the policy learns", () => {
+  it("moves the served weights to the clicked arm within seconds of --weights-every 1", async () => {
+    const { url, pk, sk } = await serve(tempDir());
+    // 200 decisions, a click on half of the good arm's and on none of the others'.
+    let clicks = 0;
+    for (let round = 0; round < 2; round++) {
+      const decisions = Array.from({ length: 100 }, (_, i) => ({ policyId: POLICY, context: { userId: `u-${round}-${i}`, accountId: `acct-${i % 7}`, country: "US" } }));
+      const res = await post(`${url}/v1/decide/batch`, sk, { decisions });
+      expect(res.status).toBe(200);
+      const { results } = (await res.json()) as { results: { decisionId: string; allocationKey: string }[] };
+      const events = results
+        .filter((r, i) => r.allocationKey === GOOD_ARM && i % 2 === 0)
+        .map((r, i) => ({ type: "track", event: "click", unitKey: `u-${round}-${i}`, decisionId: r.decisionId, timestamp: new Date().toISOString() }));
+      clicks += events.length;
+      if (events.length > 0) expect((await post(`${url}/v1/events/batch`, sk, { events })).status).toBe(200);
+    }
+    expect(clicks).toBeGreaterThan(5);
+    // Poll as an SDK would; the publisher runs every second.
+    let last: { keys: string[]; weights: number[] | undefined } | undefined;
+    for (let attempt = 0; attempt < 60; attempt++) {
+      const res = await fetch(`${url}/v1/config/demo`, { headers: { Authorization: `Bearer ${pk}` } });
+      last = servedWeights((await res.json()) as Bundle);
+      if (last.weights && last.weights[last.keys.indexOf(GOOD_ARM)]! >= 0.5) break;
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    expect(last?.weights?.[last.keys.indexOf(GOOD_ARM)]).toBeGreaterThanOrEqual(0.5);
+  }, 60_000);
+});
