@@ -11,8 +11,17 @@ import { encodeFeatures } from "./features.js";
 import { DELAYS, LearnedState, POPULATION } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
-/** The adaptive policies running for a project and env now; undefined when there is no bundle. */
-export type CatalogSource = (projectId: string, env: string) => Promise<AdaptiveCatalog | undefined>;
+export interface Tenant {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+}
+
+/**
+ * The adaptive policies running for a project and env now, when its bundle belongs to the org;
+ * undefined otherwise: another org's events never teach a policy, whatever project they name.
+ */
+export type CatalogSource = (tenant: Tenant) => Promise<AdaptiveCatalog | undefined>;
 
 export interface LearnerOptions {
   readonly store: LearningStore;
@@ -79,15 +88,15 @@ export class Learner {
     if (through === this.position) return false;
     const step = new Step(this.state);
     const catalogs = new Map<string, Promise<AdaptiveCatalog | undefined>>();
-    const catalogOf = (projectId: string, env: string) => {
-      const key = `${projectId}\u0000${env}`;
+    const catalogOf = (event: LearningEvent) => {
+      const key = `${event.orgId}\u0000${event.projectId}\u0000${event.env}`;
       let found = catalogs.get(key);
-      if (!found) catalogs.set(key, (found = this.options.catalogs(projectId, env)));
+      if (!found) catalogs.set(key, (found = this.options.catalogs({ orgId: event.orgId, projectId: event.projectId, env: event.env })));
       return found;
     };
     const stored = await this.storedPending(page);
     for (const event of page) {
-      const catalog = await catalogOf(event.projectId, event.env);
+      const catalog = await catalogOf(event);
       if (!catalog) continue;
       if (event.type === "track") step.rewarded(event, catalog, stored.get(event.decisionId));
       else step.decided(event, catalog, stored.get(event.decisionId));

@@ -7,6 +7,8 @@ import type { StoredEvent } from "../store/types.js";
 import type { LoggedDecision } from "./off-policy.js";
 
 export interface OutcomeScope {
+  /** The org of the policy's bundle: another org's events never count, whatever project they name. */
+  readonly orgId: string;
   readonly projectId: string;
   readonly env: string;
   readonly policyId: string;
@@ -49,7 +51,7 @@ export class PolicyOutcomes {
   }
 
   observe(event: StoredEvent): void {
-    if (event.projectId !== this.scope.projectId || event.env !== this.scope.env) return;
+    if (event.projectId !== this.scope.projectId || event.env !== this.scope.env || event.orgId !== this.scope.orgId) return;
     if (event.type === "decision") this.addDecision(event);
     else if (event.type === "track" && event.name === this.scope.reward?.event) this.addReward(event);
   }

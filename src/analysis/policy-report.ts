@@ -37,6 +37,8 @@ export interface PolicyReport {
 
 export interface ReportSubject {
   readonly policy: Policy;
+  /** The org of the bundle the policy is in. */
+  readonly orgId: string;
   readonly projectId: string;
   readonly env: string;
 }

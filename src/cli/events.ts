@@ -1,8 +1,10 @@
 // `vane events discovered|list|count`: a look at stored events from the command line. `list`
 // prints one compact JSON object per line (newest first), so its output pipes into jq.
 import { resolve } from "node:path";
-import type { EventFilter, EventType, SequencedEvent } from "../store/types.js";
-import { dataHelp, DEFAULT_DATA_DIR, UsageError, integerOption, parseVerbArgs } from "./args.js";
+import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
+import type { EventFilter, EventStore, EventType, SequencedEvent } from "../store/types.js";
+import { CliError, dataHelp, DEFAULT_DATA_DIR, UsageError, integerOption, parseVerbArgs } from "./args.js";
+import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
 import { withStores } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
@@ -17,10 +19,11 @@ Lists auto-discovered events: track events whose name no event definition of the
 per project and env, with how often and when they were first and last seen.
 ${dataHelp(15)}`;
 
-const FILTER_HELP = `  --project P  only events of project P
+const FILTER_HELP = `  --org O      only events of organization O
+  --project P  only events of project P (a project with events of two organizations needs --org)
   --type T     only events of type T: ${EVENT_TYPES.join(", ")}`;
 
-const LIST_USAGE = `Usage: vane events list [--project P] [--type T] [--limit ${DEFAULT_LIMIT}] [--data DIR]
+const LIST_USAGE = `Usage: vane events list [--org O] [--project P] [--type T] [--limit ${DEFAULT_LIMIT}] [--data DIR]
 
 Prints stored events newest first, one compact JSON object per line: the event as accepted
 (tenant fields set from its key) with seq, id, receivedAt and discovered.
@@ -28,19 +31,40 @@ ${FILTER_HELP}
   --limit N    at most N events (default ${DEFAULT_LIMIT})
 ${dataHelp(15)}`;
 
-const COUNT_USAGE = `Usage: vane events count [--project P] [--type T] [--data DIR]
+const COUNT_USAGE = `Usage: vane events count [--org O] [--project P] [--type T] [--data DIR]
 
 Prints how many events are stored.
 ${FILTER_HELP}
 ${dataHelp(15)}`;
 
-const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
-const FILTER_OPTIONS = { ...DATA_OPTION, project: { type: "string" }, type: { type: "string" } } as const;
+const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}] [--data DIR]
 
-function filterOf(values: { project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
+Deletes events received more than --retain-days ago that every derived copy (the Parquet files
+and the learner) has read past, and forgets event ids older than --dedup-hours; \`vane serve\` does
+the same every minute with its own options. The Parquet files are never pruned.
+  --retain-days D  keep events this many days (default ${DEFAULT_RETENTION.retainMs / DAY_MS}; fractions allowed)
+  --dedup-hours H  recognise a resent event id this many hours (default ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS})
+${dataHelp(17)}`;
+
+const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
+const FILTER_OPTIONS = { ...DATA_OPTION, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
+
+function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
   const type = values.type as EventType | undefined;
   if (type !== undefined && !EVENT_TYPES.includes(type)) throw new UsageError(`--type must be one of ${EVENT_TYPES.join(", ")}, got "${values.type}"`, usage);
-  return { ...(values.project !== undefined && { projectId: values.project }), ...(type !== undefined && { type }) };
+  return {
+    ...(values.org !== undefined && { orgId: values.org }),
+    ...(values.project !== undefined && { projectId: values.project }),
+    ...(type !== undefined && { type }),
+  };
+}
+
+/** A project id alone may name projects of two organizations in an old store: then --org must say which. */
+async function unambiguous(events: EventStore, filter: Omit<EventFilter, "limit">): Promise<Omit<EventFilter, "limit">> {
+  if (filter.projectId === undefined || filter.orgId !== undefined) return filter;
+  const orgs = await events.orgsWithEvents(filter.projectId);
+  if (orgs.length > 1) throw new CliError(`project ${filter.projectId} has events of ${orgs.length} organizations (${orgs.join(", ")}): pass --org`);
+  return filter;
 }
 
 /** The line `events list` prints: the accepted body, led by what the server added. */
@@ -78,8 +102,8 @@ const listVerb: Verb = {
       positionals: [0, 0],
     });
     const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_LIMIT, usage: LIST_USAGE });
-    const filter = { ...filterOf(values, LIST_USAGE), limit };
-    const events = await withStores(values.data, "existing", (stores) => stores.events.list(filter));
+    const filter = filterOf(values, LIST_USAGE);
+    const events = await withStores(values.data, "existing", async (stores) => stores.events.list({ ...(await unambiguous(stores.events, filter)), limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -94,13 +118,37 @@ const countVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
     const filter = filterOf(values, COUNT_USAGE);
-    io.out(String(await withStores(values.data, "existing", (stores) => stores.events.count(filter))));
+    io.out(String(await withStores(values.data, "existing", async (stores) => stores.events.count(await unambiguous(stores.events, filter)))));
+    return 0;
+  },
+};
+
+const pruneVerb: Verb = {
+  name: "prune",
+  summary: "delete events past retention that every derived copy has read",
+  usage: PRUNE_USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, {
+      usage: PRUNE_USAGE,
+      options: {
+        ...DATA_OPTION,
+        "retain-days": { type: "string", default: String(DEFAULT_RETENTION.retainMs / DAY_MS) },
+        "dedup-hours": { type: "string", default: String(DEFAULT_RETENTION.dedupWindowMs / HOUR_MS) },
+      },
+      positionals: [0, 0],
+    });
+    const retention = {
+      retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: PRUNE_USAGE }),
+      dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: PRUNE_USAGE }),
+    };
+    const pruned = await withStores(values.data, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
+    io.out(`Pruned ${pruned.events} events and ${pruned.eventIds} remembered event ids from ${resolve(values.data)}.`);
     return 0;
   },
 };
 
 export const eventsGroup: VerbGroup = {
   name: "events",
-  summary: "look at stored and auto-discovered events",
-  verbs: [discoveredVerb, listVerb, countVerb],
+  summary: "look at, count and prune stored events",
+  verbs: [discoveredVerb, listVerb, countVerb, pruneVerb],
 };

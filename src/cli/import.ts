@@ -11,6 +11,7 @@ import { dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
 import { type ImportPlan, type PlannedBundle, checkImport, readJsonFile, storeProblems } from "./import-file.js";
 import { type Io, plural, problemList } from "./output.js";
 import { nodeSha256, storeExists, withStores } from "./store-access.js";
+import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane import FILE [--data DIR]
@@ -41,7 +42,7 @@ export const importVerb: Verb = {
     // A new store has nothing to compare with: refuse without creating the folder.
     if (problems.length > 0 && !storeExists(values.data)) return refuse(io, file, problems);
     return withStores(values.data, "create", async (stores) => {
-      problems.push(...(await storeProblems(plan.bundles, stores.bundles)));
+      problems.push(...(await storeProblems(plan.bundles, stores.bundles)), ...(await tenancyProblems(plan, stores.bundles)));
       if (problems.length > 0) return refuse(io, file, problems);
       const lines = await write(stores, plan);
       io.out([`Imported ${plural(plan.keys.length, "key")} and ${plural(plan.bundles.length, "bundle")} into ${resolve(values.data)}`, ...lines].join("\n"));

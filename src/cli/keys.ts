@@ -11,6 +11,7 @@ import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "./key-checks.js";
 import { describeKey, keyStatus, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
 import { nodeSha256, withStores } from "./store-access.js";
+import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P] --scopes S1,S2 [--kind sk]
@@ -92,7 +93,11 @@ const createVerb: Verb = {
       io.err([`vane keys create: refused`, ...lines].join("\n"));
       return 2;
     }
-    const created = await withStores(values.data, "create", (stores) => createKey(stores.keys, { kind, ...input }, { sha256: nodeSha256, now }));
+    const created = await withStores(values.data, "create", async (stores) => {
+      const [refused] = await tenancyProblems({ keys: [input], bundles: [] }, stores.bundles);
+      if (refused !== undefined) throw new CliError(`refused: --project ${refused.message}`);
+      return createKey(stores.keys, { kind, ...input }, { sha256: nodeSha256, now });
+    });
     io.out(newKeyText(`Created key ${created.record.id} (${describeKey(created.record)}${limitsText(created.record)}) in ${resolve(values.data)}`, created.secret));
     return 0;
   },

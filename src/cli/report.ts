@@ -61,14 +61,14 @@ async function findPolicy(bundles: BundleStore, ref: string, where: { project: s
     if (stored === undefined) throw new CliError(`no bundle for ${project}/${env}`);
     const policy = policyIn(stored.bundle, ref);
     if (policy === undefined) throw new CliError(`no policy "${ref}" in the bundle of ${project}/${env}`);
-    return { policy, projectId: project, env };
+    return { policy, orgId: stored.bundle.orgId, projectId: project, env };
   }
   const found: ReportSubject[] = [];
   for (const summary of await bundles.list()) {
     if (summary.env !== env) continue;
     const stored = await bundles.get(summary.projectId, env);
     const policy = stored === undefined ? undefined : policyIn(stored.bundle, ref);
-    if (policy !== undefined) found.push({ policy, projectId: summary.projectId, env });
+    if (policy !== undefined) found.push({ policy, orgId: summary.orgId, projectId: summary.projectId, env });
   }
   if (found.length === 0) throw new CliError(`no ${env} bundle has a policy "${ref}"`);
   if (found.length > 1) throw new CliError(`the ${env} bundles of ${found.map((f) => f.projectId).join(", ")} all have a policy "${ref}"; pass --project`);
@@ -82,8 +82,8 @@ function policyIn(bundle: Bundle, ref: string): Policy | undefined {
 }
 
 async function readOutcomes(events: EventStore, subject: ReportSubject): Promise<PolicyOutcomes> {
-  const { policy, projectId, env } = subject;
-  const outcomes = new PolicyOutcomes({ projectId, env, policyId: policy.id, reward: policy.reward });
+  const { policy, orgId, projectId, env } = subject;
+  const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
   for (let after = 0; ; ) {
     const page = await events.readAfter(after, PAGE_EVENTS);
     for (const { event } of page) outcomes.observe(event);

@@ -3,7 +3,9 @@
 // when the service has answered for it: a 503 or 429 stored nothing, so the same events go again
 // after Retry-After (and nothing else is sent before then); a 200 is final, pipelineErrors or
 // not (a resend would duplicate the batch); other refusals are reported and dropped, since
-// resending cannot change them.
+// resending cannot change them. Every event gets an `id` when queued, so a batch resent after a
+// network failure whose answer was lost is stored once (the service remembers ids for a window).
+import { uuidv7 } from "../ids/uuidv7.js";
 import { type Service, authorization, endpoint, failure } from "./http.js";
 
 /** The contract's limit per request. */
@@ -54,6 +56,7 @@ export class EventQueue {
   constructor(private readonly options: EventQueueOptions) {}
 
   add(event: OutgoingEvent): void {
+    event.id ??= uuidv7(Date.now());
     this.waiting.push(event);
     if (this.waiting.length > MAX_QUEUED_EVENTS) {
       const dropped = this.waiting.splice(0, this.waiting.length - MAX_QUEUED_EVENTS).length;
@@ -145,8 +148,8 @@ export class EventQueue {
         keepalive,
       });
     } catch (error) {
-      // Unreachable: most likely nothing arrived. (An answer lost on the way back would make
-      // this resend a duplicate; the server assigns event ids, so it cannot tell.)
+      // Unreachable, or the answer was lost on the way back: the resend carries the same event
+      // ids, so whatever did arrive is not stored twice.
       onError(error);
       return Math.min(FIRST_BACKOFF_MS * 2 ** this.failures++, MAX_BACKOFF_MS);
     }

@@ -10,6 +10,7 @@ import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { RateLimiter } from "./auth/rate-limiter.js";
 import { BundleCache } from "./bundle-cache.js";
+import { ProjectOwners } from "./project-owners.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { AppEnv } from "./env.js";
 import { errorBody, fail } from "./errors.js";
@@ -127,7 +128,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, pipelines, clock }));
+  const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {

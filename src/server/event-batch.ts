@@ -5,6 +5,7 @@ import type { KeyRecord, StoredEvent } from "../store/types.js";
 import type { EventCatalog } from "./events/schemas.js";
 import { formatViolations } from "./events/schemas.js";
 import { validateEvent } from "./events/validate-event.js";
+import { show } from "../bundle/validate-values.js";
 import { deeperThan } from "./json-depth.js";
 import { MAX_JSON_DEPTH } from "./request.js";
 
@@ -33,6 +34,8 @@ export interface BatchSource {
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
   readonly receivedAt: string;
+  /** Whether the key's organization may write events into this project (tenancy.ts). */
+  owns(projectId: string): Promise<boolean> | boolean;
   /** The project's event definitions; undefined when the project has no bundle for env. */
   catalog(projectId: string, env: string): Promise<EventCatalog | undefined> | EventCatalog | undefined;
   newId(): string;
@@ -55,6 +58,10 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
     const projectId = source.key.projectId ?? event.projectId ?? source.projectHeader;
     if (projectId === undefined) {
       batch.validationErrors.push({ index, error: "projectId is required on each event with an organization-scoped key" });
+      continue;
+    }
+    if (!(await source.owns(projectId))) {
+      batch.validationErrors.push({ index, error: `projectId ${show(projectId)} is not a project of this key's organization` });
       continue;
     }
     const env = event.env ?? source.defaultEnv;
@@ -81,6 +88,7 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
       timestamp: event.timestamp,
       name: event.name,
       decisionId: event.decisionId,
+      clientId: event.id,
       discovered: discovered || undefined,
       body,
     });

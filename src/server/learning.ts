@@ -12,10 +12,10 @@ export function createLearner(deps: { readonly stores: Stores; readonly engine: 
   return new Learner({
     store: deps.stores.learning,
     now: () => deps.clock.now(),
-    catalogs: async (projectId, env) => {
+    catalogs: async ({ orgId, projectId, env }) => {
       const found = await bundles.lookup(projectId, env);
       if (found.status === "unavailable") throw new Error(`bundle store unavailable for ${projectId}/${env}`);
-      return found.status === "found" ? adaptiveCatalog(found.entry.compiled) : undefined;
+      return found.status === "found" && found.entry.bundle.orgId === orgId ? adaptiveCatalog(found.entry.compiled) : undefined;
     },
   });
 }

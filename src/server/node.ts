@@ -8,6 +8,7 @@ import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { fileSinkFor } from "../store/parquet/file-sink.js";
 import { ParquetPipeline } from "../store/parquet/pipeline.js";
+import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
 import { systemClock } from "./clock.js";
@@ -25,10 +26,15 @@ export interface NodeServerOptions {
   readonly learnMs?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
+  /** How long events and event ids are kept (store/retention.ts). */
+  readonly retention?: Retention;
+  /** How often retention runs. */
+  readonly pruneMs?: number;
 }
 
 export const DEFAULT_LEARN_MS = 200;
 export const DEFAULT_WEIGHTS_MS = 60_000;
+export const DEFAULT_PRUNE_MS = 60_000;
 
 /** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
 function every(ms: number, label: string, task: () => Promise<unknown>): () => void {
@@ -65,6 +71,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp()),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish()),
+    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now())),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
   return new Promise((resolve, reject) => {

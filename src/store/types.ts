@@ -58,7 +58,15 @@ export interface BundleStore {
   get(projectId: string, env: string): Promise<StoredBundle | undefined>;
   /** The stored bundle's version, without reading the bundle: the cheap freshness check. */
   version(projectId: string, env: string): Promise<string | undefined>;
-  /** Stores the bundle for its projectId/env, replacing the one there. */
+  /**
+   * The organizations whose bundles name this project (any env): a project belongs to the org of
+   * its bundles. More than one only in a store written before put() refused a second org.
+   */
+  orgsOf(projectId: string): Promise<string[]>;
+  /**
+   * Stores the bundle for its projectId/env, replacing the one there. Rejects (ProjectOwnedElsewhere)
+   * a bundle for a project whose bundles belong to another organization.
+   */
   put(bundle: Bundle, storedAt: string): Promise<void>;
   /**
    * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
@@ -87,6 +95,8 @@ export interface StoredEvent {
   /** A track event's name. */
   readonly name?: string;
   readonly decisionId?: string;
+  /** The event's own `id`, set by its sender: stored once per org, project and id within the dedup window. */
+  readonly clientId?: string;
   /** A track event whose name matches no event definition: counted as auto-discovered. */
   readonly discovered?: boolean;
   /** The event as accepted, with orgId/projectId/env set from the key. */
@@ -101,8 +111,29 @@ export interface SequencedEvent {
 }
 
 export interface AppendReceipt {
-  /** Sequence of the batch's last event; for an empty batch, the last stored (0 when none). */
+  /** Sequence of the batch's last stored event; when none was stored, the last stored (0 when none). */
   readonly lastSeq: number;
+  /** Events stored by this append. */
+  readonly stored: number;
+  /** Events not stored because their clientId was seen within the dedup window (or earlier in the batch). */
+  readonly duplicates: number;
+}
+
+/** What a retention run removed (EventStore.prune). */
+export interface PruneReceipt {
+  readonly events: number;
+  readonly eventIds: number;
+}
+
+export interface PruneRule {
+  /** Events received before this time (ms since the epoch) may go... */
+  readonly eventsBeforeMs: number;
+  /** ...once every derived copy (these checkpoints) has passed them. */
+  readonly derived: readonly string[];
+  /** Remembered event ids older than this (ms since the epoch) are forgotten. */
+  readonly idsBeforeMs: number;
+  /** Rows deleted per transaction, so a long prune never holds the store (and event loop) for long. */
+  readonly chunk?: number;
 }
 
 export interface DiscoveredEvent {
@@ -116,6 +147,7 @@ export interface DiscoveredEvent {
 }
 
 export interface EventFilter {
+  readonly orgId?: string;
   readonly projectId?: string;
   readonly type?: EventType;
   /** Newest first; at most this many. */
@@ -133,6 +165,10 @@ export interface EventStore {
   /** Stored events, newest first. */
   list(filter?: EventFilter): Promise<SequencedEvent[]>;
   count(filter?: Omit<EventFilter, "limit">): Promise<number>;
+  /** The organizations with events in this project: a CLI filter by project alone must be unambiguous. */
+  orgsWithEvents(projectId: string): Promise<string[]>;
+  /** Deletes what the rule lets go, oldest first, in chunks; never an event a derived copy has not passed. */
+  prune(rule: PruneRule): Promise<PruneReceipt>;
   discovered(): Promise<DiscoveredEvent[]>;
   /** Where a secondary pipeline has delivered up to (0 when never). */
   checkpoint(pipeline: string): Promise<number>;

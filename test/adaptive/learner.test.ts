@@ -33,7 +33,7 @@ afterEach(() => {
 
 function learnerOn(stores: Stores, policy: Partial<Policy> = {}): Learner {
   const catalog = adaptiveCatalog(compileBundle(policyBundle({ ...policy }, 2), engine));
-  return new Learner({ store: stores.learning, now: () => now, catalogs: async (p) => (p === "proj" ? catalog : undefined) });
+  return new Learner({ store: stores.learning, now: () => now, catalogs: async ({ projectId }) => (projectId === "proj" ? catalog : undefined) });
 }
 
 function event(type: "decision" | "exposure" | "track", fields: Partial<StoredEvent> & { body?: Record<string, unknown> }, at = now): StoredEvent {
@@ -178,7 +178,7 @@ describe("Learner, decisions from every source", () => {
     const learner = new Learner({
       store: sqlite.learning,
       now: () => now,
-      catalogs: async (p) => (p === "proj" || p === "projB" ? adaptiveCatalog(compileBundle(policyBundle({}, 2), engine)) : undefined),
+      catalogs: async ({ projectId: p }) => (p === "proj" || p === "projB" ? adaptiveCatalog(compileBundle(policyBundle({}, 2), engine)) : undefined),
     });
     await sqlite.events.append([decision("d1", "k0"), decision("d2", "k1")]);
     await learner.catchUp();

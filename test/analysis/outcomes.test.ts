@@ -6,7 +6,7 @@ const T0 = Date.parse("2026-05-01T12:00:00.000Z");
 const HOUR_MS = 3_600_000;
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-const BINARY: OutcomeScope = { projectId: "shop", env: "production", policyId: "cta", reward: { event: "purchase", type: "binary", windowSeconds: 3600 } };
+const BINARY: OutcomeScope = { orgId: "org-1", projectId: "shop", env: "production", policyId: "cta", reward: { event: "purchase", type: "binary", windowSeconds: 3600 } };
 const VALUE: OutcomeScope = { ...BINARY, reward: { event: "purchase", type: "value", windowSeconds: 3600 } };
 
 interface DecisionSpec {

@@ -15,6 +15,7 @@ const VERBS = [
   ["events", "discovered"],
   ["events", "list"],
   ["events", "count"],
+  ["events", "prune"],
   ["report"],
 ];
 
@@ -49,7 +50,7 @@ describe("vane help and usage errors", () => {
   it("vane --help and vane help VERB; bare vane is a usage error", async () => {
     const help = await vane("--help");
     expect(help.code).toBe(0);
-    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|list|get", "events discovered|list|count"]) {
+    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|list|get", "events discovered|list|count|prune"]) {
       expect(help.out).toContain(`\n  ${verb} `);
     }
     expect((await vane("help", "import")).out.startsWith("Usage: vane import FILE")).toBe(true);

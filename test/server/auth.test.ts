@@ -121,12 +121,17 @@ describe("org-scoped keys", () => {
   });
 
   it("events take their projectId from each event; the organization always from the key", async () => {
+    await server.putBundle({ ...sampleBundle(), projectId: "proj-9" });
     const key = await sdkKey({ projectId: null });
     const event = { type: "track", unitKey: "org-scoped-unit", timestamp: "2026-11-21T12:00:00Z", event: "click", orgId: "someone-else" };
-    const response = await call(server, "/v1/events", { key, body: { events: [{ ...event, projectId: "proj-9" }, event] } });
+    const response = await call(server, "/v1/events", { key, body: { events: [{ ...event, projectId: "proj-9" }, event, { ...event, projectId: "proj-unknown" }] } });
     const body = (await response.json()) as { accepted: number; validationErrors: { index: number; error: string }[] };
     expect(body.accepted).toBe(1);
-    expect(body.validationErrors.map((e) => e.index)).toEqual([1]);
+    expect(body.validationErrors).toEqual([
+      { index: 1, error: "projectId is required on each event with an organization-scoped key" },
+      // No bundle of the key's organization names it: not a project of this organization.
+      { index: 2, error: `projectId "proj-unknown" is not a project of this key's organization` },
+    ]);
     const [stored] = await server.stores.events.list({ projectId: "proj-9" });
     expect(stored?.event).toMatchObject({ orgId: ORG, projectId: "proj-9", unitKey: "org-scoped-unit" });
     expect(stored?.event.body.orgId).toBe(ORG);

@@ -32,13 +32,13 @@ function describeReadContract(stores: () => Stores): void {
   });
 
   it("gives later appends higher seqs; an empty batch answers the current last seq", async () => {
-    expect(await stores().events.append([])).toEqual({ lastSeq: 0 });
+    expect(await stores().events.append([])).toEqual({ lastSeq: 0, stored: 0, duplicates: 0 });
     const first = await stores().events.append(makeBatch("first", 2));
     const second = await stores().events.append(makeBatch("second", 2));
     expect(second.lastSeq).toBeGreaterThan(first.lastSeq);
     const after = await stores().events.readAfter(first.lastSeq, 10);
     expect(after.map((entry) => entry.event.id)).toEqual(["evt-second-0", "evt-second-1"]);
-    expect(await stores().events.append([])).toEqual({ lastSeq: second.lastSeq });
+    expect(await stores().events.append([])).toEqual({ lastSeq: second.lastSeq, stored: 0, duplicates: 0 });
   });
 
   it("pages through readAfter without gaps or repeats", async () => {

@@ -6,24 +6,49 @@ import type {
   DiscoveredEvent,
   EventFilter,
   EventStore,
+  PruneReceipt,
+  PruneRule,
   SequencedEvent,
   StoredEvent,
 } from "../../src/store/types.js";
 
 export class MemoryEventStore implements EventStore {
-  private readonly rows: SequencedEvent[] = [];
+  private rows: SequencedEvent[] = [];
+  private lastSeq = 0;
+  /** Remembered sender ids, by org, project and id: when each was seen. */
+  private readonly ids = new Map<string, number>();
   private readonly checkpoints = new Map<string, number>();
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
-    const start = this.rows.length;
-    const batch = events.map((event, i) => ({ seq: start + i + 1, event: structuredClone(event) }));
-    this.rows.push(...batch);
-    return { lastSeq: batch.at(-1)?.seq ?? 0 };
+    let stored = 0;
+    for (const event of events) {
+      if (event.clientId !== undefined) {
+        const id = JSON.stringify([event.orgId, event.projectId, event.clientId]);
+        if (this.ids.has(id)) continue;
+        this.ids.set(id, Date.parse(event.receivedAt));
+      }
+      this.rows.push({ seq: ++this.lastSeq, event: structuredClone(event) });
+      stored++;
+    }
+    return { lastSeq: this.lastSeq, stored, duplicates: events.length - stored };
   }
 
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
-    // seq is index + 1, so the rows after `afterSeq` start at index `afterSeq`.
-    return this.rows.slice(Math.max(afterSeq, 0), Math.max(afterSeq, 0) + limit);
+    return this.rows.filter((row) => row.seq > afterSeq).slice(0, limit);
+  }
+
+  async orgsWithEvents(projectId: string): Promise<string[]> {
+    return [...new Set(this.rows.filter(({ event }) => event.projectId === projectId).map(({ event }) => event.orgId))].sort();
+  }
+
+  async prune(rule: PruneRule): Promise<PruneReceipt> {
+    const derived = Math.min(...rule.derived.map((name) => this.checkpoints.get(name) ?? 0));
+    const before = this.rows.length;
+    this.rows = this.rows.filter(({ seq, event }) => seq > derived || Date.parse(event.receivedAt) >= rule.eventsBeforeMs);
+    let eventIds = 0;
+    for (const [id, seenAt] of this.ids) if (seenAt < rule.idsBeforeMs && this.ids.delete(id)) eventIds++;
+    const events = before - this.rows.length;
+    return { events, eventIds };
   }
 
   async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
@@ -65,6 +90,7 @@ export class MemoryEventStore implements EventStore {
   private matching(filter: Omit<EventFilter, "limit">): SequencedEvent[] {
     return this.rows.filter(
       ({ event }) =>
+        (filter.orgId === undefined || event.orgId === filter.orgId) &&
         (filter.projectId === undefined || event.projectId === filter.projectId) &&
         (filter.type === undefined || event.type === filter.type),
     );

@@ -176,7 +176,7 @@ describe("sqlite store: group commit", () => {
     const stores = openSqliteStores({ dataDir: dir });
     const pending = stores.events.append(makeBatch("late", 4));
     stores.close();
-    expect(await pending).toEqual({ lastSeq: 4 });
+    expect(await pending).toEqual({ lastSeq: 4, stored: 4, duplicates: 0 });
     expect(await open(dir).events.count()).toBe(4);
   });
 });

@@ -19,6 +19,8 @@ export interface ValidEvent {
   /** A track event's name (its `event` field, StoredEvent.name); undefined for other types. */
   readonly name: string | undefined;
   readonly decisionId: string | undefined;
+  /** The sender's id for the event, which makes a resend of it harmless. */
+  readonly id: string | undefined;
   /** Set by the event only for org-scoped keys; the server decides which to use. */
   readonly projectId: string | undefined;
   readonly env: string | undefined;
@@ -58,6 +60,7 @@ function view(type: EventType, e: Record<string, unknown>): ValidEvent {
     timestamp: e.timestamp as string,
     name: track ? (e.event as string) : undefined,
     decisionId: e.decisionId as string | undefined,
+    id: e.id as string | undefined,
     projectId: e.projectId as string | undefined,
     env: e.env as string | undefined,
     properties: track ? (e.properties as Record<string, unknown> | undefined) : undefined,
@@ -158,8 +161,15 @@ function attributionProblem(items: readonly unknown[]): string | undefined {
 
 const BASE_RULES: readonly FieldRule[] = [required("unitKey", NON_EMPTY_STRING), required("timestamp", TIMESTAMP)];
 
+export const MAX_EVENT_ID_LENGTH = 128;
+const EVENT_ID: Guard<string> = {
+  test: (v): v is string => typeof v === "string" && v.length > 0 && v.length <= MAX_EVENT_ID_LENGTH,
+  expected: `a string of 1 to ${MAX_EVENT_ID_LENGTH} characters`,
+};
+
 // Identifiers the server routes or joins on must be non-empty; descriptive fields are any string.
 const COMMON_OPTIONAL_RULES: readonly FieldRule[] = [
+  optional("id", EVENT_ID),
   optional("decisionId", NON_EMPTY_STRING),
   optional("projectId", NON_EMPTY_STRING),
   optional("env", NON_EMPTY_STRING),

@@ -10,6 +10,7 @@ import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
 import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
+import { OwnersUnavailable, type ProjectOwners } from "../project-owners.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
@@ -20,6 +21,7 @@ export interface EventsDependencies {
   readonly auth: AuthDependencies;
   readonly bundles: BundleCache;
   readonly events: EventStore;
+  readonly owners: ProjectOwners;
   readonly pipelines: readonly EventPipeline[];
   readonly clock: Clock;
 }
@@ -68,22 +70,24 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
         receivedAt: new Date(now).toISOString(),
+        owns: (projectId) => deps.owners.allows(key, projectId),
         catalog: (projectId, env) => catalog(projectId, env, key.orgId),
         newId: () => uuidv7(now),
       });
     } catch (error) {
-      if (error instanceof ConfigUnavailable) return notStored(c, [{ pipeline: "config", error: error.message }]);
+      if (error instanceof ConfigUnavailable || error instanceof OwnersUnavailable) return notStored(c, [{ pipeline: "config", error: error.message }]);
       throw error;
     }
     return store(c, batch);
   };
 
   const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
-    const accepted = batch.events.length;
+    let accepted = 0;
+    let duplicates = 0;
     let lastSeq = 0;
-    if (accepted > 0) {
+    if (batch.events.length > 0) {
       try {
-        lastSeq = (await deps.events.append(batch.events)).lastSeq;
+        ({ lastSeq, stored: accepted, duplicates } = await deps.events.append(batch.events));
       } catch (error) {
         return notStored(c, [{ pipeline: "primary", error: reason(error) }]);
       }
@@ -101,6 +105,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     }
     return c.json({
       accepted,
+      duplicates,
       pipelineWritten: accepted,
       parquetPipelineWritten: written.parquet ?? 0,
       validationErrors: batch.validationErrors.length > 0 ? batch.validationErrors : undefined,

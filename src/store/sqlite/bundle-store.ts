@@ -1,6 +1,7 @@
 // Config bundles, one per project and env, stored as JSON next to the columns that find them.
 import type { Database, Statement } from "better-sqlite3";
 import type { Bundle } from "../../bundle/types.js";
+import { ProjectOwnedElsewhere } from "../tenancy.js";
 import type { BundleStore, BundleSummary, StoredBundle } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
@@ -21,6 +22,8 @@ export class SqliteBundleStore implements BundleStore {
   private readonly putStmt: Statement<[BundleRow]>;
   private readonly replaceStmt: Statement<[BundleRow & { expected: string }]>;
   private readonly listStmt: Statement<[], SummaryRow>;
+  private readonly orgsStmt: Statement<[string], string>;
+  private readonly otherOwnerStmt: Statement<[string, string], string>;
   private readonly pingStmt: Statement<[]>;
 
   constructor(
@@ -44,6 +47,10 @@ export class SqliteBundleStore implements BundleStore {
     this.listStmt = db.prepare(
       "SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env",
     );
+    this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM bundles WHERE project_id = ? ORDER BY org_id").pluck();
+    this.otherOwnerStmt = db
+      .prepare<[string, string], string>("SELECT org_id FROM bundles WHERE project_id = ? AND org_id != ? LIMIT 1")
+      .pluck();
     this.pingStmt = db.prepare("SELECT 1 FROM bundles LIMIT 1");
   }
 
@@ -67,8 +74,14 @@ export class SqliteBundleStore implements BundleStore {
     return replaced;
   }
 
+  async orgsOf(projectId: string): Promise<string[]> {
+    return this.orgsStmt.all(projectId);
+  }
+
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
   putNow(bundle: Bundle, storedAt: string): void {
+    const owner = this.otherOwnerStmt.get(bundle.projectId, bundle.orgId);
+    if (owner !== undefined) throw new ProjectOwnedElsewhere(bundle.projectId, owner);
     this.putStmt.run(bundleRow(bundle, storedAt));
   }
 

@@ -51,8 +51,11 @@ export function toEventRow(event: StoredEvent): EventRow {
 }
 
 export function fromEventRow(row: SequencedRow): SequencedEvent {
-  // Optional fields are left out rather than set to undefined: absent in, absent out.
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  // Optional fields are left out rather than set to undefined: absent in, absent out. The sender's
+  // id is the body's `id` (the server sets clientId from it), so it needs no column.
   const event: StoredEvent = {
+    ...(typeof body.id === "string" && { clientId: body.id }),
     id: row.id,
     receivedAt: row.received_at,
     orgId: row.org_id,
@@ -64,7 +67,7 @@ export function fromEventRow(row: SequencedRow): SequencedEvent {
     ...(row.name !== null && { name: row.name }),
     ...(row.decision_id !== null && { decisionId: row.decision_id }),
     ...(row.discovered !== null && { discovered: row.discovered !== 0 }),
-    body: JSON.parse(row.body) as Record<string, unknown>,
+    body,
   };
   return { seq: row.seq, event };
 }

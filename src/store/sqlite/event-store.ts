@@ -5,6 +5,8 @@ import type {
   DiscoveredEvent,
   EventFilter,
   EventStore,
+  PruneReceipt,
+  PruneRule,
   SequencedEvent,
   StoredEvent,
 } from "../types.js";
@@ -22,39 +24,51 @@ import {
 import { GroupCommit } from "./group-commit.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
+export const DEFAULT_PRUNE_CHUNK = 2_000;
 /**
  * Events per group commit. Inserting 2,000 events took 15-40 ms on a busy 2-vCPU VM: about the
  * longest the event loop should stall, and long enough that the per-commit fsync is small next to it.
  */
 export const MAX_GROUP_EVENTS = 2_000;
 
-type FilterKind = "all" | "project" | "type" | "both";
-
-const WHERE: Record<FilterKind, string> = {
-  all: "",
-  project: "WHERE project_id = @projectId",
-  type: "WHERE type = @type",
-  both: "WHERE project_id = @projectId AND type = @type",
-};
+const FILTER_COLUMNS = [
+  ["orgId", "org_id"],
+  ["projectId", "project_id"],
+  ["type", "type"],
+] as const;
 
 interface FilterParams {
+  orgId: string | null;
   projectId: string | null;
   type: string | null;
   limit: number;
 }
 
-function filterKind(filter: Omit<EventFilter, "limit">): FilterKind {
-  if (filter.projectId !== undefined) return filter.type !== undefined ? "both" : "project";
-  return filter.type !== undefined ? "type" : "all";
+/** The WHERE clause naming only the fields the filter sets: `(@p IS NULL OR project_id = @p)` defeats the indexes. */
+function whereOf(filter: Omit<EventFilter, "limit">): string {
+  const terms = FILTER_COLUMNS.filter(([field]) => filter[field] !== undefined).map(([field, column]) => `${column} = @${field}`);
+  return terms.length === 0 ? "" : `WHERE ${terms.join(" AND ")}`;
 }
 
-type ByFilter<R> = Record<FilterKind, Statement<[FilterParams], R>>;
+/** One prepared statement per filter shape, made on first use. */
+class ByFilter<R> {
+  private readonly prepared = new Map<string, Statement<[FilterParams], R>>();
+  constructor(
+    private readonly db: Database,
+    private readonly sql: (where: string) => string,
+    private readonly pluck = false,
+  ) {}
 
-// One statement per filter shape, not `(@p IS NULL OR project_id = @p)`: that form defeats the
-// indexes.
-function prepareByFilter<R>(db: Database, sql: (where: string) => string): ByFilter<R> {
-  const prepare = (kind: FilterKind) => db.prepare<[FilterParams], R>(sql(WHERE[kind]));
-  return { all: prepare("all"), project: prepare("project"), type: prepare("type"), both: prepare("both") };
+  for(filter: Omit<EventFilter, "limit">): Statement<[FilterParams], R> {
+    const where = whereOf(filter);
+    let stmt = this.prepared.get(where);
+    if (stmt === undefined) {
+      stmt = this.db.prepare<[FilterParams], R>(this.sql(where));
+      if (this.pluck) stmt.pluck();
+      this.prepared.set(where, stmt);
+    }
+    return stmt;
+  }
 }
 
 function checkCount(name: string, value: number): void {
@@ -68,9 +82,16 @@ export class SqliteEventStore implements EventStore {
   private readonly insertStmt: Statement<[EventRow]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
   private readonly maxSeqStmt: Statement<[], number>;
+  private readonly minSeqStmt: Statement<[], number | null>;
   private readonly readAfterStmt: Statement<[number, number], SequencedRow>;
   private readonly listStmts: ByFilter<SequencedRow>;
   private readonly countStmts: ByFilter<number>;
+  private readonly rememberIdStmt: Statement<[string, string, string, number]>;
+  private readonly orgsStmt: Statement<[string], string>;
+  private readonly deleteOldStmt: Statement<[number, number, string]>;
+  private readonly countRangeStmt: Statement<[number, number], number>;
+  private readonly lastOldIdStmt: Statement<[number, number], number>;
+  private readonly deleteIdsStmt: Statement<[number]>;
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
@@ -90,11 +111,19 @@ export class SqliteEventStore implements EventStore {
          last_seen = max(last_seen, excluded.last_seen)`,
     );
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
+    this.minSeqStmt = db.prepare<[], number | null>("SELECT min(seq) FROM events").pluck();
     const select = `SELECT seq, ${EVENT_COLUMNS} FROM events`;
     this.readAfterStmt = db.prepare(`${select} WHERE seq > ? ORDER BY seq LIMIT ?`);
-    this.listStmts = prepareByFilter(db, (where) => `${select} ${where} ORDER BY seq DESC LIMIT @limit`);
-    this.countStmts = prepareByFilter(db, (where) => `SELECT count(*) FROM events ${where}`);
-    for (const stmt of Object.values(this.countStmts)) stmt.pluck();
+    this.listStmts = new ByFilter(db, (where) => `${select} ${where} ORDER BY seq DESC LIMIT @limit`);
+    this.countStmts = new ByFilter(db, (where) => `SELECT count(*) FROM events ${where}`, true);
+    this.rememberIdStmt = db.prepare("INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, seen_at) VALUES (?, ?, ?, ?)");
+    this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM events WHERE project_id = ? ORDER BY org_id").pluck();
+    this.deleteOldStmt = db.prepare("DELETE FROM events WHERE seq > ? AND seq <= ? AND received_at < ?");
+    this.countRangeStmt = db.prepare<[number, number], number>("SELECT count(*) FROM events WHERE seq > ? AND seq <= ?").pluck();
+    this.lastOldIdStmt = db
+      .prepare<[number, number], number>("SELECT max(rowid) FROM (SELECT rowid FROM event_ids WHERE seen_at < ? ORDER BY rowid LIMIT ?)")
+      .pluck();
+    this.deleteIdsStmt = db.prepare("DELETE FROM event_ids WHERE rowid <= ?");
     this.discoveredStmt = db.prepare(
       `SELECT org_id, project_id, env, name, count, first_seen, last_seen FROM discovered_events
        ORDER BY org_id, project_id, env, name`,
@@ -112,7 +141,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
-    if (events.length === 0) return { lastSeq: this.maxSeq() };
+    if (events.length === 0) return { lastSeq: this.maxSeq(), stored: 0, duplicates: 0 };
     return this.group.submit(events);
   }
 
@@ -125,11 +154,43 @@ export class SqliteEventStore implements EventStore {
   async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     checkCount("limit", limit);
-    return this.listStmts[filterKind(filter)].all(filterParams(filter, limit)).map(fromEventRow);
+    return this.listStmts.for(filter).all(filterParams(filter, limit)).map(fromEventRow);
   }
 
   async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
-    return this.countStmts[filterKind(filter)].get(filterParams(filter, 0)) ?? 0;
+    return this.countStmts.for(filter).get(filterParams(filter, 0)) ?? 0;
+  }
+
+  async orgsWithEvents(projectId: string): Promise<string[]> {
+    return this.orgsStmt.all(projectId);
+  }
+
+  async prune(rule: PruneRule): Promise<PruneReceipt> {
+    const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
+    checkCount("chunk", chunk);
+    let derivedThrough = this.maxSeq();
+    for (const pipeline of rule.derived) derivedThrough = Math.min(derivedThrough, this.checkpointStmt.get(pipeline) ?? 0);
+    const before = new Date(rule.eventsBeforeMs).toISOString();
+    let events = 0;
+    // Oldest first, a seq range per transaction, yielding between: the server keeps answering
+    // during a long prune. The first range that keeps an event holds the boundary: stop there.
+    for (let from = this.minSeq() - 1; from < derivedThrough; ) {
+      const to = Math.min(from + chunk, derivedThrough);
+      const deleted = this.deleteOldStmt.run(from, to, before).changes;
+      events += deleted;
+      if (this.countRangeStmt.get(from, to)! > 0) break;
+      from = to;
+      await yieldTurn();
+    }
+    let eventIds = 0;
+    for (;;) {
+      const last = this.lastOldIdStmt.get(rule.idsBeforeMs, chunk);
+      if (last === null || last === undefined) break;
+      eventIds += this.deleteIdsStmt.run(last).changes;
+      await yieldTurn();
+    }
+    if (events > 0 || eventIds > 0) await this.durability.sync();
+    return { events, eventIds };
   }
 
   async discovered(): Promise<DiscoveredEvent[]> {
@@ -160,16 +221,31 @@ export class SqliteEventStore implements EventStore {
     return this.maxSeqStmt.get() ?? 0;
   }
 
-  // Runs inside the call's savepoint: any throw rolls back this batch and its counts only.
+  private minSeq(): number {
+    return this.minSeqStmt.get() ?? this.maxSeq() + 1;
+  }
+
+  // Runs inside the call's savepoint: any throw rolls back this batch, its ids and counts only.
+  // An event whose id is already remembered (stored earlier, or earlier in this group) is skipped.
   private insertBatch(events: readonly StoredEvent[]): AppendReceipt {
-    const discovered = countDiscovered(events);
+    const fresh: StoredEvent[] = [];
+    for (const event of events) {
+      if (event.clientId === undefined || this.remember(event)) fresh.push(event);
+    }
     let lastSeq = 0;
-    for (const event of events) lastSeq = Number(this.insertStmt.run(toEventRow(event)).lastInsertRowid);
-    for (const row of discovered) this.discoveredUpsertStmt.run(row);
-    return { lastSeq };
+    for (const event of fresh) lastSeq = Number(this.insertStmt.run(toEventRow(event)).lastInsertRowid);
+    for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
+    return { lastSeq: fresh.length > 0 ? lastSeq : this.maxSeq(), stored: fresh.length, duplicates: events.length - fresh.length };
+  }
+
+  /** True when the event's id is new for its org and project (and is now remembered). */
+  private remember(event: StoredEvent): boolean {
+    return this.rememberIdStmt.run(event.orgId, event.projectId, event.clientId!, Date.parse(event.receivedAt)).changes === 1;
   }
 }
 
+const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 function filterParams(filter: Omit<EventFilter, "limit">, limit: number): FilterParams {
-  return { projectId: filter.projectId ?? null, type: filter.type ?? null, limit };
+  return { orgId: filter.orgId ?? null, projectId: filter.projectId ?? null, type: filter.type ?? null, limit };
 }

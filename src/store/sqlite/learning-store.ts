@@ -5,7 +5,7 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ArmRow, LearningCommit, LearningEvent, LearningScan, LearningStore, PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
-const CHECKPOINT = "learning";
+export const LEARNING_CHECKPOINT = "learning";
 /** SQLite's default limit on bound parameters is 32766; stay well under it. */
 const LOOKUP_CHUNK = 500;
 
@@ -109,7 +109,7 @@ export class SqliteLearningStore implements LearningStore {
       for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
       for (const p of step.rewardPending) this.rewardPendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
-      this.setCheckpointStmt.run(CHECKPOINT, step.checkpoint);
+      this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.checkpoint);
     });
   }
 
@@ -133,7 +133,7 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async checkpoint(): Promise<number> {
-    return this.checkpointStmt.get(CHECKPOINT) ?? 0;
+    return this.checkpointStmt.get(LEARNING_CHECKPOINT) ?? 0;
   }
 
   async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {

@@ -122,6 +122,17 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE pending_decisions_3 RENAME TO pending_decisions;
   CREATE INDEX pending_closes ON pending_decisions (closes_at);
   `,
+  // 4: the ids senders give their events (issue 14), remembered for the dedup window so a resent
+  // event is stored once. Rowids ascend with time, so forgetting the oldest is a range delete.
+  `
+  CREATE TABLE event_ids (
+    org_id     TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    event_id   TEXT NOT NULL,
+    seen_at    INTEGER NOT NULL, -- ms since the epoch, server time
+    UNIQUE (org_id, project_id, event_id)
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
