@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeEventContract } from "./contract-events.js";
+import { describeTenancyContract } from "./contract-tenancy.js";
 import { makeBundle, makeKey } from "./fixtures.js";
 
 export interface StoreFixture {
@@ -35,6 +36,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeKeyContract(stores);
     describeBundleContract(stores);
     describeEventContract(stores);
+    describeTenancyContract(stores);
 
     it("reports every store ok when healthy", async () => {
       const health = await stores().health();
