@@ -101,3 +101,25 @@ describe("vane events", () => {
     expect(run.err).toContain(`Usage: vane events ${args[0]}`);
   });
 });
+
+describe("vane events prune", () => {
+  it("deletes what is past --retain-days and behind both derived copies, nothing else", async () => {
+    const data = await filledStore(); // six events received on 2026-03-01 and 02
+    const before = await vane("events", "prune", "--retain-days", "1", "--data", data);
+    expect(before.out).toMatch(/^Pruned 0 events and 0 remembered event ids from /); // nothing derived yet
+    await inStore(data, async (stores) => {
+      await stores.events.setCheckpoint("parquet", 6);
+      await stores.events.setCheckpoint("learning", 4);
+    });
+    const run = await vane("events", "prune", "--retain-days", "1", "--data", data);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^Pruned 4 events and 0 remembered event ids from /);
+    expect(await inStore(data, (stores) => stores.events.count())).toBe(2);
+  });
+
+  it("refuses a retention that is not a positive number", async () => {
+    const run = await vane("events", "prune", "--retain-days", "0", "--data", await filledStore());
+    expect(run.code).toBe(2);
+    expect(run.err).toContain('--retain-days must be a number greater than 0, got "0"');
+  });
+});

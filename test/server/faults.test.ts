@@ -1,8 +1,6 @@
 // Store faults through the store interfaces: stale bundles, 503s with Retry-After, events never
 // half stored, and the Parquet pipeline's failure after the primary commit and its catch-up.
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-import { parquetReadObjects } from "hyparquet";
+import { parquetRows } from "../store/parquet-files.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileSinkFor } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
@@ -41,22 +39,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function parquetUnits(dataDir: string): Promise<string[]> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (statSync(path).isDirectory()) walk(path);
-      else if (name.endsWith(".parquet")) files.push(path);
-    }
-  };
-  walk(join(dataDir, "parquet"));
-  const units: string[] = [];
-  for (const file of files) {
-    const bytes = readFileSync(file);
-    const rows = await parquetReadObjects({ file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) });
-    units.push(...rows.map((row) => String(row.unit_key)));
-  }
-  return units;
+  return (await parquetRows(dataDir)).map((row) => String(row.unit_key));
 }
 
 describe("config store down", () => {
