@@ -1,35 +1,13 @@
 // The loop a new user runs, end to end in a real process: `vane serve --weights-every 1` on the
 // demo project, decisions through /v1/decide/batch, clicks as track events, and the served
 // bundle's weights moving to the arm that earns them within a few seconds, with no restart.
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { tempDir } from "./helpers.js";
+import { serveProcess } from "./serve-process.js";
 
-const ROOT = new URL("../../", import.meta.url);
-const READY = "Stop with Ctrl-C.";
 const POLICY = "recs-strategy";
 const GOOD_ARM = "personal";
-
-const started: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
-});
-
-async function serve(dataDir: string): Promise<{ url: string; pk: string; sk: string }> {
-  const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--weights-every", "1"], { cwd: ROOT });
-  started.push(child);
-  let out = "";
-  await new Promise<void>((ready, fail) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes(READY)) ready();
-    });
-    child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${out}`)));
-  });
-  const match = (pattern: RegExp) => pattern.exec(out)?.[1] ?? "";
-  return { url: match(/is listening on (\S+)/), pk: match(/publishable key\s+(\S+)/), sk: match(/server-side key\s+(\S+)/) };
-}
 
 async function post(url: string, key: string, body: unknown): Promise<Response> {
   return fetch(url, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
@@ -45,7 +23,7 @@ function servedWeights(bundle: Bundle): { keys: string[]; weights: number[] | un
 
 describe("published weights follow what the policy learns", () => {
   it("moves the served weights to the clicked arm within seconds of --weights-every 1", async () => {
-    const { url, pk, sk } = await serve(tempDir());
+    const { url, pk, sk } = await serveProcess(tempDir(), ["--weights-every", "1"]);
     // 200 decisions, a click on half of the good arm's and on none of the others'.
     let clicks = 0;
     for (let round = 0; round < 2; round++) {
