@@ -1,0 +1,109 @@
+// The retention soak (issue 14): `vane serve` (the built dist/) with retention on takes a steady
+// stream of event batches for SOAK_SECONDS (default 600); every 30 s it prints the database size
+// (vane.db + WAL), the events and remembered ids held, and what was acknowledged. With retention
+// the size must level off; bench/results/soak-latest.md records the table.
+//
+//   npm run build:ts && node --import tsx bench/soak.ts      (SOAK_SECONDS=60 for a short run)
+import { spawn } from "node:child_process";
+import { mkdtempSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+
+const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
+const RATE_PER_S = Number(process.env.SOAK_RATE ?? 300);
+const EVENTS_PER_REQUEST = 4;
+const RETAIN_MINUTES = Number(process.env.SOAK_RETAIN_MINUTES ?? 2);
+const SAMPLE_MS = 30_000;
+const ROOT = new URL("../", import.meta.url);
+
+const dataDir = mkdtempSync(join(tmpdir(), "vane-soak-"));
+const days = RETAIN_MINUTES / (24 * 60);
+const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60)], { cwd: ROOT });
+let banner = "";
+await new Promise<void>((ready, fail) => {
+  child.stdout.on("data", (chunk: Buffer) => {
+    banner += chunk.toString();
+    if (banner.includes("Stop with Ctrl-C.")) ready();
+  });
+  child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${banner}`)));
+});
+const url = /is listening on (\S+)/.exec(banner)![1]!;
+const key = /server-side key\s+(\S+)/.exec(banner)![1]!;
+
+const size = (file: string) => {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
+};
+const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
+
+function held(): { events: number; ids: number } {
+  const db = new Database(join(dataDir, "vane.db"), { readonly: true, fileMustExist: true });
+  try {
+    return {
+      events: db.prepare<[], number>("SELECT count(*) FROM events").pluck().get()!,
+      ids: db.prepare<[], number>("SELECT count(*) FROM event_ids").pluck().get()!,
+    };
+  } finally {
+    db.close();
+  }
+}
+
+let sent = 0;
+let acknowledged = 0;
+let refused = 0;
+let sequence = 0;
+const start = Date.now();
+const rows: string[] = [];
+const line = () => {
+  const t = Math.round((Date.now() - start) / 1000);
+  const { events, ids } = held();
+  const dbBytes = size(join(dataDir, "vane.db")) + size(join(dataDir, "vane.db-wal"));
+  const row = `| ${t} | ${acknowledged.toLocaleString("en")} | ${refused} | ${mb(dbBytes)} | ${events.toLocaleString("en")} | ${ids.toLocaleString("en")} |`;
+  rows.push(row);
+  console.log(`soak ${t}s/${SECONDS}s: ${acknowledged} events acknowledged, db ${mb(dbBytes)} MB, ${events} events and ${ids} ids held`);
+};
+
+const post = async () => {
+  sent++;
+  const events = Array.from({ length: EVENTS_PER_REQUEST }, () => {
+    const n = sequence++;
+    return { id: `soak-${n}`, type: "track", unitKey: `u-${n % 5000}`, timestamp: new Date().toISOString(), event: "click", properties: { page: "/home", n } };
+  });
+  try {
+    const response = await fetch(`${url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
+    if (response.status === 200) acknowledged += ((await response.json()) as { accepted: number }).accepted;
+    else refused++;
+  } catch {
+    refused++;
+  }
+};
+
+line();
+const sampler = setInterval(line, SAMPLE_MS);
+const tick = 100;
+while (Date.now() - start < SECONDS * 1000) {
+  const due = Math.floor(((Date.now() - start) / 1000) * RATE_PER_S) - sent;
+  for (let i = 0; i < due; i++) void post();
+  await new Promise((resolve) => setTimeout(resolve, tick));
+}
+clearInterval(sampler);
+line();
+child.kill("SIGTERM");
+await new Promise((resolve) => child.on("exit", resolve));
+
+const report = [
+  "# Retention soak",
+  "",
+  `\`node --import tsx bench/soak.ts\`: ${SECONDS} s of ${RATE_PER_S} requests/s × ${EVENTS_PER_REQUEST} events (each with an id) into \`vane serve --retain-days ${days.toFixed(5)} --dedup-hours ${(RETAIN_MINUTES / 60).toFixed(3)}\` (${RETAIN_MINUTES} minutes of both), retention every 60 s. ${new Date().toISOString().slice(0, 10)}, ${process.platform} ${process.arch}, Node ${process.versions.node}.`,
+  "",
+  "| seconds | events acknowledged | requests refused | vane.db + WAL, MB | events held | ids held |",
+  "|---:|---:|---:|---:|---:|---:|",
+  ...rows,
+  "",
+].join("\n");
+writeFileSync(new URL("results/soak-latest.md", import.meta.url), report);
+console.log(report);
