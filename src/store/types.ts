@@ -173,7 +173,16 @@ export interface EventStore {
   /** Where a secondary pipeline has delivered up to (0 when never). */
   checkpoint(pipeline: string): Promise<number>;
   setCheckpoint(pipeline: string, seq: number): Promise<void>;
+  /**
+   * Calls `listener` with the events of every append of this process once they are durable, in
+   * commit order with their seqs: consumers (the learner, the Parquet copy) take the committed
+   * batch from memory instead of reading it back. Events other processes store are not fed: a
+   * consumer reads those (and any gap) with readAfter. Returns a function that unsubscribes.
+   */
+  onCommitted(listener: CommitListener): () => void;
 }
+
+export type CommitListener = (events: readonly SequencedEvent[]) => void;
 
 /** A secondary delivery of stored events (the Parquet files for warehouses). */
 export interface EventPipeline {

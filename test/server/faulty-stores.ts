@@ -28,7 +28,8 @@ export class FaultyStores implements Stores {
     return new Proxy(store, {
       get: (target, property, receiver) => {
         const value = Reflect.get(target, property, receiver) as unknown;
-        if (typeof value !== "function") return value;
+        // Subscribing is not a store call: it cannot fail, only what it is fed can.
+        if (typeof value !== "function" || property === "onCommitted") return value;
         return (...args: unknown[]) =>
           this.down.has(name) ? Promise.reject(new Error(`injected fault: ${name} store down`)) : (value as (...a: unknown[]) => unknown).apply(target, args);
       },

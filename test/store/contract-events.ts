@@ -41,6 +41,18 @@ function describeReadContract(stores: () => Stores): void {
     expect(await stores().events.append([])).toEqual({ lastSeq: second.lastSeq, stored: 0, duplicates: 0 });
   });
 
+  it("feeds each durable append to onCommitted listeners with the seqs readAfter gives, duplicates left out", async () => {
+    const fed: { seq: number; id: string }[] = [];
+    const stop = stores().events.onCommitted((events) => fed.push(...events.map(({ seq, event }) => ({ seq, id: event.id }))));
+    await stores().events.append([makeEvent("f1", { clientId: "same" }), makeEvent("f2", { clientId: "same" }), makeEvent("f3")]);
+    await stores().events.append([makeEvent("f4", { clientId: "same" })]);
+    stop();
+    await stores().events.append(makeBatch("after-stop", 1));
+    const read = await stores().events.readAfter(0, 10);
+    expect(fed).toEqual(read.slice(0, 2).map(({ seq, event }) => ({ seq, id: event.id })));
+    expect(fed.map((entry) => entry.id)).toEqual(["evt-f1", "evt-f3"]);
+  });
+
   it("pages through readAfter without gaps or repeats", async () => {
     const batches = [makeBatch("p1", 10), makeBatch("p2", 10), makeBatch("p3", 5)];
     for (const batch of batches) await stores().events.append(batch);

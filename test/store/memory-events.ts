@@ -3,6 +3,7 @@
 // readAfter ascending and bounded, checkpoints per pipeline defaulting to 0.
 import type {
   AppendReceipt,
+  CommitListener,
   DiscoveredEvent,
   EventFilter,
   EventStore,
@@ -18,19 +19,26 @@ export class MemoryEventStore implements EventStore {
   /** Remembered sender ids, by org, project and id: when each was seen. */
   private readonly ids = new Map<string, number>();
   private readonly checkpoints = new Map<string, number>();
+  private readonly listeners = new Set<CommitListener>();
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
-    let stored = 0;
+    const committed: SequencedEvent[] = [];
     for (const event of events) {
       if (event.clientId !== undefined) {
         const id = JSON.stringify([event.orgId, event.projectId, event.clientId]);
         if (this.ids.has(id)) continue;
         this.ids.set(id, Date.parse(event.receivedAt));
       }
-      this.rows.push({ seq: ++this.lastSeq, event: structuredClone(event) });
-      stored++;
+      committed.push({ seq: ++this.lastSeq, event: structuredClone(event) });
     }
-    return { lastSeq: this.lastSeq, stored, duplicates: events.length - stored };
+    this.rows.push(...committed);
+    if (committed.length > 0) for (const listener of this.listeners) listener(committed);
+    return { lastSeq: this.lastSeq, stored: committed.length, duplicates: events.length - committed.length };
+  }
+
+  onCommitted(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {

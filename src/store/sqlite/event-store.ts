@@ -2,6 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
+  CommitListener,
   DiscoveredEvent,
   EventFilter,
   EventStore,
@@ -95,7 +96,8 @@ export class SqliteEventStore implements EventStore {
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly group: GroupCommit<readonly StoredEvent[], AppendReceipt>;
+  private readonly group: GroupCommit<readonly StoredEvent[], AppendReceipt & { committed: SequencedEvent[] }>;
+  private readonly listeners = new Set<CommitListener>();
 
   constructor(
     db: Database,
@@ -142,7 +144,14 @@ export class SqliteEventStore implements EventStore {
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.maxSeq(), stored: 0, duplicates: 0 };
-    return this.group.submit(events);
+    const { committed, ...receipt } = await this.group.submit(events);
+    if (committed.length > 0) for (const listener of this.listeners) listener(committed);
+    return receipt;
+  }
+
+  onCommitted(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
@@ -227,15 +236,15 @@ export class SqliteEventStore implements EventStore {
 
   // Runs inside the call's savepoint: any throw rolls back this batch, its ids and counts only.
   // An event whose id is already remembered (stored earlier, or earlier in this group) is skipped.
-  private insertBatch(events: readonly StoredEvent[]): AppendReceipt {
+  private insertBatch(events: readonly StoredEvent[]): AppendReceipt & { committed: SequencedEvent[] } {
     const fresh: StoredEvent[] = [];
     for (const event of events) {
       if (event.clientId === undefined || this.remember(event)) fresh.push(event);
     }
-    let lastSeq = 0;
-    for (const event of fresh) lastSeq = Number(this.insertStmt.run(toEventRow(event)).lastInsertRowid);
+    const committed = fresh.map((event) => ({ seq: Number(this.insertStmt.run(toEventRow(event)).lastInsertRowid), event }));
     for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
-    return { lastSeq: fresh.length > 0 ? lastSeq : this.maxSeq(), stored: fresh.length, duplicates: events.length - fresh.length };
+    const lastSeq = committed.at(-1)?.seq ?? this.maxSeq();
+    return { lastSeq, stored: fresh.length, duplicates: events.length - fresh.length, committed };
   }
 
   /** True when the event's id is new for its org and project (and is now remembered). */
