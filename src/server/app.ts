@@ -13,7 +13,7 @@ import { BundleCache } from "./bundle-cache.js";
 import { ProjectOwners } from "./project-owners.js";
 import { type Clock, systemClock } from "./clock.js";
 import type { AppEnv } from "./env.js";
-import { errorBody, fail } from "./errors.js";
+import { clip, errorBody, fail } from "./errors.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { configRoutes } from "./routes/config.js";
@@ -131,7 +131,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock }));
 
-  app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${c.req.method} ${c.req.path}`));
+  app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
   app.onError((error, c) => {
     // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
     if (!clientAborted(error)) reportError(error);

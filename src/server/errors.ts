@@ -16,8 +16,19 @@ export interface ErrorBody {
   error: { code: ErrorCode; message: string };
 }
 
+/** Caller input quoted in a message is cut to this many characters: an answer never echoes a whole body. */
+export const MAX_QUOTED_CHARS = 100;
+/** No message is longer, whatever it joins (a list of problems, say). */
+export const MAX_MESSAGE_CHARS = 1000;
+
+/** Caller input for a message: as given when short, else its start and how long it was. */
+export function clip(input: string): string {
+  return input.length <= MAX_QUOTED_CHARS ? input : `${input.slice(0, MAX_QUOTED_CHARS)}… (${input.length} characters)`;
+}
+
 export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { error: { code, message } };
+  const bounded = message.length <= MAX_MESSAGE_CHARS ? message : `${message.slice(0, MAX_MESSAGE_CHARS)}…`;
+  return { error: { code, message: bounded } };
 }
 
 const STATUS: Record<ErrorCode, ContentfulStatusCode> = {

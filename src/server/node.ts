@@ -11,6 +11,7 @@ import { ParquetPipeline } from "../store/parquet/pipeline.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
+import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
 import { createLearner } from "./learning.js";
 
@@ -87,6 +88,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         },
       });
     });
+    server.on("clientError", answerClientError);
     server.once("error", (error) => {
       stopTimers();
       stores.close();

@@ -1,5 +1,6 @@
 // Request helpers shared by the routes.
 import type { Context } from "hono";
+import { clip } from "./errors.js";
 import { textDepth } from "./json-depth.js";
 
 export const DEFAULT_ENV = "production";
@@ -7,15 +8,30 @@ export const DEFAULT_ENV = "production";
 /** Arrays and objects within one event or one context; deeper ones are refused (see json-depth.ts). */
 export const MAX_JSON_DEPTH = 64;
 
-export type JsonBody = { ok: true; value: unknown; depth: number } | { ok: false };
+export type JsonBody = { ok: true; value: unknown; depth: number } | { ok: false; message: string };
 
-/** The parsed JSON body and its nesting depth, or not ok when it is not JSON. */
+/** application/json, or a +json type such as application/merge-patch+json; parameters (charset) aside. */
+export function isJsonContentType(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  const type = header.split(";", 1)[0]!.trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/**
+ * The parsed JSON body and its nesting depth, or why not: the contract requires
+ * `Content-Type: application/json`, so a form or text body is refused before it is parsed.
+ */
 export async function readJson(c: Context): Promise<JsonBody> {
+  const contentType = c.req.header("Content-Type");
+  if (!isJsonContentType(contentType)) {
+    const given = contentType === undefined ? "none" : clip(contentType);
+    return { ok: false, message: `Content-Type must be application/json, got ${given}` };
+  }
   const text = await c.req.text();
   try {
     return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text) };
   } catch {
-    return { ok: false };
+    return { ok: false, message: "Invalid JSON body" };
   }
 }
 

@@ -75,6 +75,23 @@ describe("request errors", () => {
     expect((await send(Array.from({ length: 1000 }, () => track()))).body.accepted).toBe(1000);
   });
   it("Invalid JSON body", () => expect400("{\"events\": [", "Invalid JSON body"));
+  it.each([
+    ["text/plain", "Content-Type must be application/json, got text/plain"],
+    ["application/x-www-form-urlencoded", "Content-Type must be application/json, got application/x-www-form-urlencoded"],
+    [`text/${"x".repeat(300)}`, `Content-Type must be application/json, got text/${"x".repeat(95)}… (305 characters)`],
+  ])("a body sent as %s is refused before it is parsed, nothing stored", async (contentType, message) => {
+    const before = await server.stores.events.count();
+    const response = await call(server, "/v1/events/batch", { key, body: JSON.stringify({ events: [track()] }), headers: { "Content-Type": contentType } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ error: { code: "BAD_REQUEST", message } });
+    expect(await server.stores.events.count()).toBe(before);
+  });
+  it("application/json with a charset, and +json types, are JSON", async () => {
+    for (const contentType of ["application/json; charset=utf-8", "application/vnd.api+json"]) {
+      const response = await call(server, "/v1/events/batch", { key, body: JSON.stringify({ events: [track()] }), headers: { "Content-Type": contentType } });
+      expect(response.status).toBe(200);
+    }
+  });
   it("Missing events array", async () => {
     await expect400({}, "Missing events array");
     await expect400({ events: "no" }, "Missing events array");

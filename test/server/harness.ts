@@ -118,7 +118,7 @@ export function call(
   if (init.key !== undefined) headers.Authorization = `Bearer ${init.key}`;
   let body: string | undefined;
   if (init.body !== undefined) {
-    headers["Content-Type"] = "application/json";
+    headers["Content-Type"] ??= "application/json";
     body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
   }
   return fetch(server.url + path, { method: init.method ?? (body === undefined ? "GET" : "POST"), headers, body });

@@ -2,7 +2,7 @@
 import { Hono } from "hono";
 import type { BundleCache } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
-import { configUnavailable, fail } from "../errors.js";
+import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { DEFAULT_ENV, etagMatches } from "../request.js";
 
@@ -19,7 +19,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     const projectId = c.req.param("projectId");
     const env = c.req.query("env") || DEFAULT_ENV;
     if (key.projectId !== undefined && key.projectId !== projectId) {
-      return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
+      return fail(c, "FORBIDDEN", `API key is not valid for project ${clip(projectId)}`);
     }
     const projectHeader = c.req.header("X-Project-Id");
     if (projectHeader !== undefined && projectHeader !== projectId) {
@@ -29,7 +29,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     if (found.status === "unavailable") return configUnavailable(c);
     // Another organization's bundle is answered as missing: its existence is not for this key.
     if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
-      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${env}`);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
     }
     const { entry, stale } = found;
     c.header("ETag", entry.etag);

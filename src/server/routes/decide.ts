@@ -10,7 +10,7 @@ import type { EventStore, StoredEvent } from "../../store/types.js";
 import type { BundleCache, BundleEntry } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
@@ -100,7 +100,7 @@ async function record(c: Context<AppEnv>, events: EventStore, decided: readonly 
 
 async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unknown>; env: unknown } | Response> {
   const body = await readJson(c);
-  if (!body.ok) return badRequest(c, "Invalid JSON body");
+  if (!body.ok) return badRequest(c, body.message);
   if (!isObject(body.value)) return badRequest(c, "body must be a JSON object");
   if (body.depth > MAX_JSON_DEPTH && deeperThan(body.value, MAX_JSON_DEPTH + 1)) {
     return badRequest(c, `body is nested more than ${MAX_JSON_DEPTH} levels deep`);
@@ -121,7 +121,7 @@ async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: T
   const found = await deps.bundles.lookup(tenant.projectId, tenant.env);
   if (found.status === "unavailable") return configUnavailable(c);
   if (found.status === "missing" || found.entry.bundle.orgId !== tenant.orgId) {
-    return fail(c, "NOT_FOUND", `Bundle not found for ${tenant.projectId}/${tenant.env}`);
+    return fail(c, "NOT_FOUND", `Bundle not found for ${clip(tenant.projectId)}/${clip(tenant.env)}`);
   }
   if (found.stale) c.header("X-Service-Bundle-Stale", "true");
   return found.entry;
@@ -137,7 +137,7 @@ function decideItem(entry: BundleEntry, learner: Learner, tenant: Tenant, item: 
   if (typeof policyId !== "string" || policyId === "") return itemError("BAD_REQUEST", "policyId must be a non-empty string");
   const compiled = entry.compiled;
   const policy = adaptiveCatalog(compiled).get(policyId);
-  if (!policy) return itemError("NOT_FOUND", `Policy ${policyId} is not a running adaptive policy in ${tenant.projectId}/${tenant.env}`);
+  if (!policy) return itemError("NOT_FOUND", `Policy ${clip(policyId)} is not a running adaptive policy in ${clip(tenant.projectId)}/${clip(tenant.env)}`);
   if (context === undefined || context === null) return itemError("BAD_REQUEST", "context is required");
   if (!isObject(context)) return itemError("BAD_REQUEST", "context must be an object");
   if (entityId !== undefined && (typeof entityId !== "string" || entityId === "")) return itemError("BAD_REQUEST", "entityId must be a non-empty string");

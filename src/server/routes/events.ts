@@ -56,7 +56,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
 
   const ingest = async (c: Context<AppEnv>): Promise<Response> => {
     const body = await readJson(c);
-    if (!body.ok) return badRequest(c, "Invalid JSON body");
+    if (!body.ok) return badRequest(c, body.message);
     const events = isObject(body.value) ? body.value.events : undefined;
     if (!Array.isArray(events)) return badRequest(c, "Missing events array");
     if (events.length > MAX_BATCH_EVENTS) return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);

@@ -8,7 +8,7 @@ import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import { decisionEvent } from "../decision-event.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, badRequest, configUnavailable, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { deeperThan } from "../json-depth.js";
@@ -44,7 +44,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const found = await deps.bundles.lookup(projectId, request.env);
     if (found.status === "unavailable") return configUnavailable(c);
     if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
-      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${request.env}`);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(request.env)}`);
     }
     const compiled = found.entry.compiled;
     const problems = contextProblems(compiled, request.context);
@@ -69,7 +69,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
 
 async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Response> {
   const body = await readJson(c);
-  if (!body.ok) return badRequest(c, "Invalid JSON body");
+  if (!body.ok) return badRequest(c, body.message);
   const value = isObject(body.value) ? body.value : {};
   const context = value.context;
   if (context === undefined || context === null) return badRequest(c, "context is required");
