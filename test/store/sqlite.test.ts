@@ -46,6 +46,19 @@ describeStoreContract("sqlite", async () => {
   };
 });
 
+// The server's shape: appends on the writer thread, the per-event table derived behind them.
+describeStoreContract("sqlite, appends on a writer thread", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-contract-worker-"));
+  const stores = openSqliteStores({ dataDir: dir, writer: "worker" });
+  return {
+    stores,
+    async cleanup() {
+      await stores.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
 describe("sqlite store: the file", () => {
   it("creates the data folder and vane.db in WAL mode at the current schema version", () => {
     const dataDir = path.join(tempDir(), "nested", "data");
@@ -122,7 +135,7 @@ describe("sqlite store: group commit", () => {
     await stores.events.append([makeEvent("old")]);
     const results = await Promise.allSettled([
       stores.events.append(makeBatch("good-1", 3)),
-      stores.events.append([makeEvent("new-a", { name: "signup", discovered: true }), makeEvent("old")]),
+      stores.events.append([makeEvent("new-a", { name: "signup", discovered: true }), makeEvent("new-a")]),
       stores.events.append([makeEvent("new-b"), makeEvent("new-b")]),
       stores.events.append(makeBatch("good-2", 3)),
     ]);

@@ -64,14 +64,11 @@ export class SqliteBundleStore implements BundleStore {
   }
 
   async put(bundle: Bundle, storedAt: string): Promise<void> {
-    this.putNow(bundle, storedAt);
-    await this.durability.sync();
+    await this.durability.commit(() => this.putNow(bundle, storedAt));
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
-    const replaced = this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1;
-    if (replaced) await this.durability.sync();
-    return replaced;
+    return this.durability.commit(() => this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1);
   }
 
   async orgsOf(projectId: string): Promise<string[]> {

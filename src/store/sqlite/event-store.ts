@@ -1,4 +1,6 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
+// Appends go to the event log through a LogWriter (writer/); reads come from the per-event
+// `events` table derived from it, after it has caught up with this process's appends.
 import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
@@ -12,25 +14,11 @@ import type {
   StoredEvent,
 } from "../types.js";
 import type { Durability } from "./wal-sync.js";
-import {
-  EVENT_COLUMNS,
-  countDiscovered,
-  fromDiscoveredRow,
-  fromEventRow,
-  toEventRow,
-  type DiscoveredRow,
-  type EventRow,
-  type SequencedRow,
-} from "./event-rows.js";
-import { GroupCommit } from "./group-commit.js";
+import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
+import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;
-/**
- * Events per group commit. Inserting 2,000 events took 15-40 ms on a busy 2-vCPU VM: about the
- * longest the event loop should stall, and long enough that the per-commit fsync is small next to it.
- */
-export const MAX_GROUP_EVENTS = 2_000;
 
 const FILTER_COLUMNS = [
   ["orgId", "org_id"],
@@ -80,48 +68,39 @@ function checkCount(name: string, value: number): void {
 }
 
 export class SqliteEventStore implements EventStore {
-  private readonly insertStmt: Statement<[EventRow]>;
-  private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
   private readonly maxSeqStmt: Statement<[], number>;
   private readonly minSeqStmt: Statement<[], number | null>;
   private readonly readAfterStmt: Statement<[number, number], SequencedRow>;
   private readonly listStmts: ByFilter<SequencedRow>;
   private readonly countStmts: ByFilter<number>;
-  private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly orgsStmt: Statement<[string], string>;
   private readonly deleteOldStmt: Statement<[number, number, string]>;
   private readonly countRangeStmt: Statement<[number, number], number>;
+  private readonly deleteLogStmt: Statement<[number, string]>;
   private readonly lastOldIdStmt: Statement<[number, number], number>;
   private readonly deleteIdsStmt: Statement<[number]>;
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly group: GroupCommit<readonly StoredEvent[], AppendReceipt & { committed: SequencedEvent[] }>;
+  private readonly logEndStmt: Statement<[], number | null>;
   private readonly listeners = new Set<CommitListener>();
 
   constructor(
     db: Database,
     private readonly durability: Durability,
+    private readonly writer: LogWriter,
   ) {
-    const params = EVENT_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
-    this.insertStmt = db.prepare(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (${params})`);
-    this.discoveredUpsertStmt = db.prepare(
-      `INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
-       VALUES (@org_id, @project_id, @env, @name, @count, @first_seen, @last_seen)
-       ON CONFLICT (org_id, project_id, env, name) DO UPDATE SET count = count + excluded.count,
-         first_seen = min(first_seen, excluded.first_seen),
-         last_seen = max(last_seen, excluded.last_seen)`,
-    );
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.minSeqStmt = db.prepare<[], number | null>("SELECT min(seq) FROM events").pluck();
     const select = `SELECT seq, ${EVENT_COLUMNS} FROM events`;
     this.readAfterStmt = db.prepare(`${select} WHERE seq > ? ORDER BY seq LIMIT ?`);
     this.listStmts = new ByFilter(db, (where) => `${select} ${where} ORDER BY seq DESC LIMIT @limit`);
     this.countStmts = new ByFilter(db, (where) => `SELECT count(*) FROM events ${where}`, true);
-    this.rememberIdStmt = db.prepare("INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, seen_at) VALUES (?, ?, ?, ?)");
     this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM events WHERE project_id = ? ORDER BY org_id").pluck();
     this.deleteOldStmt = db.prepare("DELETE FROM events WHERE seq > ? AND seq <= ? AND received_at < ?");
     this.countRangeStmt = db.prepare<[number, number], number>("SELECT count(*) FROM events WHERE seq > ? AND seq <= ?").pluck();
+    // A log batch goes once all its events are old and every copy derived from the log has it.
+    this.deleteLogStmt = db.prepare("DELETE FROM event_log WHERE seq + count - 1 <= ? AND received_at < ?");
     this.lastOldIdStmt = db
       .prepare<[number, number], number>("SELECT max(rowid) FROM (SELECT rowid FROM event_ids WHERE seen_at < ? ORDER BY rowid LIMIT ?)")
       .pluck();
@@ -134,19 +113,21 @@ export class SqliteEventStore implements EventStore {
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
-    this.group = new GroupCommit(db, {
-      apply: (events: readonly StoredEvent[]) => this.insertBatch(events),
-      sizeOf: (events) => events.length,
-      maxGroupSize: MAX_GROUP_EVENTS,
-      durable: () => this.durability.sync(),
-    });
+    this.logEndStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
   }
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
-    if (events.length === 0) return { lastSeq: this.maxSeq(), stored: 0, duplicates: 0 };
-    const { committed, ...receipt } = await this.group.submit(events);
-    if (committed.length > 0) for (const listener of this.listeners) listener(committed);
-    return receipt;
+    if (events.length === 0) return { lastSeq: this.logEnd(), stored: 0, duplicates: 0 };
+    const receipt = await this.writer.append({ json: JSON.stringify(events), count: events.length });
+    if (receipt.stored > 0 && this.listeners.size > 0) {
+      const skipped = new Set(receipt.skipped);
+      const committed: SequencedEvent[] = [];
+      events.forEach((event, i) => {
+        if (!skipped.has(i)) committed.push({ seq: receipt.firstSeq + committed.length, event });
+      });
+      for (const listener of this.listeners) listener(committed);
+    }
+    return { lastSeq: receipt.lastSeq, stored: receipt.stored, duplicates: receipt.duplicates };
   }
 
   onCommitted(listener: CommitListener): () => void {
@@ -157,48 +138,55 @@ export class SqliteEventStore implements EventStore {
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
+    await this.writer.derived();
     return this.readAfterStmt.all(afterSeq, limit).map(fromEventRow);
   }
 
   async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     checkCount("limit", limit);
+    await this.writer.derived();
     return this.listStmts.for(filter).all(filterParams(filter, limit)).map(fromEventRow);
   }
 
   async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
+    await this.writer.derived();
     return this.countStmts.for(filter).get(filterParams(filter, 0)) ?? 0;
   }
 
   async orgsWithEvents(projectId: string): Promise<string[]> {
+    await this.writer.derived();
     return this.orgsStmt.all(projectId);
   }
 
   async prune(rule: PruneRule): Promise<PruneReceipt> {
     const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
     checkCount("chunk", chunk);
+    await this.writer.derived();
     let derivedThrough = this.maxSeq();
     for (const pipeline of rule.derived) derivedThrough = Math.min(derivedThrough, this.checkpointStmt.get(pipeline) ?? 0);
     const before = new Date(rule.eventsBeforeMs).toISOString();
     let events = 0;
     // Oldest first, a seq range per transaction, yielding between: the server keeps answering
     // during a long prune. The first range that keeps an event holds the boundary: stop there.
-    for (let from = this.minSeq() - 1; from < derivedThrough; ) {
+    let prunedThrough = this.minSeq() - 1;
+    for (let from = prunedThrough; from < derivedThrough; ) {
       const to = Math.min(from + chunk, derivedThrough);
-      const deleted = this.deleteOldStmt.run(from, to, before).changes;
+      const deleted = await this.durability.commit(() => this.deleteOldStmt.run(from, to, before).changes);
       events += deleted;
       if (this.countRangeStmt.get(from, to)! > 0) break;
+      prunedThrough = to;
       from = to;
       await yieldTurn();
     }
+    await this.durability.commit(() => this.deleteLogStmt.run(prunedThrough, before));
     let eventIds = 0;
     for (;;) {
       const last = this.lastOldIdStmt.get(rule.idsBeforeMs, chunk);
       if (last === null || last === undefined) break;
-      eventIds += this.deleteIdsStmt.run(last).changes;
+      eventIds += await this.durability.commit(() => this.deleteIdsStmt.run(last).changes);
       await yieldTurn();
     }
-    if (events > 0 || eventIds > 0) await this.durability.sync();
     return { events, eventIds };
   }
 
@@ -212,18 +200,21 @@ export class SqliteEventStore implements EventStore {
 
   async setCheckpoint(pipeline: string, seq: number): Promise<void> {
     checkCount("seq", seq);
-    this.setCheckpointStmt.run(pipeline, seq);
-    await this.durability.sync();
-  }
-
-  /** Commits queued appends now (before close). */
-  flush(): void {
-    this.group.flush();
+    await this.durability.commit(() => this.setCheckpointStmt.run(pipeline, seq));
   }
 
   /** Throws when the table cannot be read. */
   ping(): void {
     this.maxSeqStmt.get();
+  }
+
+  /** Whether appends succeed: "down" after a failed one (a full disk, a lock held too long). */
+  writeHealth(): "ok" | "down" {
+    return this.writer.health();
+  }
+
+  private logEnd(): number {
+    return Math.max(this.logEndStmt.get() ?? 0, this.maxSeq());
   }
 
   private maxSeq(): number {
@@ -232,24 +223,6 @@ export class SqliteEventStore implements EventStore {
 
   private minSeq(): number {
     return this.minSeqStmt.get() ?? this.maxSeq() + 1;
-  }
-
-  // Runs inside the call's savepoint: any throw rolls back this batch, its ids and counts only.
-  // An event whose id is already remembered (stored earlier, or earlier in this group) is skipped.
-  private insertBatch(events: readonly StoredEvent[]): AppendReceipt & { committed: SequencedEvent[] } {
-    const fresh: StoredEvent[] = [];
-    for (const event of events) {
-      if (event.clientId === undefined || this.remember(event)) fresh.push(event);
-    }
-    const committed = fresh.map((event) => ({ seq: Number(this.insertStmt.run(toEventRow(event)).lastInsertRowid), event }));
-    for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
-    const lastSeq = committed.at(-1)?.seq ?? this.maxSeq();
-    return { lastSeq, stored: fresh.length, duplicates: events.length - fresh.length, committed };
-  }
-
-  /** True when the event's id is new for its org and project (and is now remembered). */
-  private remember(event: StoredEvent): boolean {
-    return this.rememberIdStmt.run(event.orgId, event.projectId, event.clientId!, Date.parse(event.receivedAt)).changes === 1;
   }
 }
 

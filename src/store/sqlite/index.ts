@@ -8,4 +8,5 @@ export {
   type SqliteStores,
 } from "./open.js";
 export { SCHEMA_VERSION } from "./schema.js";
-export { DEFAULT_LIST_LIMIT, MAX_GROUP_EVENTS } from "./event-store.js";
+export { DEFAULT_LIST_LIMIT } from "./event-store.js";
+export { MAX_GROUP_EVENTS } from "./writer/event-log.js";

@@ -92,8 +92,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   async put(key: KeyRecord): Promise<void> {
-    this.putNow(key);
-    await this.durability.sync();
+    await this.durability.commit(() => this.putNow(key));
   }
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */

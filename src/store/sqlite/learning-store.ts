@@ -155,8 +155,7 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async commit(step: LearningCommit): Promise<void> {
-    this.commitTx(step);
-    await this.durability.sync();
+    await this.durability.commit(() => this.commitTx(step));
   }
 }
 

@@ -1,6 +1,8 @@
-// Opens <dataDir>/vane.db and wires the three stores onto one connection. The `vane` CLI opens
-// the same file from another process while the server runs: WAL lets its reads and ours run
-// concurrently, and busy_timeout makes a writer wait for the other's lock instead of failing.
+// Opens <dataDir>/vane.db and wires the stores onto one connection. The `vane` CLI opens the same
+// file from another process while the server runs: WAL lets its reads and ours run concurrently.
+// Event appends go to the event log through a LogWriter: on a worker thread for the server (so no
+// lock or fsync ever blocks its event loop), inline for the CLI and tests. The server's own
+// connection then waits for locks with timers, not by sleeping (when-writable.ts).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -11,7 +13,9 @@ import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
 import { SqliteLearningStore } from "./learning-store.js";
 import { migrate } from "./schema.js";
-import { type Durability, NO_SYNC, WalSync } from "./wal-sync.js";
+import { type Durability, NO_SYNC, WalSync, gated } from "./wal-sync.js";
+import { whenWritable } from "./when-writable.js";
+import { InlineLogWriter, type LogWriter, WorkerLogWriter } from "./writer/log-writer.js";
 
 export const DB_FILE_NAME = "vane.db";
 export const MEMORY_DATA_DIR = ":memory:";
@@ -26,18 +30,24 @@ export interface SqliteStoreOptions {
    * across a process crash, for tests and throwaway data.
    */
   readonly synchronous?: "FULL" | "NORMAL";
-  /** How long a write waits for another connection's lock; it blocks the event loop meanwhile. */
+  /** How long a write waits for another connection's lock before it fails. */
   readonly busyTimeoutMs?: number;
+  /**
+   * "inline" (default): appends on the caller's thread, which a lock held elsewhere blocks (fine
+   * for the CLI). "worker": appends on a writer thread and the caller's own writes retried on
+   * timers, so nothing blocks the caller's event loop: what `vane serve` uses.
+   */
+  readonly writer?: "inline" | "worker";
 }
 
 export interface SqliteStores extends Stores {
   /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
   writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
-  /** Commits queued appends, then closes the database; idempotent. */
-  close(): void;
+  /** Commits queued appends, then closes the database; idempotent. Inline: done when it returns. */
+  close(): Promise<void>;
 }
 
-function openDatabase(options: SqliteStoreOptions): { db: Database.Database; durability: Durability } {
+function openDatabase(options: SqliteStoreOptions): { db: Database.Database; durability: Durability; busyTimeoutMs: number } {
   const synchronous = options.synchronous ?? "FULL";
   if (synchronous !== "FULL" && synchronous !== "NORMAL") {
     throw new RangeError(`synchronous must be "FULL" or "NORMAL", got ${String(synchronous)}`);
@@ -62,7 +72,7 @@ function openDatabase(options: SqliteStoreOptions): { db: Database.Database; dur
     throw error;
   }
   const durability = inMemory || synchronous === "NORMAL" ? NO_SYNC : new WalSync(`${db.name}-wal`);
-  return { db, durability };
+  return { db, durability, busyTimeoutMs };
 }
 
 function probe(check: () => void): StoreHealth {
@@ -75,10 +85,21 @@ function probe(check: () => void): StoreHealth {
 }
 
 export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
-  const { db, durability } = openDatabase(options);
+  const opened = openDatabase(options);
+  const { db, busyTimeoutMs } = opened;
+  let durability = opened.durability;
+  let writer: LogWriter;
+  if (options.writer === "worker" && options.dataDir !== MEMORY_DATA_DIR) {
+    writer = new WorkerLogWriter({ path: db.name, busyTimeoutMs }, db);
+    db.pragma("busy_timeout = 0");
+    durability = gated(durability, whenWritable(busyTimeoutMs));
+  } else {
+    writer = new InlineLogWriter(db, durability);
+  }
   const bundles = new SqliteBundleStore(db, durability);
   const keys = new SqliteKeyStore(db, durability);
-  const events = new SqliteEventStore(db, durability);
+  const events = new SqliteEventStore(db, durability, writer);
+  let closed: Promise<void> | undefined;
   return {
     bundles,
     keys,
@@ -88,22 +109,33 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
       return {
         bundles: probe(() => bundles.ping()),
         keys: probe(() => keys.ping()),
-        events: probe(() => events.ping()),
+        events: events.writeHealth() === "down" ? "down" : probe(() => events.ping()),
       };
     },
     async writeAll(writes) {
-      db.transaction(() => {
-        for (const key of writes.keys) keys.putNow(key);
-        for (const bundle of writes.bundles) bundles.putNow(bundle, writes.storedAt);
-      })();
-      await durability.sync();
+      await durability.commit(() =>
+        db.transaction(() => {
+          for (const key of writes.keys) keys.putNow(key);
+          for (const bundle of writes.bundles) bundles.putNow(bundle, writes.storedAt);
+        }).immediate(),
+      );
     },
     close() {
-      if (!db.open) return;
-      events.flush();
-      durability.syncNow();
-      durability.close();
-      db.close();
+      const finish = () => {
+        durability.syncNow();
+        durability.close();
+        db.close();
+      };
+      if (closed) return closed;
+      if (writer instanceof InlineLogWriter) {
+        // Synchronously: a caller that does not wait finds the store closed when this returns.
+        writer.flush();
+        finish();
+        closed = Promise.resolve();
+      } else {
+        closed = writer.close().then(finish);
+      }
+      return closed;
     },
   };
 }

@@ -133,6 +133,21 @@ const MIGRATIONS: readonly string[] = [
     UNIQUE (org_id, project_id, event_id)
   );
   `,
+  // 5: the event log (issue 15): one row per stored batch is what a request waits for; the events
+  // table becomes a copy derived from it (checkpoint "events-table"), and so do the Parquet files
+  // and the learner. Events stored before this migration are already in the table.
+  `
+  CREATE TABLE event_log (
+    seq         INTEGER PRIMARY KEY, -- the batch's first event seq; it holds seq .. seq + count - 1
+    count       INTEGER NOT NULL,
+    received_at TEXT NOT NULL,       -- the newest event's: the batch goes when all of it is old
+    events      TEXT NOT NULL        -- JSON array of the stored events
+  );
+  INSERT INTO checkpoints (pipeline, seq)
+    SELECT 'events-table', coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)
+    WHERE true
+    ON CONFLICT (pipeline) DO NOTHING;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

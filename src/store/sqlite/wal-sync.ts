@@ -7,6 +7,7 @@
 // one fsync's wait share the next one, as group commit shares a transaction.
 import { closeSync, existsSync, fdatasyncSync, openSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import type { WhenWritable } from "./when-writable.js";
 
 export interface Durability {
   /** Resolves once every write committed before the call is on disk. */
@@ -14,6 +15,11 @@ export interface Durability {
   /** The same, at once, for close(). */
   syncNow(): void;
   close(): void;
+  /**
+   * Runs a synchronous write once the write lock is free (without blocking the event loop while
+   * another connection holds it: when-writable.ts), then resolves once it is on disk.
+   */
+  commit<T>(write: () => T): Promise<T>;
 }
 
 /** For an in-memory database, or synchronous=NORMAL: nothing to wait for. */
@@ -21,7 +27,22 @@ export const NO_SYNC: Durability = {
   sync: () => Promise.resolve(),
   syncNow: () => undefined,
   close: () => undefined,
+  commit: async (write) => write(),
 };
+
+/** The same durability, with writes that wait for the lock as `whenWritable` says. */
+export function gated(durability: Durability, whenWritable: WhenWritable): Durability {
+  return {
+    sync: () => durability.sync(),
+    syncNow: () => durability.syncNow(),
+    close: () => durability.close(),
+    commit: async (write) => {
+      const result = await whenWritable(write);
+      await durability.sync();
+      return result;
+    },
+  };
+}
 
 type Fsync = () => Promise<void>;
 
@@ -37,6 +58,12 @@ export class WalSync implements Durability {
     private readonly walPath: string,
     private readonly fsync: Fsync = () => this.fsyncWal(),
   ) {}
+
+  async commit<T>(write: () => T): Promise<T> {
+    const result = write();
+    await this.sync();
+    return result;
+  }
 
   sync(): Promise<void> {
     if (this.next) return this.next;

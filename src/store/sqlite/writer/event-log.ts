@@ -1,0 +1,176 @@
+// The event log (issue 15): what a request waits for is one row per stored batch, the batch's
+// events as one JSON text, with no per-event index. Everything else that needs the events derives
+// from the log afterwards, from its own checkpoint: the per-event `events` table (its indexes
+// serve `vane events`, reports, the learner's scan and the Parquet copy) is filled here, by
+// derive(), off the request path. The event ids senders give (dedup) and the discovered-event
+// counts stay in the append: the answer reports duplicates, and the counts are per name, not per
+// event.
+//
+//   event_log: | seq = first event's seq | count | newest received_at | events JSON |
+//   a batch of `count` stored events holds seqs seq .. seq + count - 1; batches are contiguous.
+import type { Database, Statement, Transaction } from "better-sqlite3";
+import type { StoredEvent } from "../../types.js";
+import { EVENT_COLUMNS, countDiscovered, toEventRow, type DiscoveredRow, type EventRow } from "../event-rows.js";
+
+/**
+ * Events per group commit: a group holds its thread and the write lock for its whole transaction
+ * (appending a 100-event batch costs ~0.1 ms plus its ids; bench/http measures it).
+ */
+export const MAX_GROUP_EVENTS = 4_000;
+
+/** The checkpoint of the derived per-event table. */
+export const EVENTS_TABLE = "events-table";
+
+/** What one append stored: the stored events hold firstSeq .. lastSeq, in order, skipping `duplicates`. */
+export interface LogAppend {
+  readonly firstSeq: number;
+  /** Seq of the batch's last stored event; when none was stored, the log's last seq (0 when empty). */
+  readonly lastSeq: number;
+  readonly stored: number;
+  readonly duplicates: number;
+  /** Positions in the batch of the events not stored (their id was seen within the dedup window). */
+  readonly skipped: readonly number[];
+}
+
+export interface Committed {
+  readonly seq: number;
+  readonly events: readonly StoredEvent[];
+}
+
+/** Batches parsed at append and kept for derive(), so the usual case re-reads nothing. */
+const MAX_RECENT_EVENTS = 50_000;
+
+export class EventLog {
+  private readonly insertLogStmt: Statement<[number, number, string, string]>;
+  private readonly logEndStmt: Statement<[], number | null>;
+  private readonly sequenceStmt: Statement<[], number | null>;
+  private readonly readLogStmt: Statement<[number, number], { seq: number; events: string }>;
+  private readonly rememberIdStmt: Statement<[string, string, string, number]>;
+  private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
+  private readonly insertEventStmt: Statement<[EventRow & { seq: number }]>;
+  private readonly checkpointStmt: Statement<[string], number>;
+  private readonly setCheckpointStmt: Statement<[string, number]>;
+  private readonly deriveTx: Transaction<(batches: readonly Committed[], through: number) => void>;
+  private recent: Committed[] = [];
+  private recentEvents = 0;
+
+  constructor(db: Database) {
+    this.insertLogStmt = db.prepare("INSERT INTO event_log (seq, count, received_at, events) VALUES (?, ?, ?, ?)");
+    this.logEndStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
+    this.sequenceStmt = db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck();
+    this.readLogStmt = db.prepare("SELECT seq, events FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?");
+    this.rememberIdStmt = db.prepare("INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, seen_at) VALUES (?, ?, ?, ?)");
+    this.discoveredUpsertStmt = db.prepare(
+      `INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
+       VALUES (@org_id, @project_id, @env, @name, @count, @first_seen, @last_seen)
+       ON CONFLICT (org_id, project_id, env, name) DO UPDATE SET count = count + excluded.count,
+         first_seen = min(first_seen, excluded.first_seen),
+         last_seen = max(last_seen, excluded.last_seen)`,
+    );
+    const params = EVENT_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
+    // Server ids are UUIDv7s, unique by construction; a batch repeating one is refused at append,
+    // and should two batches ever share one, the table keeps the first rather than stall.
+    this.insertEventStmt = db.prepare(`INSERT OR IGNORE INTO events (seq, ${EVENT_COLUMNS}) VALUES (@seq, ${params})`);
+    this.checkpointStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
+    this.setCheckpointStmt = db.prepare(
+      "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
+    );
+    this.deriveTx = db.transaction((batches: readonly Committed[], through: number) => {
+      for (const batch of batches) {
+        batch.events.forEach((event, i) => this.insertEventStmt.run({ seq: batch.seq + i, ...toEventRow(event) }));
+      }
+      this.setCheckpointStmt.run(EVENTS_TABLE, through);
+    });
+  }
+
+  /** The last seq the log holds (or ever held: pruned batches and events from before the log count). */
+  logEnd(): number {
+    return Math.max(this.logEndStmt.get() ?? 0, this.sequenceStmt.get() ?? 0);
+  }
+
+  derivedThrough(): number {
+    return this.checkpointStmt.get(EVENTS_TABLE) ?? 0;
+  }
+
+  /**
+   * Stores one batch (the JSON text of StoredEvent[]): call it inside a write transaction (the
+   * group commit's savepoint). Reads the log's end under the lock, so another process appending to
+   * the same file never gets the same seqs.
+   */
+  append(batchJson: string): LogAppend & { readonly batch?: Committed } {
+    const batch = JSON.parse(batchJson) as StoredEvent[];
+    refuseRepeatedIds(batch);
+    const fresh: StoredEvent[] = [];
+    const skipped: number[] = [];
+    batch.forEach((event, i) => {
+      if (event.clientId === undefined || this.remember(event)) fresh.push(event);
+      else skipped.push(i);
+    });
+    const end = this.logEnd();
+    if (fresh.length === 0) return { firstSeq: end + 1, lastSeq: end, stored: 0, duplicates: skipped.length, skipped };
+    let newest = fresh[0]!.receivedAt;
+    for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
+    this.insertLogStmt.run(end + 1, fresh.length, newest, skipped.length === 0 ? batchJson : JSON.stringify(fresh));
+    for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
+    const receipt = { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped };
+    return { ...receipt, batch: { seq: end + 1, events: fresh } };
+  }
+
+  /**
+   * Copies the next batches of the log past the table's checkpoint into the per-event table, at
+   * least one batch and then up to about `maxEvents`, in one transaction with the checkpoint.
+   * Returns the checkpoint after; a batch is derived exactly once whatever process runs this.
+   */
+  derive(maxEvents: number): number {
+    const from = this.derivedThrough();
+    const batches = this.nextBatches(from, maxEvents);
+    if (batches.length === 0) return from;
+    const last = batches[batches.length - 1]!;
+    const through = last.seq + last.events.length - 1;
+    this.deriveTx.immediate(batches, through);
+    return through;
+  }
+
+  private nextBatches(from: number, maxEvents: number): Committed[] {
+    while (this.recent.length > 0 && this.recent[0]!.seq <= from) this.recentEvents -= this.recent.shift()!.events.length;
+    const batches: Committed[] = [];
+    let events = 0;
+    if (this.recent[0]?.seq === from + 1) {
+      for (const batch of this.recent) {
+        if (events > 0 && events + batch.events.length > maxEvents) break;
+        if (batches.length > 0 && batch.seq !== from + 1 + events) break; // a gap: another process's batch
+        batches.push(batch);
+        events += batch.events.length;
+      }
+      return batches;
+    }
+    // After a restart, a backlog larger than memory keeps, or another process's appends: the log.
+    for (const row of this.readLogStmt.all(from, 64)) {
+      const parsed = JSON.parse(row.events) as StoredEvent[];
+      if (events > 0 && events + parsed.length > maxEvents) break;
+      batches.push({ seq: row.seq, events: parsed });
+      events += parsed.length;
+    }
+    return batches;
+  }
+
+  /** Keeps a committed batch for derive() (only once its transaction committed: a rolled-back one never existed). */
+  keep(batch: Committed): void {
+    if (this.recentEvents + batch.events.length > MAX_RECENT_EVENTS) return; // derive falls back to the log
+    this.recent.push(batch);
+    this.recentEvents += batch.events.length;
+  }
+
+  /** True when the event's id is new for its org and project (and is now remembered). */
+  private remember(event: StoredEvent): boolean {
+    return this.rememberIdStmt.run(event.orgId, event.projectId, event.clientId!, Date.parse(event.receivedAt)).changes === 1;
+  }
+}
+
+function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
+  const ids = new Set<string>();
+  for (const event of batch) {
+    if (ids.has(event.id)) throw new RangeError(`event id ${event.id} appears twice in one batch`);
+    ids.add(event.id);
+  }
+}

@@ -1,0 +1,254 @@
+// How the server's thread appends to the event log. Two ways, one behaviour:
+// - WorkerLogWriter (`vane serve`): the log's connection lives on a worker thread
+//   (writer-worker.ts), so neither the appends, their fsync, deriving the per-event table nor
+//   another process's lock ever blocks the event loop.
+// - InlineLogWriter (the CLI, tests, ":memory:"): the same EventLog on the caller's connection,
+//   group-committed and derived on the caller's thread.
+// Either way, reads through this process's event store wait until the per-event table holds
+// what this writer acknowledged (read your writes); other processes see the table as derived.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Database } from "better-sqlite3";
+import type { StoreHealth } from "../../types.js";
+import { GroupCommit } from "../group-commit.js";
+import type { Durability } from "../wal-sync.js";
+import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
+import { LogDeriver } from "./log-deriver.js";
+import { type AppendInput, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
+
+export interface LogWriter {
+  append(input: AppendInput): Promise<LogAppend>;
+  /** Resolves once the per-event table holds every event this writer has acknowledged. */
+  derived(): Promise<void>;
+  /** "down" from a failed append until an append succeeds: what /health reports for writes. */
+  health(): StoreHealth;
+  /** Commits what is queued and closes. */
+  close(): Promise<void>;
+}
+
+/** Tracks acknowledged and derived positions and wakes the readers waiting between them. */
+class DerivedWaiters {
+  private acked = 0;
+  private through: number;
+  private waiting: (() => void)[] = [];
+
+  constructor(derivedThrough: number) {
+    this.through = derivedThrough;
+  }
+
+  acknowledged(lastSeq: number): void {
+    this.acked = Math.max(this.acked, lastSeq);
+  }
+
+  derived(through: number): void {
+    this.through = Math.max(this.through, through);
+    if (this.through < this.acked) return;
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const wake of waiting) wake();
+  }
+
+  wait(): Promise<void> {
+    if (this.through >= this.acked) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+}
+
+class WriteHealth {
+  private failing = false;
+  ok(): void {
+    this.failing = false;
+  }
+  failed(): void {
+    this.failing = true;
+  }
+  get state(): StoreHealth {
+    return this.failing ? "down" : "ok";
+  }
+}
+
+export class InlineLogWriter implements LogWriter {
+  private readonly log: EventLog;
+  private readonly group: GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>;
+  private readonly deriver: LogDeriver;
+  private readonly waiters: DerivedWaiters;
+  private readonly writes = new WriteHealth();
+
+  constructor(db: Database, durability: Durability) {
+    this.log = new EventLog(db);
+    this.group = new GroupCommit(db, {
+      apply: (input) => this.log.append(input.json),
+      sizeOf: (input) => input.count,
+      maxGroupSize: MAX_GROUP_EVENTS,
+      durable: () => durability.sync(),
+    });
+    this.deriver = new LogDeriver(this.log, { derived: (through) => this.waiters.derived(through), failed: () => undefined });
+    this.waiters = new DerivedWaiters(this.deriver.derivedThrough);
+  }
+
+  async append(input: AppendInput): Promise<LogAppend> {
+    try {
+      const { batch, ...receipt } = await this.group.submit(input);
+      this.writes.ok();
+      if (batch) this.log.keep(batch);
+      this.waiters.acknowledged(receipt.lastSeq);
+      // Derived at once: inline is for the CLI and tests, where another connection reading the
+      // table right after the answer should find the events, and no request path is at stake.
+      if (receipt.stored > 0) this.deriver.drain(Number.POSITIVE_INFINITY);
+      return receipt;
+    } catch (error) {
+      this.writes.failed();
+      throw error;
+    }
+  }
+
+  derived(): Promise<void> {
+    this.deriver.poke();
+    return this.waiters.wait();
+  }
+
+  health(): StoreHealth {
+    return this.writes.state;
+  }
+
+  async close(): Promise<void> {
+    this.flush();
+  }
+
+  /** Commits the queued appends and derives them, synchronously (before the connection closes). */
+  flush(): void {
+    this.group.flush();
+    this.deriver.drain(Number.POSITIVE_INFINITY);
+    this.deriver.stop();
+  }
+}
+
+/** The worker's entry: compiled JavaScript beside this file, or the TypeScript source under tsx (tests). */
+function workerEntry(): URL {
+  const js = new URL("./writer-worker.js", import.meta.url);
+  return existsSync(fileURLToPath(js)) ? js : new URL("./source-worker.mjs", import.meta.url);
+}
+
+interface Waiting {
+  resolve(receipt: LogAppend): void;
+  reject(error: Error): void;
+}
+
+export class WriteFailed extends Error {
+  readonly code: string | undefined;
+  constructor(failure: WriteFailure) {
+    super(failure.message);
+    this.name = "WriteFailed";
+    this.code = failure.code;
+  }
+}
+
+export class WorkerLogWriter implements LogWriter {
+  private worker: Worker;
+  private nextId = 1;
+  private readonly waiting = new Map<number, Waiting>();
+  private readonly waiters: DerivedWaiters;
+  private readonly writes = new WriteHealth();
+  private closing: Promise<void> | undefined;
+  /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
+  private alive = true;
+
+  /** `db`: the caller's connection to the same file, to read where the derived table stands. */
+  constructor(
+    private readonly options: WriterOptions,
+    db: Database,
+  ) {
+    this.waiters = new DerivedWaiters(new EventLog(db).derivedThrough());
+    // Appends posted before the thread is up wait in its port.
+    this.worker = spawn(options);
+    this.attach(this.worker);
+  }
+
+  append(input: AppendInput): Promise<LogAppend> {
+    if (this.closing) return Promise.reject(new Error("the event log is closed"));
+    if (!this.alive) return Promise.reject(new WriteFailed({ message: "the event log's writer thread is restarting" }));
+    const id = this.nextId++;
+    return new Promise<LogAppend>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      this.worker.postMessage({ type: "append", id, ...input } satisfies ToWriter);
+    });
+  }
+
+  derived(): Promise<void> {
+    return this.waiters.wait();
+  }
+
+  health(): StoreHealth {
+    return this.writes.state;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= new Promise<void>((resolve) => {
+      this.worker.once("exit", () => resolve());
+      this.worker.postMessage({ type: "close" } satisfies ToWriter);
+    });
+    return this.closing;
+  }
+
+  private attach(worker: Worker): void {
+    worker.on("message", (message: FromWriter) => this.receive(message));
+    worker.on("error", (error) => this.lost(error));
+    worker.on("exit", (code) => {
+      if (this.closing) return;
+      this.lost(new Error(`the event log's writer thread exited (code ${code})`));
+    });
+  }
+
+  private receive(message: FromWriter): void {
+    switch (message.type) {
+      case "appended": {
+        const waiting = this.waiting.get(message.id);
+        this.waiting.delete(message.id);
+        this.writes.ok();
+        this.waiters.acknowledged(message.receipt.lastSeq);
+        waiting?.resolve(message.receipt);
+        return;
+      }
+      case "failed": {
+        const waiting = this.waiting.get(message.id);
+        this.waiting.delete(message.id);
+        this.writes.failed();
+        waiting?.reject(new WriteFailed(message.error));
+        return;
+      }
+      case "derived":
+        this.waiters.derived(message.through);
+        return;
+      case "derive-failed":
+      case "ready":
+      case "closed":
+        return;
+    }
+  }
+
+  /**
+   * The thread died (a bug, or out of memory): the appends it held may or may not have committed,
+   * so they fail (the sender retries; event ids make that safe) and a new thread takes over.
+   */
+  private lost(error: Error): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.writes.failed();
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+    this.worker.removeAllListeners();
+    // A pause first: a thread that dies at start would otherwise be respawned in a tight loop.
+    setTimeout(() => {
+      this.worker = spawn(this.options);
+      this.attach(this.worker);
+      this.alive = true;
+    }, RESPAWN_PAUSE_MS).unref();
+  }
+}
+
+const RESPAWN_PAUSE_MS = 500;
+
+function spawn(options: WriterOptions): Worker {
+  return new Worker(workerEntry(), { workerData: options });
+}

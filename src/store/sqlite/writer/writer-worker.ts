@@ -1,0 +1,65 @@
+// The log writer's thread. It owns the connection that appends to the event log, so a write lock
+// held by another process (the CLI writing to the same file) blocks this thread, never the
+// server's event loop: config, health and reads go on, and the writes that need the lock wait
+// for it (busy_timeout) and then fail, which the server answers with the contract's 503.
+// Commits are synchronous=FULL here: fsynced before the answer, off the event loop.
+import { parentPort, workerData } from "node:worker_threads";
+import Database from "better-sqlite3";
+import { GroupCommit } from "../group-commit.js";
+import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
+import { LogDeriver } from "./log-deriver.js";
+import { type AppendInput, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
+
+/** The deriver also looks for batches other processes appended. */
+const DERIVE_POLL_MS = 1_000;
+
+const port = parentPort!;
+const options = workerData as WriterOptions;
+const send = (message: FromWriter): void => port.postMessage(message);
+
+const db = new Database(options.path, { timeout: options.busyTimeoutMs });
+db.pragma("synchronous = FULL");
+const log = new EventLog(db);
+const relaxed = <T>(run: () => T): T => {
+  db.pragma("synchronous = NORMAL");
+  try {
+    return run();
+  } finally {
+    db.pragma("synchronous = FULL");
+  }
+};
+const deriver = new LogDeriver(
+  log,
+  { derived: (through) => send({ type: "derived", through }), failed: (error) => send({ type: "derive-failed", error: failureOf(error) }) },
+  relaxed,
+);
+const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>(db, {
+  apply: (input) => log.append(input.json),
+  sizeOf: (input) => input.count,
+  maxGroupSize: MAX_GROUP_EVENTS,
+});
+const poll = setInterval(() => deriver.poke(), DERIVE_POLL_MS);
+
+port.on("message", (message: ToWriter) => {
+  if (message.type === "close") {
+    clearInterval(poll);
+    group.flush();
+    deriver.stop();
+    db.close();
+    send({ type: "closed" });
+    port.close();
+    return;
+  }
+  const { id } = message;
+  group.submit(message).then(
+    ({ batch, ...receipt }) => {
+      if (batch) log.keep(batch);
+      send({ type: "appended", id, receipt });
+      deriver.poke();
+    },
+    (error: unknown) => send({ type: "failed", id, error: failureOf(error) }),
+  );
+});
+
+send({ type: "ready", derivedThrough: deriver.derivedThrough });
+deriver.poke();
