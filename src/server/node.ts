@@ -1,13 +1,13 @@
 // The Node host: the engine from disk, the SQLite store and the Parquet files in the data folder,
-// the app on @hono/node-server, and the background work on timers: the Parquet pipeline catching
-// up with events no request delivered (decision events, or a backlog after a failure), the
-// learner reading rewards, and the publication of learned weights into bundles.
+// the app on @hono/node-server, and the background work. Threads do what would stall the event
+// loop: the log writer appends and derives the per-event table, the Parquet thread encodes the
+// files. Timers on the event loop run the learner, the publication of learned weights into
+// bundles, and retention.
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
-import { fileSinkFor } from "../store/parquet/file-sink.js";
-import { ParquetPipeline } from "../store/parquet/pipeline.js";
+import { ParquetThread } from "../store/parquet/parquet-thread.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
@@ -21,7 +21,7 @@ export interface NodeServerOptions {
   /** The data folder: vane.db and parquet/. */
   readonly dataDir: string;
   readonly limits?: Partial<AppLimits>;
-  /** How often the Parquet pipeline catches up on its own. */
+  /** How often the Parquet thread looks for events on its own (requests also tell it). */
   readonly catchUpMs?: number;
   /** How often the learner reads new events and closes reward windows. */
   readonly learnMs?: number;
@@ -60,16 +60,13 @@ export const packageVersion = (): string =>
   (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const stores = openSqliteStores({ dataDir: options.dataDir });
-  // Rounds of 2,000 rows: encoding is synchronous (~15 ms a round), so a long catch-up never
-  // holds the event loop for long.
-  const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: 2000 });
+  const stores = openSqliteStores({ dataDir: options.dataDir, writer: "worker" });
+  const parquet = new ParquetThread({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
   const learner = createLearner({ stores, engine, clock: systemClock });
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
   const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
   const timers = [
-    every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp()),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish()),
     every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now())),
@@ -82,16 +79,16 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         close: async () => {
           stopTimers();
           await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
-          await parquet.catchUp().catch(() => undefined);
           await learner.catchUp().catch(() => undefined);
-          stores.close();
+          await stores.close();
+          await parquet.close();
         },
       });
     });
     server.on("clientError", answerClientError);
     server.once("error", (error) => {
       stopTimers();
-      stores.close();
+      void stores.close().then(() => parquet.close());
       reject(error);
     });
   });

@@ -50,7 +50,7 @@ export class EventLog {
   private readonly insertEventStmt: Statement<[EventRow & { seq: number }]>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly deriveTx: Transaction<(batches: readonly Committed[], through: number) => void>;
+  private readonly deriveTx: Transaction<(from: number, batches: readonly Committed[], through: number) => boolean>;
   private recent: Committed[] = [];
   private recentEvents = 0;
 
@@ -75,11 +75,14 @@ export class EventLog {
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
-    this.deriveTx = db.transaction((batches: readonly Committed[], through: number) => {
+    this.deriveTx = db.transaction((from: number, batches: readonly Committed[], through: number) => {
+      // Another connection (the CLI's, the Parquet thread's) may have derived these meanwhile.
+      if (this.derivedThrough() !== from) return false;
       for (const batch of batches) {
         batch.events.forEach((event, i) => this.insertEventStmt.run({ seq: batch.seq + i, ...toEventRow(event) }));
       }
       this.setCheckpointStmt.run(EVENTS_TABLE, through);
+      return true;
     });
   }
 
@@ -127,8 +130,7 @@ export class EventLog {
     if (batches.length === 0) return from;
     const last = batches[batches.length - 1]!;
     const through = last.seq + last.events.length - 1;
-    this.deriveTx.immediate(batches, through);
-    return through;
+    return this.deriveTx.immediate(from, batches, through) ? through : this.derivedThrough();
   }
 
   private nextBatches(from: number, maxEvents: number): Committed[] {

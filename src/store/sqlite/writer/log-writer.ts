@@ -6,10 +6,9 @@
 //   group-committed and derived on the caller's thread.
 // Either way, reads through this process's event store wait until the per-event table holds
 // what this writer acknowledged (read your writes); other processes see the table as derived.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
+import { startThread } from "../../threads.js";
 import type { StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
@@ -72,7 +71,6 @@ export class InlineLogWriter implements LogWriter {
   private readonly log: EventLog;
   private readonly group: GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>;
   private readonly deriver: LogDeriver;
-  private readonly waiters: DerivedWaiters;
   private readonly writes = new WriteHealth();
 
   constructor(db: Database, durability: Durability) {
@@ -83,8 +81,7 @@ export class InlineLogWriter implements LogWriter {
       maxGroupSize: MAX_GROUP_EVENTS,
       durable: () => durability.sync(),
     });
-    this.deriver = new LogDeriver(this.log, { derived: (through) => this.waiters.derived(through), failed: () => undefined });
-    this.waiters = new DerivedWaiters(this.deriver.derivedThrough);
+    this.deriver = new LogDeriver(this.log, { derived: () => undefined, failed: () => undefined });
   }
 
   async append(input: AppendInput): Promise<LogAppend> {
@@ -92,7 +89,6 @@ export class InlineLogWriter implements LogWriter {
       const { batch, ...receipt } = await this.group.submit(input);
       this.writes.ok();
       if (batch) this.log.keep(batch);
-      this.waiters.acknowledged(receipt.lastSeq);
       // Derived at once: inline is for the CLI and tests, where another connection reading the
       // table right after the answer should find the events, and no request path is at stake.
       if (receipt.stored > 0) this.deriver.drain(Number.POSITIVE_INFINITY);
@@ -103,9 +99,9 @@ export class InlineLogWriter implements LogWriter {
     }
   }
 
-  derived(): Promise<void> {
-    this.deriver.poke();
-    return this.waiters.wait();
+  /** Derives what the log holds beyond the table first: a CLI reading after a server was killed sees every stored event. */
+  async derived(): Promise<void> {
+    this.deriver.drain(Number.POSITIVE_INFINITY);
   }
 
   health(): StoreHealth {
@@ -124,11 +120,6 @@ export class InlineLogWriter implements LogWriter {
   }
 }
 
-/** The worker's entry: compiled JavaScript beside this file, or the TypeScript source under tsx (tests). */
-function workerEntry(): URL {
-  const js = new URL("./writer-worker.js", import.meta.url);
-  return existsSync(fileURLToPath(js)) ? js : new URL("./source-worker.mjs", import.meta.url);
-}
 
 interface Waiting {
   resolve(receipt: LogAppend): void;
@@ -250,5 +241,5 @@ export class WorkerLogWriter implements LogWriter {
 const RESPAWN_PAUSE_MS = 500;
 
 function spawn(options: WriterOptions): Worker {
-  return new Worker(workerEntry(), { workerData: options });
+  return startThread(new URL("./writer-worker.js", import.meta.url), options);
 }

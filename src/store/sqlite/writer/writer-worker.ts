@@ -10,6 +10,8 @@ import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
 import { LogDeriver } from "./log-deriver.js";
 import { type AppendInput, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
 
+/** What a closing writer still derives, so a clean stop leaves the table (nearly) current. */
+const CLOSE_DERIVE_EVENTS = 200_000;
 /** The deriver also looks for batches other processes appended. */
 const DERIVE_POLL_MS = 1_000;
 
@@ -44,6 +46,7 @@ port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
     clearInterval(poll);
     group.flush();
+    deriver.drain(CLOSE_DERIVE_EVENTS); // the rest is derived after the next start
     deriver.stop();
     db.close();
     send({ type: "closed" });

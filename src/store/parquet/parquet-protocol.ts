@@ -1,0 +1,15 @@
+// Messages between the server's thread and the Parquet copy's thread (parquet-worker.ts).
+export interface ParquetOptions {
+  readonly dataDir: string;
+  /** How often the thread looks for events on its own (after failures, or other processes' events). */
+  readonly intervalMs: number;
+  /** Rows per file-writing round. */
+  readonly flushRows: number;
+}
+
+export type ToParquet = { readonly type: "look" } | { readonly type: "close" };
+
+export type FromParquet =
+  | { readonly type: "caught-up"; readonly through: number }
+  | { readonly type: "failed"; readonly error: string }
+  | { readonly type: "closed" };

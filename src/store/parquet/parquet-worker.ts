@@ -1,0 +1,64 @@
+// The Parquet copy's thread: encoding is CPU work (~15 µs an event) that would otherwise stall the
+// server's event loop. It reads the per-event table derived from the event log on its own
+// connection (a lock held elsewhere blocks only this thread), writes the files and advances its
+// checkpoint, exactly as ParquetPipeline does anywhere; the server only tells it when to look.
+import { parentPort, workerData } from "node:worker_threads";
+import { openSqliteStores } from "../sqlite/open.js";
+import { fileSinkFor } from "./file-sink.js";
+import { ParquetPipeline } from "./pipeline.js";
+import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
+
+const port = parentPort!;
+const options = workerData as ParquetOptions;
+const send = (message: FromParquet): void => port.postMessage(message);
+
+const stores = openSqliteStores({ dataDir: options.dataDir });
+const pipeline = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: options.flushRows });
+
+let wanted = false;
+let running = false;
+let closing = false;
+
+async function run(): Promise<void> {
+  if (running) return;
+  running = true;
+  try {
+    while (wanted) {
+      wanted = false;
+      try {
+        await pipeline.catchUp();
+        send({ type: "caught-up", through: await stores.events.checkpoint(pipeline.name) });
+      } catch (error) {
+        send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
+      }
+    }
+  } finally {
+    running = false;
+  }
+  if (closing) finish();
+}
+
+function look(): void {
+  wanted = true;
+  void run();
+}
+
+function finish(): void {
+  clearInterval(timer);
+  void stores.close().then(() => {
+    send({ type: "closed" });
+    port.close();
+  });
+}
+
+// Also on a timer: a failed run (a full disk) is retried, and events other processes stored are found.
+const timer = setInterval(look, options.intervalMs);
+
+port.on("message", (message: ToParquet) => {
+  if (message.type === "look") return look();
+  closing = true;
+  wanted = true; // a last run delivers what was acknowledged before the close
+  if (!running) void run();
+});
+
+look();

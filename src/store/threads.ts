@@ -1,0 +1,12 @@
+// Worker threads of the store (the log writer, the Parquet copy): the compiled JavaScript beside
+// the caller, or, when the project runs from its TypeScript source, that source under tsx.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+
+/** `entry`: the thread's compiled file (`new URL("./x-worker.js", import.meta.url)`). */
+export function startThread(entry: URL, workerData: object): Worker {
+  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData });
+  const sourceEntry = entry.href.replace(/\.js$/, ".ts");
+  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry } });
+}
