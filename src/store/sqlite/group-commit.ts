@@ -8,6 +8,8 @@ import type { Database, Transaction } from "better-sqlite3";
 
 interface PendingCall<I, O> {
   readonly input: I;
+  /** Date.now() when submitted. */
+  readonly at: number;
   resolve(value: O): void;
   reject(error: unknown): void;
 }
@@ -21,6 +23,22 @@ export interface GroupCommitOptions<I, O> {
   readonly maxGroupSize?: number;
   /** Resolves when the group's commit is on disk (wal-sync.ts); calls are answered after it. */
   readonly durable?: () => Promise<void>;
+  /**
+   * How long a call may wait for the write lock, counted from its submission, not from the start
+   * of its group: calls queued behind a group that waited out the lock would otherwise wait again.
+   * Needs `waitAtMost`, which sets how long the next transaction may wait (SQLite's busy_timeout).
+   */
+  readonly lockWaitMs?: number;
+  readonly waitAtMost?: (ms: number) => void;
+}
+
+/** What a call that waited its whole lockWaitMs gets, as SQLite's own busy error would say. */
+export class LockWaitExpired extends Error {
+  readonly code = "SQLITE_BUSY";
+  constructor(ms: number) {
+    super(`database is locked: another connection held the write lock for more than ${ms} ms`);
+    this.name = "LockWaitExpired";
+  }
 }
 
 type Outcome<O> = { readonly ok: true; readonly value: O } | { readonly ok: false; readonly error: unknown };
@@ -32,6 +50,8 @@ export class GroupCommit<I, O> {
   private readonly sizeOf: (input: I) => number;
   private readonly maxGroupSize: number;
   private readonly durable: (() => Promise<void>) | undefined;
+  private readonly lockWaitMs: number | undefined;
+  private readonly waitAtMost: ((ms: number) => void) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -40,6 +60,8 @@ export class GroupCommit<I, O> {
     this.sizeOf = options.sizeOf ?? (() => 1);
     this.maxGroupSize = options.maxGroupSize ?? Number.POSITIVE_INFINITY;
     this.durable = options.durable;
+    this.lockWaitMs = options.lockWaitMs;
+    this.waitAtMost = options.waitAtMost;
     // A transaction function called inside another one runs in a SAVEPOINT (better-sqlite3).
     const inSavepoint = db.transaction(options.apply);
     this.runGroup = db.transaction((calls: readonly PendingCall<I, O>[]) =>
@@ -47,9 +69,10 @@ export class GroupCommit<I, O> {
     );
   }
 
-  submit(input: I): Promise<O> {
+  /** `at`: when the write was asked for (Date.now() of the asking thread), for lockWaitMs. */
+  submit(input: I, at = Date.now()): Promise<O> {
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ input, resolve, reject });
+      this.queue.push({ input, at, resolve, reject });
       this.scheduled ??= setImmediate(() => this.flushOneGroup());
     });
   }
@@ -68,6 +91,7 @@ export class GroupCommit<I, O> {
   }
 
   private takeGroup(): PendingCall<I, O>[] {
+    if (this.lockWaitMs !== undefined) this.expire(this.lockWaitMs);
     let size = 0;
     let count = 0;
     for (const call of this.queue) {
@@ -76,6 +100,18 @@ export class GroupCommit<I, O> {
       count += 1;
     }
     return this.queue.splice(0, count);
+  }
+
+  /** Fails the calls that have waited their whole lock wait already, and bounds the next wait by the oldest. */
+  private expire(lockWaitMs: number): void {
+    const now = Date.now();
+    const expired = this.queue.filter((call) => now - call.at >= lockWaitMs);
+    if (expired.length > 0) {
+      this.queue = this.queue.filter((call) => now - call.at < lockWaitMs);
+      for (const call of expired) call.reject(new LockWaitExpired(lockWaitMs));
+    }
+    const oldest = this.queue[0];
+    if (oldest) this.waitAtMost?.(Math.max(1, lockWaitMs - (now - oldest.at)));
   }
 
   private commitGroup(calls: readonly PendingCall<I, O>[]): void {

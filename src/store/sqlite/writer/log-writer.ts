@@ -162,7 +162,7 @@ export class WorkerLogWriter implements LogWriter {
     const id = this.nextId++;
     return new Promise<LogAppend>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "append", id, ...input } satisfies ToWriter);
+      this.worker.postMessage({ type: "append", id, sentAt: Date.now(), ...input } satisfies ToWriter);
     });
   }
 

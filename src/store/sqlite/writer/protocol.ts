@@ -14,7 +14,8 @@ export interface AppendInput {
   readonly count: number;
 }
 
-export type ToWriter = ({ readonly type: "append"; readonly id: number } & AppendInput) | { readonly type: "close" };
+/** `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free. */
+export type ToWriter = ({ readonly type: "append"; readonly id: number; readonly sentAt: number } & AppendInput) | { readonly type: "close" };
 
 export interface WriteFailure {
   readonly message: string;

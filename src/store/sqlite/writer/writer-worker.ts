@@ -39,6 +39,8 @@ const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<Even
   apply: (input) => log.append(input.json),
   sizeOf: (input) => input.count,
   maxGroupSize: MAX_GROUP_EVENTS,
+  lockWaitMs: options.busyTimeoutMs,
+  waitAtMost: (ms) => db.pragma(`busy_timeout = ${Math.round(ms)}`),
 });
 const poll = setInterval(() => deriver.poke(), DERIVE_POLL_MS);
 
@@ -54,7 +56,7 @@ port.on("message", (message: ToWriter) => {
     return;
   }
   const { id } = message;
-  group.submit(message).then(
+  group.submit(message, message.sentAt).then(
     ({ batch, ...receipt }) => {
       if (batch) log.keep(batch);
       send({ type: "appended", id, receipt });

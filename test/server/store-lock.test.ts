@@ -1,0 +1,70 @@
+// Another process holding the store's write lock (issue 14): the CLI writing to vane.db while the
+// server runs. Only the writes that need the lock wait, and then answer the contract's 503; config
+// and health go on answering meanwhile, and /health says which store cannot write.
+import path from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { tempDir } from "../cli/helpers.js";
+import { serveProcess } from "../cli/serve-process.js";
+
+/** Longer than the server's busy timeout (5 s): its appends give up while the lock is still held. */
+const HOLD_MS = 8_000;
+
+const track = (id: string) => ({ id, type: "track", unitKey: "u1", timestamp: "2026-11-21T12:00:00Z", event: "click" });
+
+describe("another process holds the write lock", () => {
+  it("answers config and health while it holds it; appends get 503 with Retry-After; /health says events are degraded until writes work again", async () => {
+    const dataDir = tempDir();
+    const server = await serveProcess(dataDir);
+    const auth = (key: string) => ({ Authorization: `Bearer ${key}` });
+    const json = { "Content-Type": "application/json" };
+    const config = await fetch(`${server.url}/v1/config/demo`, { headers: auth(server.pk) });
+    const etag = config.headers.get("ETag")!;
+
+    const cli = new Database(path.join(dataDir, "vane.db"));
+    cli.exec("BEGIN IMMEDIATE");
+    const heldAt = Date.now();
+    let releasedAt = Number.POSITIVE_INFINITY;
+    const release = new Promise<void>((done) =>
+      setTimeout(() => {
+        cli.exec("COMMIT");
+        releasedAt = Date.now();
+        cli.close();
+        done();
+      }, HOLD_MS),
+    );
+    try {
+      // resolve stores a decision event: it is one of the writes that wait (then 200, or a 503).
+      const resolved = fetch(`${server.url}/v1/resolve`, { method: "POST", headers: { ...auth(server.sk), ...json, "X-Project-Id": "demo" }, body: JSON.stringify({ context: { userId: "u1" } }) });
+      const batch = fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) });
+      // Each of these must come back while the lock is still held, not after.
+      for (let i = 0; i < 5; i++) {
+        const answers = await Promise.all([
+          fetch(`${server.url}/health`),
+          fetch(`${server.url}/v1/config/demo`, { headers: { ...auth(server.pk), "If-None-Match": etag } }),
+        ]);
+        expect(Date.now()).toBeLessThan(releasedAt);
+        expect(answers[0].status).toBe(200);
+        expect(answers[1].status).toBe(304);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const refused = await batch;
+      expect(Date.now()).toBeLessThan(heldAt + HOLD_MS);
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("Retry-After")).toBe("2");
+      expect(await refused.json()).toMatchObject({ error: { code: "EVENTS_NOT_STORED" }, accepted: 0, retryable: true });
+      const health = await (await fetch(`${server.url}/health`)).json();
+      expect(Date.now()).toBeLessThan(releasedAt);
+      expect(health).toMatchObject({ status: "degraded", stores: { events: "down", bundles: "ok", keys: "ok" } });
+      expect([200, 503]).toContain((await resolved).status);
+    } finally {
+      await release;
+    }
+    const retried = await fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) });
+    expect(retried.status).toBe(200);
+    expect(await retried.json()).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ status: "ok", stores: { events: "ok" } });
+    server.child.kill("SIGTERM");
+    await server.exited;
+  });
+});
