@@ -15,6 +15,8 @@ export interface Scenario {
   readonly expectStatus?: number;
   /** Events a 2xx response acknowledges, read from its body (the events scenario). */
   readonly accepted?: (body: string) => number;
+  /** Connections for this scenario; the run's setting when absent. */
+  readonly connections?: number;
 }
 
 export interface LoadSettings {
@@ -77,7 +79,7 @@ function fire(url: string, scenario: Scenario, options: { settings: LoadSettings
     const instance = autocannon(
       {
         url: url + scenario.path,
-        connections: options.settings.connections,
+        connections: scenario.connections ?? options.settings.connections,
         pipelining: options.settings.pipelining,
         duration: options.durationS,
         requests,

@@ -109,6 +109,14 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       requests: () => [{ method: "GET", path: config, headers: { ...auth, "If-None-Match": vane.etag } }],
       expectStatus: 304,
     },
+    ...[1, 16].map((connections) => ({
+      key: `events-${connections}`,
+      name: `POST /v1/events/batch, ${EVENTS_PER_BATCH} events, ${connections} connection${connections === 1 ? "" : "s"}`,
+      path: "/v1/events/batch",
+      requests: () => postEach("/v1/events/batch", json(vane.key), () => batches[pick(batches.length)]!),
+      accepted: (body: string) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
+      connections,
+    })),
     {
       key: "events",
       name: `POST /v1/events/batch, ${EVENTS_PER_BATCH} events`,

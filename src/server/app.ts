@@ -9,6 +9,7 @@ import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
 import { RateLimiter } from "./auth/rate-limiter.js";
+import { TokenHashes } from "./auth/token-hashes.js";
 import { BundleCache } from "./bundle-cache.js";
 import { ProjectOwners } from "./project-owners.js";
 import { type Clock, systemClock } from "./clock.js";
@@ -107,7 +108,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     keys: new KeyCache({ keys: stores.keys, clock, ttlMs: limits.keyCacheMs, staleMs: limits.bundleStaleMs }),
     limiter: new RateLimiter(),
     clock,
-    sha256: (bytes) => engine.sha256(bytes),
+    hashes: new TokenHashes((bytes) => engine.sha256(bytes)),
   };
   const bundles = new BundleCache({
     bundles: stores.bundles,

@@ -2,9 +2,10 @@
 // from the Bearer header, looked up by its SHA-256; revocation, expiry, tenant headers, scope, the
 // publishable-key rule, then the key's rate limit. Each refusal has the contract's message.
 import type { Context, MiddlewareHandler } from "hono";
-import { constantTimeEqual, keyKind, secretHash, type Sha256 } from "../auth/api-key.js";
+import { constantTimeEqual } from "../auth/api-key.js";
 import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { TokenHashes } from "../auth/token-hashes.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, fail } from "../errors.js";
@@ -14,7 +15,7 @@ export interface AuthDependencies {
   readonly keys: KeyCache;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
-  readonly sha256: Sha256;
+  readonly hashes: TokenHashes;
 }
 
 export interface Access {
@@ -33,8 +34,8 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
     const header = c.req.header("Authorization");
     if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (token === undefined || keyKind(token) === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
-    const hash = secretHash(token, deps.sha256);
+    const hash = token === undefined ? undefined : deps.hashes.hashOf(token);
+    if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
     let key: KeyRecord | undefined;
     try {
       key = await deps.keys.lookup(hash);
