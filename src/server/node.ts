@@ -1,9 +1,12 @@
 // The Node host: the engine from disk, the SQLite store and the Parquet files in the data folder,
 // the app on @hono/node-server, and the background work on timers: the Parquet pipeline catching
 // up with events no request delivered (decision events, or a backlog after a failure), the
-// learner reading rewards, and the publication of learned weights into bundles.
+// learner reading rewards, and the publication of learned weights into bundles. Metrics, logs and
+// traces are set up here too (observability/): prom-client and pino are Node's, the app gets interfaces.
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
+import { trace } from "@opentelemetry/api";
+import type { Logger } from "pino";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { fileSinkFor } from "../store/parquet/file-sink.js";
@@ -13,6 +16,13 @@ import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
 import { systemClock } from "./clock.js";
 import { createLearner } from "./learning.js";
+import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
+import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
+import { observeStores } from "./observability/observed-stores.js";
+import { PrometheusMetrics } from "./observability/prometheus.js";
+
+/** GET /metrics: not served, served on the API's port, or on a port of its own (bound to the same host). */
+export type MetricsExposure = "off" | "on" | { readonly port: number };
 
 export interface NodeServerOptions {
   readonly port: number;
@@ -30,6 +40,10 @@ export interface NodeServerOptions {
   readonly retention?: Retention;
   /** How often retention runs. */
   readonly pruneMs?: number;
+  /** "off" when absent. */
+  readonly metrics?: MetricsExposure;
+  /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
+  readonly log?: LogOptions;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -37,13 +51,16 @@ export const DEFAULT_WEIGHTS_MS = 60_000;
 export const DEFAULT_PRUNE_MS = 60_000;
 
 /** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
-function every(ms: number, label: string, task: () => Promise<unknown>): () => void {
+function every(ms: number, label: string, task: () => Promise<unknown>, log: Logger | undefined): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     task()
-      .catch((error: unknown) => console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error))
+      .catch((error: unknown) => {
+        if (log !== undefined) log.warn({ err: error, task: label }, "background task failed, will retry");
+        else console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error);
+      })
       .finally(() => (running = false));
   }, ms);
   timer.unref();
@@ -52,6 +69,8 @@ function every(ms: number, label: string, task: () => Promise<unknown>): () => v
 
 export interface RunningServer {
   readonly url: string;
+  /** Where GET /metrics answers, when metrics are on. */
+  readonly metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -59,33 +78,42 @@ export const packageVersion = (): string =>
   (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const stores = openSqliteStores({ dataDir: options.dataDir });
+  const version = packageVersion();
+  const tracer = trace.getTracer("vane", version);
+  const exposure = options.metrics ?? "off";
+  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
+  const log = options.log === undefined ? undefined : createServiceLogger(options.log);
+  const stores = observeStores(openSqliteStores({ dataDir: options.dataDir }), { tracer, metrics });
   // Rounds of 2,000 rows: encoding is synchronous (~15 ms a round), so a long catch-up never
   // holds the event loop for long.
   const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: 2000 });
   const engine = await loadEngine();
   const learner = createLearner({ stores, engine, clock: systemClock });
+  metrics?.watchLearner(learner, stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
-  const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
+  const app = createApp({
+    engine,
+    stores,
+    pipelines: [parquet],
+    learner,
+    version,
+    limits: options.limits,
+    observability: { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) },
+    onInternalError: log && internalErrorLogger(log),
+  });
   const timers = [
-    every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp()),
-    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
-    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish()),
-    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now())),
+    every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp(), log),
+    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp(), log),
+    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish(), log),
+    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
-  return new Promise((resolve, reject) => {
+  let metricsListener: MetricsListener | undefined;
+  let closeApi: () => Promise<void> = async () => undefined;
+  const url = await new Promise<string>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      resolve({
-        url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${info.port}`,
-        close: async () => {
-          stopTimers();
-          await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
-          await parquet.catchUp().catch(() => undefined);
-          await learner.catchUp().catch(() => undefined);
-          stores.close();
-        },
-      });
+      closeApi = () => new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
+      resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
     server.once("error", (error) => {
       stopTimers();
@@ -93,4 +121,24 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       reject(error);
     });
   });
+  const close = async () => {
+    stopTimers();
+    await metricsListener?.close();
+    await closeApi();
+    await parquet.catchUp().catch(() => undefined);
+    await learner.catchUp().catch(() => undefined);
+    stores.close();
+    log?.flush();
+  };
+  if (metrics !== undefined && typeof exposure === "object") {
+    try {
+      metricsListener = await listenForMetrics(metrics, { port: exposure.port, host: options.host });
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  return { url, metricsUrl: metricsListener?.url ?? (exposure === "on" ? `${url}/metrics` : undefined), close };
 }
+
+const hostInUrl = (host: string): string => (host.includes(":") ? `[${host}]` : host);
