@@ -12,6 +12,12 @@ import type { EventOutcome, RequestSample, ServedBundle, ServiceMetrics } from "
 
 const OUTCOMES: readonly EventOutcome[] = ["accepted", "duplicate", "invalid", "refused"];
 
+/**
+ * prom-client's gauges named like counters, which `promtool check metrics` refuses; their
+ * per-type versions (nodejs_active_handles and the like) stay.
+ */
+const MISNAMED_DEFAULTS = ["nodejs_active_handles_total", "nodejs_active_requests_total", "nodejs_active_resources_total"];
+
 /** Seconds: resolve answers in well under a millisecond, a stalled store in seconds. */
 const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -53,7 +59,10 @@ export class PrometheusMetrics implements ServiceMetrics {
         for (const source of bundleSources) for (const b of source()) this.set({ project: b.projectId, env: b.env, version: b.version }, 1);
       },
     });
-    if (options.processMetrics === true) collectDefaultMetrics({ register: this.registry });
+    if (options.processMetrics === true) {
+      collectDefaultMetrics({ register: this.registry });
+      for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
+    }
   }
 
   /** Learner lag (behind the end of `events`, the log it reads) and its decisions per policy and arm. */
