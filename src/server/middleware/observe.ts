@@ -30,7 +30,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     const incoming = c.req.header("X-Request-Id");
     const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
-    const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path } }, parent);
+    const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
     const traced = trace.setSpan(parent, span);
     c.set("request", { id, tracer, trace: traced });
     c.header("X-Request-Id", id);
