@@ -3,7 +3,8 @@
 #   docker run -d --name vane -p 8787:8787 -p 9464:9464 -v vane-data:/data vane
 # Stage 1 builds (native SQLite binding, WebAssembly engine, TypeScript) and drops dev
 # dependencies; stage 2 holds only what `vane serve` runs. No secret is baked in: keys live in
-# the data volume, created with `docker exec vane vane keys create ...`.
+# the data volume, created with `docker exec vane vane keys create ...` (the volume is the working
+# folder, so the CLI finds the data, .vane/, without --data).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
@@ -30,10 +31,11 @@ RUN ln -s /app/bin/vane.js /usr/local/bin/vane \
  && chown node:node /data
 # The node image's unprivileged user (uid 1000): the app's files stay root's and read-only to it.
 USER node
+WORKDIR /data
 VOLUME ["/data"]
 # The API, and /metrics on a port of its own (keep 9464 on the monitoring network).
 EXPOSE 8787 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8787/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["vane"]
-CMD ["serve", "--host", "0.0.0.0", "--port", "8787", "--data", "/data", "--metrics", "9464"]
+CMD ["serve", "--host", "0.0.0.0", "--port", "8787", "--metrics", "9464"]

@@ -80,11 +80,14 @@ describe("Dockerfile", () => {
     expect(exposed).toContain(option("--metrics"));
   });
 
-  it("starts vane serve with options it knows, on the data volume", () => {
+  it("starts vane serve with options it knows, in the data volume", () => {
     expect(args("ENTRYPOINT")[0]).toBe('["vane"]');
     expect(cmd[0]).toBe("serve");
     for (const name of cmd.filter((word) => word.startsWith("--"))) expect(serveVerb.usage).toContain(name);
-    expect(args("VOLUME")[0]).toContain(option("--data"));
+    // The data folder (.vane, the default) is in the volume, which is the working folder: `docker exec` CLI verbs find it.
+    expect(cmd).not.toContain("--data");
+    const volume = JSON.parse(args("VOLUME")[0] ?? "[]") as string[];
+    expect(volume).toEqual([args("WORKDIR").at(-1)]);
   });
 
   it("bakes in no secret", () => {
