@@ -1,7 +1,7 @@
 // Structured JSON logs with pino (Node only): one line per request at info, internal errors at
 // error with their cause chain, background failures at warn. Nothing logged carries a key's
 // secret: lines are built from fields the service chose (the key's id, never the Authorization
-// header), and any "authorization" or "secret" field is redacted should one ever be added.
+// header), and a top-level "authorization" or "secret" field is redacted should one ever be added.
 import { type DestinationStream, type Logger, type LevelWithSilent, pino } from "pino";
 import type { RequestLine, RequestLogger } from "./types.js";
 
@@ -20,7 +20,8 @@ export function createServiceLogger(options: LogOptions): Logger {
       level: options.level,
       base: { pid: process.pid },
       serializers: { err: pino.stdSerializers.errWithCause },
-      redact: { paths: ["authorization", "*.authorization", "secret", "*.secret", "key", "*.key"], censor: "[redacted]" },
+      // Top-level paths only: wildcard paths cost 13 µs a line (bench/observability.bench.ts).
+      redact: { paths: ["authorization", "secret"], censor: "[redacted]" },
     },
     options.destination ?? pino.destination({ sync: false }),
   );
