@@ -8,7 +8,8 @@ export const OBSERVABILITY_HELP = `  --metrics off|on|PORT
                GET /metrics in Prometheus text format: off (default), on the API's port, or on a
                port of its own (bound to --host), e.g. --metrics 9464
   --log-level L
-               JSON log lines on stdout: ${LOG_LEVELS.join(", ")} (default info: one line per request)`;
+               JSON log lines on stdout, from the most to the least: ${LOG_LEVELS.filter((l) => l !== "silent").reverse().join(", ")}
+               (default info: one line per request), or silent`;
 
 export function metricsOption(value: string, usage: string): MetricsExposure {
   if (value === "off" || value === "on") return value;

@@ -63,7 +63,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   keyCacheMs: 1000,
 };
 
-const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Service-Bundle-Stale"];
+const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
 
 const CORS = cors({
   origin: "*",
