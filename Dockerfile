@@ -12,6 +12,8 @@ FROM ${NODE_IMAGE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
+# node-gyp takes Node's headers from the image instead of downloading them.
+ENV npm_config_nodedir=/usr/local
 WORKDIR /src
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
