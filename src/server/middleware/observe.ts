@@ -9,7 +9,7 @@ import type { KeyRecord } from "../../store/types.js";
 import type { AppEnv } from "../env.js";
 import type { Observability, RequestSample } from "../observability/types.js";
 
-export const UNMATCHED_ROUTE = "unmatched";
+const UNMATCHED_ROUTE = "unmatched";
 
 /** A caller's X-Request-Id is kept when it looks like an id; anything else is replaced. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

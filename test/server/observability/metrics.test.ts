@@ -8,7 +8,7 @@ import { observeStores } from "../../../src/server/observability/observed-stores
 import { PrometheusMetrics } from "../../../src/server/observability/prometheus.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type TestServer, call, startTestServer } from "../harness.js";
-import { type Scrape, promtoolAvailable, promtoolProblems, samples, scrape, value } from "./scrape.js";
+import { type Scrape, family, promtoolAvailable, promtoolProblems, samples, scrape, value } from "./scrape.js";
 
 const V1 = "2026-11-21T00:00:00.000Z";
 const WRITE = ["sdk:read", "sdk:write"];
@@ -55,9 +55,20 @@ describe("GET /metrics", () => {
   it("scrapes cleanly: the parser reads every family and promtool finds nothing", async () => {
     await call(server, "/v1/resolve", { key: secret, body: { context: { userId: "u-1" } } });
     const scraped = await read();
-    const names = scraped.families.map((f) => f.name);
-    for (const name of ["vane_http_request_duration_seconds", "vane_events_total", "vane_store_errors_total", "vane_bundle_stale_serves_total", "vane_bundle_info", "vane_learner_lag_events", "vane_learner_decisions", "vane_rate_limited_total", "process_cpu_user_seconds_total"]) {
-      expect(names).toContain(name);
+    const types = {
+      vane_http_request_duration_seconds: "HISTOGRAM",
+      vane_events_total: "COUNTER",
+      vane_store_errors_total: "COUNTER",
+      vane_bundle_stale_serves_total: "COUNTER",
+      vane_rate_limited_total: "COUNTER",
+      vane_bundle_info: "GAUGE",
+      vane_learner_lag_events: "GAUGE",
+      vane_learner_decisions: "GAUGE",
+      process_cpu_user_seconds_total: "COUNTER",
+    };
+    for (const [name, type] of Object.entries(types)) {
+      expect(family(scraped, name).type).toBe(type);
+      expect(family(scraped, name).help).not.toBe("");
     }
     if (process.env.CI) expect(promtoolAvailable, "CI installs promtool (.ci/run)").toBe(true);
     if (promtoolAvailable) expect(promtoolProblems(scraped.text)).toBe("");
