@@ -70,13 +70,13 @@ export class PrometheusMetrics implements ServiceMetrics {
     const registers = [this.registry];
     new Gauge({
       name: "vane_learner_lag_events",
-      help: "Events in the log the learner has not read yet (the log's last seq minus the learner's position)",
+      help: "Events in the log the learner has not read yet (the log's last seq minus the learner's position); NaN while the log cannot be read",
       registers,
       async collect() {
-        // A store that cannot be read leaves the gauge out of this scrape rather than failing it.
+        // A store that cannot be read makes the lag unknown (NaN) rather than failing the scrape,
+        // whose store error counters matter most just then.
         const end = await logEnd(events).catch(() => undefined);
-        this.reset();
-        if (end !== undefined) this.set(Math.max(0, end - learner.progress().position));
+        this.set(end === undefined ? Number.NaN : Math.max(0, end - learner.progress().position));
       },
     });
     new Gauge({

@@ -35,16 +35,17 @@ describe("GET /metrics", () => {
   let server: TestServer;
   let metrics: PrometheusMetrics;
   let secret: string;
+  let observed: Stores;
   const outage: Outage = { bundles: false, events: false };
 
   beforeEach(async () => {
     metrics = new PrometheusMetrics({ processMetrics: true });
     outage.bundles = outage.events = false;
     server = await startTestServer({
-      wrapStores: (stores) => observeStores(failing(stores, outage), { tracer: trace.getTracer("test"), metrics }),
+      wrapStores: (stores) => (observed = observeStores(failing(stores, outage), { tracer: trace.getTracer("test"), metrics })),
       observability: { metrics, metricsRoute: true },
     });
-    metrics.watchLearner(server.learner, server.stores.events);
+    metrics.watchLearner(server.learner, observed.events);
     await server.putBundle(demoBundle(V1));
     secret = await server.key({ orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: WRITE });
   });
@@ -138,6 +139,16 @@ describe("GET /metrics", () => {
     const arms = samples(after, "vane_learner_decisions", { project: DEMO_PROJECT, env: "production", policy: "recs-strategy" });
     expect(arms.length).toBeGreaterThan(0);
     expect(arms.reduce((sum, arm) => sum + Number(arm.value), 0)).toBe(users.length);
+  });
+
+  it("still scrapes while the event store is down, the learner's lag unknown (NaN)", async () => {
+    outage.events = true;
+    const scraped = await read();
+    outage.events = false;
+    expect(value(scraped, "vane_learner_lag_events")).toBeNaN();
+    if (promtoolAvailable) expect(promtoolProblems(scraped.text)).toBe("");
+    expect(value(scraped, "vane_bundle_info", { project: DEMO_PROJECT })).toBe(0); // nothing served yet
+    expect(samples(scraped, "vane_events_total")).toHaveLength(4);
   });
 
   it("counts rate-limit refusals by route, never by key", async () => {
