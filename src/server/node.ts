@@ -91,16 +91,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const learner = createLearner({ stores, engine, clock: systemClock });
   metrics?.watchLearner(learner, stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
-  const app = createApp({
-    engine,
-    stores,
-    pipelines: [parquet],
-    learner,
-    version,
-    limits: options.limits,
-    observability: { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) },
-    onInternalError: log && internalErrorLogger(log),
-  });
+  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
+  const app = createApp({ engine, stores, pipelines: [parquet], learner, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log) });
   const timers = [
     every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp(), log),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp(), log),
