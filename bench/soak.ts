@@ -19,7 +19,8 @@ const ROOT = new URL("../", import.meta.url);
 
 const dataDir = mkdtempSync(join(tmpdir(), "vane-soak-"));
 const days = RETAIN_MINUTES / (24 * 60);
-const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60)], { cwd: ROOT });
+// --log-level warn: a line per request would pile up in `banner`, which keeps reading stdout.
+const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60), "--log-level", "warn"], { cwd: ROOT });
 let banner = "";
 await new Promise<void>((ready, fail) => {
   child.stdout.on("data", (chunk: Buffer) => {

@@ -5,12 +5,16 @@
 // {"url","key","pid","dataDir","projectId","bundleVersion"}, for the parent; stops cleanly on
 // SIGTERM/SIGINT (a SIGKILL is also fine: what was acknowledged is committed).
 //
-//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1]
+// With --observe, as `vane serve --metrics on` runs: /metrics on, one JSON log line per request
+// (written to /dev/null: the cost of building and writing each line, not of a log shipper).
+//
+//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--observe]
 import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { pino } from "pino";
 import type { Bundle } from "../../src/bundle/types.js";
 import { BENCH_POLICY } from "./scenarios.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     data: { type: "string" },
     port: { type: "string", default: "0" },
     host: { type: "string", default: "127.0.0.1" },
+    observe: { type: "boolean", default: false },
   },
 });
 const dataDir = values.data ?? mkdtempSync(join(tmpdir(), "vane-bench-"));
@@ -70,7 +75,8 @@ async function seed(): Promise<{ key: string; version: string }> {
 }
 
 const { key, version } = await seed();
-const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir });
+const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
+const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key, pid: process.pid, dataDir, projectId: DEMO_PROJECT, bundleVersion: version })}\n`,
 );

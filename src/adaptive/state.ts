@@ -128,6 +128,14 @@ export class LearnedState {
     return state;
   }
 
+  /** Every policy's state with its tenant (for reporting: the metrics read decisions per arm here). */
+  *entries(): Iterable<{ readonly projectId: string; readonly env: string; readonly policyId: string; readonly state: PolicyState }> {
+    for (const [key, state] of this.policies) {
+      const [projectId = "", env = "", policyId = ""] = key.split("\u0000");
+      yield { projectId, env, policyId, state };
+    }
+  }
+
   /** Loads stored rows (at start) or applies committed ones, bumping the versions they touch. */
   apply(rows: Iterable<ArmRow>): void {
     for (const row of rows) {

@@ -5,6 +5,7 @@ import { packageVersion, startNodeServer } from "../server/node.js";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS } from "../store/retention.js";
 import { dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs } from "./args.js";
 import { durationOption } from "./duration-option.js";
+import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
@@ -13,7 +14,7 @@ const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
 const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--weights-every 60]
-                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}]
+                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--metrics off] [--log-level info]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -27,6 +28,7 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                read them (default ${RETAIN_DAYS}; fractions allowed); the Parquet files are kept
   --dedup-hours H
                an event resent with the same id within H hours is stored once (default ${DEDUP_HOURS})
+${OBSERVABILITY_HELP}
 ${dataHelp(15)}`;
 
 /** Exit codes of a forced stop (a second signal during shutdown): 128 + the signal number. */
@@ -39,7 +41,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -50,12 +52,15 @@ export const serveVerb: Verb = {
       retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: USAGE }),
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: USAGE }),
     };
-    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000, retention });
+    const metrics = metricsOption(values.metrics, USAGE);
+    const log = { level: logLevelOption(values["log-level"], USAGE) };
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000, retention, metrics, log });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {
       const now = Date.now();
       const banner: Banner = { version: packageVersion(), url: server.url, dataPath: resolve(values.data), dataArg: values.data, now };
+      if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
       io.out(
         await withStores(values.data, "create", async (stores) => {
           const run = await seedFirstRun(stores, now);

@@ -1,6 +1,7 @@
 // The HTTP app: Hono over Request/Response only, no runtime API; every dependency comes in through
 // createApp, so each host (Node now, Workers later) and each test supplies its own.
 // Request → CORS → body limit → auth → route (resolve through the engine) → response and events.
+import { trace } from "@opentelemetry/api";
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
@@ -17,6 +18,9 @@ import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
+import { observeRequests } from "./middleware/observe.js";
+import type { Observability } from "./observability/types.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { configRoutes } from "./routes/config.js";
 import { eventsRoutes } from "./routes/events.js";
 import { createLearner } from "./learning.js";
@@ -36,8 +40,10 @@ export interface AppOptions {
   readonly schemaCompiler?: SchemaCompiler;
   /** What decide reads learned state from; whoever runs the service runs its catchUp. One on the stores when absent. */
   readonly learner?: Learner;
-  /** Where internal faults are reported (never to the client); console.error by default. */
-  readonly onInternalError?: (error: unknown) => void;
+  /** Where internal faults are reported (never to the client), with the request's id; console.error by default. */
+  readonly onInternalError?: (error: unknown, requestId?: string) => void;
+  /** Metrics, request logs and tracing (middleware/observe.ts); each off when absent. */
+  readonly observability?: Observability;
 }
 
 export interface AppLimits {
@@ -58,7 +64,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   keyCacheMs: 1000,
 };
 
-const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Service-Bundle-Stale"];
+const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
 
 const CORS = cors({
   origin: "*",
@@ -119,9 +125,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     schemaCompiler: options.schemaCompiler,
   });
   const pipelines = options.pipelines ?? [];
-  const reportError = options.onInternalError ?? ((error: unknown) => console.error("vane: internal error", error));
+  const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 
   const app = new Hono<AppEnv>();
+  const observed = options.observability ?? {};
+  app.use("*", observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version) }));
+  observed.metrics?.watchBundles(() => bundles.served());
+  if (observed.metrics !== undefined && observed.metricsRoute === true) app.route("/", metricsRoutes(observed.metrics));
   app.use("*", corsHeaders);
   app.use("*", limitBody(limits.maxBodyBytes));
   app.route("/", healthRoutes({ engine, stores, version: options.version }));
@@ -130,12 +140,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock }));
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
   app.onError((error, c) => {
     // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
-    if (!clientAborted(error)) reportError(error);
+    if (!clientAborted(error)) reportError(error, c.get("request")?.id);
     return fail(c, "INTERNAL_ERROR", "Internal error");
   });
   return app;

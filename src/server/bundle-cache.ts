@@ -79,6 +79,11 @@ export class BundleCache {
     return pending;
   }
 
+  /** The bundles held now: the versions being served (read by the metrics). */
+  *served(): Iterable<{ readonly projectId: string; readonly env: string; readonly version: string }> {
+    for (const { entry } of this.slots.values()) yield { projectId: entry.bundle.projectId, env: entry.bundle.env, version: entry.bundle.version };
+  }
+
   private async refresh(id: string, where: { projectId: string; env: string }, slot: Slot | undefined): Promise<BundleLookup> {
     const now = this.options.clock.now();
     try {

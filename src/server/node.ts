@@ -2,9 +2,12 @@
 // the app on @hono/node-server, and the background work. Threads do what would stall the event
 // loop: the log writer appends and derives the per-event table, the Parquet thread encodes the
 // files. Timers on the event loop run the learner, the publication of learned weights into
-// bundles, and retention.
+// bundles, and retention. Metrics, logs and traces are set up here too (observability/): prom-client
+// and pino are Node's, the app gets interfaces.
 import { readFileSync } from "node:fs";
 import { serve } from "@hono/node-server";
+import { trace } from "@opentelemetry/api";
+import type { Logger } from "pino";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { ParquetThread } from "../store/parquet/parquet-thread.js";
@@ -14,6 +17,13 @@ import { type AppLimits, createApp } from "./app.js";
 import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
 import { createLearner } from "./learning.js";
+import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
+import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
+import { observeStores } from "./observability/observed-stores.js";
+import { PrometheusMetrics } from "./observability/prometheus.js";
+
+/** GET /metrics: not served, served on the API's port, or on a port of its own (bound to the same host). */
+export type MetricsExposure = "off" | "on" | { readonly port: number };
 
 export interface NodeServerOptions {
   readonly port: number;
@@ -31,6 +41,10 @@ export interface NodeServerOptions {
   readonly retention?: Retention;
   /** How often retention runs. */
   readonly pruneMs?: number;
+  /** "off" when absent. */
+  readonly metrics?: MetricsExposure;
+  /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
+  readonly log?: LogOptions;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -38,13 +52,16 @@ export const DEFAULT_WEIGHTS_MS = 60_000;
 export const DEFAULT_PRUNE_MS = 60_000;
 
 /** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
-function every(ms: number, label: string, task: () => Promise<unknown>): () => void {
+function every(ms: number, label: string, task: () => Promise<unknown>, log: Logger | undefined): () => void {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
     task()
-      .catch((error: unknown) => console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error))
+      .catch((error: unknown) => {
+        if (log !== undefined) log.warn({ err: error, task: label }, "background task failed, will retry");
+        else console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error);
+      })
       .finally(() => (running = false));
   }, ms);
   timer.unref();
@@ -53,6 +70,8 @@ function every(ms: number, label: string, task: () => Promise<unknown>): () => v
 
 export interface RunningServer {
   readonly url: string;
+  /** Where GET /metrics answers, when metrics are on. */
+  readonly metricsUrl?: string;
   close(): Promise<void>;
 }
 
@@ -60,36 +79,58 @@ export const packageVersion = (): string =>
   (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
-  const stores = openSqliteStores({ dataDir: options.dataDir, writer: "worker" });
+  const version = packageVersion();
+  const tracer = trace.getTracer("vane", version);
+  const exposure = options.metrics ?? "off";
+  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
+  const log = options.log === undefined ? undefined : createServiceLogger(options.log);
+  const sqlite = openSqliteStores({ dataDir: options.dataDir, writer: "worker" });
+  const stores = observeStores(sqlite, { tracer, metrics });
   const parquet = new ParquetThread({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
   const learner = createLearner({ stores, engine, clock: systemClock });
+  metrics?.watchLearner(learner, stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
-  const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
+  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
+  const app = createApp({ engine, stores, pipelines: [parquet], learner, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log) });
   const timers = [
-    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
-    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish()),
-    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now())),
+    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp(), log),
+    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish(), log),
+    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
-  return new Promise((resolve, reject) => {
+  let metricsListener: MetricsListener | undefined;
+  let closeApi: () => Promise<void> = async () => undefined;
+  const url = await new Promise<string>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      resolve({
-        url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${info.port}`,
-        close: async () => {
-          stopTimers();
-          await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
-          await learner.catchUp().catch(() => undefined);
-          await stores.close();
-          await parquet.close();
-        },
-      });
+      closeApi = () => new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
+      resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
     server.on("clientError", answerClientError);
     server.once("error", (error) => {
       stopTimers();
-      void stores.close().then(() => parquet.close());
+      void sqlite.close().then(() => parquet.close());
       reject(error);
     });
   });
+  const close = async () => {
+    stopTimers();
+    await metricsListener?.close();
+    await closeApi();
+    await learner.catchUp().catch(() => undefined);
+    await sqlite.close();
+    await parquet.close();
+    log?.flush();
+  };
+  if (metrics !== undefined && typeof exposure === "object") {
+    try {
+      metricsListener = await listenForMetrics(metrics, { port: exposure.port, host: options.host });
+    } catch (error) {
+      await close();
+      throw error;
+    }
+  }
+  return { url, metricsUrl: metricsListener?.url ?? (exposure === "on" ? `${url}/metrics` : undefined), close };
 }
+
+const hostInUrl = (host: string): string => (host.includes(":") ? `[${host}]` : host);

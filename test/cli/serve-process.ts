@@ -12,6 +12,8 @@ export interface ServeProcess {
   /** The demo keys a first run prints; "" on a later run. */
   readonly pk: string;
   readonly sk: string;
+  /** Where GET /metrics answers, when the banner names it ("" otherwise). */
+  readonly metricsUrl: string;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -35,5 +37,12 @@ export async function serveProcess(dataDir: string, args: readonly string[] = []
     void exited.then(({ code }) => fail(new Error(`vane serve exited (${code}) before it was ready:\n${out}\n${err}`)));
   });
   const match = (pattern: RegExp) => pattern.exec(out)?.[1] ?? "";
-  return { child, exited, url: match(/is listening on (\S+)/), pk: match(/publishable key\s+(\S+)/), sk: match(/server-side key\s+(\S+)/) };
+  return {
+    child,
+    exited,
+    url: match(/is listening on (\S+)/),
+    pk: match(/publishable key\s+(\S+)/),
+    sk: match(/server-side key\s+(\S+)/),
+    metricsUrl: match(/Metrics \(Prometheus\): (\S+)/),
+  };
 }

@@ -12,6 +12,7 @@ import { type AppLimits, createApp } from "../../src/server/app.js";
 import { createLearner } from "../../src/server/learning.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Clock } from "../../src/server/clock.js";
+import type { Observability } from "../../src/server/observability/types.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { EventPipeline, KeyKind, Stores } from "../../src/store/types.js";
@@ -39,6 +40,10 @@ export interface TestServerOptions {
   readonly dataDir?: string;
   /** The clock to go on with after a restart. */
   readonly clock?: ManualClock;
+  /** Metrics, request logs, tracer (the tests of observability). */
+  readonly observability?: Observability;
+  /** Where internal faults go; collected into `errors` when absent. */
+  readonly onInternalError?: (error: unknown, requestId?: string) => void;
 }
 
 export interface TestServer {
@@ -74,7 +79,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     clock,
     version: "test",
     limits: { bundleRefreshMs: 0, keyCacheMs: 0, ...options.limits },
-    onInternalError: (error) => errors.push(error),
+    onInternalError: options.onInternalError ?? ((error) => errors.push(error)),
+    observability: options.observability,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

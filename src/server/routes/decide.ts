@@ -14,6 +14,7 @@ import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { inChildSpan } from "../middleware/observe.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
 export interface DecideDependencies {
@@ -60,7 +61,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     if (entry instanceof Response) return entry;
     await deps.learner.start();
     const now = deps.clock.now();
-    const outcomes = items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now));
+    const outcomes = inChildSpan(c, "vane.decide", () => items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
     const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
     const refused = await record(c, deps.events, decided, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
     if (refused) return refused;
@@ -78,7 +79,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     await deps.learner.start();
     const now = deps.clock.now();
     const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
-    const outcome = decideItem(entry, deps.learner, tenant, item, now);
+    const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
     if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
     const refused = await record(c, deps.events, [outcome], { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
     if (refused) return refused;

@@ -13,6 +13,7 @@ import type { EventCatalog } from "../events/schemas.js";
 import { OwnersUnavailable, type ProjectOwners } from "../project-owners.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import type { ServiceMetrics } from "../observability/types.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
 export const MAX_BATCH_EVENTS = 1000;
@@ -24,6 +25,7 @@ export interface EventsDependencies {
   readonly owners: ProjectOwners;
   readonly pipelines: readonly EventPipeline[];
   readonly clock: Clock;
+  readonly metrics?: Pick<ServiceMetrics, "events">;
 }
 
 interface PipelineError {
@@ -59,7 +61,10 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     if (!body.ok) return badRequest(c, body.message);
     const events = isObject(body.value) ? body.value.events : undefined;
     if (!Array.isArray(events)) return badRequest(c, "Missing events array");
-    if (events.length > MAX_BATCH_EVENTS) return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
+    if (events.length > MAX_BATCH_EVENTS) {
+      deps.metrics?.events("refused", events.length);
+      return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
+    }
     const key = c.get("key");
     const now = deps.clock.now();
     let batch: PreparedBatch;
@@ -75,13 +80,17 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
         newId: () => uuidv7(now),
       });
     } catch (error) {
-      if (error instanceof ConfigUnavailable || error instanceof OwnersUnavailable) return notStored(c, [{ pipeline: "config", error: error.message }]);
+      if (error instanceof ConfigUnavailable || error instanceof OwnersUnavailable) {
+        deps.metrics?.events("refused", events.length);
+        return notStored(c, [{ pipeline: "config", error: error.message }]);
+      }
       throw error;
     }
     return store(c, batch);
   };
 
   const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
+    deps.metrics?.events("invalid", batch.validationErrors.length);
     let accepted = 0;
     let duplicates = 0;
     let lastSeq = 0;
@@ -89,8 +98,11 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       try {
         ({ lastSeq, stored: accepted, duplicates } = await deps.events.append(batch.events));
       } catch (error) {
+        deps.metrics?.events("refused", batch.events.length);
         return notStored(c, [{ pipeline: "primary", error: reason(error) }]);
       }
+      deps.metrics?.events("accepted", accepted);
+      deps.metrics?.events("duplicate", duplicates);
     }
     const written: Record<string, number> = {};
     const pipelineErrors: PipelineError[] = [];

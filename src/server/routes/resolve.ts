@@ -11,6 +11,7 @@ import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { inChildSpan } from "../middleware/observe.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
@@ -50,7 +51,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const problems = contextProblems(compiled, request.context);
     if (problems.length > 0) return badRequest(c, problems.join("; "));
     const now = deps.clock.now();
-    const resolution = resolve(compiled, request.context, { parameters: request.parameters, now });
+    const resolution = inChildSpan(c, "vane.resolve", () => resolve(compiled, request.context, { parameters: request.parameters, now }));
     const version = found.entry.bundle.version;
     const decisionId = uuidv7(now);
     const timestamp = new Date(now).toISOString();

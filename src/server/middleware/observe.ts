@@ -1,0 +1,87 @@
+// The first middleware: a request id (X-Request-Id), a server span continuing the caller's W3C
+// trace (traceparent), and, once the response is known, its route pattern, status and duration
+// to the metrics, the span and the request log. Runtime-free: @opentelemetry/api is a no-op
+// until the host registers an SDK.
+import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, propagation, trace } from "@opentelemetry/api";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { KeyRecord } from "../../store/types.js";
+import type { AppEnv } from "../env.js";
+import type { Observability, RequestSample } from "../observability/types.js";
+
+const UNMATCHED_ROUTE = "unmatched";
+
+/** A caller's X-Request-Id is kept when it looks like an id; anything else is replaced. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Methods as labels; anything else a client sends is "OTHER", so the label stays bounded. */
+const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** Headers read one by one: c.req.raw would make @hono/node-server build a full Request. */
+const headerGetter: TextMapGetter<Context> = {
+  keys: () => [],
+  get: (c, key) => c.req.header(key),
+};
+
+export function observeRequests(options: Observability & { readonly tracer: Tracer }): MiddlewareHandler<AppEnv> {
+  const { metrics, logger, tracer } = options;
+  return async function observeRequest(c, next) {
+    const started = performance.now();
+    const incoming = c.req.header("X-Request-Id");
+    const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
+    const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
+    const traced = trace.setSpan(parent, span);
+    c.set("request", { id, tracer, trace: traced });
+    c.header("X-Request-Id", id);
+    try {
+      await context.with(traced, next);
+    } finally {
+      const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
+      const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
+      const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
+      const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
+      endSpan(span, sample, projectId);
+      if (metrics !== undefined) {
+        metrics.request(sample);
+        if (sample.status === 429) metrics.rateLimited(sample.route);
+        if (c.res.headers.get("X-Service-Bundle-Stale") === "true") metrics.staleBundle(sample.route);
+      }
+      const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
+      logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
+    }
+  };
+}
+
+/**
+ * The pattern of the route that answered; when a middleware answered first (413, a preflight),
+ * the first route the path matched; "unmatched" when none did. Never the raw path: it would give
+ * metrics a label value per project or per probe.
+ */
+function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  const answered = routes[c.req.routeIndex];
+  if (answered !== undefined && answered.method !== "ALL") return answered.path;
+  return routes.find((route) => route.method !== "ALL")?.path ?? UNMATCHED_ROUTE;
+}
+
+function endSpan(span: Span, sample: RequestSample, projectId: string | undefined): void {
+  if (!span.isRecording()) return span.end();
+  span.updateName(`${sample.method} ${sample.route}`);
+  span.setAttribute("http.route", sample.route);
+  span.setAttribute("http.response.status_code", sample.status);
+  if (projectId !== undefined) span.setAttribute("vane.project", projectId);
+  if (sample.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+/** Runs `work` in a child span of the request's span (the resolver, for one). */
+export function inChildSpan<T>(c: Context<AppEnv>, name: string, work: () => T): T {
+  const scope = c.get("request");
+  const span = scope.tracer.startSpan(name, {}, scope.trace);
+  try {
+    return context.with(trace.setSpan(scope.trace, span), work);
+  } finally {
+    span.end();
+  }
+}

@@ -1,0 +1,79 @@
+// The stores as the service sees them, observed: every call that fails is counted (store errors
+// in /metrics, background work included), and a call made while a request is traced gets a
+// child span. Background work (learner, Parquet catch-up, retention) has no request span and
+// makes no spans: it would drown the request traces in a root span every 200 ms.
+import { SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api";
+import type { Stores } from "../../store/types.js";
+import type { ServiceMetrics } from "./types.js";
+
+const STORE_NAMES = ["bundles", "keys", "events", "learning"] as const;
+
+export interface StoreObservers {
+  readonly tracer: Tracer;
+  readonly metrics?: Pick<ServiceMetrics, "storeError">;
+}
+
+/** The same stores (and any extra members, like SQLite's close) with each store's methods observed. */
+export function observeStores<S extends Stores>(stores: S, observers: StoreObservers): S {
+  const observed = new Map<PropertyKey, unknown>();
+  for (const name of STORE_NAMES) observed.set(name, observeStore(name, stores[name], observers));
+  return new Proxy(stores, {
+    get(target, property) {
+      if (observed.has(property)) return observed.get(property);
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function observeStore<T extends object>(store: string, target: T, observers: StoreObservers): T {
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(self, property) {
+      const value: unknown = Reflect.get(self, property, self);
+      if (typeof value !== "function") return value;
+      let method = methods.get(property);
+      if (method === undefined) {
+        const operation = String(property);
+        method = (...args: unknown[]) => observeCall(store, operation, observers, () => (value as (...a: unknown[]) => unknown).apply(self, args));
+        methods.set(property, method);
+      }
+      return method;
+    },
+  });
+}
+
+function observeCall(store: string, operation: string, observers: StoreObservers, call: () => unknown): unknown {
+  const parent = context.active();
+  const span = trace.getSpan(parent) === undefined ? undefined : observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent);
+  const failed = (error: unknown) => {
+    observers.metrics?.storeError(store, operation);
+    if (span !== undefined) {
+      span.recordException(error instanceof Error ? error : String(error));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+  };
+  let result: unknown;
+  try {
+    result = call();
+  } catch (error) {
+    failed(error);
+    span?.end();
+    throw error;
+  }
+  if (!(result instanceof Promise)) {
+    span?.end();
+    return result;
+  }
+  return result.then(
+    (value: unknown) => {
+      span?.end();
+      return value;
+    },
+    (error: unknown) => {
+      failed(error);
+      span?.end();
+      throw error;
+    },
+  );
+}
