@@ -41,7 +41,7 @@ export function metricSpecs(options: MetricOptions, usage: string): MetricSpec[]
 function kindSuffix(text: string, option: string, usage: string): { event: string; kind: MetricKind } {
   const cut = text.lastIndexOf(":");
   const suffix = text.slice(cut + 1) as MetricKind;
-  const [event, kind] = cut > 0 && KINDS.includes(suffix) ? [text.slice(0, cut), suffix] : [text, "conversion" as const];
+  const [event, kind] = cut >= 0 && KINDS.includes(suffix) ? [text.slice(0, cut), suffix] : [text, "conversion" as const];
   if (event === "") throw new UsageError(`${option} needs an event name, got "${text}"`, usage);
   return { event, kind };
 }
