@@ -19,7 +19,7 @@ const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; margin: 24px; color: #222; max-width: 980px; }
 h1 { font-size: 20px; } h2 { font-size: 16px; margin-top: 28px; }
 table { border-collapse: collapse; margin: 8px 0; } th, td { padding: 3px 10px; text-align: right; border-bottom: 1px solid #ddd; }
-th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
+th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; } td { white-space: nowrap; }
 .warn { background: #fff3cd; border: 1px solid #e0c060; padding: 6px 10px; } .violated { color: #b00020; font-weight: bold; }
 .ok { color: #1b7f3b; } .note { color: #555; font-size: 12px; } svg text { font: 11px system-ui, sans-serif; fill: #333; }`;
 
@@ -99,7 +99,7 @@ function liftPlot(metric: MetricResults, keys: readonly string[]): string {
   ], `lift of ${metric.event} per allocation with 95% intervals`);
 }
 
-/** Units per allocation summed over the hours of first exposure: one step line per allocation. */
+/** Units per allocation summed over the hours of first exposure: one line per allocation, a legend top left. */
 function cumulativePlot(hourly: HtmlContext["hourly"], keys: readonly string[]): string {
   if (hourly.length === 0) return `<p class="note">No units yet.</p>`;
   const hours = [...new Set(hourly.map((h) => h.hour))].sort();
@@ -121,7 +121,7 @@ function cumulativePlot(hourly: HtmlContext["hourly"], keys: readonly string[]):
     const d = [`M${x(start)},${y(0)}`, ...points.map(([t, n]) => `L${x(t)},${y(n)}`)].join(" ");
     const colour = COLOURS[i % COLOURS.length];
     const last = points[points.length - 1]!;
-    return `<g class="cumulative" data-allocation="${escape(keys[i]!)}" data-units="${last[1]}"><path d="${d}" fill="none" stroke="${colour}" stroke-width="2"/><text x="${x(last[0]) - 4}" y="${y(last[1]) - 6}" text-anchor="end" fill="${colour}">${escape(keys[i]!)} ${last[1]}</text></g>`;
+    return `<g class="cumulative" data-allocation="${escape(keys[i]!)}" data-units="${last[1]}"><path d="${d}" fill="none" stroke="${colour}" stroke-width="2"/><text x="${MARGIN.left + 8}" y="${MARGIN.top + 14 * i + 4}" fill="${colour}">${escape(keys[i]!)} ${last[1]}</text></g>`;
   });
   const dateTick = (t: number) => new Date(t).toISOString().slice(5, 13).replace("T", " ") + "h";
   return svg(height, [...lines, ...axisTicks([start, end], x, height - MARGIN.bottom, dateTick)], "cumulative units per allocation over time");
