@@ -56,11 +56,11 @@ export interface Experiment {
 
 let sequence = 0;
 
-function stored(type: StoredEvent["type"], at: { ms: number; unit: string; tenant?: Partial<Record<"orgId" | "projectId" | "env", string>> }, body: Record<string, unknown>, name?: string): StoredEvent {
+function stored(type: StoredEvent["type"], at: { ms: number; unit: string; name?: string; tenant?: Partial<Record<"orgId" | "projectId" | "env", string>> }, body: Record<string, unknown>): StoredEvent {
   sequence += 1;
   const tenant = { orgId: ORG, projectId: PROJECT, env: ENV, ...at.tenant };
   const timestamp = iso(at.ms);
-  return { id: `ev-${sequence}`, receivedAt: timestamp, ...tenant, type, unitKey: at.unit, timestamp, ...(name !== undefined && { name }), body: { type, unitKey: at.unit, timestamp, ...body } };
+  return { id: `ev-${sequence}`, receivedAt: timestamp, ...tenant, type, unitKey: at.unit, timestamp, ...(at.name !== undefined && { name: at.name }), body: { type, unitKey: at.unit, timestamp, ...body } };
 }
 
 /** An exposure (or decision) event naming the policy's allocation as the SDK logs it. */
@@ -80,7 +80,7 @@ export function exposure(policy: Policy, allocationKey: string, at: { ms: number
 }
 
 export function track(name: string, at: { ms: number; unit: string; value?: number; tenant?: Partial<Record<"orgId" | "projectId" | "env", string>> }): StoredEvent {
-  return stored("track", at, { event: name, ...(at.value !== undefined && { value: at.value }) }, name);
+  return stored("track", { ...at, name }, { event: name, ...(at.value !== undefined && { value: at.value }) });
 }
 
 /**
