@@ -11,8 +11,8 @@ import Database from "better-sqlite3";
 import type { MetricSums, ResultsAggregates, ResultsQuery, ResultsSource } from "../../analysis/results/source.js";
 import { DB_FILE_NAME, DEFAULT_BUSY_TIMEOUT_MS } from "./open.js";
 
-// The first exposure of each unit in each allocation, with its propensity and weight. The bare
-// `probability` comes from the row min() picked (SQLite's documented bare-column rule).
+// The first exposure of each unit in each allocation, with its propensity and weight: every
+// matching exposure is upserted, an earlier one replacing a later (no sort of all exposures).
 const CREATE_EXPOSED = `
   CREATE TEMP TABLE IF NOT EXISTS results_exposed (
     unit     TEXT NOT NULL,
@@ -30,20 +30,22 @@ function fillExposed(allocationCases: string): string {
   FROM (
     SELECT e.unit_key AS unit,
            coalesce(l.value ->> '$.allocationKey', ${allocationCases}, l.value ->> '$.allocationId') AS alloc,
-           min(e.received_at) AS first_at,
+           e.received_at AS first_at,
            l.value ->> '$.probability' AS p
     FROM events e, json_each(e.body, '$.layers') l
     WHERE e.project_id = @projectId AND e.type IN ('exposure', 'decision') AND e.org_id = @orgId AND e.env = @env
       AND e.received_at >= @since AND e.received_at <= @until
       AND coalesce(l.value ->> '$.policyKey' = @policyKey, l.value ->> '$.policyId' = @policyId)
       AND coalesce(l.value ->> '$.attributionOnly', 0) = 0
-    GROUP BY unit, alloc
   )
-  WHERE alloc IS NOT NULL`;
+  WHERE alloc IS NOT NULL
+  ON CONFLICT (unit, alloc) DO UPDATE SET first_at = excluded.first_at, p = excluded.p, w = excluded.w
+    WHERE excluded.first_at < results_exposed.first_at`;
 }
 
 // Per metric (m.idx), allocation and unit with at least one event: its weight and summed value.
 // Values that are not numbers count 0; the window end is computed in SQL time, in ISO form.
+// CROSS JOIN keeps the track events the outer loop: one pass over them, however many metrics.
 function metricSql(metricRows: string): string {
   return `
   WITH m(idx, event, window_s) AS (VALUES ${metricRows}),
@@ -51,9 +53,10 @@ function metricSql(metricRows: string): string {
     SELECT m.idx AS idx, x.alloc AS alloc, x.w AS w,
            total(CASE WHEN json_type(t.body, '$.value') IN ('integer', 'real') THEN t.body ->> '$.value' END) AS y
     FROM events t
-    JOIN m ON m.event = t.name
-    JOIN results_exposed x ON x.unit = t.unit_key
-    WHERE t.project_id = @projectId AND t.type = 'track' AND t.org_id = @orgId AND t.env = @env
+    CROSS JOIN m
+    CROSS JOIN results_exposed x
+    WHERE t.project_id = @projectId AND t.type = 'track' AND t.name IN (SELECT event FROM m) AND t.org_id = @orgId AND t.env = @env
+      AND m.event = t.name AND x.unit = t.unit_key
       AND t.received_at >= x.first_at AND t.received_at <= @until
       AND (m.window_s IS NULL OR t.received_at <= strftime('%Y-%m-%dT%H:%M:%fZ', x.first_at, '+' || m.window_s || ' seconds'))
     GROUP BY m.idx, x.alloc, x.unit
