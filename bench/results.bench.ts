@@ -10,7 +10,7 @@
 // building 10 M events through the HTTP API would take an hour and measure the write path.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { cpus, totalmem } from "node:os";
+import { cpus, loadavg, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
@@ -118,16 +118,18 @@ async function build(dir: string): Promise<{ units: number; seconds: number }> {
 
 interface Run {
   readonly seconds: number;
+  /** User + system CPU time: what the run costs regardless of how loaded the machine is. */
+  readonly cpuSeconds: number;
   readonly peakRssMb: number;
 }
 
 /** One `vane results` in a fresh process: wall time and peak RSS as GNU time measures them. */
 function runResults(dir: string): { run: Run; out: string } {
-  const args = ["-f", "%e %M", "node", "bin/vane.js", "results", POLICY_KEY, "--metric", "purchase", "--metric", "purchase:value", "--guardrail", "error:increase", "--until", "2026-12-01T00:00:00Z", "--json", "--data", dir];
+  const args = ["-f", "%e %U %S %M", "node", "bin/vane.js", "results", POLICY_KEY, "--metric", "purchase", "--metric", "purchase:value", "--guardrail", "error:increase", "--until", "2026-12-01T00:00:00Z", "--json", "--data", dir];
   const child = spawnSync("/usr/bin/time", args, { encoding: "utf8", maxBuffer: 64 << 20 });
   if (child.status !== 0) throw new Error(`vane results failed (${child.status}): ${child.stderr}`);
-  const [seconds, kb] = child.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
-  return { run: { seconds: seconds!, peakRssMb: kb! / 1024 }, out: child.stdout };
+  const [seconds, user, system, kb] = child.stderr.trim().split("\n").at(-1)!.split(" ").map(Number);
+  return { run: { seconds: seconds!, cpuSeconds: user! + system!, peakRssMb: kb! / 1024 }, out: child.stdout };
 }
 
 function median(xs: readonly number[]): number {
@@ -150,7 +152,7 @@ async function main(): Promise<void> {
     const r = runResults(DATA);
     runs.push(r.run);
     out = r.out;
-    process.stdout.write(`  run ${i + 1}: ${r.run.seconds.toFixed(1)} s, peak RSS ${r.run.peakRssMb.toFixed(0)} MB\n`);
+    process.stdout.write(`  run ${i + 1}: ${r.run.seconds.toFixed(1)} s (CPU ${r.run.cpuSeconds.toFixed(1)} s), peak RSS ${r.run.peakRssMb.toFixed(0)} MB\n`);
   }
   const results = JSON.parse(out) as { allocations: { allocationKey: string; units: number }[] };
   const units = results.allocations.reduce((s, a) => s + a.units, 0);
@@ -163,6 +165,8 @@ async function main(): Promise<void> {
     ...(built !== undefined && { buildSeconds: built.seconds }),
     runs,
     medianSeconds: median(runs.map((r) => r.seconds)),
+    medianCpuSeconds: median(runs.map((r) => r.cpuSeconds)),
+    loadAverage: loadavg()[0] ?? 0,
     maxPeakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
   };
   mkdirSync("bench/results", { recursive: true });
@@ -172,9 +176,11 @@ async function main(): Promise<void> {
     "",
     `${figures.date}, ${figures.machine}. \`node --import tsx bench/results.bench.ts --events ${EVENTS}\`.`,
     "",
-    "| events in the store | vane.db | units in the experiment | runs | median time | peak RSS (max) |",
-    "|---|---|---|---|---|---|",
-    `| ${EVENTS.toLocaleString("en")} | ${(figures.dbMb / 1024).toFixed(2)} GiB | ${units.toLocaleString("en")} | ${runs.map((r) => r.seconds.toFixed(1)).join(", ")} s | ${figures.medianSeconds.toFixed(1)} s | ${figures.maxPeakRssMb.toFixed(0)} MB |`,
+    "| events in the store | vane.db | units in the experiment | runs (wall) | median wall time | median CPU time | peak RSS (max) |",
+    "|---|---|---|---|---|---|---|",
+    `| ${EVENTS.toLocaleString("en")} | ${(figures.dbMb / 1024).toFixed(2)} GiB | ${units.toLocaleString("en")} | ${runs.map((r) => r.seconds.toFixed(1)).join(", ")} s | ${figures.medianSeconds.toFixed(1)} s | ${figures.medianCpuSeconds.toFixed(1)} s | ${figures.maxPeakRssMb.toFixed(0)} MB |`,
+    "",
+    `Load average when it ended: ${figures.loadAverage.toFixed(1)} on ${cpus().length} cores (other work shared the machine; CPU time is the load-independent figure).`,
     "",
     "One static policy with three allocations (50/25/25); per unit 1–2 exposures or decisions, 1–4 page views, purchases with values (about 20%), errors (2–3%); every 20th unit another project's. The verb: two metrics (purchase conversion and value) and one guardrail (error), `--json`, in a fresh process.",
     "",
