@@ -200,4 +200,32 @@ describe("95% coverage over 200 seeded experiments", () => {
     near95(result.absolute);
     near95(result.relative);
   });
+
+  it("adaptive: weighted means cover the lift had every unit got each arm, though the logging followed the rates", () => {
+    // Two equal periods: the bandit plays a with 0.8 while everyone converts more, then with 0.2.
+    const periods = [{ pa: 0.8, rate: { a: 0.3, b: 0.35 } }, { pa: 0.2, rate: { a: 0.1, b: 0.12 } }];
+    const truth = { a: (0.3 + 0.1) / 2, b: (0.35 + 0.12) / 2 };
+    let covered = 0;
+    let rawCovered = 0;
+    for (let r = 0; r < REPLICATIONS; r++) {
+      const random = seeded(5000 + r);
+      const units: Record<"a" | "b", { w: number; y: number; converted: boolean }[]> = { a: [], b: [] };
+      for (let i = 0; i < 4000; i++) {
+        const period = periods[i < 2000 ? 0 : 1]!;
+        const arm = random() < period.pa ? "a" : "b";
+        const p = arm === "a" ? period.pa : 1 - period.pa;
+        const y = random() < period.rate[arm] ? 1 : 0;
+        units[arm].push({ w: 1 / p, y, converted: y === 1 });
+      }
+      const [a, b] = (["a", "b"] as const).map((arm) => allocationFigures(sumsOf(units[arm]), "conversion"));
+      const lift = compare(b!, a!)!;
+      if (lift.liftInterval[0] <= truth.b - truth.a && truth.b - truth.a <= lift.liftInterval[1]) covered += 1;
+      const raw = (["a", "b"] as const).map((arm) => allocationFigures(sumsOf(units[arm].map((u) => ({ ...u, w: 1 }))), "conversion"));
+      const rawLift = compare(raw[1]!, raw[0]!)!;
+      if (rawLift.liftInterval[0] <= truth.b - truth.a && truth.b - truth.a <= rawLift.liftInterval[1]) rawCovered += 1;
+    }
+    near95(covered / REPLICATIONS);
+    // Unweighted, the same data mislead: b looks worse than a most of the time.
+    expect(rawCovered / REPLICATIONS).toBeLessThan(0.5);
+  });
 });
