@@ -9,12 +9,13 @@ import { importVerb } from "./import.js";
 import { keysGroup } from "./keys.js";
 import { type Io, consoleIo, errorMessage } from "./output.js";
 import { reportVerb } from "./report.js";
+import { resultsVerb } from "./results.js";
 import { serveVerb } from "./serve.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 type Entry = Verb | VerbGroup;
 
-const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup, reportVerb];
+const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup, reportVerb, resultsVerb];
 const HELP_WORDS = ["--help", "-h", "help"];
 
 function listing(entries: readonly { name: string; summary: string }[]): string[] {

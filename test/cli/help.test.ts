@@ -17,6 +17,7 @@ const VERBS = [
   ["events", "count"],
   ["events", "prune"],
   ["report"],
+  ["results"],
 ];
 
 /** A stack trace line, which no output may hold. */

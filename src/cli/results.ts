@@ -1,0 +1,124 @@
+// `vane results POLICY`: an experiment's units, sample-ratio test, metrics with lift over control
+// and guardrails, from the stored events (docs/results.md). The sums come from SQL in the store;
+// the statistics are src/analysis/results/.
+import { writeFileSync } from "node:fs";
+import { experimentResults } from "../analysis/results/results.js";
+import type { ResultsAggregates } from "../analysis/results/source.js";
+import type { Bundle, Policy } from "../bundle/types.js";
+import { openResultsSource } from "../store/sqlite/results-query.js";
+import type { BundleStore } from "../store/types.js";
+import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { resultsHtml } from "./results-html.js";
+import { metricSpecs, timeOption } from "./results-options.js";
+import { overlapNote, resultsText } from "./results-text.js";
+import { withStores } from "./store-access.js";
+import type { Verb } from "./verb.js";
+
+const DEFAULT_ENV = "production";
+
+const USAGE = `Usage: vane results POLICY [--project P] [--env ${DEFAULT_ENV}] --metric EVENT[:value]...
+                    [--guardrail EVENT[:value]:increase|decrease]... [--window [EVENT=]DURATION]...
+                    [--since ISO] [--until ISO] [--json] [--html FILE] [--data DIR]
+
+An experiment's results from the stored events: units per allocation and a sample-ratio test
+against the intended split; per metric, each allocation's conversion rate or mean value per unit,
+and its lift over control (the allocation named "control", else the first) with 95% intervals and
+a p-value; guardrails ok, violated or insufficient_data (< 30 units). POLICY is the policy's id or
+key. Rules and tests: docs/results.md.
+  --project P        the project whose bundle has POLICY (default: the only one that has it)
+  --env E            the environment (default ${DEFAULT_ENV})
+  --metric M         EVENT (conversion rate) or EVENT:value (mean value per unit); repeatable
+  --guardrail G      EVENT[:value]:increase|decrease, the move that is bad; repeatable
+  --window W         count events only this long after exposure: 7d, 12h, or EVENT=7d for one event
+  --since, --until   exposures (server time) from / up to these times
+  --json             one JSON object instead of the tables
+  --html FILE        also write a self-contained page with the tables and plots
+${dataHelp(21)}`;
+
+export const resultsVerb: Verb = {
+  name: "results",
+  summary: "an experiment's lift per metric with intervals, sample-ratio test, guardrails",
+  usage: USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, {
+      usage: USAGE,
+      options: {
+        data: { type: "string", default: DEFAULT_DATA_DIR },
+        project: { type: "string" },
+        env: { type: "string", default: DEFAULT_ENV },
+        metric: { type: "string", multiple: true, default: [] },
+        guardrail: { type: "string", multiple: true, default: [] },
+        window: { type: "string", multiple: true, default: [] },
+        since: { type: "string" },
+        until: { type: "string" },
+        json: { type: "boolean", default: false },
+        html: { type: "string" },
+      },
+      positionals: [1, 1],
+    });
+    const metrics = metricSpecs(values, USAGE);
+    const since = timeOption(values.since, "--since", USAGE);
+    const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
+    const { subject, aggregates } = await withStores(values.data, "existing", async (stores) => {
+      const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
+      const source = openResultsSource(values.data);
+      try {
+        const { policy, orgId, projectId, env } = subject;
+        const allocationKeys = Object.fromEntries(policy.allocations.map((a) => [a.id, a.key]));
+        const query = { orgId, projectId, env, policyId: policy.id, policyKey: policy.key, allocationKeys, since, until, metrics, weighted: policy.kind !== "static" };
+        return { subject, aggregates: await source.aggregate(query) };
+      } finally {
+        source.close();
+      }
+    });
+    refuseUnweighable(subject, aggregates);
+    const results = experimentResults(subject, aggregates, { metrics, window: { since, until } });
+    const context = { projectId: subject.projectId, env: subject.env, kind: subject.policy.kind, unitsInSeveral: aggregates.unitsInSeveral };
+    if (values.html !== undefined) {
+      writeFileSync(values.html, resultsHtml(results, { ...context, hourly: aggregates.hourly }));
+      io.err(`wrote ${values.html}`);
+    }
+    if (values.json) {
+      if (aggregates.unitsInSeveral > 0) io.err(overlapNote(aggregates.unitsInSeveral));
+      io.out(JSON.stringify(results, null, 2));
+    } else io.out(resultsText(results, context));
+    return 0;
+  },
+};
+
+interface Subject {
+  readonly policy: Policy;
+  readonly layerId: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+}
+
+// Weighted means need every unit's propensity: without one, the figures would be silently biased.
+function refuseUnweighable(subject: Subject, aggregates: ResultsAggregates): void {
+  const missing = aggregates.unitsWithoutPropensity;
+  if (missing === 0) return;
+  const total = aggregates.allocations.reduce((sum, a) => sum + a.units, 0);
+  throw new CliError(`policy "${subject.policy.key}" is adaptive, but ${missing} of ${total} units' first exposures have no propensity (probability) to weigh them by`);
+}
+
+async function findPolicy(bundles: BundleStore, ref: string, where: { project: string | undefined; env: string }): Promise<Subject> {
+  const { project, env } = where;
+  const projects = project !== undefined ? [project] : (await bundles.list()).filter((b) => b.env === env).map((b) => b.projectId);
+  const found: Subject[] = [];
+  for (const projectId of projects) {
+    const stored = await bundles.get(projectId, env);
+    if (stored === undefined) throw new CliError(`no bundle for ${projectId}/${env}`);
+    const inLayer = policyIn(stored.bundle, ref);
+    if (inLayer !== undefined) found.push({ ...inLayer, orgId: stored.bundle.orgId, projectId, env });
+  }
+  if (found.length === 0) throw new CliError(project === undefined ? `no ${env} bundle has a policy "${ref}"` : `no policy "${ref}" in the bundle of ${project}/${env}`);
+  if (found.length > 1) throw new CliError(`the ${env} bundles of ${found.map((f) => f.projectId).join(", ")} all have a policy "${ref}"; pass --project`);
+  return found[0]!;
+}
+
+/** The policy with this id, else the one with this key, and its layer. */
+function policyIn(bundle: Bundle, ref: string): { policy: Policy; layerId: string } | undefined {
+  const all = bundle.layers.flatMap((layer) => layer.policies.map((policy) => ({ policy, layerId: layer.id })));
+  return all.find((p) => p.policy.id === ref) ?? all.find((p) => p.policy.key === ref);
+}

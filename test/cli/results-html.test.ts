@@ -1,0 +1,120 @@
+// `vane results --html FILE` opened in headless Chromium with the network cut off: the page is
+// self-contained, shows the tables with the JSON's numbers, plots each treatment's lift on its
+// interval where the numbers put it, and the cumulative units per allocation. A screenshot goes
+// to test-results/.
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Bundle } from "../../src/bundle/types.js";
+import { launchChromium, pageErrors } from "../runtime/chromium.js";
+import { START_MS, iso, simulateExperiment, staticPolicy } from "../analysis/results/experiment.js";
+import { bundleFor, inStore, tempDir, vane } from "./helpers.js";
+
+const SCREENSHOT = fileURLToPath(new URL("../../test-results/results-html.png", import.meta.url));
+const POLICY = staticPolicy("pol-page", "page-exp", [{ key: "control", buckets: 400 }, { key: "green", buckets: 300 }, { key: "gold", buckets: 300 }]);
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function store(): Promise<string> {
+  const experiment = simulateExperiment(
+    POLICY,
+    {
+      control: { units: 800, events: { purchase: { rate: 0.1, meanValue: 40 }, error: { rate: 0.02 } } },
+      green: { units: 600, events: { purchase: { rate: 0.15, meanValue: 40 }, error: { rate: 0.02 } } },
+      gold: { units: 600, events: { purchase: { rate: 0.1, meanValue: 60 }, error: { rate: 0.1 } } },
+    },
+    { seed: 4, hours: 72 },
+  );
+  const bundle: Bundle = bundleFor("shop", "2026-11-01T00:00:00Z");
+  bundle.layers.push({ id: "layer-pol-page", policies: [POLICY] });
+  const data = tempDir();
+  await inStore(data, async (stores) => {
+    await stores.bundles.put(bundle, iso(START_MS));
+    await stores.events.append(experiment.events);
+  });
+  return data;
+}
+
+interface LiftJson {
+  allocationKey: string;
+  lift?: number;
+  liftInterval?: [number, number];
+  status?: string;
+}
+
+describe("vane results --html", () => {
+  it("writes one self-contained page with the tables and plots, rendered offline in Chromium", async () => {
+    const data = await store();
+    const file = join(tempDir(), "results.html");
+    const args = ["results", "page-exp", "--metric", "purchase", "--metric", "purchase:value", "--guardrail", "error:increase", "--until", "2026-11-10T00:00:00Z", "--data", data];
+    const run = await vane(...args, "--json", "--html", file);
+    expect(run.code).toBe(0);
+    expect(run.err).toBe(`wrote ${file}`);
+    const json = JSON.parse(run.out) as { metrics: { event: string; kind: string; allocations: LiftJson[] }[] };
+    const html = readFileSync(file, "utf8");
+    // Self-contained: no script, stylesheet link, image or font fetched from anywhere.
+    expect(html).not.toMatch(/<script|<link|<img|@import|url\(/i);
+
+    const context = await browser.newContext({ viewport: { width: 1000, height: 900 } });
+    const requests: string[] = [];
+    await context.route("**/*", (route) => {
+      requests.push(route.request().url());
+      return route.request().url().startsWith("file:") ? route.continue() : route.abort();
+    });
+    const page = await context.newPage();
+    const errors = pageErrors(page);
+    await page.goto(pathToFileURL(file).href);
+    expect(requests.filter((url) => !url.startsWith("file:"))).toEqual([]);
+
+    const allocationRows = await page.$$eval("#allocations tbody tr", (rows) => rows.map((r) => Array.from(r.querySelectorAll("td"), (td) => td.textContent)));
+    expect(allocationRows).toEqual([["control", "control", "800", "40.0%"], ["green", "green", "600", "30.0%"], ["gold", "gold", "600", "30.0%"]]);
+    expect(await page.textContent("#srm")).toMatch(/^Sample ratio ok: p = 1\.0000\.$/);
+    expect(await page.$$eval("table.metric", (tables) => tables.length)).toBe(3);
+    const statuses = await page.$$eval("table.metric[data-event=error] tbody tr", (rows) => rows.map((r) => r.lastElementChild!.textContent));
+    expect(statuses).toEqual(["control", ...json.metrics[2]!.allocations.slice(1).map((a) => a.status)]);
+
+    // Each lift plot: one group per treatment, its dot between the ends of its interval line, the
+    // dots' order along x the order of the lifts, and the zero line where the numbers put 0.
+    const plots = await page.$$eval("svg[aria-label^='lift of']", (svgs) =>
+      svgs.map((svg) => ({
+        zero: Number(svg.querySelector("line.zero")!.getAttribute("x1")),
+        groups: Array.from(svg.querySelectorAll("g.lift"), (g) => ({
+          allocation: g.getAttribute("data-allocation"),
+          x1: Number(g.querySelector("line")!.getAttribute("x1")),
+          x2: Number(g.querySelector("line")!.getAttribute("x2")),
+          cx: Number(g.querySelector("circle")!.getAttribute("cx")),
+        })),
+      })),
+    );
+    expect(plots).toHaveLength(3);
+    plots.forEach((plot, m) => {
+      const treatments = json.metrics[m]!.allocations.slice(1);
+      expect(plot.groups.map((g) => g.allocation)).toEqual(treatments.map((a) => a.allocationKey));
+      plot.groups.forEach((g, i) => {
+        const [low, high] = treatments[i]!.liftInterval!;
+        expect(g.x1).toBeLessThan(g.cx);
+        expect(g.cx).toBeLessThan(g.x2);
+        // Linear scale: the dot divides the line as the lift divides the interval; 0 likewise.
+        expect((g.cx - g.x1) / (g.x2 - g.x1)).toBeCloseTo((treatments[i]!.lift! - low) / (high - low), 2);
+        expect((plot.zero - g.x1) / (g.x2 - g.x1)).toBeCloseTo((0 - low) / (high - low), 2);
+      });
+    });
+    const cumulative = await page.$$eval("g.cumulative", (groups) => groups.map((g) => [g.getAttribute("data-allocation"), g.getAttribute("data-units")]));
+    expect(cumulative).toEqual([["control", "800"], ["green", "600"], ["gold", "600"]]);
+    const boxes = await page.$$eval("svg", (svgs) => svgs.map((svg) => svg.getBoundingClientRect().height));
+    expect(boxes.every((h) => h > 50)).toBe(true);
+
+    mkdirSync(fileURLToPath(new URL("../../test-results/", import.meta.url)), { recursive: true });
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,145 @@
+// The SQL behind `vane results` against a second formulation of its rules (docs/results.md
+// "Units", "Metrics") written plainly over the events in memory, on seeded random event streams
+// full of edge cases: other policies and tenants, events without keys, unknown allocations,
+// attribution-only layers, missing and invalid propensities, values that are not numbers, events
+// before exposure and after the window. Any later implementation of ResultsSource (PostgreSQL,
+// DuckDB) can run the same comparison.
+import { describe, expect, it } from "vitest";
+import type { MetricSums, ResultsAggregates, ResultsQuery } from "../../src/analysis/results/source.js";
+import { openResultsSource } from "../../src/store/sqlite/results-query.js";
+import type { StoredEvent } from "../../src/store/types.js";
+import { seeded } from "../analysis/simulate.js";
+import { inStore, tempDir } from "../cli/helpers.js";
+
+const T0 = Date.parse("2026-11-01T00:00:00.000Z");
+const MINUTE_MS = 60_000;
+
+function randomEvents(seed: number): StoredEvent[] {
+  const random = seeded(seed);
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
+  const events: StoredEvent[] = [];
+  const times = new Set<number>();
+  for (let i = 0; i < 300; i++) {
+    const unitKey = `u${Math.floor(random() * 25)}`;
+    const exposing = random() < 0.45;
+    let ms = T0 + Math.floor(random() * 600) * MINUTE_MS + Math.floor(random() * 1000);
+    // A track event sent in the exposure's batch is received at the same time: it counts.
+    const sameBatch = events.filter((e) => e.unitKey === unitKey && e.type !== "track");
+    if (!exposing && sameBatch.length > 0 && random() < 0.3) ms = Date.parse(pick(sameBatch).receivedAt);
+    while (exposing && times.has(ms)) ms += 1; // distinct exposure times: "first" is then unambiguous
+    if (exposing) times.add(ms);
+    const at = new Date(ms).toISOString();
+    const tenant = random() < 0.85 ? { orgId: "org-1", projectId: "shop", env: "production" } : pick([{ orgId: "org-2", projectId: "shop", env: "production" }, { orgId: "org-1", projectId: "blog", env: "production" }, { orgId: "org-1", projectId: "shop", env: "staging" }]);
+    const base = { id: `e${seed}-${i}`, receivedAt: at, ...tenant, unitKey, timestamp: at };
+    if (exposing) {
+      const type = pick(["exposure", "decision"] as const);
+      const allocation = pick(["a", "b", "c", "gone"]);
+      const layer: Record<string, unknown> = { layerId: "l1", bucket: 1, policyId: pick(["pol", "pol", "pol", "other"]), allocationId: `pol-${allocation}` };
+      if (random() < 0.6) layer.policyKey = random() < 0.9 ? "exp" : "not-exp";
+      if (random() < 0.6) layer.allocationKey = allocation;
+      if (random() < 0.7) layer.probability = pick([0.2, 0.5, 0.8, 1, 0, 1.5, "0.5"]);
+      if (random() < 0.1) layer.attributionOnly = true;
+      const other = { layerId: "l2", bucket: 7, policyId: "pol-x", policyKey: "x", allocationKey: "a" };
+      events.push({ ...base, type, body: { type, unitKey, timestamp: at, layers: random() < 0.3 ? [other, layer] : [layer] } });
+    } else {
+      const name = pick(["buy", "buy", "error", "view"]);
+      const value = pick([undefined, 1, 2.5, 10, "12", null]);
+      events.push({ ...base, type: "track", name, body: { type: "track", unitKey, timestamp: at, event: name, ...(value !== undefined && { value }) } });
+    }
+  }
+  return events;
+}
+
+/** The rules, plainly: first exposures per unit and allocation, then each metric's per-unit sums. */
+function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> {
+  const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && e.receivedAt <= q.until;
+  const first = new Map<string, { unit: string; alloc: string; at: string; p: unknown }>();
+  for (const e of events) {
+    if (!mine(e) || (e.type !== "exposure" && e.type !== "decision") || (q.since !== undefined && e.receivedAt < q.since)) continue;
+    for (const layer of e.body.layers as Record<string, unknown>[]) {
+      const policyMatches = layer.policyKey !== undefined ? layer.policyKey === q.policyKey : layer.policyId === q.policyId;
+      if (!policyMatches || layer.attributionOnly === true) continue;
+      const alloc = (layer.allocationKey as string | undefined) ?? q.allocationKeys[layer.allocationId as string] ?? (layer.allocationId as string);
+      const id = `${e.unitKey}\u0000${alloc}`;
+      const seen = first.get(id);
+      if (seen === undefined || e.receivedAt < seen.at) first.set(id, { unit: e.unitKey, alloc, at: e.receivedAt, p: layer.probability });
+    }
+  }
+  const weight = (p: unknown) => (!q.weighted ? 1 : typeof p === "number" && p > 0 && p <= 1 ? 1 / p : 0);
+  const exposed = [...first.values()];
+  const allocs = [...new Set(exposed.map((x) => x.alloc))];
+  const perUnit = new Map<string, number>();
+  for (const x of exposed) perUnit.set(x.unit, (perUnit.get(x.unit) ?? 0) + 1);
+  const metrics = q.metrics.map((m) =>
+    allocs.map((alloc): MetricSums => {
+      const sums = { allocationKey: alloc, units: 0, conversions: 0, w: 0, w2: 0, convertedW: 0, convertedW2: 0, wValue: 0, w2Value: 0, w2Value2: 0 };
+      for (const x of exposed.filter((e) => e.alloc === alloc)) {
+        const w = weight(x.p);
+        sums.units += 1;
+        sums.w += w;
+        sums.w2 += w * w;
+        const end = m.windowMs === undefined ? q.until : new Date(Date.parse(x.at) + m.windowMs).toISOString();
+        const counted = events.filter((e) => mine(e) && e.type === "track" && e.name === m.event && e.unitKey === x.unit && e.receivedAt >= x.at && e.receivedAt <= end);
+        if (counted.length === 0) continue;
+        const y = counted.reduce((s, e) => s + (typeof e.body.value === "number" ? e.body.value : 0), 0);
+        sums.conversions += 1;
+        sums.convertedW += w;
+        sums.convertedW2 += w * w;
+        sums.wValue += w * y;
+        sums.w2Value += w * w * y;
+        sums.w2Value2 += w * w * y * y;
+      }
+      return sums;
+    }),
+  );
+  return {
+    allocations: allocs.map((alloc) => ({ allocationKey: alloc, units: exposed.filter((x) => x.alloc === alloc).length })),
+    unitsInSeveral: [...perUnit.values()].filter((n) => n > 1).length,
+    unitsWithoutPropensity: q.weighted ? exposed.filter((x) => weight(x.p) === 0).length : 0,
+    metrics,
+  };
+}
+
+const byKey = <T extends { allocationKey: string }>(xs: readonly T[]) => [...xs].sort((a, b) => a.allocationKey.localeCompare(b.allocationKey));
+
+describe("SqliteResultsSource", () => {
+  it("gives the sums of the rules' plain formulation on 20 random event streams", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const events = randomEvents(seed);
+      const data = tempDir();
+      await inStore(data, async (stores) => void (await stores.events.append(events)));
+      const query: ResultsQuery = {
+        orgId: "org-1",
+        projectId: "shop",
+        env: "production",
+        policyId: "pol",
+        policyKey: "exp",
+        allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
+        since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+        until: new Date(T0 + (seed % 2 === 0 ? 500 : 600) * MINUTE_MS).toISOString(),
+        metrics: [{ event: "buy" }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "error" }],
+        weighted: seed % 4 === 0,
+      };
+      const source = openResultsSource(data);
+      let got: ResultsAggregates;
+      try {
+        got = await source.aggregate(query);
+      } finally {
+        source.close();
+      }
+      const want = reference(events, query);
+      expect(byKey(got.allocations), `seed ${seed}`).toEqual(byKey(want.allocations));
+      expect(got.unitsInSeveral, `seed ${seed}`).toBe(want.unitsInSeveral);
+      expect(got.unitsWithoutPropensity, `seed ${seed}`).toBe(want.unitsWithoutPropensity);
+      expect(got.hourly.reduce((s, h) => s + h.units, 0)).toBe(want.allocations.reduce((s, a) => s + a.units, 0));
+      got.metrics.forEach((sums, m) => {
+        const expected = byKey(want.metrics[m]!);
+        byKey(sums).forEach((s, i) => {
+          const e = expected[i]!;
+          expect({ key: s.allocationKey, units: s.units, conversions: s.conversions }, `seed ${seed} metric ${m}`).toEqual({ key: e.allocationKey, units: e.units, conversions: e.conversions });
+          for (const field of ["w", "w2", "convertedW", "convertedW2", "wValue", "w2Value", "w2Value2"] as const) expect(s[field], `seed ${seed} ${field}`).toBeCloseTo(e[field], 9);
+        });
+      });
+    }
+  });
+});
