@@ -61,6 +61,9 @@ export const resultsVerb: Verb = {
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
     const { subject, aggregates } = await withStores(values.data, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
+      // The per-event table is derived from the event log: reading through the store first copies
+      // in what the log holds beyond it (a server killed before deriving), so the query sees it all.
+      await stores.events.count({ orgId: subject.orgId, projectId: subject.projectId });
       const source = openResultsSource(values.data);
       try {
         const { policy, orgId, projectId, env } = subject;
