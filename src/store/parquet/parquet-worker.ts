@@ -12,7 +12,8 @@ const port = parentPort!;
 const options = workerData as ParquetOptions;
 const send = (message: FromParquet): void => port.postMessage(message);
 
-const stores = openSqliteStores({ dataDir: options.dataDir });
+// It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
+const stores = openSqliteStores({ dataDir: options.dataDir, deriveOnRead: false });
 const pipeline = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: options.flushRows });
 
 let wanted = false;

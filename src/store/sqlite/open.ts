@@ -38,6 +38,12 @@ export interface SqliteStoreOptions {
    * timers, so nothing blocks the caller's event loop: what `vane serve` uses.
    */
   readonly writer?: "inline" | "worker";
+  /**
+   * Inline only: reads first derive what the log holds beyond the per-event table (default true:
+   * the CLI after a killed server). False for a reader beside a running server's writer thread
+   * (the Parquet thread), which reads the table as that thread derives it.
+   */
+  readonly deriveOnRead?: boolean;
 }
 
 export interface SqliteStores extends Stores {
@@ -94,7 +100,7 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
     db.pragma("busy_timeout = 0");
     durability = gated(durability, whenWritable(busyTimeoutMs));
   } else {
-    writer = new InlineLogWriter(db, durability);
+    writer = new InlineLogWriter(db, durability, { deriveOnRead: options.deriveOnRead ?? true });
   }
   const bundles = new SqliteBundleStore(db, durability);
   const keys = new SqliteKeyStore(db, durability);

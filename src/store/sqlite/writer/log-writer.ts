@@ -73,7 +73,11 @@ export class InlineLogWriter implements LogWriter {
   private readonly deriver: LogDeriver;
   private readonly writes = new WriteHealth();
 
-  constructor(db: Database, durability: Durability) {
+  constructor(
+    db: Database,
+    durability: Durability,
+    private readonly options: { readonly deriveOnRead: boolean } = { deriveOnRead: true },
+  ) {
     this.log = new EventLog(db);
     this.group = new GroupCommit(db, {
       apply: (input) => this.log.append(input.json),
@@ -101,7 +105,7 @@ export class InlineLogWriter implements LogWriter {
 
   /** Derives what the log holds beyond the table first: a CLI reading after a server was killed sees every stored event. */
   async derived(): Promise<void> {
-    this.deriver.drain(Number.POSITIVE_INFINITY);
+    if (this.options.deriveOnRead) this.deriver.drain(Number.POSITIVE_INFINITY);
   }
 
   health(): StoreHealth {
