@@ -59,6 +59,35 @@ describeStoreContract("sqlite, appends on a writer thread", async () => {
   };
 });
 
+describe("sqlite store: the event log", () => {
+  it("keeps a batch in the log until every derived copy has read it, whatever its age; the per-event table keeps events until retention", async () => {
+    const dir = tempDir();
+    const stores = open(dir);
+    await stores.events.append(makeBatch("a", 3));
+    const second = await stores.events.append(makeBatch("b", 2));
+    const logRows = () => {
+      const raw = new Database(path.join(dir, DB_FILE_NAME), { readonly: true });
+      try {
+        return raw.prepare("SELECT count(*) FROM event_log").pluck().get() as number;
+      } finally {
+        raw.close();
+      }
+    };
+    const rule = { eventsBeforeMs: 0, idsBeforeMs: 0, derived: ["parquet", "learning"] };
+    await stores.events.setCheckpoint("parquet", 3);
+    await stores.events.prune(rule);
+    expect(logRows()).toBe(2); // the learner has read nothing yet
+    await stores.events.setCheckpoint("learning", 3);
+    await stores.events.prune(rule);
+    expect(logRows()).toBe(1);
+    await stores.events.setCheckpoint("parquet", second.lastSeq);
+    await stores.events.setCheckpoint("learning", second.lastSeq);
+    await stores.events.prune(rule);
+    expect(logRows()).toBe(0);
+    expect(await stores.events.count()).toBe(5);
+  });
+});
+
 describe("sqlite store: the file", () => {
   it("creates the data folder and vane.db in WAL mode at the current schema version", () => {
     const dataDir = path.join(tempDir(), "nested", "data");

@@ -15,6 +15,7 @@ import type {
 } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
+import { EVENTS_TABLE } from "./writer/event-log.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -76,7 +77,7 @@ export class SqliteEventStore implements EventStore {
   private readonly orgsStmt: Statement<[string], string>;
   private readonly deleteOldStmt: Statement<[number, number, string]>;
   private readonly countRangeStmt: Statement<[number, number], number>;
-  private readonly deleteLogStmt: Statement<[number, string]>;
+  private readonly deleteLogStmt: Statement<[number]>;
   private readonly lastOldIdStmt: Statement<[number, number], number>;
   private readonly deleteIdsStmt: Statement<[number]>;
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
@@ -99,8 +100,9 @@ export class SqliteEventStore implements EventStore {
     this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM events WHERE project_id = ? ORDER BY org_id").pluck();
     this.deleteOldStmt = db.prepare("DELETE FROM events WHERE seq > ? AND seq <= ? AND received_at < ?");
     this.countRangeStmt = db.prepare<[number, number], number>("SELECT count(*) FROM events WHERE seq > ? AND seq <= ?").pluck();
-    // A log batch goes once all its events are old and every copy derived from the log has it.
-    this.deleteLogStmt = db.prepare("DELETE FROM event_log WHERE seq + count - 1 <= ? AND received_at < ?");
+    // The log is where events wait for their derived copies: a batch every copy has read (the
+    // per-event table included) goes, whatever its age, so an event is not kept twice for long.
+    this.deleteLogStmt = db.prepare("DELETE FROM event_log WHERE seq + count - 1 <= ?");
     this.lastOldIdStmt = db
       .prepare<[number, number], number>("SELECT max(rowid) FROM (SELECT rowid FROM event_ids WHERE seen_at < ? ORDER BY rowid LIMIT ?)")
       .pluck();
@@ -169,17 +171,17 @@ export class SqliteEventStore implements EventStore {
     let events = 0;
     // Oldest first, a seq range per transaction, yielding between: the server keeps answering
     // during a long prune. The first range that keeps an event holds the boundary: stop there.
-    let prunedThrough = this.minSeq() - 1;
-    for (let from = prunedThrough; from < derivedThrough; ) {
+    for (let from = this.minSeq() - 1; from < derivedThrough; ) {
       const to = Math.min(from + chunk, derivedThrough);
       const deleted = await this.durability.commit(() => this.deleteOldStmt.run(from, to, before).changes);
       events += deleted;
       if (this.countRangeStmt.get(from, to)! > 0) break;
-      prunedThrough = to;
       from = to;
       await yieldTurn();
     }
-    await this.durability.commit(() => this.deleteLogStmt.run(prunedThrough, before));
+    let logThrough = this.checkpointStmt.get(EVENTS_TABLE) ?? 0;
+    for (const pipeline of rule.derived) logThrough = Math.min(logThrough, this.checkpointStmt.get(pipeline) ?? 0);
+    await this.durability.commit(() => this.deleteLogStmt.run(logThrough));
     let eventIds = 0;
     for (;;) {
       const last = this.lastOldIdStmt.get(rule.idsBeforeMs, chunk);
