@@ -42,7 +42,8 @@ const size = (file: string) => {
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
 function held(): { events: number; ids: number } {
-  const db = new Database(join(dataDir, "vane.db"), { readonly: true, fileMustExist: true });
+  // Read-write: a read-only connection cannot open a WAL database whose -shm it may not create.
+  const db = new Database(join(dataDir, "vane.db"), { fileMustExist: true, timeout: 5_000 });
   try {
     return {
       events: db.prepare<[], number>("SELECT count(*) FROM events").pluck().get()!,
