@@ -83,7 +83,7 @@ export interface CompiledBundle {
 
 /** Validates and compiles; a BundleError lists every problem of an invalid bundle. */
 export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
-  const problems = validateBundle(bundle);
+  const problems = validateBundle(bundle, { unknownFields: "ignore" });
   if (problems.length > 0) throw new BundleError(problems);
   const rangeLists: BucketRange[][] = [];
   const parametersOf = new Map<string, string[]>();
