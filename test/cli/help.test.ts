@@ -50,7 +50,7 @@ describe("vane help and usage errors", () => {
   it("vane --help and vane help VERB; bare vane is a usage error", async () => {
     const help = await vane("--help");
     expect(help.code).toBe(0);
-    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|list|get", "events discovered|list|count|prune"]) {
+    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|validate|list|get|history|diff|rollback", "flags set", "rollout", "init", "events discovered|list|count|prune"]) {
       expect(help.out).toContain(`\n  ${verb} `);
     }
     expect((await vane("help", "import")).out.startsWith("Usage: vane import FILE")).toBe(true);
