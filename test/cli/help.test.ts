@@ -9,9 +9,16 @@ const VERBS = [
   ["keys", "list"],
   ["keys", "revoke"],
   ["keys", "rotate"],
+  ["init"],
   ["bundles", "put"],
+  ["bundles", "validate"],
   ["bundles", "list"],
   ["bundles", "get"],
+  ["bundles", "history"],
+  ["bundles", "diff"],
+  ["bundles", "rollback"],
+  ["flags", "set"],
+  ["rollout"],
   ["events", "discovered"],
   ["events", "list"],
   ["events", "count"],
@@ -33,7 +40,7 @@ describe("vane help and usage errors", () => {
     }
   });
 
-  it.each([["keys"], ["bundles"], ["events"]])("vane %s --help lists its verbs; without one, exit code 2", async (group) => {
+  it.each([["keys"], ["bundles"], ["flags"], ["events"]])("vane %s --help lists its verbs; without one, exit code 2", async (group) => {
     const help = await vane(group, "--help");
     expect(help.code).toBe(0);
     const subs = VERBS.filter((v) => v[0] === group).map((v) => v[1]!);
