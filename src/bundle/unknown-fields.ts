@@ -5,6 +5,7 @@
 // schema keywords that place objects ($ref, properties, items, additionalProperties: false), so
 // validation and the published schema cannot disagree. Objects the schema leaves open
 // (conditions, overrides, propertySchema, savedGroups) are not walked: their keys are the user's.
+import { conditionOperators, conditionProblem } from "./conditions.js";
 import { BUNDLE_SCHEMA } from "./schema.js";
 import { at, isRecord, type Problems } from "./validate-values.js";
 
@@ -21,6 +22,32 @@ const DEFS = BUNDLE_SCHEMA.$defs as unknown as Readonly<Record<string, SchemaNod
 /** Reports every unknown field of `bundle` (only where the rest of validation finds objects). */
 export function checkUnknownFields(out: Problems, bundle: Record<string, unknown>): void {
   walk(out, BUNDLE_SCHEMA as unknown as SchemaNode, { value: bundle, path: "" });
+}
+
+/**
+ * Conditions that cannot be compiled (`$inn`, a bad regex, `$in` with a string): served, they
+ * would never match, so the policy would silently reach nobody. Only well-formed policies are
+ * looked at; the rest of validation reports the others.
+ */
+export function checkConditions(out: Problems, bundle: Record<string, unknown>): void {
+  const groups = isRecord(bundle.savedGroups) ? (bundle.savedGroups as Record<string, unknown[]>) : {};
+  listOf(bundle.layers).forEach((layer, l) => {
+    listOf(isRecord(layer) ? layer.policies : undefined).forEach((policy, p) => {
+      listOf(isRecord(policy) ? policy.conditions : undefined).forEach((condition, c) => {
+        if (!isRecord(condition)) return;
+        const problem = conditionProblem(condition, groups);
+        if (problem === undefined) return;
+        const op = /^unknown operator (\$\w+)$/.exec(problem)?.[1];
+        const guess = op === undefined ? undefined : didYouMean(op, conditionOperators());
+        const message = `cannot be compiled, so it would never match: ${problem}${guess === undefined ? "" : ` (did you mean ${guess}?)`}`;
+        out.push({ path: `layers[${l}].policies[${p}].conditions[${c}]`, message });
+      });
+    });
+  });
+}
+
+function listOf(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
 }
 
 function walk(out: Problems, node: SchemaNode, place: { value: unknown; path: string }): void {

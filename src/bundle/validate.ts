@@ -10,7 +10,7 @@ import {
   type ParameterType, type PolicyKind,
 } from "./types.js";
 import { readPolicyParams } from "./policy-params.js";
-import { checkUnknownFields, didYouMean } from "./unknown-fields.js";
+import { checkConditions, checkUnknownFields, didYouMean } from "./unknown-fields.js";
 import {
   ARRAY, NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, ROOT, STRING, at, fields, isRecord, mustBe, oneOf, own, show,
   valueProblem, type Guard, type Problems,
@@ -27,9 +27,10 @@ export function formatProblem(p: BundleProblem): string {
 
 export interface ValidateOptions {
   /**
-   * "refuse" (default): a field the bundle reference does not know is a problem, with a "did you
-   * mean". "ignore": compileBundle's choice, so that a bundle stored before a field was
-   * refused is still served; publishing (`vane import`, `vane bundles put`) refuses them.
+   * "refuse" (default): a field the bundle reference does not know, or a condition that cannot
+   * be compiled (an unknown operator), is a problem, with a "did you mean". "ignore":
+   * compileBundle's choice, so that a bundle stored before these were refused is still served
+   * (such a condition never matches); publishing (`vane import`, `vane bundles put`) refuses them.
    */
   readonly unknownFields?: "refuse" | "ignore";
 }
@@ -39,7 +40,10 @@ export function validateBundle(bundle: unknown, options: ValidateOptions = {}): 
   const out: Problems = [];
   try {
     checkBundle(out, bundle);
-    if (options.unknownFields !== "ignore" && isRecord(bundle)) checkUnknownFields(out, bundle);
+    if (options.unknownFields !== "ignore" && isRecord(bundle)) {
+      checkUnknownFields(out, bundle);
+      checkConditions(out, bundle);
+    }
   } catch {
     // Only reachable through exotic inputs (throwing getters, proxies, absurd nesting depth):
     // refuse the bundle rather than throw.

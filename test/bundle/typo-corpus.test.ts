@@ -131,6 +131,21 @@ describe("the typo corpus", () => {
     expect(validateBundle(bundle).map(formatProblem)).toEqual([`${HERO}.allocations[1].overrides.home.heor: unknown parameter (did you mean "home.hero"?)`]);
   });
 
+  it.each([
+    [{ country: { $inn: ["US"] } }, "unknown operator $inn (did you mean $in?)"],
+    [{ appVersion: { $vgtee: "2.0.0" } }, "unknown operator $vgtee (did you mean $vgte?)"],
+    [{ $or: [{ tags: { $elemMatch: { $eqq: "vip" } } }] }, "unknown operator $eqq (did you mean $eq?)"],
+    [{ userId: { $inGroup: "staf" } }, undefined],
+    [{ email: { $regex: "([a-z" } }, "bad pattern ([a-z"],
+    [{ country: { $in: "US" } }, "operator takes an array"],
+  ])("refuses the condition %j that could never match", (condition, reason) => {
+    const bundle = base();
+    bundle.layers[0].policies[0].conditions = [{ plan: "pro" }, condition];
+    const found = validateBundle(bundle).map(formatProblem);
+    if (reason === undefined) expect(found).toEqual([]); // an unknown group is an empty group, as in GrowthBook
+    else expect(found).toEqual([`${HERO}.conditions[1]: cannot be compiled, so it would never match: ${reason}`]);
+  });
+
   it("refuses schemaEnforcement without a propertySchema: it would check nothing", () => {
     const bundle = base();
     bundle.eventDefinitions[2].schemaEnforcement = "reject";
