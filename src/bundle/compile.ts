@@ -84,7 +84,7 @@ export interface CompiledBundle<E extends BucketEngine = BucketEngine> {
 
 /** Validates and compiles; a BundleError lists every problem of an invalid bundle. */
 export function compileBundle<E extends BucketEngine>(bundle: Bundle, engine: E): CompiledBundle<E> {
-  const problems = validateBundle(bundle, { unknownFields: "ignore" });
+  const problems = validateBundle(bundle, { checks: "serve" });
   if (problems.length > 0) throw new BundleError(problems);
   const rangeLists: BucketRange[][] = [];
   const parametersOf = new Map<string, string[]>();

@@ -27,12 +27,12 @@ export function formatProblem(p: BundleProblem): string {
 
 export interface ValidateOptions {
   /**
-   * "refuse" (default): a field the bundle reference does not know, or a condition that cannot
-   * be compiled (an unknown operator), is a problem, with a "did you mean". "ignore":
-   * compileBundle's choice, so that a bundle stored before these were refused is still served
+   * "publish" (default): also refuses a field the bundle reference does not know and a condition
+   * that cannot be compiled (an unknown operator), each with a "did you mean". "serve":
+   * compileBundle's choice, so that a bundle stored before those checks existed is still served
    * (such a condition never matches); publishing (`vane import`, `vane bundles put`) refuses them.
    */
-  readonly unknownFields?: "refuse" | "ignore";
+  readonly checks?: "publish" | "serve";
 }
 
 /** Every problem of `bundle`, [] when it is valid. Never throws. */
@@ -40,7 +40,7 @@ export function validateBundle(bundle: unknown, options: ValidateOptions = {}): 
   const out: Problems = [];
   try {
     checkBundle(out, bundle);
-    if (options.unknownFields !== "ignore" && isRecord(bundle)) {
+    if (options.checks !== "serve" && isRecord(bundle)) {
       checkUnknownFields(out, bundle);
       checkConditions(out, bundle);
     }
