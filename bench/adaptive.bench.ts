@@ -16,6 +16,7 @@ import { emptyStats, observe } from "../src/adaptive/stats.js";
 import { type CompiledBundle, compileBundle } from "../src/bundle/compile.js";
 import type { Bundle, Layer, Policy } from "../src/bundle/types.js";
 import { loadEngine } from "../src/engine/loader.js";
+import type { Engine } from "../src/engine/engine.js";
 import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
 import type { LearningStore, StoredEvent } from "../src/store/types.js";
@@ -157,7 +158,7 @@ interface DecideRow {
   readonly afterChangeP50Ns: number;
 }
 
-function benchDecide(compiled: CompiledBundle, policy: AdaptivePolicy, kind: Kind, contexts: readonly Record<string, unknown>[]): DecideRow {
+function benchDecide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy, kind: Kind, contexts: readonly Record<string, unknown>[]): DecideRow {
   const state = learnedState(policy, contexts);
   const mask = contexts.length - 1;
   const once = (i: number) => {

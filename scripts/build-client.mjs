@@ -1,6 +1,7 @@
 // Builds vane/client for browsers and workers: dist/client/vane-client.js (one minified ESM file,
 // es2022), its type declarations, and the two engine builds beside it, where the SDK looks for
-// them by default. Prints each file's gzipped size (the README reports them).
+// them by default; and vane/react (dist/client/vane-react.js: the hooks alone, React left as an
+// import). Prints each file's gzipped size (the README reports them).
 // Run after build:wasm (it copies build/*.wasm): `npm run build` does both.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,6 +13,7 @@ import ts from "typescript";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/client");
 const entry = join(root, "src/sdk/index.ts");
+const reactEntry = join(root, "src/sdk/react.ts");
 const WASM_FILES = ["vane.wasm", "vane-scalar.wasm"];
 
 rmSync(out, { recursive: true, force: true });
@@ -37,12 +39,27 @@ await build({
   logLevel: "warning",
 });
 
+// The hooks import only types from the client, so the file holds them alone; React is the app's.
+await build({
+  entryPoints: [reactEntry],
+  outfile: join(out, "vane-react.js"),
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  sourcemap: "linked",
+  external: ["react"],
+  logLevel: "warning",
+});
+
 for (const file of WASM_FILES) copyFileSync(join(root, "build", file), join(out, file));
 
 emitDeclarations();
 writeFileSync(join(out, "vane-client.d.ts"), 'export * from "./types/sdk/index.js";\n');
+writeFileSync(join(out, "vane-react.d.ts"), 'export * from "./types/sdk/react.js";\n');
 
-for (const file of ["vane-client.js", ...WASM_FILES]) {
+for (const file of ["vane-client.js", "vane-react.js", ...WASM_FILES]) {
   const bytes = readFileSync(join(out, file));
   console.log(`dist/client/${file}: ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
 }
@@ -67,7 +84,7 @@ function shapeCheckForValidation() {
 function emitDeclarations() {
   const config = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const program = ts.createProgram([entry], {
+  const program = ts.createProgram([entry, reactEntry], {
     ...options,
     noEmit: false,
     declaration: true,

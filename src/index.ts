@@ -1,7 +1,8 @@
 // The package's main export: the engine and its loader; bundles, their validation, compilation
 // and resolution.
+export { BucketEngine } from "./engine/bucket-engine.js";
 export { Engine, type ArmChoice, type ArmPosteriors, type Ucb1Choice } from "./engine/engine.js";
-export { ENGINE_URL, SCALAR_ENGINE_URL, createEngine, loadEngine, simdSupported, type EngineSource } from "./engine/loader.js";
+export { ENGINE_URL, SCALAR_ENGINE_URL, compileEngine, createEngine, instantiateEngine, loadEngine, simdSupported, type EngineSource } from "./engine/loader.js";
 export { RangeTable, SaltSet, type BucketRange } from "./engine/tables.js";
 export { LinearArms, type LinearArmState } from "./engine/linear.js";
 export type { Unit } from "./engine/checks.js";

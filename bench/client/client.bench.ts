@@ -32,7 +32,7 @@ console.log("Chromium");
 const browser = await inChromium(clientDir, workloads, { ...settings, progress });
 
 const sizes = Object.fromEntries(
-  ["vane-client.js", "vane.wasm"].map((file) => {
+  ["vane-client.js", "vane-react.js", "vane.wasm"].map((file) => {
     const bytes = readFileSync(clientDir + file);
     return [file, { bytes: bytes.length, gzipped: gzipSync(bytes, { level: 9 }).length }];
   }),

@@ -1,6 +1,7 @@
 // One adaptive decision (decisions.md §6–§7): the policy's arm for a unit (and entity) from the
 // freshest learned state, its propensity, and what the response and the decision event carry.
 import type { CompiledBundle } from "../bundle/compile.js";
+import type { Engine } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
 import { ENTITY_DRAWS, chooseArm } from "./choose.js";
@@ -34,7 +35,7 @@ export interface Decision {
 
 export type DecideOutcome = { readonly decision: Decision } | { readonly problem: string };
 
-export function decide(compiled: CompiledBundle, policy: AdaptivePolicy, state: PolicyState, input: DecideInput): DecideOutcome {
+export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy, state: PolicyState, input: DecideInput): DecideOutcome {
   const { context } = input;
   const unitKey = policy.layer.unitKey;
   const unit = unitValue(context, unitKey);

@@ -1,7 +1,7 @@
 // Compilation: once per bundle version, everything resolution needs, laid out for the engine.
 // Layers that share a unit key are hashed in one engine call (one unit × their salts); each
 // policy's bucket ranges sit in one engine range table; conditions become closures.
-import type { Engine } from "../engine/engine.js";
+import type { BucketEngine } from "../engine/bucket-engine.js";
 import type { BucketRange, RangeTable, SaltSet } from "../engine/tables.js";
 import { type ConditionPredicate, compileCondition } from "./conditions.js";
 import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Layer, type Policy } from "./types.js";
@@ -66,10 +66,11 @@ export interface UnitGroup {
   readonly hashes: Uint32Array;
 }
 
-export interface CompiledBundle {
+/** `E`: the engine it was compiled with (the server's full Engine decides with it; the SDK's BucketEngine only resolves). */
+export interface CompiledBundle<E extends BucketEngine = BucketEngine> {
   readonly bundle: Bundle;
   readonly version: string;
-  readonly engine: Engine;
+  readonly engine: E;
   readonly unitKey: string;
   readonly bucketCount: number;
   readonly layers: readonly CompiledLayer[];
@@ -82,8 +83,8 @@ export interface CompiledBundle {
 }
 
 /** Validates and compiles; a BundleError lists every problem of an invalid bundle. */
-export function compileBundle(bundle: Bundle, engine: Engine): CompiledBundle {
-  const problems = validateBundle(bundle);
+export function compileBundle<E extends BucketEngine>(bundle: Bundle, engine: E): CompiledBundle<E> {
+  const problems = validateBundle(bundle, { checks: "serve" });
   if (problems.length > 0) throw new BundleError(problems);
   const rangeLists: BucketRange[][] = [];
   const parametersOf = new Map<string, string[]>();
@@ -145,7 +146,7 @@ function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups:
 }
 
 /** The engine's range table has a fixed capacity; a bundle past it is refused like an invalid one. */
-function rangeTable(engine: Engine, lists: BucketRange[][]): RangeTable {
+function rangeTable(engine: BucketEngine, lists: BucketRange[][]): RangeTable {
   const total = lists.reduce((n, list) => n + list.length, 0);
   if (total > engine.capacity.maxRanges) {
     const message = `running policies hold ${total} bucket ranges; the engine's range table holds at most ${engine.capacity.maxRanges}`;
@@ -175,7 +176,7 @@ function union(ranges: readonly BucketRange[]): BucketRange[] {
 /** Arm choice hashes into a million buckets: x = bucket(policy.key, unit, 1e6) / 1e6. */
 export const ARM_BUCKETS = 1_000_000;
 
-function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: Engine, bucketCount: number): UnitGroup[] {
+function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: BucketEngine, bucketCount: number): UnitGroup[] {
   const byUnit = new Map<string, CompiledLayer[]>();
   for (const layer of layers) append(byUnit, layer.unitKey, layer);
   return [...byUnit].map(([unitKey, members], group) => {

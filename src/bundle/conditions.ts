@@ -44,6 +44,24 @@ export function compileCondition(condition: unknown, savedGroups: SavedGroups = 
   };
 }
 
+/**
+ * Why `condition` cannot be compiled (an unknown operator, a bad regex, an operand of the wrong
+ * shape), or undefined when it compiles: publishing refuses what would otherwise never match.
+ */
+export function conditionProblem(condition: unknown, savedGroups: SavedGroups = NO_GROUPS): string | undefined {
+  try {
+    compileDocument(condition, savedGroups);
+    return undefined;
+  } catch (error) {
+    return error instanceof InvalidCondition ? error.message : "cannot be compiled (too deep or cyclic)";
+  }
+}
+
+/** Every operator conditions know, for "did you mean". */
+export function conditionOperators(): string[] {
+  return ["$and", "$or", "$nor", ...Object.keys(OPERATORS)];
+}
+
 /** Convenience: compile and evaluate. */
 export function evalCondition(context: Record<string, unknown>, condition: unknown, savedGroups?: SavedGroups): boolean {
   return compileCondition(condition, savedGroups)(context);

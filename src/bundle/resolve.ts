@@ -26,6 +26,10 @@ export interface Resolution {
   unitKeyValue?: string;
   /** The fields matched adaptive policies log (logContextFields), when any. */
   filteredContext?: Record<string, unknown>;
+  /** Requested parameters the bundle does not have, in the order asked; absent when none. */
+  unknownParameters?: string[];
+  /** True when the context lacks the project's unit key: every layer on it served its defaults. */
+  unitKeyMissing?: true;
 }
 
 export interface ResolveOptions {
@@ -68,6 +72,11 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   const resolution: Resolution = { assignments: wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, layers: [] };
   const unit = unitValue(ctx, compiled.unitKey);
   if (unit !== undefined) resolution.unitKeyValue = unit;
+  else resolution.unitKeyMissing = true;
+  if (wanted) {
+    const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
+    if (unknown.length > 0) resolution.unknownParameters = unknown;
+  }
 
   // One engine call per unit key hashes the unit against all its layers' salts.
   const buckets: (Uint32Array | undefined)[] = [];

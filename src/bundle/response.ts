@@ -29,6 +29,10 @@ export interface ResolveResponse {
     layers: ResolvedLayer[];
     configVersion: string;
     filteredContext?: Record<string, unknown>;
+    /** Requested parameters the bundle does not have (they are absent from assignments). */
+    unknownParameters?: string[];
+    /** The context has no value for the project's unit key: its layers were skipped. */
+    unitKeyMissing?: true;
   };
   stateVersion: string;
   suggestedRefreshMs: number;
@@ -50,6 +54,8 @@ export function resolveResponse(resolution: Resolution, ids: ResponseIds): Resol
   const metadata: ResolveResponse["metadata"] =
     unitKeyValue === undefined ? { timestamp, layers, configVersion } : { timestamp, unitKeyValue, layers, configVersion };
   if (filteredContext !== undefined) metadata.filteredContext = filteredContext;
+  if (resolution.unknownParameters !== undefined) metadata.unknownParameters = resolution.unknownParameters;
+  if (resolution.unitKeyMissing) metadata.unitKeyMissing = true;
   return {
     decisionId: ids.decisionId,
     assignments: resolution.assignments,

@@ -14,6 +14,9 @@ export const HASHING_ALGORITHMS = ["sha256-v2"] as const;
 export const DEFAULT_BUCKET_COUNT = 1000;
 
 export interface Bundle {
+  /** For editors (the JSON Schema's URL or path); ignored. */
+  $schema?: string;
+  /** An ISO 8601 timestamp; each new version of a project's bundle has a later one. */
   version: string;
   orgId: string;
   projectId: string;

@@ -10,6 +10,7 @@ import {
   type ParameterType, type PolicyKind,
 } from "./types.js";
 import { readPolicyParams } from "./policy-params.js";
+import { checkConditions, checkUnknownFields, didYouMean } from "./unknown-fields.js";
 import {
   ARRAY, NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, ROOT, STRING, at, fields, isRecord, mustBe, oneOf, own, show,
   valueProblem, type Guard, type Problems,
@@ -24,11 +25,25 @@ export function formatProblem(p: BundleProblem): string {
   return `${p.path}: ${p.message}`;
 }
 
+export interface ValidateOptions {
+  /**
+   * "publish" (default): also refuses a field the bundle reference does not know and a condition
+   * that cannot be compiled (an unknown operator), each with a "did you mean". "serve":
+   * compileBundle's choice, so that a bundle stored before those checks existed is still served
+   * (such a condition never matches); publishing (`vane import`, `vane bundles put`) refuses them.
+   */
+  readonly checks?: "publish" | "serve";
+}
+
 /** Every problem of `bundle`, [] when it is valid. Never throws. */
-export function validateBundle(bundle: unknown): BundleProblem[] {
+export function validateBundle(bundle: unknown, options: ValidateOptions = {}): BundleProblem[] {
   const out: Problems = [];
   try {
     checkBundle(out, bundle);
+    if (options.checks !== "serve" && isRecord(bundle)) {
+      checkUnknownFields(out, bundle);
+      checkConditions(out, bundle);
+    }
   } catch {
     // Only reachable through exotic inputs (throwing getters, proxies, absurd nesting depth):
     // refuse the bundle rather than throw.
@@ -362,7 +377,8 @@ function checkOverrides(ctx: Ctx, overrides: Record<string, unknown>, place: { p
     const vp = at(path, key);
     const param = ctx.params.get(key);
     if (!param) {
-      ctx.out.push({ path: vp, message: "unknown parameter" });
+      const guess = didYouMean(key, [...ctx.params.keys()]);
+      ctx.out.push({ path: vp, message: `unknown parameter${guess === undefined ? "" : ` (did you mean "${guess}"?)`}` });
     } else if (layerId !== undefined && param.layerId !== undefined && param.layerId !== layerId) {
       // A layer only serves its own parameters; another layer's would collide with its policies.
       ctx.out.push({ path: vp, message: `belongs to layer ${show(param.layerId)}, not ${show(layerId)}` });
@@ -383,8 +399,12 @@ function checkEventDefinitions(out: Problems, b: Record<string, unknown>): void 
     unique(out, seen, { value: f.need("name", NON_EMPTY_STRING), path: at(path, "name"), label: path });
     f.maybe("valueType", STRING);
     f.maybe("unit", STRING);
-    f.maybe("propertySchema", OBJECT);
-    f.maybe("schemaEnforcement", SCHEMA_ENFORCEMENT);
+    const schema = f.maybe("propertySchema", OBJECT);
+    const enforcement = f.maybe("schemaEnforcement", SCHEMA_ENFORCEMENT);
+    // Enforcement without a schema checks nothing: almost always a misnamed propertySchema.
+    if (enforcement !== undefined && schema === undefined && own(def, "propertySchema") === undefined) {
+      out.push({ path: at(path, "schemaEnforcement"), message: "has no propertySchema to enforce" });
+    }
   });
 }
 

@@ -1,20 +1,28 @@
-// `vane bundles put|list|get`: publishing one bundle with the checks `vane import` makes, and
-// seeing what is stored.
+// `vane bundles put|validate|list|get|history|diff|rollback`: publishing one bundle with the
+// checks `vane import` makes (and the version order), checking one without storing it, and
+// seeing what is and was stored.
 import { resolve } from "node:path";
-import { loadEngine } from "../engine/loader.js";
-import { DEFAULT_LIMITS } from "../server/app.js";
 import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
-import { checkBundle, versionProblems } from "./bundle-checks.js";
+import { diffVerb, historyVerb, rollbackVerb } from "./bundle-history.js";
 import { readJsonFile } from "./import-file.js";
-import { problemList, shortTime, table } from "./output.js";
-import { withStores } from "./store-access.js";
+import { shortTime, table } from "./output.js";
+import { fileProblems, publish, refuse, storedProblems } from "./publish.js";
+import { storeExists, withStores } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const PUT_USAGE = `Usage: vane bundles put FILE [--data DIR]
+const PUT_USAGE = `Usage: vane bundles put FILE [--rollback] [--data DIR]
 
 Publishes the bundle in FILE (one bundle as JSON) for its projectId/env, replacing the stored
-one. Refused, with every problem listed, when it is invalid, a property schema does not compile,
-it does not fit the engine, or it changes the stored bundle without a new version.
+one. Refused, with every problem listed, when it is invalid (unknown fields included), a
+property schema does not compile, it does not fit the engine, it changes the stored bundle
+without a new version, or its version is older than the stored one.
+  --rollback   publish a version older than the stored one on purpose
+${dataHelp(15)}`;
+
+const VALIDATE_USAGE = `Usage: vane bundles validate FILE [--data DIR]
+
+Checks the bundle in FILE as \`vane bundles put\` would, and stores nothing. With a data folder
+that holds a store, also checks FILE against the stored bundle of its project/env (version).
 ${dataHelp(15)}`;
 
 const LIST_USAGE = `Usage: vane bundles list [--data DIR]
@@ -35,32 +43,40 @@ const putVerb: Verb = {
   summary: "publish a bundle from a JSON file",
   usage: PUT_USAGE,
   async run(args, io) {
-    const { values, positionals } = parseVerbArgs(args, { usage: PUT_USAGE, options: DATA_OPTION, positionals: [1, 1] });
+    const { values, positionals } = parseVerbArgs(args, {
+      usage: PUT_USAGE,
+      options: { ...DATA_OPTION, rollback: { type: "boolean", default: false } },
+      positionals: [1, 1],
+    });
     const file = positionals[0]!;
     const heading = `vane bundles put: refused ${file}, nothing was written`;
     const read = readJsonFile(file);
-    if (!read.ok) {
-      io.err(problemList(heading, [read.problem]));
-      return 1;
+    if (!read.ok) return refuse(io, heading, [read.problem]);
+    // A refused file creates no data folder.
+    const { problems } = await fileProblems(read.value);
+    if (problems.length > 0) return refuse(io, heading, problems);
+    return withStores(values.data, "create", (stores) => publish(read.value, stores, { heading, rollback: values.rollback, dataDir: values.data, io }));
+  },
+};
+
+const validateVerb: Verb = {
+  name: "validate",
+  summary: "check a bundle file; store nothing",
+  usage: VALIDATE_USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, { usage: VALIDATE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
+    const file = positionals[0]!;
+    const heading = `vane bundles validate: ${file} would be refused`;
+    const read = readJsonFile(file);
+    if (!read.ok) return refuse(io, heading, [read.problem]);
+    const { problems, bundle } = await fileProblems(read.value);
+    if (bundle === undefined) return refuse(io, heading, problems);
+    if (storeExists(values.data)) {
+      const stale = await withStores(values.data, "existing", (stores) => storedProblems(bundle, stores.bundles, {}));
+      if (stale.length > 0) return refuse(io, heading, stale);
     }
-    const { problems, bundle } = checkBundle(read.value, "", await loadEngine());
-    if (bundle === undefined) {
-      io.err(problemList(heading, problems));
-      return 1;
-    }
-    return withStores(values.data, "create", async (stores) => {
-      const stale = await versionProblems(bundle, "", stores.bundles);
-      if (stale.length > 0) {
-        io.err(problemList(heading, stale));
-        return 1;
-      }
-      const previous = await stores.bundles.version(bundle.projectId, bundle.env);
-      await stores.bundles.put(bundle, new Date().toISOString());
-      const was = previous === undefined ? "" : previous === bundle.version ? " (unchanged)" : `, replacing version ${previous}`;
-      io.out(`Stored ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}) version ${bundle.version}${was} in ${resolve(values.data)}`);
-      io.out(`A running server serves it within about ${Math.ceil(DEFAULT_LIMITS.bundleRefreshMs / 1000)} s.`);
-      return 0;
-    });
+    io.out(`${file}: a valid bundle for ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}), version ${bundle.version}; nothing was stored`);
+    return 0;
   },
 };
 
@@ -101,6 +117,6 @@ const getVerb: Verb = {
 
 export const bundlesGroup: VerbGroup = {
   name: "bundles",
-  summary: "publish, list and show config bundles",
-  verbs: [putVerb, listVerb, getVerb],
+  summary: "publish, check, list, show and roll back config bundles",
+  verbs: [putVerb, validateVerb, listVerb, getVerb, historyVerb, diffVerb, rollbackVerb],
 };

@@ -5,7 +5,9 @@ import { packageVersion } from "../server/node.js";
 import { UsageError, wantsHelp } from "./args.js";
 import { bundlesGroup } from "./bundles.js";
 import { eventsGroup } from "./events.js";
+import { flagsGroup, rolloutVerb } from "./flags.js";
 import { importVerb } from "./import.js";
+import { initVerb } from "./init.js";
 import { keysGroup } from "./keys.js";
 import { type Io, consoleIo, errorMessage } from "./output.js";
 import { reportVerb } from "./report.js";
@@ -15,7 +17,7 @@ import type { Verb, VerbGroup } from "./verb.js";
 
 type Entry = Verb | VerbGroup;
 
-const ENTRIES: readonly Entry[] = [serveVerb, importVerb, keysGroup, bundlesGroup, eventsGroup, reportVerb, resultsVerb];
+const ENTRIES: readonly Entry[] = [serveVerb, initVerb, importVerb, keysGroup, bundlesGroup, flagsGroup, rolloutVerb, eventsGroup, reportVerb, resultsVerb];
 const HELP_WORDS = ["--help", "-h", "help"];
 
 function listing(entries: readonly { name: string; summary: string }[]): string[] {

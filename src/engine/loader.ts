@@ -28,8 +28,16 @@ const imports = {
 
 /** Instantiates a compiled engine synchronously (workers import the .wasm as a Module). */
 export function createEngine(module: WebAssembly.Module): Engine {
+  return instantiateEngine(module, Engine);
+}
+
+/**
+ * Instantiates a compiled module as `Face`: Engine, or BucketEngine where only resolution is
+ * needed (the client SDK, whose bundle then leaves the bandits out).
+ */
+export function instantiateEngine<E>(module: WebAssembly.Module, Face: new (exports: EngineExports) => E): E {
   const instance = new WebAssembly.Instance(module, imports);
-  return new Engine(instance.exports as unknown as EngineExports);
+  return new Face(instance.exports as unknown as EngineExports);
 }
 
 /**
@@ -38,11 +46,11 @@ export function createEngine(module: WebAssembly.Module): Engine {
  * when the host supports SIMD, else the scalar build.
  */
 export async function loadEngine(source?: EngineSource): Promise<Engine> {
-  const module = await compile(source ?? (simdSupported() ? ENGINE_URL : SCALAR_ENGINE_URL));
-  return createEngine(module);
+  return createEngine(await compileEngine(source ?? (simdSupported() ? ENGINE_URL : SCALAR_ENGINE_URL)));
 }
 
-async function compile(source: EngineSource): Promise<WebAssembly.Module> {
+/** The compiled module from any source loadEngine takes. */
+export async function compileEngine(source: EngineSource): Promise<WebAssembly.Module> {
   if (source instanceof WebAssembly.Module) return source;
   if (source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return WebAssembly.compile(source as BufferSource);
   if (typeof Response !== "undefined" && source instanceof Response) return compileResponse(source);

@@ -3,7 +3,8 @@
 // events to POST /v1/events/batch.
 import { contextProblems, resolve } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
-import type { Engine } from "../engine/engine.js";
+import type { JsonValue } from "../bundle/types.js";
+import type { BucketEngine } from "../engine/bucket-engine.js";
 import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
 import { EventQueue } from "./event-queue.js";
@@ -13,6 +14,8 @@ import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
 import type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
+import { type DecideResult, decideOnServer } from "./decider.js";
+import { type Details, type Widen, detailsOf, errorDetails } from "./flag-values.js";
 import { SDK_NAME, SDK_VERSION } from "./version.js";
 
 const DEFAULT_ENV = "production";
@@ -41,11 +44,12 @@ class Client implements VaneClient {
   private readonly stamp: EventStamp;
   private last: { readonly unit: string; readonly decisionId: string } | undefined;
   private leaveListener: () => void = () => {};
+  private readonly changeListeners = new Set<(version: string) => void>();
   private closed = false;
 
   constructor(
     private readonly options: ClientOptions,
-    engine: Engine,
+    engine: BucketEngine,
   ) {
     const fetcher = options.fetch ?? globalThis.fetch;
     // Called bare: browsers refuse fetch called as a method of another object.
@@ -61,7 +65,9 @@ class Client implements VaneClient {
       projectId: options.projectId,
       env: this.env,
     };
-    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError };
+    // A listener that throws reaches onError through the poll that brought the bundle.
+    const onBundle = (version: string) => this.changeListeners.forEach((listener) => listener(version));
+    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError, onBundle };
     this.poller = new ConfigPoller(source, options.bootstrap);
     this.queue = new EventQueue({
       service: this.service,
@@ -127,6 +133,47 @@ class Client implements VaneClient {
     return result;
   }
 
+  getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean {
+    return this.details(key, defaultValue, context).value;
+  }
+
+  getString(key: string, defaultValue: string, context: Record<string, unknown>): string {
+    return this.details(key, defaultValue, context).value;
+  }
+
+  getNumber(key: string, defaultValue: number, context: Record<string, unknown>): number {
+    return this.details(key, defaultValue, context).value;
+  }
+
+  getJSON<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): T {
+    return this.details(key, defaultValue, context).value as T;
+  }
+
+  details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>> {
+    // The default's type is the type asked for; a JSON default (object, array, null) takes any value.
+    const type = typeof defaultValue;
+    let result: ResolveResponse;
+    try {
+      result = this.resolveLocal(context, [key]);
+    } catch (error) {
+      return errorDetails(defaultValue as Widen<T>, error instanceof TypeError ? "INVALID_CONTEXT" : "PROVIDER_NOT_READY");
+    }
+    return detailsOf(result, key, defaultValue as Widen<T>, type === "boolean" || type === "string" || type === "number" ? type : "json");
+  }
+
+  onChange(listener: (version: string) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  async decide(policyId: string, context: Record<string, unknown>): Promise<DecideResult> {
+    this.checkOpen();
+    const result = await decideOnServer(this.service, { policyId, context, env: this.env, projectId: this.options.projectId });
+    // A reward tracked next for this unit names this decision, as after a resolve.
+    this.last = { unit: result.metadata.unitKeyValue, decisionId: result.decisionId };
+    return result;
+  }
+
   track(event: string, options: TrackOptions = {}): void {
     this.checkOpen();
     if (typeof event !== "string" || event === "") throw new TypeError("track: the event name must be a non-empty string");
@@ -154,6 +201,7 @@ class Client implements VaneClient {
     if (this.closed) return;
     this.closed = true;
     this.poller.stop();
+    this.changeListeners.clear();
     this.leaveListener();
     await this.queue.flushFinal();
   }

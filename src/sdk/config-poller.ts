@@ -4,7 +4,7 @@
 // last good bundle keeps serving: a poll failure never takes assignments away.
 import { type CompiledBundle, compileBundle } from "../bundle/compile.js";
 import type { Bundle } from "../bundle/types.js";
-import type { Engine } from "../engine/engine.js";
+import type { BucketEngine } from "../engine/bucket-engine.js";
 import { type Service, authorization, endpoint, failure, isTransient } from "./http.js";
 
 /** The contract's max-age, used when an answer carries none. */
@@ -18,8 +18,10 @@ export interface ConfigSource {
   readonly service: Service;
   readonly projectId: string;
   readonly env: string;
-  readonly engine: Engine;
+  readonly engine: BucketEngine;
   readonly onError: (error: unknown) => void;
+  /** Called when a fetched bundle of a new version replaces the one served. */
+  readonly onBundle?: (version: string) => void;
 }
 
 interface PollOutcome {
@@ -97,8 +99,10 @@ export class ConfigPoller {
   }
 
   private adopt(bundle: Bundle, etag: string | undefined): void {
+    const changed = this.compiled !== undefined && bundle?.version !== this.compiled.version;
     if (bundle?.version !== this.compiled?.version) this.compiled = compileBundle(bundle, this.source.engine);
     this.etag = etag;
+    if (changed) this.source.onBundle?.(this.compiled!.version);
   }
 
   private fresh(response: Response): PollOutcome {

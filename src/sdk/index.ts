@@ -5,5 +5,7 @@ export { createClient } from "./client.js";
 export { VaneError } from "./http.js";
 export type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 export type { WasmSource } from "./engine-source.js";
+export type { DecideResult } from "./decider.js";
+export type { Details, ErrorCode, Reason, Widen } from "./flag-values.js";
 export type { ResolvedLayer } from "../bundle/response.js";
 export type * from "../bundle/types.js";

@@ -1,6 +1,8 @@
 // The SDK's public shapes: what createClient takes and what the client it makes can do.
 import type { ResolveResponse } from "../bundle/response.js";
-import type { Bundle } from "../bundle/types.js";
+import type { Bundle, JsonValue } from "../bundle/types.js";
+import type { DecideResult } from "./decider.js";
+import type { Details, Widen } from "./flag-values.js";
 import type { WasmSource } from "./engine-source.js";
 
 export interface ClientOptions {
@@ -53,6 +55,21 @@ export interface VaneClient {
   resolve(context: Record<string, unknown>, parameters?: string[]): Promise<ResolveResult>;
   /** From the bundle, synchronously; throws when there is none yet or the context is unusable. */
   resolveLocal(context: Record<string, unknown>, parameters?: string[]): ResolveResult;
+  /**
+   * A parameter's value for a context, from the bundle (local resolution, exposure recorded);
+   * `defaultValue` when there is no bundle yet, the context is unusable, the parameter is unknown
+   * or its value is of another type. Never throws.
+   */
+  getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean;
+  getString(key: string, defaultValue: string, context: Record<string, unknown>): string;
+  getNumber(key: string, defaultValue: number, context: Record<string, unknown>): number;
+  getJSON<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): T;
+  /** The value as the getters give it, with the reason, the variant and the layer that decided. Never throws. */
+  details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>>;
+  /** Calls `listener` with the version each time a new bundle version is fetched; returns the unsubscribe. */
+  onChange(listener: (version: string) => void): () => void;
+  /** An adaptive policy's arm from the service's freshest learned state (POST /v1/decide); a server-side key only. */
+  decide(policyId: string, context: Record<string, unknown>): Promise<DecideResult>;
   track(event: string, options?: TrackOptions): void;
   /** Sends the waiting events (unless the service asked to wait; they go after Retry-After). */
   flush(): Promise<void>;

@@ -15,7 +15,7 @@ export class BundleEntry {
   readonly etag: string;
   /** The response body, serialized once per version. */
   readonly json: string;
-  private compiledBundle: CompiledBundle | undefined;
+  private compiledBundle: CompiledBundle<Engine> | undefined;
   private eventCatalog: EventCatalog | undefined;
 
   constructor(
@@ -26,7 +26,7 @@ export class BundleEntry {
     this.json = JSON.stringify(bundle);
   }
 
-  get compiled(): CompiledBundle {
+  get compiled(): CompiledBundle<Engine> {
     return (this.compiledBundle ??= compileBundle(this.bundle, this.build.engine));
   }
 

@@ -75,7 +75,18 @@ export interface BundleStore {
   replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean>;
   /** Every stored bundle, ordered by project then env. */
   list(): Promise<BundleSummary[]>;
+  /**
+   * The versions published for a project/env by put() (the stored one included), newest
+   * publication first; at most BUNDLE_HISTORY_LIMIT are kept. Learned-weight publications
+   * (replace()) are not kept: they would push out what people published.
+   */
+  history(projectId: string, env: string): Promise<BundleSummary[]>;
+  /** One version of the history; undefined when it was never published or no longer kept. */
+  historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined>;
 }
+
+/** Published versions kept per project and env. */
+export const BUNDLE_HISTORY_LIMIT = 50;
 
 export type EventType = "exposure" | "track" | "decision";
 

@@ -64,7 +64,7 @@ const VALID: Bundle = {
           ],
           weights: [0.5, 0.3, 0.2],
           reward: { event: "search_click", type: "binary", windowSeconds: 86_400 },
-          params: { alphaPrior: 1, betaPrior: 1 },
+          params: { priorAlpha: 1, priorBeta: 1 },
           logContextFields: ["device", "country"],
         },
       ],
@@ -321,7 +321,7 @@ describe("validateBundle: parameters and overrides", () => {
   it("refuses overrides naming unknown parameters", () => {
     const b = clone();
     b.layers[0].policies[0].allocations[0].overrides["checkout.colour"] = "red";
-    expect(problems(b)).toEqual([`${P0}.allocations[0].overrides.checkout.colour: unknown parameter`]);
+    expect(problems(b)).toEqual([`${P0}.allocations[0].overrides.checkout.colour: unknown parameter (did you mean \"checkout.color\"?)`]);
   });
 
   it("refuses overrides naming another layer's parameter", () => {

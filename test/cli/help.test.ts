@@ -9,9 +9,16 @@ const VERBS = [
   ["keys", "list"],
   ["keys", "revoke"],
   ["keys", "rotate"],
+  ["init"],
   ["bundles", "put"],
+  ["bundles", "validate"],
   ["bundles", "list"],
   ["bundles", "get"],
+  ["bundles", "history"],
+  ["bundles", "diff"],
+  ["bundles", "rollback"],
+  ["flags", "set"],
+  ["rollout"],
   ["events", "discovered"],
   ["events", "list"],
   ["events", "count"],
@@ -34,7 +41,7 @@ describe("vane help and usage errors", () => {
     }
   });
 
-  it.each([["keys"], ["bundles"], ["events"]])("vane %s --help lists its verbs; without one, exit code 2", async (group) => {
+  it.each([["keys"], ["bundles"], ["flags"], ["events"]])("vane %s --help lists its verbs; without one, exit code 2", async (group) => {
     const help = await vane(group, "--help");
     expect(help.code).toBe(0);
     const subs = VERBS.filter((v) => v[0] === group).map((v) => v[1]!);
@@ -51,7 +58,7 @@ describe("vane help and usage errors", () => {
   it("vane --help and vane help VERB; bare vane is a usage error", async () => {
     const help = await vane("--help");
     expect(help.code).toBe(0);
-    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|list|get", "events discovered|list|count|prune"]) {
+    for (const verb of ["serve", "import", "keys create|list|revoke|rotate", "bundles put|validate|list|get|history|diff|rollback", "flags set", "rollout", "init", "events discovered|list|count|prune"]) {
       expect(help.out).toContain(`\n  ${verb} `);
     }
     expect((await vane("help", "import")).out.startsWith("Usage: vane import FILE")).toBe(true);

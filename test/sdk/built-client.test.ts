@@ -63,6 +63,12 @@ const options: ClientOptions = { baseUrl: "https://vane.example", apiKey: "vane_
 const client: VaneClient = await createClient(options);
 const result: ResolveResult = client.resolveLocal({ userId: "u" }, ["a.b"]);
 const name: string | undefined = result.metadata.layers[0]?.allocationName;
+const color: string = client.getString("checkout.buttonColor", "blue", { userId: "u" });
+const on: boolean = client.getBoolean("checkout.oneClick", false, { userId: "u" });
+const reason: "SPLIT" | "DEFAULT" | "ERROR" = client.details("k", 1, {}).reason;
+const unsubscribe: () => void = client.onChange((version: string) => version.length);
+// @ts-expect-error a boolean default asks for a boolean
+const wrong: string = client.getBoolean("k", false, {});
 client.track("click", { value: 1, properties: { name } });
 const bundle: Bundle | undefined = undefined;
 const failed: boolean = new VaneError("m", 503, "SERVICE_UNAVAILABLE").status === 503;
@@ -70,7 +76,7 @@ const failed: boolean = new VaneError("m", 503, "SERVICE_UNAVAILABLE").status ==
 await createClient({ ...options, mode: "edge" });
 // @ts-expect-error resolve takes a context object
 await client.resolve("user-1");
-export { bundle, failed };
+export { bundle, failed, color, on, reason, unsubscribe, wrong };
 `,
       );
       const program = ts.createProgram([file], {

@@ -3,6 +3,7 @@
 // suite against every router.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
+import { describeBundleHistoryContract } from "./contract-bundle-history.js";
 import { describeEventContract } from "./contract-events.js";
 import { describeTenancyContract } from "./contract-tenancy.js";
 import { makeBundle, makeKey } from "./fixtures.js";
@@ -35,6 +36,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     const stores = useStores(makeStores);
     describeKeyContract(stores);
     describeBundleContract(stores);
+    describeBundleHistoryContract(stores);
     describeEventContract(stores);
     describeTenancyContract(stores);
 

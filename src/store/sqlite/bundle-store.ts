@@ -2,7 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import type { BundleStore, BundleSummary, StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type StoredBundle } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
 interface BundleRow {
@@ -25,6 +25,12 @@ export class SqliteBundleStore implements BundleStore {
   private readonly orgsStmt: Statement<[string], string>;
   private readonly otherOwnerStmt: Statement<[string, string], string>;
   private readonly pingStmt: Statement<[]>;
+  private readonly recordStmt: Statement<[BundleRow]>;
+  private readonly pruneStmt: Statement<[{ project_id: string; env: string; keep: number }]>;
+  private readonly historyStmt: Statement<[string, string], SummaryRow>;
+  private readonly historyVersionStmt: Statement<[string, string, string], Pick<BundleRow, "bundle" | "stored_at">>;
+  /** The bundle, its history entry and the pruning, together (a savepoint inside writeAll). */
+  private readonly publish: (row: BundleRow) => void;
 
   constructor(
     db: Database,
@@ -52,6 +58,24 @@ export class SqliteBundleStore implements BundleStore {
       .prepare<[string, string], string>("SELECT org_id FROM bundles WHERE project_id = ? AND org_id != ? LIMIT 1")
       .pluck();
     this.pingStmt = db.prepare("SELECT 1 FROM bundles LIMIT 1");
+    // Publishing a stored version again (an unchanged import) moves it to the front.
+    this.recordStmt = db.prepare(
+      `INSERT OR REPLACE INTO bundle_history (project_id, env, version, org_id, stored_at, bundle)
+       VALUES (@project_id, @env, @version, @org_id, @stored_at, @bundle)`,
+    );
+    this.pruneStmt = db.prepare(
+      `DELETE FROM bundle_history WHERE project_id = @project_id AND env = @env AND seq NOT IN
+         (SELECT seq FROM bundle_history WHERE project_id = @project_id AND env = @env ORDER BY seq DESC LIMIT @keep)`,
+    );
+    this.historyStmt = db.prepare(
+      "SELECT project_id, env, org_id, version, stored_at FROM bundle_history WHERE project_id = ? AND env = ? ORDER BY seq DESC",
+    );
+    this.historyVersionStmt = db.prepare("SELECT bundle, stored_at FROM bundle_history WHERE project_id = ? AND env = ? AND version = ?");
+    this.publish = db.transaction((row: BundleRow) => {
+      this.putStmt.run(row);
+      this.recordStmt.run(row);
+      this.pruneStmt.run({ project_id: row.project_id, env: row.env, keep: BUNDLE_HISTORY_LIMIT });
+    });
   }
 
   async get(projectId: string, env: string): Promise<StoredBundle | undefined> {
@@ -79,23 +103,30 @@ export class SqliteBundleStore implements BundleStore {
   putNow(bundle: Bundle, storedAt: string): void {
     const owner = this.otherOwnerStmt.get(bundle.projectId, bundle.orgId);
     if (owner !== undefined) throw new ProjectOwnedElsewhere(bundle.projectId, owner);
-    this.putStmt.run(bundleRow(bundle, storedAt));
+    this.publish(bundleRow(bundle, storedAt));
   }
 
   async list(): Promise<BundleSummary[]> {
-    return this.listStmt.all().map((row) => ({
-      orgId: row.org_id,
-      projectId: row.project_id,
-      env: row.env,
-      version: row.version,
-      storedAt: row.stored_at,
-    }));
+    return this.listStmt.all().map(summary);
+  }
+
+  async history(projectId: string, env: string): Promise<BundleSummary[]> {
+    return this.historyStmt.all(projectId, env).map(summary);
+  }
+
+  async historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined> {
+    const row = this.historyVersionStmt.get(projectId, env, version);
+    return row && { bundle: JSON.parse(row.bundle) as Bundle, storedAt: row.stored_at };
   }
 
   /** Throws when the table cannot be read. */
   ping(): void {
     this.pingStmt.get();
   }
+}
+
+function summary(row: SummaryRow): BundleSummary {
+  return { orgId: row.org_id, projectId: row.project_id, env: row.env, version: row.version, storedAt: row.stored_at };
 }
 
 function bundleRow(bundle: Bundle, storedAt: string): BundleRow {

@@ -148,6 +148,22 @@ const MIGRATIONS: readonly string[] = [
     WHERE true
     ON CONFLICT (pipeline) DO NOTHING;
   `,
+  // 6: published versions of each bundle (issue 19), for `vane bundles history|diff|rollback`;
+  // a bounded number per project and env. seq orders them as published.
+  `
+  CREATE TABLE bundle_history (
+    seq        INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    version    TEXT NOT NULL,
+    org_id     TEXT NOT NULL,
+    stored_at  TEXT NOT NULL,
+    bundle     TEXT NOT NULL,
+    UNIQUE (project_id, env, version)
+  );
+  INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle)
+    SELECT project_id, env, version, org_id, stored_at, bundle FROM bundles;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

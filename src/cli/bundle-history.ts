@@ -1,0 +1,112 @@
+// `vane bundles history|diff|rollback`: the versions published for a project/env (a bounded
+// number is kept, BUNDLE_HISTORY_LIMIT), what changed between two of them (or a file), and
+// publishing an earlier version's content again as a new version.
+import { existsSync } from "node:fs";
+import { isRecord } from "../bundle/validate-values.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore } from "../store/types.js";
+import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { diffBundles } from "./bundle-diff.js";
+import { readJsonFile } from "./import-file.js";
+import { shortTime, table } from "./output.js";
+import { nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { withStores } from "./store-access.js";
+import type { Verb } from "./verb.js";
+
+const WHERE_OPTIONS = {
+  data: { type: "string", default: DEFAULT_DATA_DIR },
+  project: { type: "string" },
+  env: { type: "string", default: "production" },
+} as const;
+const WHERE_HELP = `  --project P  the project (default: the only one stored)
+  --env E      the environment (default production)
+${dataHelp(15)}`;
+
+const HISTORY_USAGE = `Usage: vane bundles history [--project P] [--env E] [--data DIR]
+
+Lists the versions published for a project and env, newest first (the last ${BUNDLE_HISTORY_LIMIT} are kept;
+learned-weight publications are not listed). * marks the one served.
+${WHERE_HELP}`;
+
+const DIFF_USAGE = `Usage: vane bundles diff A B [--project P] [--env E] [--data DIR]
+
+Shows what changed from A to B, one line per value: ~ changed, + added, - removed.
+A and B are each a version from \`vane bundles history\`, "current" (the stored bundle), or a
+JSON file.
+${WHERE_HELP}`;
+
+const ROLLBACK_USAGE = `Usage: vane bundles rollback VERSION [--project P] [--env E] [--data DIR]
+
+Publishes the content of an earlier VERSION (see \`vane bundles history\`) again, as a new
+version, through the same checks as \`vane bundles put\`.
+${WHERE_HELP}`;
+
+export const historyVerb: Verb = {
+  name: "history",
+  summary: "list the published versions of a project",
+  usage: HISTORY_USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, { usage: HISTORY_USAGE, options: WHERE_OPTIONS, positionals: [0, 0] });
+    return withStores(values.data, "existing", async (stores) => {
+      const project = await projectOf(stores.bundles, values.project);
+      const [history, current] = await Promise.all([stores.bundles.history(project, values.env), stores.bundles.version(project, values.env)]);
+      if (history.length === 0) throw new CliError(`no published versions of ${project}/${values.env}`);
+      const rows = history.map((h) => [h.version === current ? "*" : "", h.version, shortTime(h.storedAt), h.orgId]);
+      if (current !== undefined && !history.some((h) => h.version === current)) rows.unshift(["*", current, "(learned weights)", ""]);
+      io.out(table(["", "VERSION", "STORED AT", "ORG"], rows));
+      return 0;
+    });
+  },
+};
+
+export const diffVerb: Verb = {
+  name: "diff",
+  summary: "show what changed between two versions or files",
+  usage: DIFF_USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, { usage: DIFF_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
+    // A file that exists is read as a bundle; anything else names a version in the store.
+    const files = positionals.map((p) => (existsSync(p) ? fileValue(readJsonFile(p)) : undefined));
+    const sides = files.every((f) => f !== undefined)
+      ? files
+      : await withStores(values.data, "existing", async (stores) => {
+          const named = files.map((f) => (isRecord(f) ? f.projectId : undefined)).find((p) => typeof p === "string");
+          const where = { project: await projectOf(stores.bundles, values.project ?? named), env: values.env };
+          return Promise.all(positionals.map((p, i) => files[i] ?? versionOf(stores.bundles, p, where)));
+        });
+    const lines = diffBundles(sides[0], sides[1]);
+    io.out(lines.length === 0 ? `${positionals[0]} and ${positionals[1]} are the same` : lines.join("\n"));
+    return 0;
+  },
+};
+
+export const rollbackVerb: Verb = {
+  name: "rollback",
+  summary: "publish an earlier version's content again",
+  usage: ROLLBACK_USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, { usage: ROLLBACK_USAGE, options: WHERE_OPTIONS, positionals: [1, 1] });
+    const version = positionals[0]!;
+    return withStores(values.data, "existing", async (stores) => {
+      const where = { project: await projectOf(stores.bundles, values.project), env: values.env };
+      const earlier = await versionOf(stores.bundles, version, where);
+      const current = await storedBundle(stores.bundles, where);
+      const bundle = { ...earlier, version: nextVersion(current.bundle.version, Date.now()) };
+      io.out(`Rolling ${where.project}/${where.env} back to the content of version ${version}.`);
+      return publish(bundle, stores, { heading: `vane bundles rollback: refused version ${version}, nothing was written`, dataDir: values.data, io });
+    });
+  },
+};
+
+function fileValue(read: ReturnType<typeof readJsonFile>): unknown {
+  if (!read.ok) throw new CliError(read.problem.message);
+  return read.value;
+}
+
+async function versionOf(bundles: BundleStore, version: string, where: { project: string; env: string }): Promise<Record<string, unknown>> {
+  if (version === "current") return { ...(await storedBundle(bundles, where)).bundle };
+  const found = await bundles.historyVersion(where.project, where.env, version);
+  if (found !== undefined) return { ...found.bundle };
+  const current = await bundles.get(where.project, where.env);
+  if (current?.bundle.version === version) return { ...current.bundle };
+  throw new CliError(`no version ${version} of ${where.project}/${where.env} (see \`vane bundles history\`)`);
+}

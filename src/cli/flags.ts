@@ -1,0 +1,88 @@
+// `vane flags set KEY VALUE` and `vane rollout POLICY PERCENT`: one change to the stored bundle,
+// published as a new version with every check `vane bundles put` makes (bundle-edits.ts makes
+// the change).
+import type { Bundle } from "../bundle/types.js";
+import { dataHelp, DEFAULT_DATA_DIR, UsageError, parseVerbArgs } from "./args.js";
+import { setDefault, setRollout } from "./bundle-edits.js";
+import type { Io } from "./output.js";
+import { nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { withStores } from "./store-access.js";
+import type { Verb, VerbGroup } from "./verb.js";
+
+const WHERE_OPTIONS = {
+  data: { type: "string", default: DEFAULT_DATA_DIR },
+  project: { type: "string" },
+  env: { type: "string", default: "production" },
+} as const;
+const WHERE_HELP = `  --project P  the project (default: the only one stored)
+  --env E      the environment (default production)
+${dataHelp(15)}`;
+
+const SET_USAGE = `Usage: vane flags set KEY VALUE [--project P] [--env E] [--data DIR]
+
+Serves VALUE as parameter KEY's default: a new version of the stored bundle, checked like
+\`vane bundles put\`. VALUE is read as the parameter's type: true/false (on/off), a number, JSON,
+or text. Running policies that override KEY keep doing so for their units (it says which).
+${WHERE_HELP}`;
+
+const ROLLOUT_USAGE = `Usage: vane rollout POLICY PERCENT [--project P] [--env E] [--data DIR]
+
+Serves the one allocation of static policy POLICY (its id or key) to PERCENT (0-100) of units:
+buckets 0 up to PERCENT of bucketCount, so a unit in the rollout stays in it as it grows. 0
+pauses the policy. A new version of the stored bundle, checked like \`vane bundles put\`.
+${WHERE_HELP}`;
+
+type Where = { readonly project?: string | undefined; readonly env: string; readonly data: string };
+
+/** Loads the stored bundle, applies `edit`, publishes the result as the next version. */
+async function editAndPublish(io: Io, where: Where, edit: (bundle: Bundle) => { bundle: Bundle; note: string }): Promise<number> {
+  return withStores(where.data, "existing", async (stores) => {
+    const project = await projectOf(stores.bundles, where.project);
+    const stored = await storedBundle(stores.bundles, { project, env: where.env });
+    const { bundle, note } = edit(stored.bundle);
+    bundle.version = nextVersion(stored.bundle.version, Date.now());
+    const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, dataDir: where.data, io });
+    if (code === 0 && note !== "") io.out(note);
+    return code;
+  });
+}
+
+const setVerb: Verb = {
+  name: "set",
+  summary: "serve a value as a parameter's default",
+  usage: SET_USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, { usage: SET_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
+    const [key, text] = positionals as [string, string];
+    return editAndPublish(io, values, (stored) => {
+      const { bundle, overriddenBy } = setDefault(stored, key, text);
+      const note = overriddenBy.length === 0 ? "" : `Note: running ${overriddenBy.length === 1 ? "policy" : "policies"} ${overriddenBy.join(", ")} still override ${key} for their units.`;
+      return { bundle, note };
+    });
+  },
+};
+
+export const flagsGroup: VerbGroup = {
+  name: "flags",
+  summary: "change a parameter's served value",
+  verbs: [setVerb],
+};
+
+export const rolloutVerb: Verb = {
+  name: "rollout",
+  summary: "move a rollout to a percentage of units",
+  usage: ROLLOUT_USAGE,
+  async run(args, io) {
+    const { values, positionals } = parseVerbArgs(args, { usage: ROLLOUT_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
+    const [policy, text] = positionals as [string, string];
+    const percent = Number(text.replace(/%$/, ""));
+    if (text.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+      throw new UsageError(`PERCENT must be a number from 0 to 100, got "${text}"`, ROLLOUT_USAGE);
+    }
+    return editAndPublish(io, values, (stored) => {
+      const edit = setRollout(stored, policy, percent);
+      const share = edit.buckets === 0 ? "paused (0%)" : `${(edit.buckets / edit.bucketCount) * 100}% (buckets 0..${edit.buckets - 1} of ${edit.bucketCount})`;
+      return { bundle: edit.bundle, note: `Rollout ${edit.policy.key}: ${share}.` };
+    });
+  },
+};

@@ -1,0 +1,100 @@
+// `vane init`: a new project in one step — a bundle file to edit (one boolean flag, with the
+// schema for editors), published, and a publishable and a server-side key for it, printed once.
+import { existsSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Bundle } from "../bundle/types.js";
+import { createKey } from "../server/auth/key-admin.js";
+import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { publish } from "./publish.js";
+import { nodeSha256, withStores } from "./store-access.js";
+import type { Verb } from "./verb.js";
+
+const DEFAULT_FILE = "vane.bundle.json";
+/** Where the schema is once vane is installed in the project. */
+const SCHEMA_PATH = "./node_modules/vane/schema/bundle.schema.json";
+
+const USAGE = `Usage: vane init [--project P] [--org O] [--env E] [--file ${DEFAULT_FILE}] [--data DIR]
+
+Starts a project: writes a bundle file with one boolean flag (docs/bundles.md explains every
+field), publishes it, and creates a publishable (pk) and a server-side (sk) key for the project,
+printed once. Refuses to overwrite the file or a project that has a bundle.
+  --project P  the project id (default my-project)
+  --org O      the organization id (default my-org)
+  --env E      the environment (default production)
+  --file F     the bundle file to write (default ${DEFAULT_FILE})
+${dataHelp(15)}`;
+
+export function starterBundle(where: { org: string; project: string; env: string }, version: string): Bundle {
+  return {
+    $schema: SCHEMA_PATH,
+    version,
+    orgId: where.org,
+    projectId: where.project,
+    env: where.env,
+    hashing: { unitKey: "userId" },
+    parameters: [{ key: "app.newFeature", type: "boolean", default: false, layerId: "app", namespace: "app" }],
+    layers: [
+      {
+        id: "app",
+        policies: [
+          {
+            id: "new-feature-rollout",
+            key: "new-feature-rollout",
+            state: "paused",
+            kind: "static",
+            conditions: [],
+            allocations: [{ id: "on", name: "on", key: "on", bucketRange: [0, 99], overrides: { "app.newFeature": true } }],
+          },
+        ],
+      },
+    ],
+    eventDefinitions: [{ name: "purchase", propertySchema: { type: "object", properties: { orderId: { type: "string" } } }, schemaEnforcement: "warn" }],
+  };
+}
+
+export const initVerb: Verb = {
+  name: "init",
+  summary: "start a project: a bundle file, published, and its keys",
+  usage: USAGE,
+  async run(args, io) {
+    const { values } = parseVerbArgs(args, {
+      usage: USAGE,
+      options: {
+        data: { type: "string", default: DEFAULT_DATA_DIR },
+        project: { type: "string", default: "my-project" },
+        org: { type: "string", default: "my-org" },
+        env: { type: "string", default: "production" },
+        file: { type: "string", default: DEFAULT_FILE },
+      },
+      positionals: [0, 0],
+    });
+    if (existsSync(values.file)) throw new CliError(`${resolve(values.file)} exists; pass --file for another name`);
+    const now = Date.now();
+    const bundle = starterBundle(values, new Date(now).toISOString());
+    return withStores(values.data, "create", async (stores) => {
+      if ((await stores.bundles.version(values.project, values.env)) !== undefined) {
+        throw new CliError(`${values.project}/${values.env} has a bundle already (vane bundles get ${values.project})`);
+      }
+      const code = await publish(bundle, stores, { heading: `vane init: refused, nothing was written`, dataDir: values.data, io });
+      if (code !== 0) return code;
+      writeFileSync(values.file, `${JSON.stringify(bundle, null, 2)}\n`);
+      const tenant = { orgId: values.org, projectId: values.project };
+      const at = { sha256: nodeSha256, now };
+      const pk = await createKey(stores.keys, { kind: "pk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
+      const sk = await createKey(stores.keys, { kind: "sk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
+      io.out(
+        [
+          `Wrote ${resolve(values.file)}`,
+          "Keys (shown once; the store keeps only their hashes):",
+          `  publishable key  ${pk.secret}   browsers: resolve locally, send events`,
+          `  server-side key  ${sk.secret}   servers: /v1/resolve, /v1/decide`,
+          "Next:",
+          `  edit ${values.file}, then: vane bundles validate ${values.file} && vane bundles put ${values.file}`,
+          `  vane rollout new-feature-rollout 10       serve app.newFeature = true to 10% of users`,
+          `  vane flags set app.newFeature true        serve it to everyone else too`,
+        ].join("\n"),
+      );
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,56 @@
+// The store contract, bundle history (issue 19): the versions put() published, newest first and
+// bounded; learned-weight replacements are not history.
+import { describe, expect, it } from "vitest";
+import { BUNDLE_HISTORY_LIMIT, type Stores } from "../../src/store/types.js";
+import { makeBundle } from "./fixtures.js";
+
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+
+export function describeBundleHistoryContract(stores: () => Stores): void {
+  describe("bundle history", () => {
+    it("keeps every published version, newest first, each readable as published", async () => {
+      const bundles = stores().bundles;
+      const first = makeBundle("proj-1", "production", at(1));
+      const second = { ...makeBundle("proj-1", "production", at(2)), savedGroups: { beta: ["u9"] } };
+      await bundles.put(first, at(10));
+      await bundles.put(makeBundle("proj-1", "staging", at(5)), at(11));
+      await bundles.put(second, at(12));
+      const history = await bundles.history("proj-1", "production");
+      expect(history.map((h) => [h.version, h.storedAt, h.orgId, h.env])).toEqual([
+        [at(2), at(12), "org-1", "production"],
+        [at(1), at(10), "org-1", "production"],
+      ]);
+      expect(await bundles.historyVersion("proj-1", "production", at(1))).toStrictEqual({ bundle: first, storedAt: at(10) });
+      expect(await bundles.historyVersion("proj-1", "production", at(2))).toStrictEqual({ bundle: second, storedAt: at(12) });
+      expect(await bundles.historyVersion("proj-1", "production", at(5))).toBeUndefined();
+      expect((await bundles.history("proj-1", "staging")).map((h) => h.version)).toEqual([at(5)]);
+      expect(await bundles.history("proj-2", "production")).toEqual([]);
+    });
+
+    it("lists a version published again once, at the front", async () => {
+      const bundles = stores().bundles;
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
+      await bundles.put(makeBundle("proj-1", "production", at(2)), at(11));
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(12));
+      expect((await bundles.history("proj-1", "production")).map((h) => h.version)).toEqual([at(1), at(2)]);
+    });
+
+    it("does not record learned-weight replacements", async () => {
+      const bundles = stores().bundles;
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
+      expect(await bundles.replace(makeBundle("proj-1", "production", at(2)), at(11), at(1))).toBe(true);
+      expect(await bundles.version("proj-1", "production")).toBe(at(2));
+      expect((await bundles.history("proj-1", "production")).map((h) => h.version)).toEqual([at(1)]);
+    });
+
+    it(`keeps the newest ${BUNDLE_HISTORY_LIMIT} versions of a project and env`, async () => {
+      const bundles = stores().bundles;
+      for (let i = 0; i < BUNDLE_HISTORY_LIMIT + 3; i++) await bundles.put(makeBundle("proj-1", "production", at(i)), at(i));
+      const history = await bundles.history("proj-1", "production");
+      expect(history).toHaveLength(BUNDLE_HISTORY_LIMIT);
+      expect(history[0]!.version).toBe(at(BUNDLE_HISTORY_LIMIT + 2));
+      expect(history.at(-1)!.version).toBe(at(3));
+      expect(await bundles.historyVersion("proj-1", "production", at(2))).toBeUndefined();
+    });
+  });
+}
