@@ -22,6 +22,9 @@ import { createLearner } from "./learning.js";
 import { decideRoutes } from "./routes/decide.js";
 import { healthRoutes } from "./routes/health.js";
 import { resolveRoutes } from "./routes/resolve.js";
+import { ChangeHub } from "./changes/change-hub.js";
+import { ofrepRoutes } from "./routes/ofrep.js";
+import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -35,6 +38,8 @@ export interface AppOptions {
   readonly schemaCompiler?: SchemaCompiler;
   /** What decide reads learned state from; whoever runs the service runs its catchUp. One on the stores when absent. */
   readonly learner?: Learner;
+  /** OFREP event streams: the secret their URL tokens are signed with (servers behind one balancer share it; random per process when absent). */
+  readonly streamSecret?: Uint8Array;
   /** Where internal faults are reported (never to the client); console.error by default. */
   readonly onInternalError?: (error: unknown) => void;
 }
@@ -48,6 +53,12 @@ export interface AppLimits {
   readonly bundleStaleMs: number;
   /** How long a key lookup holds; also how soon a revocation is seen. */
   readonly keyCacheMs: number;
+  /** While event streams are open, how often their bundles' versions are rechecked. */
+  readonly changeWatchMs: number;
+  /** A comment line on every event stream this often, so proxies keep idle streams open. */
+  readonly streamHeartbeatMs: number;
+  /** How long an event-stream URL's token is good for. */
+  readonly streamTokenMs: number;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -55,6 +66,9 @@ export const DEFAULT_LIMITS: AppLimits = {
   bundleRefreshMs: 1000,
   bundleStaleMs: 24 * 60 * 60 * 1000,
   keyCacheMs: 1000,
+  changeWatchMs: 500,
+  streamHeartbeatMs: 25_000,
+  streamTokenMs: 30 * 24 * 60 * 60 * 1000,
 };
 
 const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Service-Bundle-Stale"];
@@ -130,6 +144,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock }));
+
+  const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
+  const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
+  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${c.req.method} ${c.req.path}`));
   app.onError((error, c) => {

@@ -53,7 +53,8 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
   };
 }
 
-function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
+/** The refusal for a known key that may not make this call, or undefined (also for OFREP's stream tokens). */
+export function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
   if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
   const orgHeader = c.req.header("X-Org-Id");
