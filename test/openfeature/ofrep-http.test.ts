@@ -140,7 +140,9 @@ describe("OFREP decisions and caching", () => {
     expect(await again.text()).toBe("");
     const flipped = structuredClone(bundle);
     flipped.version = laterVersion(bundle.version, 1);
-    flipped.parameters[0]!.default = flipped.parameters[0]!.type === "boolean" ? !flipped.parameters[0]!.default : "changed";
+    const first = flipped.parameters[0]!;
+    const changedValue = { boolean: !first.default, string: "changed", number: Number(first.default) + 1, integer: Number(first.default) + 1, json: { changed: true } };
+    first.default = changedValue[first.type];
     for (const layer of flipped.layers) layer.policies = [];
     await server.putBundle(flipped);
     try {
