@@ -140,9 +140,9 @@ describe("OFREP decisions and caching", () => {
     expect(await again.text()).toBe("");
     const flipped = structuredClone(bundle);
     flipped.version = laterVersion(bundle.version, 1);
-    const first = flipped.parameters[0]!;
-    const changedValue = { boolean: !first.default, string: "changed", number: Number(first.default) + 1, integer: Number(first.default) + 1, json: { changed: true } };
-    first.default = changedValue[first.type];
+    const flag = flipped.parameters[0]!;
+    const changedValue = { boolean: !flag.default, string: "changed", number: Number(flag.default) + 1, integer: Number(flag.default) + 1, json: { changed: true } };
+    flag.default = changedValue[flag.type];
     for (const layer of flipped.layers) layer.policies = [];
     await server.putBundle(flipped);
     try {
