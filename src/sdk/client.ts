@@ -3,6 +3,7 @@
 // events to POST /v1/events/batch.
 import { contextProblems, resolve } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
+import type { Bundle } from "../bundle/types.js";
 import type { Engine } from "../engine/engine.js";
 import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
@@ -76,6 +77,10 @@ class Client implements VaneClient {
 
   get configVersion(): string | undefined {
     return this.poller.compiled?.version;
+  }
+
+  get bundle(): Bundle | undefined {
+    return this.poller.compiled?.bundle;
   }
 
   async start(): Promise<void> {

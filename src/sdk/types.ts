@@ -60,4 +60,6 @@ export interface VaneClient {
   close(): Promise<void>;
   /** The version of the bundle local resolution uses, when there is one. */
   readonly configVersion: string | undefined;
+  /** The bundle local resolution uses, when there is one (vane/openfeature reads its flags' details from it). */
+  readonly bundle: Bundle | undefined;
 }
