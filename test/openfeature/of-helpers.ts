@@ -43,3 +43,37 @@ export const DEFAULTS: Record<Getter, boolean | string | number | object> = { bo
 export function otherGetter(type: ParameterType): Getter {
   return getterFor(type) === "boolean" ? "string" : "boolean";
 }
+
+/** A POST /v1/resolve 200 body, as far as the OpenFeature details need it. */
+export interface ResolveAnswer {
+  assignments: Record<string, unknown>;
+  metadata: { layers: { layerId: string; bucket: number; policyId?: string; allocationId?: string }[]; configVersion: string };
+}
+
+export async function resolvedAnswer(of: OpenFeatureServer, context: Record<string, unknown>): Promise<ResolveAnswer> {
+  const response = await call(of.server, "/v1/resolve", { key: of.sk, body: { context: asVaneContext(context) } });
+  if (response.status !== 200) throw new Error(`/v1/resolve answered ${response.status}`);
+  return (await response.json()) as ResolveAnswer;
+}
+
+export interface ExpectedDetails {
+  value: unknown;
+  variant?: string;
+  reason: string;
+  metadata: Record<string, unknown>;
+}
+
+/** What a flag's value, variant, reason and metadata must be (docs/openfeature.md), read from a /v1/resolve answer and the bundle. */
+export function expectedDetails(source: Bundle, flag: string, answer: ResolveAnswer): ExpectedDetails {
+  const parameter = source.parameters.find((p) => p.key === flag)!;
+  const value = answer.assignments[flag];
+  const layer = answer.metadata.layers.find((l) => l.layerId === parameter.layerId);
+  const metadata: Record<string, unknown> = { layerId: parameter.layerId, configVersion: source.version };
+  if (layer === undefined) return { value, reason: "DEFAULT", metadata };
+  metadata.bucket = layer.bucket;
+  const policy = source.layers.flatMap((l) => l.policies).find((p) => p.id === layer.policyId);
+  if (policy === undefined) return { value, reason: "DEFAULT", metadata };
+  const allocation = policy.allocations.find((a) => a.id === layer.allocationId)!;
+  const reason = policy.kind === "static" && policy.conditions.length > 0 ? "TARGETING_MATCH" : "SPLIT";
+  return { value, variant: allocation.key, reason, metadata: { ...metadata, policyKey: policy.key, allocationKey: allocation.key } };
+}

@@ -3,10 +3,10 @@
 // event per call; ETag and 304; every error code where the spec puts it; tenancy; and the event
 // stream telling a listener of a new bundle version.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Bundle } from "../../src/bundle/types.js";
 import { secretHash } from "../../src/server/auth/api-key.js";
 import { type TestServer, call, nodeSha256, startTestServer } from "../server/harness.js";
 import { GENERATED_ORG, GENERATED_PROJECT, asVaneContext, generatedBundle, laterVersion, openFeatureContexts, seedOfRun } from "./generated-bundle.js";
+import { type ResolveAnswer, expectedDetails } from "./of-helpers.js";
 import { openSse, waitFor } from "./sse-reader.js";
 
 interface Flag {
@@ -22,10 +22,6 @@ interface Bulk {
   flags: Flag[];
   metadata: Record<string, unknown>;
   eventStreams: { type: string; endpoint: { requestUri: string }; inactivityDelaySec: number }[];
-}
-interface Resolved {
-  assignments: Record<string, unknown>;
-  metadata: { layers: { layerId: string; bucket: number; policyId?: string; allocationId?: string }[]; configVersion: string };
 }
 
 const seed = seedOfRun();
@@ -53,24 +49,10 @@ const single = (flag: string, body: unknown, key = sk, headers?: Record<string, 
   call(server, `/ofrep/v1/evaluate/flags/${encodeURIComponent(flag)}`, { key, body, headers });
 const bulk = (body: unknown, key = sk, headers?: Record<string, string>) => call(server, "/ofrep/v1/evaluate/flags", { key, body, headers });
 
-async function resolved(context: Record<string, unknown>): Promise<Resolved> {
+async function resolved(context: Record<string, unknown>): Promise<ResolveAnswer> {
   const response = await call(server, "/v1/resolve", { key: sk, body: { context: asVaneContext(context) } });
   expect(response.status, about).toBe(200);
-  return (await response.json()) as Resolved;
-}
-
-/** What variant, reason and metadata must be, read from the /v1/resolve answer and the bundle. */
-function expected(source: Bundle, flag: string, answer: Resolved): Omit<Flag, "key"> {
-  const parameter = source.parameters.find((p) => p.key === flag)!;
-  const layer = answer.metadata.layers.find((l) => l.layerId === parameter.layerId);
-  const metadata: Record<string, unknown> = { layerId: parameter.layerId, configVersion: source.version };
-  if (layer === undefined) return { value: answer.assignments[flag], reason: "DEFAULT", metadata };
-  metadata.bucket = layer.bucket;
-  const policy = source.layers.flatMap((l) => l.policies).find((p) => p.id === layer.policyId);
-  if (policy === undefined) return { value: answer.assignments[flag], reason: "DEFAULT", metadata };
-  const allocation = policy.allocations.find((a) => a.id === layer.allocationId)!;
-  const reason = policy.kind === "static" && policy.conditions.length > 0 ? "TARGETING_MATCH" : "SPLIT";
-  return { value: answer.assignments[flag], variant: allocation.key, reason, metadata: { ...metadata, policyKey: policy.key, allocationKey: allocation.key } };
+  return (await response.json()) as ResolveAnswer;
 }
 
 function withoutDecision(flag: Flag): Flag {
@@ -88,7 +70,7 @@ describe("OFREP evaluation agrees with /v1/resolve", () => {
       const body = (await response.json()) as Bulk;
       const answer = await resolved(context);
       expect(body.flags.map((f) => f.key)).toEqual(bundle.parameters.map((p) => p.key));
-      for (const flag of body.flags) expect(withoutDecision(flag), `${about}, ${flag.key} for ${JSON.stringify(context)}`).toEqual({ key: flag.key, ...expected(bundle, flag.key, answer) });
+      for (const flag of body.flags) expect(withoutDecision(flag), `${about}, ${flag.key} for ${JSON.stringify(context)}`).toEqual({ key: flag.key, ...expectedDetails(bundle, flag.key, answer) });
       expect(new Set(body.flags.map((f) => f.metadata!.decisionId))).toEqual(new Set([body.metadata.decisionId]));
       expect(body.metadata.configVersion).toBe(bundle.version);
     }
@@ -100,7 +82,7 @@ describe("OFREP evaluation agrees with /v1/resolve", () => {
       const response = await single(flag, { context });
       expect(response.status, about).toBe(200);
       const body = (await response.json()) as Flag;
-      expect(withoutDecision(body), `${about}, ${flag}`).toEqual({ key: flag, ...expected(bundle, flag, await resolved(context)) });
+      expect(withoutDecision(body), `${about}, ${flag}`).toEqual({ key: flag, ...expectedDetails(bundle, flag, await resolved(context)) });
     }
   });
 
