@@ -62,7 +62,7 @@ class Client implements VaneClient {
       projectId: options.projectId,
       env: this.env,
     };
-    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError };
+    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError, changes: options.changes };
     this.poller = new ConfigPoller(source, options.bootstrap);
     this.queue = new EventQueue({
       service: this.service,
@@ -192,6 +192,9 @@ function checkOptions(options: ClientOptions): void {
     if (typeof options[name] !== "string" || options[name] === "") throw new TypeError(`createClient: ${name} must be a non-empty string`);
   }
   if (options.env !== undefined && (typeof options.env !== "string" || options.env === "")) throw new TypeError("createClient: env must be a non-empty string");
+  if (options.changes !== undefined && options.changes !== "poll" && options.changes !== "stream") {
+    throw new TypeError(`createClient: changes must be "poll" or "stream", got ${JSON.stringify(options.changes)}`);
+  }
   if (options.mode !== undefined && options.mode !== "local" && options.mode !== "server") {
     throw new TypeError(`createClient: mode must be "local" or "server", got ${JSON.stringify(options.mode)}`);
   }
