@@ -66,7 +66,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   bundleRefreshMs: 1000,
   bundleStaleMs: 24 * 60 * 60 * 1000,
   keyCacheMs: 1000,
-  changeWatchMs: 500,
+  changeWatchMs: 250,
   streamHeartbeatMs: 25_000,
   streamTokenMs: 30 * 24 * 60 * 60 * 1000,
 };
