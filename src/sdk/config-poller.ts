@@ -7,7 +7,7 @@
 import { type CompiledBundle, compileBundle } from "../bundle/compile.js";
 import type { Bundle } from "../bundle/types.js";
 import type { Engine } from "../engine/engine.js";
-import { ChangeStream } from "./change-stream.js";
+import { listenForChanges } from "./change-stream.js";
 import { type Service, authorization, endpoint, failure, isTransient } from "./http.js";
 
 /** The contract's max-age, used when an answer carries none. */
@@ -38,7 +38,7 @@ export class ConfigPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private failures = 0;
-  private stream: ChangeStream | undefined;
+  private stopListening: (() => void) | undefined;
 
   /** A bootstrap bundle serves at once; its ETag is `"<version>"`, the server's (docs/api.md). */
   constructor(
@@ -61,7 +61,7 @@ export class ConfigPoller {
   /** Polls from now on, the first time after `delayMs`. */
   schedule(delayMs: number = DEFAULT_MAX_AGE_MS): void {
     if (this.stopped) return;
-    if (this.source.changes === "stream") this.stream ??= this.listen();
+    if (this.source.changes === "stream") this.stopListening ??= this.listen();
     this.timer = setTimeout(() => void this.tick(), delayMs);
     // Node: polling alone does not keep a process alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -70,11 +70,11 @@ export class ConfigPoller {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
-    this.stream?.stop();
+    this.stopListening?.();
   }
 
   /** A change whose version is not the one held brings the poll forward to now. */
-  private listen(): ChangeStream {
+  private listen(): () => void {
     const { projectId, env } = this.source;
     const path = `/ofrep/v1/changes/${encodeURIComponent(projectId)}?env=${encodeURIComponent(env)}`;
     const changed = (etag: string | undefined) => {
@@ -82,7 +82,7 @@ export class ConfigPoller {
       clearTimeout(this.timer);
       void this.tick();
     };
-    return new ChangeStream(this.source.service, path, changed, () => this.compiled?.version);
+    return listenForChanges(this.source.service, path, changed, () => this.compiled?.version);
   }
 
   private async tick(): Promise<void> {
