@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
-export async function bundleEntry(entry: "browser-entry.js" | "worker-entry.js"): Promise<string> {
+export async function bundleEntry(entry: "browser-entry.js" | "worker-entry.js" | "ofrep-web-entry.js"): Promise<string> {
   const result = await build({
     entryPoints: [fileURLToPath(new URL(`runtime/${entry}`, import.meta.url))],
     bundle: true,
