@@ -40,6 +40,8 @@ export interface AppOptions {
   readonly learner?: Learner;
   /** OFREP event streams: the secret their URL tokens are signed with (servers behind one balancer share it; random per process when absent). */
   readonly streamSecret?: Uint8Array;
+  /** Aborted when the host shuts down: open event streams are ended so they do not hold the server open. */
+  readonly shutdown?: AbortSignal;
   /** Where internal faults are reported (never to the client); console.error by default. */
   readonly onInternalError?: (error: unknown) => void;
 }
@@ -146,6 +148,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
+  options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
   app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
 

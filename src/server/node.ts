@@ -66,7 +66,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const engine = await loadEngine();
   const learner = createLearner({ stores, engine, clock: systemClock });
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
-  const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
+  const shutdown = new AbortController();
+  const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits, shutdown: shutdown.signal });
   const timers = [
     every(options.catchUpMs ?? 10_000, "parquet catch-up", () => parquet.catchUp()),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp()),
@@ -80,6 +81,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         url: `http://${options.host.includes(":") ? `[${options.host}]` : options.host}:${info.port}`,
         close: async () => {
           stopTimers();
+          shutdown.abort(); // ends open event streams, which server.close would otherwise wait for
           await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
           await parquet.catchUp().catch(() => undefined);
           await learner.catchUp().catch(() => undefined);

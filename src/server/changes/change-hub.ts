@@ -11,6 +11,8 @@ import type { Clock } from "../clock.js";
 /** Where a stream's bytes go: its ReadableStream's controller. */
 export interface ChangeSink {
   send(chunk: Uint8Array): void;
+  /** Ends the stream (the server is shutting down); EventSource reconnects elsewhere. */
+  end(): void;
 }
 
 export interface ChangeHubOptions {
@@ -76,9 +78,11 @@ export class ChangeHub {
     };
   }
 
+  /** Ends every open stream and stops watching: a server shutting down is not held open by its listeners. */
   close(): void {
     this.stopTimer();
     this.stopListening();
+    for (const topic of this.topics.values()) for (const sink of topic.sinks) this.deliver(sink, undefined);
     this.topics.clear();
   }
 
@@ -102,9 +106,10 @@ export class ChangeHub {
   }
 
   /** A stream that cannot take bytes any more (its client left) is dropped by its own cancel; this only keeps one failure from stopping the others. */
-  private deliver(sink: ChangeSink, chunk: Uint8Array): void {
+  private deliver(sink: ChangeSink, chunk: Uint8Array | undefined): void {
     try {
-      sink.send(chunk);
+      if (chunk === undefined) sink.end();
+      else sink.send(chunk);
     } catch {
       // Closed under us: its cancel unsubscribes it.
     }

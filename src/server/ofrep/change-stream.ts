@@ -11,7 +11,7 @@ export function changeStream(hub: ChangeHub, topic: { projectId: string; env: st
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
       controller.enqueue(OPENING);
-      unsubscribe = hub.subscribe(topic, { send: (chunk) => controller.enqueue(chunk) });
+      unsubscribe = hub.subscribe(topic, { send: (chunk) => controller.enqueue(chunk), end: () => controller.close() });
     },
     cancel() {
       unsubscribe?.();
