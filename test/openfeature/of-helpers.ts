@@ -77,3 +77,8 @@ export function expectedDetails(source: Bundle, flag: string, answer: ResolveAns
   const reason = policy.kind === "static" && policy.conditions.length > 0 ? "TARGETING_MATCH" : "SPLIT";
   return { value, variant: allocation.key, reason, metadata: { ...metadata, policyKey: policy.key, allocationKey: allocation.key } };
 }
+
+/** The same details as the OFREP endpoints send them: OFREP's reason enum has STATIC where OpenFeature has DEFAULT. */
+export function onTheWire(details: ExpectedDetails): ExpectedDetails {
+  return details.reason === "DEFAULT" ? { ...details, reason: "STATIC" } : details;
+}

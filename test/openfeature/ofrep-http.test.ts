@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { secretHash } from "../../src/server/auth/api-key.js";
 import { type TestServer, call, nodeSha256, startTestServer } from "../server/harness.js";
 import { GENERATED_ORG, GENERATED_PROJECT, asVaneContext, generatedBundle, laterVersion, openFeatureContexts, seedOfRun } from "./generated-bundle.js";
-import { type ResolveAnswer, expectedDetails } from "./of-helpers.js";
+import { type ResolveAnswer, expectedDetails, onTheWire } from "./of-helpers.js";
+import { ofrepProblems } from "./ofrep-schema.js";
 import { openSse, waitFor } from "./sse-reader.js";
 
 interface Flag {
@@ -68,9 +69,10 @@ describe("OFREP evaluation agrees with /v1/resolve", () => {
       expect(response.status, about).toBe(200);
       expect(response.headers.get("ETag")).toMatch(/^W\/"[0-9a-f]{16}"$/);
       const body = (await response.json()) as Bulk;
+      expect(ofrepProblems("bulkEvaluationSuccess", body), about).toEqual([]);
       const answer = await resolved(context);
       expect(body.flags.map((f) => f.key)).toEqual(bundle.parameters.map((p) => p.key));
-      for (const flag of body.flags) expect(withoutDecision(flag), `${about}, ${flag.key} for ${JSON.stringify(context)}`).toEqual({ key: flag.key, ...expectedDetails(bundle, flag.key, answer) });
+      for (const flag of body.flags) expect(withoutDecision(flag), `${about}, ${flag.key} for ${JSON.stringify(context)}`).toEqual({ key: flag.key, ...onTheWire(expectedDetails(bundle, flag.key, answer)) });
       expect(new Set(body.flags.map((f) => f.metadata!.decisionId))).toEqual(new Set([body.metadata.decisionId]));
       expect(body.metadata.configVersion).toBe(bundle.version);
     }
@@ -82,17 +84,19 @@ describe("OFREP evaluation agrees with /v1/resolve", () => {
       const response = await single(flag, { context });
       expect(response.status, about).toBe(200);
       const body = (await response.json()) as Flag;
-      expect(withoutDecision(body), `${about}, ${flag}`).toEqual({ key: flag, ...expectedDetails(bundle, flag, await resolved(context)) });
+      expect(ofrepProblems("serverEvaluationSuccess", body), about).toEqual([]);
+      expect(withoutDecision(body), `${about}, ${flag}`).toEqual({ key: flag, ...onTheWire(expectedDetails(bundle, flag, await resolved(context))) });
     }
   });
 
-  it("both reasons and DEFAULT turn up on this bundle's flags", async () => {
+  it("both reasons and STATIC (a parameter's default) turn up on this bundle's flags", async () => {
     const reasons = new Set<string>();
     for (const context of contexts) {
       const body = (await (await bulk({ context })).json()) as Bulk;
       for (const flag of body.flags) reasons.add(flag.reason!);
     }
-    expect(reasons.has("DEFAULT"), about).toBe(true);
+    expect(reasons.has("STATIC"), about).toBe(true);
+    expect(reasons.has("DEFAULT"), about).toBe(false); // not in OFREP's enum
     expect(reasons.has("SPLIT") || reasons.has("TARGETING_MATCH"), about).toBe(true);
   });
 });
@@ -143,16 +147,22 @@ describe("OFREP errors and access", () => {
   it("FLAG_NOT_FOUND (404) for a key that is no parameter", async () => {
     const response = await single("no.such.flag", { context: { targetingKey: "u" } });
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ key: "no.such.flag", errorCode: "FLAG_NOT_FOUND", errorDetails: "Flag 'no.such.flag' was not found" });
+    const body = await response.json();
+    expect(ofrepProblems("flagNotFound", body)).toEqual([]);
+    expect(body).toEqual({ key: "no.such.flag", errorCode: "FLAG_NOT_FOUND", errorDetails: "Flag 'no.such.flag' was not found" });
   });
 
   it("PARSE_ERROR (400) for a body that is not JSON, single and bulk", async () => {
     const one = await single(flag(), "{not json");
     expect(one.status).toBe(400);
-    expect(await one.json()).toMatchObject({ key: flag(), errorCode: "PARSE_ERROR" });
+    const oneBody = await one.json();
+    expect(ofrepProblems("evaluationFailure", oneBody)).toEqual([]);
+    expect(oneBody).toMatchObject({ key: flag(), errorCode: "PARSE_ERROR" });
     const all = await bulk("{not json");
     expect(all.status).toBe(400);
-    expect(await all.json()).toMatchObject({ errorCode: "PARSE_ERROR" });
+    const allBody = await all.json();
+    expect(ofrepProblems("bulkEvaluationFailure", allBody)).toEqual([]);
+    expect(allBody).toMatchObject({ errorCode: "PARSE_ERROR" });
   });
 
   it("INVALID_CONTEXT (400) for no context and for a unit no unit can have", async () => {
@@ -219,6 +229,7 @@ describe("OFREP event stream", () => {
       expect(message.id).toBe(version);
       expect(message.event).toBe("message");
       expect(JSON.parse(message.data)).toMatchObject({ type: "refetchEvaluation", etag: `"${version}"` });
+      expect(ofrepProblems("sseEventData", JSON.parse(message.data))).toEqual([]);
     } finally {
       reader.close();
     }

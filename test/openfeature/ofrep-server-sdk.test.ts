@@ -44,9 +44,9 @@ describe("official server SDK + OFREP provider against Vane", () => {
         const about = `seed ${of.seed}, ${parameter.key} for ${JSON.stringify(context)}`;
         expect(got.errorCode, about).toBeUndefined();
         expect(got.value, about).toEqual(expected[parameter.key]);
-        expect(["TARGETING_MATCH", "SPLIT", "DEFAULT"], about).toContain(got.reason);
+        expect(["TARGETING_MATCH", "SPLIT", "STATIC"], about).toContain(got.reason);
         expect(got.flagMetadata.configVersion, about).toBe(of.bundle.version);
-        if (got.reason !== "DEFAULT") expect(got.variant, about).toBe(got.flagMetadata.allocationKey);
+        if (got.reason !== "STATIC") expect(got.variant, about).toBe(got.flagMetadata.allocationKey);
       }
     }
   });

@@ -55,7 +55,9 @@ async function expectAgreement(evaluate: (getter: Getter, flag: string, context:
         const remote = await ofrepAnswer(parameter.key, context);
         const { decisionId, ...metadata } = got.flagMetadata;
         expect(decisionId, about).toMatch(/^[0-9a-f-]{36}$/);
-        expect({ variant: got.variant, reason: got.reason, metadata }, about).toEqual({ variant: remote.variant, reason: remote.reason, metadata: remote.metadata });
+        // The same details as OFREP's, but for the reason's name: OpenFeature's DEFAULT is OFREP's STATIC.
+        const reason = got.reason === "DEFAULT" ? "STATIC" : got.reason;
+        expect({ variant: got.variant, reason, metadata }, about).toEqual({ variant: remote.variant, reason: remote.reason, metadata: remote.metadata });
       }
     }
   }

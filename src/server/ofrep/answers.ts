@@ -8,16 +8,20 @@ import { HEX_BYTE } from "../../ids/hex.js";
 
 export type FlagErrorCode = "PARSE_ERROR" | "TARGETING_KEY_MISSING" | "INVALID_CONTEXT" | "GENERAL" | "FLAG_NOT_FOUND";
 
+/** OFREP's reasons: its enum has no DEFAULT (OpenFeature's), so a parameter's default goes as STATIC. */
+export type OfrepReason = Exclude<FlagDetails["reason"], "DEFAULT"> | "STATIC";
+
 export interface FlagEvaluation {
   key: string;
   value: FlagDetails["value"];
-  reason: FlagDetails["reason"];
+  reason: OfrepReason;
   variant?: string;
   metadata: Record<string, string | number | boolean>;
 }
 
 export function evaluation(key: string, details: FlagDetails): FlagEvaluation {
-  const out: FlagEvaluation = { key, value: details.value, reason: details.reason, metadata: details.metadata };
+  const reason = details.reason === "DEFAULT" ? "STATIC" : details.reason;
+  const out: FlagEvaluation = { key, value: details.value, reason, metadata: details.metadata };
   if (details.variant !== undefined) out.variant = details.variant;
   return out;
 }
