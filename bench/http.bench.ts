@@ -68,8 +68,17 @@ async function probe(url: string, key: string, projectId: string): Promise<strin
     body: JSON.stringify({ context: { userId: "u-1", accountId: "a-1", country: "US" } }),
   });
   if (resolve.status !== 200) throw new Error(`resolve probe: ${resolve.status} ${await resolve.text()}`);
+  const ofrep = await fetch(`${url}/ofrep/v1/evaluate/flags`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ context: { targetingKey: "u-1" } }),
+  });
+  if (ofrep.status !== 200) throw new Error(`OFREP probe: ${ofrep.status} ${await ofrep.text()}`);
   return etag;
 }
+
+/** Scenarios whose every 2xx stored one decision event. */
+const DECIDING = new Set(["resolve", "decide", "ofrep-bulk", "ofrep-flag"]);
 
 async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
   if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
@@ -79,8 +88,8 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
   const { url } = vane.info;
   const key = String(vane.info.key);
   const projectId = String(vane.info.projectId);
-  // The probe's resolve is one acknowledged decision.
-  const acknowledged = { batchEvents: 0, decisions: 1 };
+  // The probe's resolve and OFREP bulk evaluation are two acknowledged decisions.
+  const acknowledged = { batchEvents: 0, decisions: 2 };
   try {
     const etag = await probe(url, key, projectId);
     for (const scenario of selected(vaneScenarios({ key, projectId, etag }))) {
@@ -89,7 +98,7 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
       const row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
       rows.push(row);
       if (scenario.key.startsWith("events")) acknowledged.batchEvents += row.acknowledged.events;
-      if (scenario.key === "resolve" || scenario.key === "decide") acknowledged.decisions += row.acknowledged.responses2xx;
+      if (DECIDING.has(scenario.key)) acknowledged.decisions += row.acknowledged.responses2xx;
     }
   } finally {
     process.stderr.write(`stopping vane with ${stopVaneWith}: ${await vane.stop(stopVaneWith)}\n`);
@@ -131,7 +140,7 @@ const report: HttpReport = {
     ...(loadgenBound.length === 0
       ? []
       : [`Load generator at ≥ ${LOADGEN_SATURATED_PERCENT}% of its core for: ${loadgenBound.join("; ")}. These rows are lower bounds of the server's capacity (the ratios to hello-world are then generous to Vane).`]),
-    "Resolve and hello-world POST send the same headers and the same kind of body (a random userId, accountId and country each request). Events: 100 valid events per batch (50 exposures; track: purchase, signup, add_to_cart (discovered)).",
+    "Resolve and hello-world POST send the same headers and the same kind of body (a random userId, accountId and country each request); the OFREP rows the same context with the user as targetingKey, one decision event each. Events: 100 valid events per batch (50 exposures; track: purchase, signup, add_to_cart (discovered)).",
   ],
 };
 

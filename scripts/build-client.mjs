@@ -1,7 +1,9 @@
 // Builds vane/client for browsers and workers: dist/client/vane-client.js (one minified ESM file,
 // es2022), its type declarations, and the two engine builds beside it, where the SDK looks for
-// them by default; and vane/react (dist/client/vane-react.js: the hooks alone, React left as an
-// import). Prints each file's gzipped size (the README reports them).
+// them by default; vane/react (dist/client/vane-react.js: the hooks alone, React left as an
+// import); and vane/openfeature (dist/client/vane-openfeature.js), the OpenFeature providers,
+// which import the client's file beside them. Prints each file's gzipped size (the README
+// reports them).
 // Run after build:wasm (it copies build/*.wasm): `npm run build` does both.
 import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -14,6 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/client");
 const entry = join(root, "src/sdk/index.ts");
 const reactEntry = join(root, "src/sdk/react.ts");
+const openFeatureEntry = join(root, "src/sdk/openfeature/index.ts");
 const WASM_FILES = ["vane.wasm", "vane-scalar.wasm"];
 
 rmSync(out, { recursive: true, force: true });
@@ -53,13 +56,27 @@ await build({
   logLevel: "warning",
 });
 
+await build({
+  entryPoints: [openFeatureEntry],
+  outfile: join(out, "vane-openfeature.js"),
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: "es2022",
+  minify: true,
+  sourcemap: "linked",
+  plugins: [clientBeside()],
+  logLevel: "warning",
+});
+
 for (const file of WASM_FILES) copyFileSync(join(root, "build", file), join(out, file));
 
 emitDeclarations();
 writeFileSync(join(out, "vane-client.d.ts"), 'export * from "./types/sdk/index.js";\n');
 writeFileSync(join(out, "vane-react.d.ts"), 'export * from "./types/sdk/react.js";\n');
+writeFileSync(join(out, "vane-openfeature.d.ts"), 'export * from "./types/sdk/openfeature/index.js";\n');
 
-for (const file of ["vane-client.js", "vane-react.js", ...WASM_FILES]) {
+for (const file of ["vane-client.js", "vane-react.js", "vane-openfeature.js", ...WASM_FILES]) {
   const bytes = readFileSync(join(out, file));
   console.log(`dist/client/${file}: ${bytes.length} bytes, ${gzipSync(bytes, { level: 9 }).length} gzipped`);
 }
@@ -80,11 +97,23 @@ function shapeCheckForValidation() {
   };
 }
 
+/** The providers' import of the client becomes an import of vane-client.js beside them: one client, one engine. */
+function clientBeside() {
+  return {
+    name: "vane-client-beside",
+    setup(esbuild) {
+      esbuild.onResolve({ filter: /^\.\.\/client\.js$/ }, (args) =>
+        args.importer === join(root, "src/sdk/openfeature/providers.ts") ? { path: "./vane-client.js", external: true } : undefined,
+      );
+    },
+  };
+}
+
 /** The SDK's declarations and those of the engine and bundle modules they name, under dist/client/types. */
 function emitDeclarations() {
   const config = ts.readConfigFile(join(root, "tsconfig.json"), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
-  const program = ts.createProgram([entry, reactEntry], {
+  const program = ts.createProgram([entry, reactEntry, openFeatureEntry], {
     ...options,
     noEmit: false,
     declaration: true,

@@ -2,7 +2,8 @@
 // country each time, so buckets, the pricing targeting and the decision events vary); event
 // batches are 100 valid events, half exposures and half track events of three kinds (a
 // schema-checked purchase, a signup, and an undefined name that is counted as discovered), built
-// once into a pool of bodies that requests pick from at random.
+// once into a pool of bodies that requests pick from at random. OFREP's scenarios send the
+// resolve scenario's contexts with the user as targetingKey.
 import type { RequestSpec } from "autocannon";
 import type { Scenario } from "./load.js";
 
@@ -27,6 +28,15 @@ const json = (key?: string): Record<string, string> => ({
   "Content-Type": "application/json",
   ...(key !== undefined && { Authorization: `Bearer ${key}` }),
 });
+
+/** The same kind of context for OFREP, the user as OpenFeature's targetingKey (docs/openfeature.md). */
+function ofrepBody(): string {
+  const context = { targetingKey: `user-${pick(USERS)}`, accountId: `acct-${pick(ACCOUNTS)}`, country: COUNTRIES[pick(COUNTRIES.length)] };
+  return JSON.stringify({ context });
+}
+
+/** The OFREP single-flag scenario's flag: a demo-bundle parameter. */
+export const BENCH_FLAG = "checkout.buttonColor";
 
 /** A POST whose body is rebuilt for every request. */
 function postEach(path: string, headers: Record<string, string>, body: () => string): RequestSpec[] {
@@ -125,6 +135,18 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       accepted: (body) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
     },
     { key: "resolve", name: "POST /v1/resolve", path: "/v1/resolve", requests: () => postEach("/v1/resolve", json(vane.key), resolveBody) },
+    {
+      key: "ofrep-bulk",
+      name: "POST /ofrep/v1/evaluate/flags (OFREP bulk, every flag)",
+      path: "/ofrep/v1/evaluate/flags",
+      requests: () => postEach("/ofrep/v1/evaluate/flags", json(vane.key), ofrepBody),
+    },
+    {
+      key: "ofrep-flag",
+      name: `POST /ofrep/v1/evaluate/flags/${BENCH_FLAG} (OFREP single flag)`,
+      path: `/ofrep/v1/evaluate/flags/${BENCH_FLAG}`,
+      requests: () => postEach(`/ofrep/v1/evaluate/flags/${BENCH_FLAG}`, json(vane.key), ofrepBody),
+    },
     {
       key: "decide",
       name: `POST /v1/decide/${BENCH_POLICY} (Thompson, 4 arms)`,

@@ -3,7 +3,7 @@
 // events to POST /v1/events/batch.
 import { contextProblems, resolve } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
-import type { JsonValue } from "../bundle/types.js";
+import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { BucketEngine } from "../engine/bucket-engine.js";
 import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
@@ -67,7 +67,7 @@ class Client implements VaneClient {
     };
     // A listener that throws reaches onError through the poll that brought the bundle.
     const onBundle = (version: string) => this.changeListeners.forEach((listener) => listener(version));
-    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError, onBundle };
+    const source = { service: this.service, projectId: options.projectId, env: this.env, engine, onError: this.onError, onBundle, changes: options.changes };
     this.poller = new ConfigPoller(source, options.bootstrap);
     this.queue = new EventQueue({
       service: this.service,
@@ -82,6 +82,10 @@ class Client implements VaneClient {
 
   get configVersion(): string | undefined {
     return this.poller.compiled?.version;
+  }
+
+  get bundle(): Bundle | undefined {
+    return this.poller.compiled?.bundle;
   }
 
   async start(): Promise<void> {
@@ -235,6 +239,9 @@ function checkOptions(options: ClientOptions): void {
     if (typeof options[name] !== "string" || options[name] === "") throw new TypeError(`createClient: ${name} must be a non-empty string`);
   }
   if (options.env !== undefined && (typeof options.env !== "string" || options.env === "")) throw new TypeError("createClient: env must be a non-empty string");
+  if (options.changes !== undefined && options.changes !== "poll" && options.changes !== "stream") {
+    throw new TypeError(`createClient: changes must be "poll" or "stream", got ${JSON.stringify(options.changes)}`);
+  }
   if (options.mode !== undefined && options.mode !== "local" && options.mode !== "server") {
     throw new TypeError(`createClient: mode must be "local" or "server", got ${JSON.stringify(options.mode)}`);
   }

@@ -1,10 +1,13 @@
 // The bundle a client resolves from: GET /v1/config/:projectId, then polled with If-None-Match at
 // the answer's Cache-Control max-age (a 304 keeps the bundle). When the service answers 429 or
 // 5xx, or cannot be reached, the next poll waits for Retry-After (or a growing backoff) and the
-// last good bundle keeps serving: a poll failure never takes assignments away.
+// last good bundle keeps serving: a poll failure never takes assignments away. With
+// `changes: "stream"` the service's change stream also asks for a poll the moment a new version
+// is published (the polls go on, less urgent, as a safety net).
 import { type CompiledBundle, compileBundle } from "../bundle/compile.js";
 import type { Bundle } from "../bundle/types.js";
 import type { BucketEngine } from "../engine/bucket-engine.js";
+import { listenForChanges } from "./change-stream.js";
 import { type Service, authorization, endpoint, failure, isTransient } from "./http.js";
 
 /** The contract's max-age, used when an answer carries none. */
@@ -22,6 +25,8 @@ export interface ConfigSource {
   readonly onError: (error: unknown) => void;
   /** Called when a fetched bundle of a new version replaces the one served. */
   readonly onBundle?: (version: string) => void;
+  /** "stream": listen to the change stream too; "poll" (default): polls only. */
+  readonly changes?: "poll" | "stream";
 }
 
 interface PollOutcome {
@@ -35,6 +40,7 @@ export class ConfigPoller {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private stopped = false;
   private failures = 0;
+  private stopListening: (() => void) | undefined;
 
   /** A bootstrap bundle serves at once; its ETag is `"<version>"`, the server's (docs/api.md). */
   constructor(
@@ -57,6 +63,7 @@ export class ConfigPoller {
   /** Polls from now on, the first time after `delayMs`. */
   schedule(delayMs: number = DEFAULT_MAX_AGE_MS): void {
     if (this.stopped) return;
+    if (this.source.changes === "stream") this.stopListening ??= this.listen();
     this.timer = setTimeout(() => void this.tick(), delayMs);
     // Node: polling alone does not keep a process alive.
     (this.timer as { unref?: () => void }).unref?.();
@@ -65,6 +72,19 @@ export class ConfigPoller {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.timer);
+    this.stopListening?.();
+  }
+
+  /** A change whose version is not the one held brings the poll forward to now. */
+  private listen(): () => void {
+    const { projectId, env } = this.source;
+    const path = `/ofrep/v1/changes/${encodeURIComponent(projectId)}?env=${encodeURIComponent(env)}`;
+    const changed = (etag: string | undefined) => {
+      if (this.stopped || (etag !== undefined && etag === this.etag)) return;
+      clearTimeout(this.timer);
+      void this.tick();
+    };
+    return listenForChanges(this.source.service, path, changed, () => this.compiled?.version);
   }
 
   private async tick(): Promise<void> {

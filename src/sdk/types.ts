@@ -15,6 +15,8 @@ export interface ClientOptions {
   env?: string;
   /** "local" (default): resolve in this process from the polled bundle; "server": POST /v1/resolve. */
   mode?: "local" | "server";
+  /** "stream": also listen to the service's change stream (GET /ofrep/v1/changes/:projectId) and fetch a new bundle the moment it is published; "poll" (default): poll only. */
+  changes?: "poll" | "stream";
   /** Start from this bundle: no request at start, polling begins after the max-age. */
   bootstrap?: Bundle;
   /** The engine: a compiled Module (workers), bytes, or a URL; default the .wasm beside the SDK file. */
@@ -77,4 +79,6 @@ export interface VaneClient {
   close(): Promise<void>;
   /** The version of the bundle local resolution uses, when there is one. */
   readonly configVersion: string | undefined;
+  /** The bundle local resolution uses, when there is one (vane/openfeature reads its flags' details from it). */
+  readonly bundle: Bundle | undefined;
 }

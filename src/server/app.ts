@@ -27,6 +27,9 @@ import { createLearner } from "./learning.js";
 import { decideRoutes } from "./routes/decide.js";
 import { healthRoutes } from "./routes/health.js";
 import { resolveRoutes } from "./routes/resolve.js";
+import { ChangeHub } from "./changes/change-hub.js";
+import { ofrepRoutes } from "./routes/ofrep.js";
+import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -44,6 +47,10 @@ export interface AppOptions {
   readonly onInternalError?: (error: unknown, requestId?: string) => void;
   /** Metrics, request logs and tracing (middleware/observe.ts); each off when absent. */
   readonly observability?: Observability;
+  /** OFREP event streams: the secret their URL tokens are signed with (servers behind one balancer share it; random per process when absent). */
+  readonly streamSecret?: Uint8Array;
+  /** Aborted when the host shuts down: open event streams are ended so they do not hold the server open. */
+  readonly shutdown?: AbortSignal;
 }
 
 export interface AppLimits {
@@ -55,6 +62,12 @@ export interface AppLimits {
   readonly bundleStaleMs: number;
   /** How long a key lookup holds; also how soon a revocation is seen. */
   readonly keyCacheMs: number;
+  /** While event streams are open, how often their bundles' versions are rechecked. */
+  readonly changeWatchMs: number;
+  /** A comment line on every event stream this often, so proxies keep idle streams open. */
+  readonly streamHeartbeatMs: number;
+  /** How long an event-stream URL's token is good for. */
+  readonly streamTokenMs: number;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -62,6 +75,9 @@ export const DEFAULT_LIMITS: AppLimits = {
   bundleRefreshMs: 1000,
   bundleStaleMs: 24 * 60 * 60 * 1000,
   keyCacheMs: 1000,
+  changeWatchMs: 250,
+  streamHeartbeatMs: 25_000,
+  streamTokenMs: 30 * 24 * 60 * 60 * 1000,
 };
 
 const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
@@ -115,6 +131,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     limiter: new RateLimiter(),
     clock,
     hashes: new TokenHashes((bytes) => engine.sha256(bytes)),
+    sha256: (bytes) => engine.sha256(bytes),
   };
   const bundles = new BundleCache({
     bundles: stores.bundles,
@@ -141,6 +158,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
+
+  const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
+  options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
+  const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
+  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
   app.onError((error, c) => {

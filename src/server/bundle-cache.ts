@@ -2,8 +2,9 @@
 // at most every `refreshMs` one request asks the store whether the version changed (concurrent
 // askers share that one call). When the store fails, a copy checked within `staleMs` is served as
 // stale; with no copy the caller answers 503. Compilation and the event catalog are built once
-// per version, on first use.
+// per version, on first use. Listeners hear of every new version a check finds (the change hub).
 import { type CompiledBundle, compileBundle } from "../bundle/compile.js";
+import { FlagIndex } from "../bundle/openfeature.js";
 import type { Bundle } from "../bundle/types.js";
 import type { Engine } from "../engine/engine.js";
 import type { BundleStore } from "../store/types.js";
@@ -17,6 +18,7 @@ export class BundleEntry {
   readonly json: string;
   private compiledBundle: CompiledBundle<Engine> | undefined;
   private eventCatalog: EventCatalog | undefined;
+  private flagIndex: FlagIndex | undefined;
 
   constructor(
     readonly bundle: Bundle,
@@ -28,6 +30,11 @@ export class BundleEntry {
 
   get compiled(): CompiledBundle<Engine> {
     return (this.compiledBundle ??= compileBundle(this.bundle, this.build.engine));
+  }
+
+  /** The bundle as OpenFeature flags (the OFREP endpoints). */
+  get flags(): FlagIndex {
+    return (this.flagIndex ??= new FlagIndex(this.bundle));
   }
 
   get catalog(): EventCatalog {
@@ -56,12 +63,20 @@ interface Slot {
   checkedAt: number;
 }
 
+/** A check found a version other than the one held: an import, or newly published weights. */
+export interface BundleChange {
+  readonly projectId: string;
+  readonly env: string;
+  readonly entry: BundleEntry;
+}
+
 const MISSING: BundleLookup = { status: "missing" };
 const UNAVAILABLE: BundleLookup = { status: "unavailable" };
 
 export class BundleCache {
   private readonly slots = new Map<string, Slot>();
   private readonly inflight = new Map<string, Promise<BundleLookup>>();
+  private readonly listeners = new Set<(change: BundleChange) => void>();
 
   constructor(private readonly options: BundleCacheOptions) {}
 
@@ -71,9 +86,25 @@ export class BundleCache {
     if (slot !== undefined && this.options.clock.now() - slot.checkedAt < this.options.refreshMs) {
       return { status: "found", entry: slot.entry, stale: false };
     }
+    return this.check(id, { projectId, env }, slot);
+  }
+
+  /** Asks the store now, whatever the age of the held copy: the change hub's watch. */
+  recheck(projectId: string, env: string): Promise<BundleLookup> {
+    const id = `${projectId}\u0000${env}`;
+    return this.check(id, { projectId, env }, this.slots.get(id));
+  }
+
+  /** `listener` hears of each new version a check finds; the returned function stops that. */
+  onChange(listener: (change: BundleChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private check(id: string, where: { projectId: string; env: string }, slot: Slot | undefined): Promise<BundleLookup> {
     let pending = this.inflight.get(id);
     if (pending === undefined) {
-      pending = this.refresh(id, { projectId, env }, slot).finally(() => this.inflight.delete(id));
+      pending = this.refresh(id, where, slot).finally(() => this.inflight.delete(id));
       this.inflight.set(id, pending);
     }
     return pending;
@@ -99,6 +130,7 @@ export class BundleCache {
       }
       const entry = new BundleEntry(stored.bundle, this.options);
       this.slots.set(id, { entry, checkedAt: now });
+      for (const listener of this.listeners) listener({ ...where, entry });
       return { status: "found", entry, stale: false };
     } catch {
       if (slot !== undefined && now - slot.checkedAt < this.options.staleMs) return { status: "found", entry: slot.entry, stale: true };

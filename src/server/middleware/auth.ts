@@ -2,7 +2,7 @@
 // from the Bearer header, looked up by its SHA-256; revocation, expiry, tenant headers, scope, the
 // publishable-key rule, then the key's rate limit. Each refusal has the contract's message.
 import type { Context, MiddlewareHandler } from "hono";
-import { constantTimeEqual } from "../auth/api-key.js";
+import { constantTimeEqual, type Sha256 } from "../auth/api-key.js";
 import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { TokenHashes } from "../auth/token-hashes.js";
@@ -16,6 +16,8 @@ export interface AuthDependencies {
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   readonly hashes: TokenHashes;
+  /** For what else needs a digest (OFREP's ETags and stream tokens). */
+  readonly sha256: Sha256;
 }
 
 export interface Access {
@@ -54,7 +56,8 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
   };
 }
 
-function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
+/** The refusal for a known key that may not make this call, or undefined (also for OFREP's stream tokens). */
+export function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
   if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
   const orgHeader = c.req.header("X-Org-Id");

@@ -1,19 +1,17 @@
 // POST /v1/resolve — server-side resolution for a context with the freshest bundle; every
 // success records one decision event before it answers (runtime-api.md).
 import { Hono, type Context } from "hono";
-import { type Resolution, contextProblems, resolve } from "../../bundle/resolve.js";
 import { resolveResponse } from "../../bundle/response.js";
 import type { EventStore } from "../../store/types.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
-import { decisionEvent } from "../decision-event.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
-import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { inChildSpan } from "../middleware/observe.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { bundleFor, resolveAndRecord } from "../resolution.js";
 
 export interface ResolveDependencies {
   readonly auth: AuthDependencies;
@@ -42,28 +40,24 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
-    const found = await deps.bundles.lookup(projectId, request.env);
-    if (found.status === "unavailable") return configUnavailable(c);
-    if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
-      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(request.env)}`);
+    const where = { orgId: key.orgId, projectId, env: request.env };
+    const found = await bundleFor(deps.bundles, where);
+    const served = found.ok ? await resolveAndRecord(deps, { ...where, ...request, started }, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
+    if (!served.ok) {
+      switch (served.reason) {
+        case "unavailable":
+          return configUnavailable(c);
+        case "missing":
+          return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(request.env)}`);
+        case "bad-context":
+          return badRequest(c, served.problems.join("; "));
+        case "not-recorded":
+          return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+      }
     }
-    const compiled = found.entry.compiled;
-    const problems = contextProblems(compiled, request.context);
-    if (problems.length > 0) return badRequest(c, problems.join("; "));
-    const now = deps.clock.now();
-    const resolution = inChildSpan(c, "vane.resolve", () => resolve(compiled, request.context, { parameters: request.parameters, now }));
-    const version = found.entry.bundle.version;
-    const decisionId = uuidv7(now);
-    const timestamp = new Date(now).toISOString();
-    const source = { decisionId, orgId: key.orgId, projectId, env: request.env, configVersion: version, nowMs: now, timestamp };
-    const unit = decisionUnit(resolution);
-    try {
-      await deps.events.append([decisionEvent(resolution, { ...source, latencyMs: performance.now() - started }, unit)]);
-    } catch {
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-    }
-    if (found.stale) c.header("X-Service-Bundle-Stale", "true");
-    return c.json(resolveResponse(resolution, { decisionId, timestamp, version }));
+    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
+    const { decisionId, timestamp, entry } = served;
+    return c.json(resolveResponse(served.resolution, { decisionId, timestamp, version: entry.bundle.version }));
   });
   return app;
 }
@@ -85,9 +79,4 @@ async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Respon
     return badRequest(c, "parameters must be an array of strings");
   }
   return { context, env, parameters };
-}
-
-/** A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey. */
-function decisionUnit(resolution: Resolution): string {
-  return resolution.unitKeyValue ?? "";
 }

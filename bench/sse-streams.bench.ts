@@ -1,0 +1,118 @@
+// Open change streams (GET /ofrep/v1/changes/:projectId, docs/openfeature.md): what 5,000 idle
+// streams cost a Vane server in memory, and how long a bundle change takes to reach all of them.
+// Vane runs as a child process (bench/http/serve-vane.ts: production defaults, the demo bundle)
+// pinned to core 0; this process opens the streams from core 1, one socket each, then writes a new
+// bundle version into the server's data folder (as `vane import` would) and times its arrival on
+// every stream. Memory is the server's RSS (VmRSS) after the streams opened and the server went
+// idle, less its RSS before, per stream; the server's heap is not forced through a GC.
+//
+//   npm run bench:sse                      BENCH_SSE_STREAMS=5000 (default)
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { type ClientRequest, request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launchServer } from "./http/child-server.js";
+import { LOADGEN_CORE, pinSelf } from "./http/pinning.js";
+import { rssBytes, waitIdle } from "./http/proc-stats.js";
+import { machine, machineLine } from "./report.js";
+import { openSqliteStores } from "../src/store/sqlite/index.js";
+
+await pinSelf(LOADGEN_CORE);
+
+const STREAMS = Number(process.env.BENCH_SSE_STREAMS ?? 5000);
+/** Streams opened at once; the rest wait for a free slot. */
+const OPENING_AT_ONCE = 200;
+const ARRIVAL_TIMEOUT_MS = 30_000;
+
+interface Stream {
+  readonly request: ClientRequest;
+  /** ms (performance.now) when a change message arrived, once it has. */
+  arrivedAt?: number;
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-sse-"));
+const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane" });
+const { url, pid } = vane.info;
+const key = String(vane.info.key);
+const projectId = String(vane.info.projectId);
+const streams: Stream[] = [];
+
+function open(): Promise<Stream> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/ofrep/v1/changes/${projectId}?env=production`, { agent: false, headers: { Authorization: `Bearer ${key}`, Accept: "text/event-stream" } });
+    const stream: Stream = { request: req };
+    req.on("response", (response) => {
+      if (response.statusCode !== 200) return reject(new Error(`stream answered ${response.statusCode}`));
+      response.setEncoding("utf8");
+      let opened = false;
+      response.on("data", (text: string) => {
+        if (!opened && text.includes("retry:")) {
+          opened = true;
+          resolve(stream);
+        }
+        if (text.includes("refetchEvaluation")) stream.arrivedAt ??= performance.now();
+      });
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const mib = (bytes: number) => bytes / 1024 / 1024;
+
+try {
+  await waitIdle(pid);
+  const before = rssBytes(pid)!;
+  const openStarted = performance.now();
+  for (let i = 0; i < STREAMS; i += OPENING_AT_ONCE) {
+    streams.push(...(await Promise.all(Array.from({ length: Math.min(OPENING_AT_ONCE, STREAMS - i) }, open))));
+  }
+  const openMs = performance.now() - openStarted;
+  await new Promise((resolve) => setTimeout(resolve, 2000));
+  await waitIdle(pid);
+  const after = rssBytes(pid)!;
+
+  const stores = openSqliteStores({ dataDir });
+  const current = (await stores.bundles.get(projectId, "production"))!.bundle;
+  const version = new Date(Date.parse(current.version) + 60_000).toISOString();
+  const changedAt = performance.now();
+  await stores.bundles.put({ ...current, version }, new Date().toISOString());
+  stores.close();
+  const deadline = changedAt + ARRIVAL_TIMEOUT_MS;
+  while (streams.some((s) => s.arrivedAt === undefined) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+  const arrivals = streams.filter((s) => s.arrivedAt !== undefined).map((s) => s.arrivedAt! - changedAt).sort((a, b) => a - b);
+
+  const result = {
+    date: new Date().toISOString(),
+    machine: machine(),
+    streams: STREAMS,
+    openSeconds: openMs / 1000,
+    rssBeforeMiB: mib(before),
+    rssAfterMiB: mib(after),
+    bytesPerStream: Math.round((after - before) / STREAMS),
+    notified: arrivals.length,
+    arrivalMs: arrivals.length === 0 ? null : { min: arrivals[0]!, p50: percentile(arrivals, 50), p99: percentile(arrivals, 99), max: arrivals[arrivals.length - 1]! },
+    notes: ["The server rechecks watched bundle versions every 250 ms (changeWatchMs): a change waits up to that long before it is sent."],
+  };
+  const a = result.arrivalMs;
+  const md = [
+    `| open streams | server RSS before → after | per stream | streams told of a change | change → stream first / p50 / p99 / last |`,
+    `|---:|---:|---:|---:|---:|`,
+    `| ${STREAMS.toLocaleString("en")} | ${result.rssBeforeMiB.toFixed(1)} → ${result.rssAfterMiB.toFixed(1)} MiB | ${(result.bytesPerStream / 1024).toFixed(1)} KiB | ${arrivals.length.toLocaleString("en")} | ${a === null ? "—" : `${a.min.toFixed(0)} / ${a.p50.toFixed(0)} / ${a.p99.toFixed(0)} / ${a.max.toFixed(0)} ms`} |`,
+    "",
+    `Opened in ${result.openSeconds.toFixed(1)} s, one socket each. ${result.notes[0]}`,
+    "",
+    machineLine(result.machine) + ` Run ${result.date}.`,
+    "",
+  ].join("\n");
+  console.log(`\n${md}`);
+  const dir = new URL("./results/", import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(new URL("sse-latest.json", dir), `${JSON.stringify(result, null, 2)}\n`);
+  writeFileSync(new URL("sse-latest.md", dir), md);
+} finally {
+  for (const stream of streams) stream.request.destroy();
+  await vane.stop("SIGKILL");
+  rmSync(dataDir, { recursive: true, force: true });
+}

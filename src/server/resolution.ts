@@ -1,0 +1,78 @@
+// One resolution as the service serves it: the freshest bundle, the context checked, the
+// resolver run, and its decision event stored before anyone is answered. POST /v1/resolve and
+// the OFREP endpoints both go through here, so their values and their events cannot drift.
+import { type Resolution, contextProblems, resolve } from "../bundle/resolve.js";
+import { uuidv7 } from "../ids/uuidv7.js";
+import type { EventStore } from "../store/types.js";
+import type { BundleCache, BundleEntry } from "./bundle-cache.js";
+import type { Clock } from "./clock.js";
+import { decisionEvent } from "./decision-event.js";
+
+export interface ResolutionDependencies {
+  readonly bundles: BundleCache;
+  readonly events: EventStore;
+  readonly clock: Clock;
+}
+
+export interface ResolutionRequest {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly context: Record<string, unknown>;
+  readonly parameters: readonly string[] | undefined;
+  /** performance.now() when the request came in: the decision's latencyMs. */
+  readonly started: number;
+}
+
+export interface Served {
+  readonly ok: true;
+  readonly resolution: Resolution;
+  readonly entry: BundleEntry;
+  readonly stale: boolean;
+  readonly decisionId: string;
+  /** ISO 8601 time of the decision. */
+  readonly timestamp: string;
+}
+
+/** Why nothing was served: the store is down, no bundle (or another org's), a refused context, the event not stored. */
+export type NotServed =
+  | { readonly ok: false; readonly reason: "unavailable" | "missing" | "not-recorded" }
+  | { readonly ok: false; readonly reason: "bad-context"; readonly problems: string[] };
+
+/** The bundle of a project and env as this org may see it: another org's is missing. */
+export async function bundleFor(
+  bundles: BundleCache,
+  where: { readonly orgId: string; readonly projectId: string; readonly env: string },
+): Promise<{ ok: true; entry: BundleEntry; stale: boolean } | NotServed> {
+  const found = await bundles.lookup(where.projectId, where.env);
+  if (found.status === "unavailable") return { ok: false, reason: "unavailable" };
+  if (found.status === "missing" || found.entry.bundle.orgId !== where.orgId) return { ok: false, reason: "missing" };
+  return { ok: true, entry: found.entry, stale: found.stale };
+}
+
+/** Resolves against `entry` (from bundleFor) and records the decision; nothing is served unless it is stored. */
+export async function resolveAndRecord(
+  deps: ResolutionDependencies,
+  request: ResolutionRequest,
+  found: { readonly entry: BundleEntry; readonly stale: boolean },
+  /** Runs the resolver (a tracing span around it, say). */
+  around: <T>(work: () => T) => T = (work) => work(),
+): Promise<Served | NotServed> {
+  const compiled = found.entry.compiled;
+  const problems = contextProblems(compiled, request.context);
+  if (problems.length > 0) return { ok: false, reason: "bad-context", problems };
+  const now = deps.clock.now();
+  const resolution = around(() => resolve(compiled, request.context, { parameters: request.parameters, now }));
+  const decisionId = uuidv7(now);
+  const timestamp = new Date(now).toISOString();
+  const { orgId, projectId, env } = request;
+  const source = { decisionId, orgId, projectId, env, configVersion: found.entry.bundle.version, nowMs: now, timestamp };
+  // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.
+  const unit = resolution.unitKeyValue ?? "";
+  try {
+    await deps.events.append([decisionEvent(resolution, { ...source, latencyMs: performance.now() - request.started }, unit)]);
+  } catch {
+    return { ok: false, reason: "not-recorded" };
+  }
+  return { ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp };
+}

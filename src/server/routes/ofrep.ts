@@ -1,0 +1,117 @@
+// The OpenFeature Remote Evaluation Protocol (OFREP 0.3.0, docs/openfeature.md): a flag is a
+// parameter, evaluated exactly as POST /v1/resolve would for the same context (one resolution
+// path, src/server/resolution.ts) and recorded as one decision event per call. The single-flag
+// endpoint takes server-side keys, as /v1/resolve does; the bulk one also publishable keys, for
+// browsers, with an ETag over what it evaluated and an event stream for change notifications.
+import { Hono, type Context } from "hono";
+import { vaneContext } from "../../bundle/openfeature.js";
+import type { ChangeHub } from "../changes/change-hub.js";
+import type { AppEnv } from "../env.js";
+import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
+import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { bulkEtag, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
+import { changeStream } from "../ofrep/change-stream.js";
+import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
+import { streamAccess } from "../ofrep/stream-access.js";
+import type { StreamTokens } from "../ofrep/stream-tokens.js";
+import { type ResolutionDependencies, bundleFor, resolveAndRecord } from "../resolution.js";
+
+export interface OfrepDependencies extends ResolutionDependencies {
+  readonly auth: AuthDependencies;
+  readonly hub: ChangeHub;
+  readonly tokens: StreamTokens;
+}
+
+/** OFREP's default: a hidden page closes its stream after this long (the provider re-fetches on return). */
+const INACTIVITY_DELAY_SEC = 120;
+const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
+const PROJECT_REQUIRED = "X-Project-Id header is required for organization-scoped keys";
+
+export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const serverSide = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
+  const anyKey = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable });
+
+  app.post("/ofrep/v1/evaluate/flags/:key", serverSide, async (c) => {
+    const started = performance.now();
+    const flagKey = c.req.param("key");
+    const projectId = projectOf(c);
+    if (projectId === undefined) return flagFailure(c, flagKey, "GENERAL", PROJECT_REQUIRED);
+    const body = await readOfrepBody(c);
+    if (!body.ok) return flagFailure(c, flagKey, body.errorCode, body.errorDetails);
+    const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
+    const found = await bundleFor(deps.bundles, where);
+    if (!found.ok && found.reason === "unavailable") return configUnavailable(c);
+    // No bundle, or another org's: the flag does not exist for this key.
+    if (!found.ok || !found.entry.flags.has(flagKey)) return flagFailure(c, flagKey, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
+    const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
+    const served = await resolveAndRecord(deps, { ...where, context, parameters: [flagKey], started }, found);
+    if (!served.ok) {
+      if (served.reason === "bad-context") return flagFailure(c, flagKey, "INVALID_CONTEXT", served.problems.join("; "));
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+    }
+    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
+    const details = served.entry.flags.details(flagKey, served.resolution)!;
+    details.metadata.decisionId = served.decisionId;
+    return c.json(evaluation(flagKey, details));
+  });
+
+  app.post("/ofrep/v1/evaluate/flags", anyKey, async (c) => {
+    const started = performance.now();
+    const projectId = projectOf(c);
+    if (projectId === undefined) return bulkFailure(c, "GENERAL", PROJECT_REQUIRED);
+    const body = await readOfrepBody(c);
+    if (!body.ok) return bulkFailure(c, body.errorCode, body.errorDetails);
+    const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
+    const found = await bundleFor(deps.bundles, where);
+    if (!found.ok) {
+      if (found.reason === "unavailable") return configUnavailable(c);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${where.env}`);
+    }
+    const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
+    const served = await resolveAndRecord(deps, { ...where, context, parameters: undefined, started }, found);
+    if (!served.ok) {
+      if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+    }
+    const { flags: index, bundle } = served.entry;
+    const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, served.resolution)!));
+    const etag = bulkEtag(flags, deps.auth.sha256);
+    c.header("ETag", etag);
+    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
+    if (weakMatch(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
+    for (const flag of flags) flag.metadata.decisionId = served.decisionId;
+    return c.json({
+      flags,
+      metadata: { configVersion: bundle.version, decisionId: served.decisionId },
+      eventStreams: [eventStream(deps, c, where)],
+    });
+  });
+
+  app.get("/ofrep/v1/changes/:projectId", streamAccess(deps), async (c) => {
+    const projectId = c.req.param("projectId");
+    const key = c.get("key");
+    if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
+    const env = c.req.query("env") || envOf(c);
+    const found = await bundleFor(deps.bundles, { orgId: key.orgId, projectId, env });
+    if (!found.ok) {
+      if (found.reason === "unavailable") return configUnavailable(c);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${env}`);
+    }
+    const lastSeen = c.req.header("Last-Event-ID") || undefined;
+    return changeStream(deps.hub, { projectId, env, version: found.entry.bundle.version, lastSeen });
+  });
+
+  return app;
+}
+
+/**
+ * Where the provider listens for changes: a path on the provider's own base URL (OFREP's
+ * `endpoint.requestUri`, so proxies in front keep working) with a token standing for this key,
+ * since EventSource sends no Authorization header.
+ */
+function eventStream(deps: OfrepDependencies, c: Context<AppEnv>, where: { projectId: string; env: string }) {
+  const token = deps.tokens.issue({ keyHash: c.get("key").secretHash, ...where });
+  const query = `env=${encodeURIComponent(where.env)}&token=${token}`;
+  return { type: "sse", endpoint: { requestUri: `/ofrep/v1/changes/${encodeURIComponent(where.projectId)}?${query}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC };
+}
