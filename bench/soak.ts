@@ -66,11 +66,21 @@ const line = () => {
   const dbBytes = size(join(dataDir, "vane.db")) + size(join(dataDir, "vane.db-wal"));
   const row = `| ${t} | ${acknowledged.toLocaleString("en")} | ${refused} | ${mb(dbBytes)} | ${events.toLocaleString("en")} | ${ids.toLocaleString("en")} |`;
   rows.push(row);
-  console.log(`soak ${t}s/${SECONDS}s: ${acknowledged} events acknowledged, db ${mb(dbBytes)} MB, ${events} events and ${ids} ids held`);
+  console.log(`soak ${t}s/${SECONDS}s: ${acknowledged} events acknowledged, ${shed} requests shed, db ${mb(dbBytes)} MB, ${events} events and ${ids} ids held`);
 };
+
+/** Requests in flight at most: past it a due request is shed (counted), so a server slower than the rate never makes the soak pile up sockets. */
+const MAX_IN_FLIGHT = 256;
+let inFlight = 0;
+let shed = 0;
 
 const post = async () => {
   sent++;
+  if (inFlight >= MAX_IN_FLIGHT) {
+    shed++;
+    return;
+  }
+  inFlight++;
   const events = Array.from({ length: EVENTS_PER_REQUEST }, () => {
     const n = sequence++;
     return { id: `soak-${n}`, type: "track", unitKey: `u-${n % 5000}`, timestamp: new Date().toISOString(), event: "click", properties: { page: "/home", n } };
@@ -81,6 +91,8 @@ const post = async () => {
     else refused++;
   } catch {
     refused++;
+  } finally {
+    inFlight--;
   }
 };
 
