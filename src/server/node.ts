@@ -24,6 +24,8 @@ export interface NodeServerOptions {
   readonly catchUpMs?: number;
   /** How often the learner reads new events and closes reward windows. */
   readonly learnMs?: number;
+  /** Adaptive decisions waiting for a reward held in memory at most; older ones wait in the store. */
+  readonly maxPendingInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
   /** How long events and event ids are kept (store/retention.ts). */
@@ -64,7 +66,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   // holds the event loop for long.
   const parquet = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: 2000 });
   const engine = await loadEngine();
-  const learner = createLearner({ stores, engine, clock: systemClock });
+  const learner = createLearner({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory });
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
   const app = createApp({ engine, stores, pipelines: [parquet], learner, version: packageVersion(), limits: options.limits });
   const timers = [
@@ -83,6 +85,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
           await new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
           await parquet.catchUp().catch(() => undefined);
           await learner.catchUp().catch(() => undefined);
+          learner.close();
           stores.close();
         },
       });
