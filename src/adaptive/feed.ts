@@ -100,13 +100,12 @@ export class Feed {
 
 /** The learner's record of a committed event, or undefined when the learner has no use for it. */
 export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | undefined {
-  if (event.decisionId === undefined) return undefined;
+  const decisionId = event.decisionId;
+  if (decisionId === undefined) return undefined;
   const body = event.body;
-  const common = { seq, orgId: event.orgId, projectId: event.projectId, env: event.env, decisionId: event.decisionId, receivedAt: event.receivedAt };
   if (event.type === "track") {
     const value = body.value;
-    const record: RewardRecord = { ...common, type: "track", name: event.name ?? "", value: typeof value === "number" && Number.isFinite(value) ? value : undefined };
-    return record;
+    return new Reward(seq, event.orgId, event.projectId, event.env, decisionId, event.receivedAt, event.name ?? "", typeof value === "number" && Number.isFinite(value) ? value : undefined);
   }
   const layers = body.layers;
   if (!Array.isArray(layers)) return undefined;
@@ -120,13 +119,49 @@ export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | 
   }
   if (!arms) return undefined;
   const { entityId, features, filteredContext } = body;
-  const record: DecisionRecord = {
-    ...common,
-    type: event.type,
+  return new Decision(
+    seq,
+    event.type,
+    event.orgId,
+    event.projectId,
+    event.env,
+    decisionId,
+    event.receivedAt,
     arms,
-    entityId: typeof entityId === "string" && entityId !== "" ? entityId : undefined,
-    features: Array.isArray(features) ? features : undefined,
-    filteredContext: typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
-  };
-  return record;
+    typeof entityId === "string" && entityId !== "" ? entityId : undefined,
+    Array.isArray(features) ? features : undefined,
+    typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
+  );
+}
+
+// Classes rather than literals: one shape each, cheap to build and to read in the learner's loop.
+
+class Reward implements RewardRecord {
+  readonly type = "track";
+  constructor(
+    readonly seq: number,
+    readonly orgId: string,
+    readonly projectId: string,
+    readonly env: string,
+    readonly decisionId: string,
+    readonly receivedAt: string,
+    readonly name: string,
+    readonly value: number | undefined,
+  ) {}
+}
+
+class Decision implements DecisionRecord {
+  constructor(
+    readonly seq: number,
+    readonly type: "decision" | "exposure",
+    readonly orgId: string,
+    readonly projectId: string,
+    readonly env: string,
+    readonly decisionId: string,
+    readonly receivedAt: string,
+    readonly arms: readonly DecidedArm[],
+    readonly entityId: string | undefined,
+    readonly features: readonly unknown[] | undefined,
+    readonly filteredContext: Readonly<Record<string, unknown>> | undefined,
+  ) {}
 }

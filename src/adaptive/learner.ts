@@ -20,7 +20,7 @@ import { BINS } from "./delay.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
-import { DELAYS, LearnedState, POPULATION } from "./state.js";
+import { DELAYS, LearnedState, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
 export interface Tenant {
@@ -182,7 +182,7 @@ export class Learner {
     if (through === this.position) return false;
     const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), false);
     step.walk(events, await this.catalogsFor(events), this.refFor);
-    const rows = [...step.touched.values()];
+    const rows = step.touched;
     const oldest = this.book.oldestSeq() ?? step.added[0]?.seq;
     await this.options.store.commit({
       arms: rows,
@@ -235,7 +235,7 @@ export class Learner {
       if (due.length === 0) return;
       const step = new Step(this.state, this.book, new Map(), false);
       for (const pending of due) step.close(fromStored(pending));
-      const rows = [...step.touched.values()];
+      const rows = step.touched;
       const oldest = this.book.oldestSeq();
       await this.options.store.commit({
         arms: rows,
@@ -259,8 +259,9 @@ export class Learner {
   private async catalogsFor(events: readonly LearningEvent[]): Promise<Map<string, AdaptiveCatalog | undefined>> {
     const found = new Map<string, AdaptiveCatalog | undefined>();
     const pending: Promise<void>[] = [];
+    const keys = new TenantKeys();
     for (const event of events) {
-      const key = tenantKey(event);
+      const key = keys.of(event);
       if (found.has(key)) continue;
       found.set(key, undefined);
       pending.push(this.options.catalogs({ orgId: event.orgId, projectId: event.projectId, env: event.env }).then((catalog) => void found.set(key, catalog)));
@@ -294,7 +295,7 @@ export class Learner {
     if (!byTenant) this.refs.set(policy, (byTenant = new Map()));
     let ref = byTenant.get(key);
     if (!ref) {
-      ref = { orgId: event.orgId, projectId: event.projectId, env: event.env, policyId: policy.id, rewardEvent: policy.reward.event, windowMs: policy.reward.windowSeconds * 1000 };
+      ref = policyRef(event.orgId, event.projectId, event.env, policy.id, policy.reward.event, policy.reward.windowSeconds * 1000);
       byTenant.set(key, ref);
     }
     return ref;
@@ -302,6 +303,55 @@ export class Learner {
 }
 
 const tenantKey = (e: LearningEvent): string => `${e.orgId}\u0000${e.projectId}\u0000${e.env}`;
+
+function policyRef(orgId: string, projectId: string, env: string, policyId: string, rewardEvent: string, windowMs: number): PolicyRef {
+  return { orgId, projectId, env, policyId, rewardEvent, windowMs, stateKey: stateKey(projectId, env, policyId) };
+}
+
+/**
+ * The events of a page share a few tenants, usually in runs (a request's batch): the key is built
+ * once per run, not per event (the strings of one request are the same objects).
+ */
+class TenantKeys {
+  private org = "";
+  private project = "";
+  private env = "";
+  private key = "";
+
+  of(e: LearningEvent): string {
+    if (e.orgId !== this.org || e.projectId !== this.project || e.env !== this.env || this.key === "") {
+      this.org = e.orgId;
+      this.project = e.projectId;
+      this.env = e.env;
+      this.key = tenantKey(e);
+    }
+    return this.key;
+  }
+}
+
+/** Date.parse with the last answer kept: a batch's events share their receive time. */
+class Clock {
+  private iso = "";
+  private ms = 0;
+
+  parse(iso: string): number {
+    if (iso !== this.iso) {
+      this.iso = iso;
+      this.ms = Date.parse(iso);
+    }
+    return this.ms;
+  }
+}
+
+/**
+ * The id as one flat string: an id built by concatenation (decide's uuidv7) is a tree of string
+ * pieces, ~600 B where the flat string is ~60; reading a character flattens it in place, and the
+ * GC then drops the tree.
+ */
+function flat(id: string): string {
+  id.charCodeAt(0);
+  return id;
+}
 
 /** Whether memory holds a pending decision of the event's tenant with its id (so the store need not be asked). */
 function heldFor(found: Pending | readonly Pending[] | undefined, event: LearningEvent): boolean {
@@ -336,7 +386,7 @@ function storedForm(p: Pending): PendingDecision {
 }
 
 function fromStored(row: PendingDecision): Pending {
-  const ref: PolicyRef = { orgId: row.orgId, projectId: row.projectId, env: row.env, policyId: row.policyId, rewardEvent: row.rewardEvent, windowMs: row.closesAt - row.decidedAt };
+  const ref = policyRef(row.orgId, row.projectId, row.env, row.policyId, row.rewardEvent, row.closesAt - row.decidedAt);
   return new Pending(0, row.decisionId, ref, row.armKey, row.entity, row.features, row.closesAt, (row.rewarded ? REWARDED : 0) | (row.counted ? 0 : UNCOUNTED));
 }
 
@@ -345,16 +395,18 @@ function fromStored(row: PendingDecision): Pending {
  * replay (the rebuild after a restart) finds the same decisions and rewards but learns nothing.
  */
 class Step {
-  readonly touched = new Map<string, ArmRow>();
+  /** Changed statistics by stateKey, then entity and arm. */
+  private readonly rows = new Map<string, Map<string, ArmRow>>();
   /** Decisions first read in this step, in log order. */
   readonly added: Pending[] = [];
   /** Pending decisions held in memory that this step rewarded (marked once it commits). */
   readonly rewardedHeld: Pending[] = [];
   readonly rewardedStored: PendingKey[] = [];
   readonly contexts: [PolicyRef, Float64Array][] = [];
-  private readonly addedById = new Map<string, Pending[]>();
+  private readonly addedById = new Map<string, Pending | Pending[]>();
   /** Rewarded in this step. */
   private readonly settled = new Set<Pending>();
+  private readonly clock = new Clock();
   decisions = 0;
   rewards = 0;
   closedWithoutReward = 0;
@@ -366,135 +418,154 @@ class Step {
     private readonly replay: boolean,
   ) {}
 
+  get touched(): ArmRow[] {
+    const out: ArmRow[] = [];
+    for (const rows of this.rows.values()) for (const row of rows.values()) out.push(row);
+    return out;
+  }
+
   walk(events: readonly LearningEvent[], catalogs: ReadonlyMap<string, AdaptiveCatalog | undefined>, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
+    const keys = new TenantKeys();
     for (const event of events) {
-      const key = tenantKey(event);
+      const key = keys.of(event);
       const catalog = catalogs.get(key);
       if (!catalog) continue;
       if (event.type === "track") this.rewarded(event, catalog);
-      else this.decided(event, catalog, (policy) => refFor(policy, event, key));
+      else this.decided(event, catalog, key, refFor);
     }
   }
 
-  private decided(event: DecisionRecord, catalog: AdaptiveCatalog, refOf: (policy: AdaptivePolicy) => PolicyRef): void {
-    let receivedMs: number | undefined;
-    let filtered: Readonly<Record<string, unknown>> | undefined | null = null;
-    const context = () => (filtered === null ? (filtered = event.filteredContext) : filtered);
+  private decided(event: DecisionRecord, catalog: AdaptiveCatalog, key: string, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
     for (const arm of event.arms) {
       const policy = catalog.get(arm.policyId);
       const at = policy ? policy.armKeys.indexOf(arm.armKey) : -1;
       if (!policy || at < 0) continue;
-      const features = policy.dimension > 0 ? decisionFeatures(policy, event, context) : undefined;
+      const features = policy.dimension > 0 ? decisionFeatures(policy, event) : undefined;
       if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
       // The same decision logged again (a retried batch, an exposure of a server decision): once.
-      if (this.someCandidate(event.decisionId, (p) => p.ref.policyId === policy.id && p.ref.projectId === event.projectId && p.ref.env === event.env)) continue;
-      receivedMs ??= Date.parse(event.receivedAt);
-      const ref = refOf(policy);
-      const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey, context) : POPULATION;
-      const pending = new Pending(event.seq, event.decisionId, ref, policy.armKeys[at]!, entity, features, receivedMs + ref.windowMs, 0);
+      if (this.isRepeat(event, policy.id)) continue;
+      const ref = refFor(policy, event, key);
+      const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey) : POPULATION;
+      const pending = new Pending(event.seq, flat(event.decisionId), ref, policy.armKeys[at]!, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs, 0);
       this.added.push(pending);
-      const list = this.addedById.get(pending.decisionId);
-      if (list) list.push(pending);
-      else this.addedById.set(pending.decisionId, [pending]);
+      const found = this.addedById.get(pending.decisionId);
+      if (found === undefined) this.addedById.set(pending.decisionId, pending);
+      else if (Array.isArray(found)) found.push(pending);
+      else this.addedById.set(pending.decisionId, [found, pending]);
       if (this.replay) continue;
-      this.apply(pending, (stats) => observeTrial(stats, features));
+      this.apply(pending, features, trial);
       this.decisions++;
       if (features) this.contexts.push([ref, features]);
     }
   }
 
+  private isRepeat(event: DecisionRecord, policyId: string): boolean {
+    const same = (p: Pending) => p.ref.policyId === policyId && p.ref.projectId === event.projectId && p.ref.env === event.env;
+    const added = this.addedById.get(event.decisionId);
+    if (added !== undefined && (Array.isArray(added) ? added.some(same) : same(added as Pending))) return true;
+    const held = this.book.of(event.decisionId);
+    if (held !== undefined && (Array.isArray(held) ? held.some(same) : same(held as Pending))) return true;
+    return this.stored.get(event.decisionId)?.some(same) ?? false;
+  }
+
   private rewarded(event: RewardRecord, catalog: AdaptiveCatalog): void {
-    let receivedMs: number | undefined;
-    this.someCandidate(event.decisionId, (pending) => {
-      if (this.replay && pending.seq === 0) return false; // a stored decision's reward is committed with it
-      if (!sameTenant(pending.ref, event) || pending.ref.rewardEvent !== event.name || pending.rewarded || this.settled.has(pending)) return false;
-      receivedMs ??= Date.parse(event.receivedAt);
-      if (receivedMs > pending.closesAt) return false;
-      const policy = catalog.get(pending.ref.policyId);
-      if (!policy) return false;
-      let reward = 1;
-      if (policy.reward.type === "value") {
-        if (event.value === undefined) return false; // no value: not this decision's reward
-        reward = event.value;
-      }
-      this.settled.add(pending);
-      if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
-      else if (this.replay || this.addedById.get(pending.decisionId)?.includes(pending)) pending.flags |= REWARDED; // not held yet
-      else this.rewardedHeld.push(pending);
-      if (this.replay) return false;
-      const x = pending.features;
-      if ((pending.flags & UNCOUNTED) === 0) {
-        this.apply(pending, (stats) => observeReward(stats, reward, x));
-        this.observeDelay(pending, receivedMs - pending.decidedAt);
-      } else {
-        this.apply(pending, (stats) => observe(stats, reward, x)); // a decision from before trials were counted at once
-      }
-      this.rewards++;
-      return false;
-    });
+    const added = this.addedById.get(event.decisionId);
+    if (added !== undefined) {
+      if (Array.isArray(added)) for (const p of added) this.reward(p, event, catalog);
+      else this.reward(added as Pending, event, catalog);
+    }
+    const held = this.book.of(event.decisionId);
+    if (held !== undefined) {
+      if (Array.isArray(held)) for (const p of held as readonly Pending[]) this.reward(p, event, catalog);
+      else this.reward(held as Pending, event, catalog);
+    }
+    const stored = this.stored.get(event.decisionId);
+    if (stored !== undefined && !this.replay) for (const p of stored) this.reward(p, event, catalog); // a stored decision's reward is committed with it
+  }
+
+  /** The first reward of the decision's tenant within its window counts, once. */
+  private reward(pending: Pending, event: RewardRecord, catalog: AdaptiveCatalog): void {
+    const ref = pending.ref;
+    if (ref.rewardEvent !== event.name || !sameTenant(ref, event) || pending.rewarded || this.settled.has(pending)) return;
+    const receivedMs = this.clock.parse(event.receivedAt);
+    if (receivedMs > pending.closesAt) return;
+    const policy = catalog.get(ref.policyId);
+    if (!policy) return;
+    let reward = 1;
+    if (policy.reward.type === "value") {
+      if (event.value === undefined) return; // no value: not this decision's reward
+      reward = event.value;
+    }
+    this.settled.add(pending);
+    if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
+    else if (this.replay || this.isAdded(pending)) pending.flags |= REWARDED; // not held yet: nothing live to keep apart
+    else this.rewardedHeld.push(pending);
+    if (this.replay) return;
+    const x = pending.features;
+    if ((pending.flags & UNCOUNTED) === 0) {
+      this.apply(pending, x, rewardOnly, reward);
+      observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - pending.decidedAt)); // the policy's reward delays, like an arm's [n, Σ, Σ²]
+    } else {
+      this.apply(pending, x, trialAndReward, reward); // a decision from before trials were counted at once
+    }
+    this.rewards++;
+  }
+
+  private isAdded(pending: Pending): boolean {
+    const added = this.addedById.get(pending.decisionId);
+    return added === pending || (Array.isArray(added) && added.includes(pending));
   }
 
   /** A stored decision whose window closed: forgotten (its 0 counted when it was made). */
   close(pending: Pending): void {
-    if ((pending.flags & UNCOUNTED) !== 0) this.apply(pending, (stats) => observeTrial(stats, pending.features));
+    if ((pending.flags & UNCOUNTED) !== 0) this.apply(pending, pending.features, trial);
     if (!pending.rewarded) this.closedWithoutReward++;
   }
 
-  /** Calls `test` on the pending decisions with this id (this step's, memory's, the store's) until it says true. */
-  private someCandidate(decisionId: string, test: (p: Pending) => boolean): boolean {
-    const added = this.addedById.get(decisionId);
-    if (added) for (const p of added) if (test(p)) return true;
-    const held = this.book.of(decisionId);
-    if (held instanceof Pending) {
-      if (test(held)) return true;
-    } else if (held) for (const p of held) if (test(p)) return true;
-    const stored = this.stored.get(decisionId);
-    if (stored) for (const p of stored) if (test(p)) return true;
-    return false;
-  }
-
   /** Changes the arm's statistics for the population and, for a per-entity decision, the entity. */
-  private apply(pending: Pending, change: (stats: ArmStats) => void): void {
-    const dimension = pending.features?.length ?? 0;
-    change(this.row(pending.ref, POPULATION, pending.armKey, dimension));
-    if (pending.entity !== POPULATION) change(this.row(pending.ref, pending.entity, pending.armKey, dimension));
-  }
-
-  /** The policy's reward delays are kept in the population's DELAYS row, like an arm's [n, Σ, Σ²]. */
-  private observeDelay(pending: Pending, delayMs: number): void {
-    observe(this.row(pending.ref, POPULATION, DELAYS, 0), Math.max(0, delayMs));
+  private apply(pending: Pending, x: Float64Array | undefined, change: Change, reward = 0): void {
+    const dimension = x?.length ?? 0;
+    change(this.row(pending.ref, POPULATION, pending.armKey, dimension), reward, x);
+    if (pending.entity !== POPULATION) change(this.row(pending.ref, pending.entity, pending.armKey, dimension), reward, x);
   }
 
   private row(ref: PolicyRef, entity: string, armKey: string, dimension: number): ArmStats {
-    const key = `${ref.projectId}\u0000${ref.env}\u0000${ref.policyId}\u0000${entity}\u0000${armKey}`;
-    let row = this.touched.get(key);
+    let rows = this.rows.get(ref.stateKey);
+    if (!rows) this.rows.set(ref.stateKey, (rows = new Map()));
+    const key = entity === POPULATION ? armKey : `${entity}\u0000${armKey}`;
+    let row = rows.get(key);
     if (!row) {
       const live = this.state.policy(ref.projectId, ref.env, ref.policyId).arms(entity).get(armKey);
       const stats: ArmStats = live && live.length === emptyStats(dimension).length ? Float64Array.from(live) : emptyStats(dimension);
       row = { projectId: ref.projectId, env: ref.env, policyId: ref.policyId, entity, armKey, stats };
-      this.touched.set(key, row);
+      rows.set(key, row);
     }
     return row.stats;
   }
 }
 
+type Change = (stats: ArmStats, reward: number, x: Float64Array | undefined) => void;
+const trial: Change = (stats, _reward, x) => observeTrial(stats, x);
+const rewardOnly: Change = (stats, reward, x) => observeReward(stats, reward, x);
+const trialAndReward: Change = (stats, reward, x) => observe(stats, reward, x);
+
 /**
  * Decide logs the encoded context; a /v1/resolve decision has only what logContextFields kept; an
  * SDK's exposure has neither (undefined: it cannot teach a contextual arm).
  */
-function decisionFeatures(policy: AdaptivePolicy, event: DecisionRecord, context: () => Readonly<Record<string, unknown>> | undefined): Float64Array | undefined {
+function decisionFeatures(policy: AdaptivePolicy, event: DecisionRecord): Float64Array | undefined {
   const logged = event.features;
   if (logged && logged.length === policy.dimension && logged.every((v) => typeof v === "number")) {
     return Float64Array.from(logged as number[]);
   }
-  const filtered = context();
+  const filtered = event.filteredContext;
   if (event.type === "exposure" && filtered === undefined) return undefined;
   return encodeFeatures(policy.params.features, filtered ?? {});
 }
 
-function entityOf(event: DecisionRecord, entityKey: string, context: () => Readonly<Record<string, unknown>> | undefined): string {
+function entityOf(event: DecisionRecord, entityKey: string): string {
   if (event.entityId !== undefined) return event.entityId;
-  const logged = context()?.[entityKey];
+  const logged = event.filteredContext?.[entityKey];
   if (typeof logged === "string" && logged !== "") return logged;
   if (typeof logged === "number" && Number.isFinite(logged)) return String(logged);
   return POPULATION;

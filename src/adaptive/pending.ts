@@ -12,6 +12,8 @@ export interface PolicyRef {
   readonly policyId: string;
   readonly rewardEvent: string;
   readonly windowMs: number;
+  /** stateKey(projectId, env, policyId): where its statistics are kept. */
+  readonly stateKey: string;
 }
 
 export const REWARDED = 1;

@@ -271,12 +271,17 @@ class ScannedDecision {
     this.filteredJson = row.filtered;
   }
 
+  private parsedFeatures: readonly unknown[] | undefined | null = null;
+  private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
+
   get features(): readonly unknown[] | undefined {
-    return this.featuresJson === null ? undefined : (JSON.parse(this.featuresJson) as unknown[]);
+    if (this.parsedFeatures === null) this.parsedFeatures = this.featuresJson === null ? undefined : (JSON.parse(this.featuresJson) as unknown[]);
+    return this.parsedFeatures;
   }
 
   get filteredContext(): Readonly<Record<string, unknown>> | undefined {
-    return this.filteredJson === null ? undefined : (JSON.parse(this.filteredJson) as Record<string, unknown>);
+    if (this.parsedFiltered === null) this.parsedFiltered = this.filteredJson === null ? undefined : (JSON.parse(this.filteredJson) as Record<string, unknown>);
+    return this.parsedFiltered;
   }
 }
 
