@@ -158,6 +158,7 @@ export class Learner {
     this.opened(this.book.oldest(this.book.size, Number.POSITIVE_INFINITY));
     this.position = positions.learned;
     this.stored = positions.stored;
+    await this.spill(); // a bound lowered since the last run
   }
 
   private pageSize(): number {
