@@ -2,7 +2,7 @@
 // once they are older than the retention age AND every derived copy has read past them: the
 // Parquet files (the long-term archive, never pruned by Vane) and the learner.
 import { PARQUET_PIPELINE } from "./parquet/pipeline.js";
-import { LEARNING_CHECKPOINT, LEARNING_MEMORY_CHECKPOINT } from "./sqlite/learning-store.js";
+import { LEARNING_CHECKPOINT } from "./sqlite/learning-store.js";
 import type { EventStore, PruneReceipt } from "./types.js";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -17,11 +17,8 @@ export interface Retention {
 
 export const DEFAULT_RETENTION: Retention = { retainMs: 30 * DAY_MS, dedupWindowMs: 24 * HOUR_MS };
 
-/**
- * The event log's derived copies, by their checkpoint names: pruning never outruns one of them
- * (the learner's memory checkpoint: a restart re-reads the log from there).
- */
-export const DERIVED_COPIES = [PARQUET_PIPELINE, LEARNING_CHECKPOINT, LEARNING_MEMORY_CHECKPOINT] as const;
+/** The event log's derived copies, by their checkpoint names: pruning never outruns one of them. */
+export const DERIVED_COPIES = [PARQUET_PIPELINE, LEARNING_CHECKPOINT] as const;
 
 export function pruneEvents(events: EventStore, retention: Retention, nowMs: number): Promise<PruneReceipt> {
   return events.prune({

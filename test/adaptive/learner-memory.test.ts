@@ -10,6 +10,7 @@ import { adaptiveCatalog } from "../../src/adaptive/policy.js";
 import { compileBundle } from "../../src/bundle/compile.js";
 import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
+import { pruneEvents } from "../../src/store/retention.js";
 import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { CommitListener, LearningStore, SequencedEvent, StoredEvent } from "../../src/store/types.js";
 import { policyBundle } from "./fixtures.js";
@@ -302,6 +303,38 @@ describe("pending decisions in memory, bounded", () => {
     } finally {
       stores.close();
       steady.stores.close();
+    }
+  });
+});
+
+describe("retention and the memory", () => {
+  it("keeps the log a restart re-reads to rebuild the memory, and lets it go once the decisions closed", async () => {
+    const dir = newDir();
+    let stores = open(dir);
+    const retention = { retainMs: 1000, dedupWindowMs: 1000 };
+    try {
+      let learner = new Learner({ store: stores.learning, catalogs, now: () => now });
+      await stores.events.append([decision("a", 0), decision("b", 1)]);
+      now += 100_000; // a and b are 100 s old, their window (120 s) open
+      await stores.events.append([decision("c", 2)]);
+      await learner.catchUp();
+      await stores.events.setCheckpoint("parquet", 3);
+      expect(await pruneEvents(stores.events, retention, now)).toMatchObject({ events: 0 });
+      stores.close();
+      stores = open(dir);
+      learner = new Learner({ store: stores.learning, catalogs, now: () => now });
+      await stores.events.append([reward("a")]);
+      await learner.catchUp();
+      expect(learner.progress()).toMatchObject({ rewards: 1, inMemory: 3 });
+      now += 200_000; // every window closed
+      await stores.events.append([event("track", "nothing", {}, { name: "other" })]);
+      await learner.catchUp(); // closes them in memory
+      await stores.events.append([event("track", "nothing", {}, { name: "other" })]);
+      await learner.catchUp(); // and commits a position past them
+      await stores.events.setCheckpoint("parquet", 6);
+      expect(await pruneEvents(stores.events, retention, now)).toMatchObject({ events: 4 });
+    } finally {
+      stores.close();
     }
   });
 });

@@ -7,9 +7,14 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { ArmRow, DecidedArm, LearningCommit, LearningEvent, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
+/**
+ * The learner as a derived copy of the log (what retention reads): it may still need the events
+ * after this seq, the oldest of which its in-memory pending decisions came from (a restart
+ * re-reads them); at most its learned position.
+ */
 export const LEARNING_CHECKPOINT = "learning";
-/** Where the learner's in-memory pending decisions start: a restart re-reads the log from here (retention keeps it). */
-export const LEARNING_MEMORY_CHECKPOINT = "learning-memory";
+/** How far the learner has learned (before issue 15, LEARNING_CHECKPOINT said this). */
+export const LEARNED_CHECKPOINT = "learning-read";
 /** SQLite's default limit on bound parameters is 32766; stay well under it. */
 const LOOKUP_CHUNK = 500;
 
@@ -144,8 +149,8 @@ export class SqliteLearningStore implements LearningStore {
       for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
       for (const p of step.rewardPending) this.rewardPendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
-      this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.checkpoint);
-      this.setCheckpointStmt.run(LEARNING_MEMORY_CHECKPOINT, step.memoryFrom);
+      this.setCheckpointStmt.run(LEARNED_CHECKPOINT, step.checkpoint);
+      this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.memoryFrom);
     });
   }
 
@@ -177,10 +182,12 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async positions(): Promise<LearningPositions> {
-    const learned = this.checkpointStmt.get(LEARNING_CHECKPOINT) ?? 0;
-    // A store from before the in-memory pending decisions keeps all of them in its table.
-    const memoryFrom = Math.min(learned, this.checkpointStmt.get(LEARNING_MEMORY_CHECKPOINT) ?? learned);
-    return { learned, memoryFrom, stored: this.countStmt.get() ?? 0 };
+    const read = this.checkpointStmt.get(LEARNED_CHECKPOINT);
+    const first = this.checkpointStmt.get(LEARNING_CHECKPOINT) ?? 0;
+    // A store from before the in-memory pending decisions: "learning" was the learned position,
+    // and every pending decision is in the table.
+    if (read === undefined) return { learned: first, memoryFrom: first, stored: this.countStmt.get() ?? 0 };
+    return { learned: read, memoryFrom: Math.min(first, read), stored: this.countStmt.get() ?? 0 };
   }
 
   async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
