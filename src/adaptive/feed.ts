@@ -28,11 +28,18 @@ export class Feed {
 
   /** The listener for EventStore.onCommitted. */
   readonly listener = (events: readonly SequencedEvent[]): void => {
-    let start = 0;
-    for (let i = 1; i <= events.length; i++) {
-      if (i < events.length && events[i]!.seq === events[i - 1]!.seq + 1) continue;
-      this.push(events, start, i);
-      start = i;
+    try {
+      let start = 0;
+      for (let i = 1; i <= events.length; i++) {
+        if (i < events.length && events[i]!.seq === events[i - 1]!.seq + 1) continue;
+        this.push(events, start, i);
+        start = i;
+      }
+    } catch {
+      // Never the append's failure: an event the feed cannot take is left to the scan.
+      this.dropped += this.runs.length;
+      this.runs = [];
+      this.held = 0;
     }
   };
 

@@ -85,6 +85,9 @@ export class Learner {
   private readonly refs = new WeakMap<AdaptivePolicy, Map<string, PolicyRef>>();
   private readonly maxInMemory: number;
   private position = 0;
+  /** The rebuild of the memory after a start has read the log through `rebuildAt`; done at `rebuildTo`, the learned position at the start. */
+  private rebuildAt = 0;
+  private rebuildTo = 0;
   /** Pending decisions in the store. */
   private stored = 0;
   private decisions = 0;
@@ -102,7 +105,7 @@ export class Learner {
     this.unsubscribe = options.feed?.(this.feed.listener) ?? (() => undefined);
   }
 
-  /** Loads the stored state and rebuilds the in-memory pending decisions, once; decide may read the state after this. */
+  /** Loads the stored state, once; decide may read the state after this (catchUp rebuilds the pending decisions in memory first). */
   start(): Promise<void> {
     this.started ??= this.load().catch((error: unknown) => {
       this.started = undefined; // a store down at start: the next call tries again
@@ -115,6 +118,7 @@ export class Learner {
   catchUp(): Promise<void> {
     const run = this.running.then(async () => {
       await this.start();
+      if (!(await this.rebuild())) return;
       while (await this.readStep());
       await this.closeStep();
     });
@@ -143,22 +147,35 @@ export class Learner {
   private async load(): Promise<void> {
     const { store } = this.options;
     const [rows, positions, bins] = await Promise.all([store.arms(), store.positions(), store.openTrialBins(BINS)]);
-    // Re-read the log behind the memory: decisions come back (a repeat of one still pending is
-    // recognised as before), rewards already learned mark theirs; nothing is learned again.
-    const book = this.book;
-    for (let after = positions.memoryFrom; after < positions.learned; ) {
-      const { events, through } = await store.scan(after, this.pageSize(), Math.min(SCAN_SPAN, positions.learned - after));
-      const step = new Step(this.state, book, await this.storedFor(events, positions.stored), true);
-      step.walk(events, await this.catalogsFor(events), this.refFor);
-      for (const p of step.added) book.add(p);
-      after = through;
-    }
     this.state.apply(rows);
     for (const bin of bins) this.state.policy(bin.projectId, bin.env, bin.policyId).opened(bin.armKey, bin.atMs, bin.windowMs, bin.count);
-    this.opened(this.book.oldest(this.book.size, Number.POSITIVE_INFINITY));
     this.position = positions.learned;
     this.stored = positions.stored;
-    await this.spill(); // a bound lowered since the last run
+    this.rebuildAt = positions.memoryFrom;
+    this.rebuildTo = positions.learned;
+  }
+
+  /**
+   * Re-reads the log behind the memory, once after the start: decisions come back (a repeat of
+   * one still pending is recognised as the first time), rewards already learned mark theirs;
+   * nothing is learned again. False while the store's events lag behind the learned position
+   * (they are filled from the log): the next run goes on from there.
+   */
+  private async rebuild(): Promise<boolean> {
+    const { store } = this.options;
+    while (this.rebuildAt < this.rebuildTo) {
+      const { events, through } = await store.scan(this.rebuildAt, this.pageSize(), Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt));
+      if (through === this.rebuildAt) return false;
+      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), true);
+      step.walk(events, await this.catalogsFor(events), this.refFor);
+      for (const p of step.added) this.book.add(p);
+      this.rebuildAt = through;
+      if (this.rebuildAt === this.rebuildTo) {
+        this.opened(this.book.oldest(this.book.size, Number.POSITIVE_INFINITY));
+        await this.spill(); // a bound lowered since the last run
+      }
+    }
+    return true;
   }
 
   private pageSize(): number {

@@ -391,6 +391,33 @@ describe("the feed of this process's commits", () => {
     }
   });
 
+  it("after a restart, waits for the store's events to reach the learned position before rebuilding the memory", async () => {
+    const dir = newDir();
+    let stores = open(dir);
+    let push: CommitListener = () => undefined;
+    try {
+      let learner = new Learner({ store: stores.learning, catalogs, now: () => now, feed: (l) => ((push = l), () => undefined) });
+      const [a, b, c] = [decision("a", 0), decision("b", 1), decision("c", 2)];
+      await stores.events.append([a!]); // seq 1
+      await learner.catchUp();
+      push([{ seq: 2, event: b! }, { seq: 3, event: c! }]); // learned from memory, not in the store's table yet
+      await learner.catchUp();
+      expect(learner.progress()).toMatchObject({ position: 3, decisions: 3, inMemory: 3 });
+      stores.close();
+      stores = open(dir);
+      learner = new Learner({ store: stores.learning, catalogs, now: () => now });
+      await learner.catchUp(); // the table holds seq 1 only: the rebuild waits
+      expect(learner.progress()).toMatchObject({ position: 3, inMemory: 1 });
+      expect(learner.state.policy("proj", "production", "pol").population.get("k1")![0]).toBe(1); // the learned state is there meanwhile
+      await stores.events.append([b!, c!, reward("b")]); // seqs 2-4
+      await learner.catchUp();
+      expect(learner.progress()).toMatchObject({ position: 4, decisions: 0, rewards: 1, inMemory: 3 });
+      expect(Array.from(learner.state.policy("proj", "production", "pol").population.get("k1")!.subarray(0, 2))).toEqual([1, 1]);
+    } finally {
+      stores.close();
+    }
+  });
+
   it("a fed learner learns what a scanning one does, across restarts", async () => {
     const log = rounds(13);
     const scanning = await play(log, 5);
