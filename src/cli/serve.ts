@@ -30,7 +30,7 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                an event resent with the same id within H hours is stored once (default ${DEDUP_HOURS})
   --pending-in-memory N
                adaptive decisions waiting for their reward kept in memory at most (default
-               ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~250 B each); older ones wait in the store
+               ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~220 B each); older ones wait in the store
 ${dataHelp(15)}`;
 
 /** Exit codes of a forced stop (a second signal during shutdown): 128 + the signal number. */
