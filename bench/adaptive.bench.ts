@@ -1,15 +1,20 @@
-// Adaptive policies (issue 5 §7): in-process decide for 4 arms (target p50 <= 10 µs) per policy
-// kind, population and per-entity, warm and right after a state change; and learning throughput,
-// a Learner catching up on decision and reward events in a real SQLite store (target >= 100k
-// rewards/s), with where its time goes. Writes bench/results/adaptive-latest.{md,json}.
-// ADAPTIVE_REWARDS sets the rewards per learning scenario (default 100,000).
+// Adaptive policies (issues 5 §7 and 15): in-process decide for 4 arms (target p50 <= 10 µs) per
+// policy kind, population and per-entity, warm and right after a state change; learning
+// throughput, a Learner on a real SQLite store fed the committed events from memory or reading them
+// back (target >= 100k rewards/s with lagged rewards), with where its time goes; and the memory per
+// pending decision and the bound. Writes bench/results/adaptive-latest.{md,json}.
+// ADAPTIVE_REWARDS sets the rewards per learning scenario (default 100,000), ADAPTIVE_PENDING the
+// pending decisions of the memory measurement (default 1,000,000); ADAPTIVE_ONLY=learning skips
+// decide (results in adaptive-learning-latest.*).
 import Database from "better-sqlite3";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { decide } from "../src/adaptive/decide.js";
 import { encodeFeatures } from "../src/adaptive/features.js";
-import { Learner } from "../src/adaptive/learner.js";
+import { DEFAULT_MAX_PENDING_IN_MEMORY, Learner } from "../src/adaptive/learner.js";
 import { type AdaptivePolicy, adaptiveCatalog } from "../src/adaptive/policy.js";
 import { PolicyState, POPULATION } from "../src/adaptive/state.js";
 import { emptyStats, observe } from "../src/adaptive/stats.js";
@@ -19,7 +24,7 @@ import { loadEngine } from "../src/engine/loader.js";
 import type { Engine } from "../src/engine/engine.js";
 import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
-import type { LearningStore, StoredEvent } from "../src/store/types.js";
+import type { CommitListener, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
 import { formatDuration, machine, machineLine } from "./report.js";
 
@@ -36,6 +41,7 @@ const MAX_CALLS = 200_000;
 const COLD_CALLS = 300;
 const NOW_MS = Date.parse("2026-11-21T12:00:00.000Z");
 
+setFlagsFromString("--expose-gc"); // for the memory measurement, without a flag on the command line
 const engine = await loadEngine();
 const random = seeded(0xada9);
 
@@ -186,16 +192,26 @@ interface Scenario {
   readonly name: string;
   readonly kind: Kind;
   readonly perEntity: boolean;
-  /** Events between a decision and its reward: 0 puts both in one page; more than a page makes the learner read the decision back from SQLite. */
+  /** Events between a decision and its reward: 0 puts both in one page; more than a page makes the decision wait as a pending one. */
   readonly lag: number;
+  /** Fed from the store's commits in memory (as `vane serve` runs), or read back by the store's scan (a restart's catch-up). */
+  readonly source: "feed" | "scan";
+  /** The learner's bound on pending decisions in memory. */
+  readonly maxPendingInMemory: number;
 }
 
 const LAG = 20_000;
+/** Events appended per call (a batch of decisions or events), and between two learner runs (its timer, 200 ms in the server). */
+const APPEND_BATCH = 1000;
+const LEARN_EVERY = 10;
+const SMALL_BOUND = 1000;
 const SCENARIOS: readonly Scenario[] = [
-  { key: "thompson-lagged", name: `thompson, reward ${LAG.toLocaleString("en-US")} events after its decision`, kind: KINDS[0]!, perEntity: false, lag: LAG },
-  { key: "thompson-same-page", name: "thompson, reward right after its decision", kind: KINDS[0]!, perEntity: false, lag: 0 },
-  { key: "thompson-entity-lagged", name: `thompson per entity (${ENTITIES.toLocaleString("en-US")} entities), lagged`, kind: KINDS[0]!, perEntity: true, lag: LAG },
-  { key: "contextual-lagged", name: "contextual d = 8, lagged", kind: KINDS[4]!, perEntity: false, lag: LAG },
+  { key: "thompson-lagged", name: `thompson, reward ${LAG.toLocaleString("en-US")} events after its decision`, kind: KINDS[0]!, perEntity: false, lag: LAG, source: "feed", maxPendingInMemory: DEFAULT_MAX_PENDING_IN_MEMORY },
+  { key: "thompson-same-page", name: "thompson, reward right after its decision", kind: KINDS[0]!, perEntity: false, lag: 0, source: "feed", maxPendingInMemory: DEFAULT_MAX_PENDING_IN_MEMORY },
+  { key: "thompson-entity-lagged", name: `thompson per entity (${ENTITIES.toLocaleString("en-US")} entities), lagged`, kind: KINDS[0]!, perEntity: true, lag: LAG, source: "feed", maxPendingInMemory: DEFAULT_MAX_PENDING_IN_MEMORY },
+  { key: "contextual-lagged", name: "contextual d = 8, lagged", kind: KINDS[4]!, perEntity: false, lag: LAG, source: "feed", maxPendingInMemory: DEFAULT_MAX_PENDING_IN_MEMORY },
+  { key: "thompson-lagged-spilled", name: `thompson, lagged, bound of ${SMALL_BOUND.toLocaleString("en-US")} pending decisions in memory (every decision spilled to SQLite and read back)`, kind: KINDS[0]!, perEntity: false, lag: LAG, source: "feed", maxPendingInMemory: SMALL_BOUND },
+  { key: "thompson-lagged-scan", name: "thompson, lagged, read back from SQLite (a restart's catch-up: the store's scan)", kind: KINDS[0]!, perEntity: false, lag: LAG, source: "scan", maxPendingInMemory: DEFAULT_MAX_PENDING_IN_MEMORY },
 ];
 
 /** The decision event decide records (src/server/routes/decide.ts) and the reward a client sends (POST /v1/events). */
@@ -230,10 +246,10 @@ function eventLog(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: re
   return log;
 }
 
-type Timings = Record<"readLog" | "pendingLookups" | "commit" | "due", number>;
+type Timings = Record<"feed" | "readLog" | "pendingLookups" | "commit" | "due", number>;
 
 /** The store with each call the learner makes timed (the SQLite stores are synchronous under their promises). */
-function timedStores(learning: LearningStore, timings: Timings): LearningStore {
+function timedStore(learning: LearningStore, timings: Timings): LearningStore {
   const timed = async <T>(key: keyof Timings, call: () => Promise<T>): Promise<T> => {
     const start = performance.now();
     try {
@@ -245,95 +261,104 @@ function timedStores(learning: LearningStore, timings: Timings): LearningStore {
   return {
     scan: (after, limit, span) => timed("readLog", () => learning.scan(after, limit, span)),
     arms: () => learning.arms(),
-    checkpoint: () => learning.checkpoint(),
-    openTrials: () => learning.openTrials(),
+    positions: () => learning.positions(),
+    openTrialBins: (bins) => learning.openTrialBins(bins),
     pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
     due: (now, limit) => timed("due", () => learning.due(now, limit)),
     commit: (step) => timed("commit", () => learning.commit(step)),
   };
 }
 
-/**
- * How the log read splits: SQLite's rows alone, then JSON.parse of their bodies (a second
- * connection, after the run). Also what a lean read would cost: only the columns the learner
- * uses, as arrays (better-sqlite3's raw mode) rather than objects.
- */
-function readSplit(dbFile: string, pageSize: number): { selectMs: number; jsonMs: number; leanSelectMs: number } {
-  const db = new Database(dbFile, { readonly: true });
-  const full = db.prepare("SELECT seq, id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?");
-  const lean = db.prepare("SELECT seq, type, project_id, env, name, decision_id, received_at, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?").raw(true);
-  let selectMs = 0;
-  let jsonMs = 0;
-  let leanSelectMs = 0;
-  for (let after = 0; ; ) {
-    let start = performance.now();
-    const rows = full.all(after, pageSize) as { seq: number; body: string }[];
-    selectMs += performance.now() - start;
-    if (rows.length === 0) break;
-    start = performance.now();
-    for (const row of rows) JSON.parse(row.body);
-    jsonMs += performance.now() - start;
-    start = performance.now();
-    lean.all(after, pageSize);
-    leanSelectMs += performance.now() - start;
-    after = rows[rows.length - 1]!.seq;
-  }
-  db.close();
-  return { selectMs, jsonMs, leanSelectMs };
-}
-
-/** One catch-up: its time, how it splits, and the same log read again three ways afterwards. */
+/** One run: its time and how it splits. */
 interface LearnRun {
   readonly seconds: number;
-  readonly appendSeconds: number;
-  /** ms per part of the catch-up; "learner" is the rest (turning events into steps, statistics, catalogs). */
+  /** CPU time of the process (every thread) over the same intervals: what the learning cost on a machine shared with other work. */
+  readonly cpuSeconds: number;
+  /** ms per part; "learner" is the rest (turning records into steps, statistics, catalogs, pending decisions). */
   readonly partsMs: Readonly<Record<string, number>>;
-  /** ms to read the whole log again after the run, on a second connection. */
-  readonly rereadMs: Readonly<Record<string, number>>;
+  readonly spilled: number;
 }
 
-interface LearnRow extends LearnRun {
+interface LearnRow {
   readonly key: string;
   readonly name: string;
+  readonly source: "feed" | "scan";
+  readonly maxPendingInMemory: number;
   readonly rewards: number;
   readonly events: number;
   /** Of the median run. */
   readonly rewardsPerSecond: number;
   readonly allRewardsPerSecond: readonly number[];
+  /** Of the median run: rewards per second of the process's CPU time. */
+  readonly rewardsPerCpuSecond: number;
+  readonly run: LearnRun;
 }
 
 const PAGE_SIZE = 5000; // the learner's default page
 /** Runs per scenario; the median is reported (the 2-core machine is shared, so runs vary). */
 const LEARN_RUNS = 3;
 
-async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: readonly StoredEvent[]): Promise<LearnRun> {
+/**
+ * Fed: the log is appended in batches as the server would commit them, the learner running every
+ * LEARN_EVERY batches; timed: the learner's part of each commit (the feed's extraction of
+ * records) and its runs. Scan: the log is stored first, then read back in one catch-up.
+ */
+async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: readonly StoredEvent[], scenario: Scenario): Promise<LearnRun> {
   const dir = mkdtempSync(join(tmpdir(), "vane-adaptive-bench-"));
   const stores = openSqliteStores({ dataDir: dir });
   try {
-    let start = performance.now();
-    for (let at = 0; at < log.length; at += 1000) await stores.events.append(log.slice(at, at + 1000));
-    const appendSeconds = (performance.now() - start) / 1000;
-    const timings: Timings = { readLog: 0, pendingLookups: 0, commit: 0, due: 0 };
-    const timed = timedStores(stores.learning, timings);
+    const timings: Timings = { feed: 0, readLog: 0, pendingLookups: 0, commit: 0, due: 0 };
     const catalog = adaptiveCatalog(compiled);
-    const learner = new Learner({ store: timed, catalogs: async () => catalog, now: () => NOW_MS, pageSize: PAGE_SIZE });
-    await learner.start();
-    start = performance.now();
-    await learner.catchUp();
-    const totalMs = performance.now() - start;
-    const learned = learner.progress().rewards;
-    if (learned !== REWARDS) throw new Error(`${policy.id}: learned ${learned} rewards, expected ${REWARDS}`);
-    const reread = readSplit(join(dir, "vane.db"), PAGE_SIZE);
-    const accounted = timings.readLog + timings.pendingLookups + timings.commit + timings.due;
-    const partsMs = {
-      "reading the log (the learner's scan: SQLite filter, JSON.parse of decisions)": timings.readLog,
-      "pending decisions looked up (SQLite)": timings.pendingLookups,
-      "commit (statistics, pending rows, checkpoint)": timings.commit,
-      "closing windows (due)": timings.due,
-      "learner (steps, statistics, catalogs)": totalMs - accounted,
+    let cpuMicros = 0;
+    const cpu = () => {
+      const { user, system } = process.cpuUsage();
+      return user + system;
     };
-    const rereadMs = { "all columns, rows as objects": reread.selectMs, "JSON.parse of the bodies": reread.jsonMs, "the learner's 8 columns, rows as arrays": reread.leanSelectMs };
-    return { seconds: totalMs / 1000, appendSeconds, partsMs, rereadMs };
+    const feed = (listener: CommitListener) =>
+      stores.events.onCommitted((events) => {
+        const start = performance.now();
+        const cpuStart = cpu();
+        listener(events);
+        timings.feed += performance.now() - start;
+        cpuMicros += cpu() - cpuStart;
+      });
+    const learner = new Learner({
+      store: timedStore(stores.learning, timings),
+      catalogs: async () => catalog,
+      now: () => NOW_MS,
+      pageSize: PAGE_SIZE,
+      maxPendingInMemory: scenario.maxPendingInMemory,
+      ...(scenario.source === "feed" && { feed }),
+    });
+    await learner.start();
+    let learningMs = 0;
+    const learn = async () => {
+      const start = performance.now();
+      const cpuStart = cpu();
+      await learner.catchUp();
+      learningMs += performance.now() - start;
+      cpuMicros += cpu() - cpuStart;
+    };
+    for (let at = 0, batch = 0; at < log.length; at += APPEND_BATCH, batch++) {
+      await stores.events.append(log.slice(at, at + APPEND_BATCH));
+      if (scenario.source === "feed" && batch % LEARN_EVERY === LEARN_EVERY - 1) await learn();
+    }
+    await learn();
+    learner.close();
+    const progress = learner.progress();
+    if (progress.rewards !== REWARDS) throw new Error(`${policy.id}: learned ${progress.rewards} rewards, expected ${REWARDS}`);
+    if (scenario.source === "feed" && progress.scanned > 0) throw new Error(`${policy.id}: ${progress.scanned} events read back, expected all fed`);
+    const totalMs = learningMs + timings.feed;
+    const accounted = timings.feed + timings.readLog + timings.pendingLookups + timings.commit + timings.due;
+    const partsMs = {
+      "records from the committed events (the feed)": timings.feed,
+      "reading the log (the store's scan: SQLite filter and extraction)": timings.readLog,
+      "spilled pending decisions looked up (SQLite)": timings.pendingLookups,
+      "commits (statistics, positions, spilled pending rows)": timings.commit,
+      "closing spilled windows (due)": timings.due,
+      "learner (steps, statistics, pending decisions in memory)": totalMs - accounted,
+    };
+    return { seconds: totalMs / 1000, cpuSeconds: cpuMicros / 1e6, partsMs, spilled: (await stores.learning.positions()).stored };
   } finally {
     stores.close();
     rmSync(dir, { recursive: true, force: true });
@@ -344,18 +369,123 @@ async function benchLearning(compiled: CompiledBundle, scenario: Scenario, conte
   const policy = adaptiveCatalog(compiled).get(`${scenario.kind.key}${scenario.perEntity ? "-entity" : ""}`)!;
   const log = eventLog(compiled, policy, contexts, scenario.lag);
   const runs: LearnRun[] = [];
-  for (let i = 0; i < LEARN_RUNS; i++) runs.push(await learnOnce(compiled, policy, log));
+  for (let i = 0; i < LEARN_RUNS; i++) runs.push(await learnOnce(compiled, policy, log, scenario));
   runs.sort((a, b) => a.seconds - b.seconds);
   const median = runs[Math.floor(runs.length / 2)]!;
   return {
     key: scenario.key,
     name: scenario.name,
+    source: scenario.source,
+    maxPendingInMemory: scenario.maxPendingInMemory,
     rewards: REWARDS,
     events: log.length,
     rewardsPerSecond: REWARDS / median.seconds,
     allRewardsPerSecond: runs.map((r) => Math.round(REWARDS / r.seconds)),
-    ...median,
+    rewardsPerCpuSecond: REWARDS / median.cpuSeconds,
+    run: median,
   };
+}
+
+// ---- memory per pending decision, and the bound ----
+
+const gc = runInNewContext("gc") as () => void;
+const MEMORY_DECISIONS = Number(process.env.ADAPTIVE_PENDING ?? 1_000_000);
+
+function heapAfterGc(): number {
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
+
+/** A learning store that holds nothing: the learner's own memory, measured alone. */
+const nullStore: LearningStore = {
+  scan: async (after) => ({ events: [], through: after }),
+  arms: async () => [],
+  positions: async () => ({ learned: 0, memoryFrom: 0, stored: 0 }),
+  openTrialBins: async () => [],
+  pendingFor: async () => [],
+  due: async () => [],
+  commit: async () => undefined,
+};
+
+interface MemoryRow {
+  readonly key: string;
+  readonly name: string;
+  readonly decisions: number;
+  readonly bytesPerPending: number;
+}
+
+/**
+ * Heap per pending decision: a learner fed MEMORY_DECISIONS decisions (decide's events, no
+ * rewards, 7-day window) from memory, heap after GC before and after, the events themselves let go.
+ */
+async function pendingMemory(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[], key: string, name: string): Promise<MemoryRow> {
+  const catalog = adaptiveCatalog(compiled);
+  let push: CommitListener = () => undefined;
+  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => NOW_MS, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
+  await learner.start();
+  const before = heapAfterGc();
+  let seq = 0;
+  for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
+    const batch: SequencedEvent[] = [];
+    for (let j = i; j < Math.min(MEMORY_DECISIONS, i + APPEND_BATCH); j++) batch.push({ seq: ++seq, event: eventPair(compiled, policy, contexts[j % contexts.length]!, j)[0] });
+    push(batch);
+    if ((i / APPEND_BATCH) % LEARN_EVERY === 0) await learner.catchUp();
+  }
+  await learner.catchUp();
+  const after = heapAfterGc();
+  if (learner.progress().inMemory !== MEMORY_DECISIONS) throw new Error(`${learner.progress().inMemory} pending decisions in memory, expected ${MEMORY_DECISIONS}`);
+  const row = { key, name, decisions: MEMORY_DECISIONS, bytesPerPending: (after - before) / MEMORY_DECISIONS };
+  learner.close();
+  return row;
+}
+
+interface BoundRun {
+  readonly decisions: number;
+  readonly bound: number;
+  readonly inMemory: number;
+  readonly stored: number;
+  /** Heap growth after GC with the learner holding its pending decisions, in bytes. */
+  readonly heapBytes: number;
+  /** Bytes of the pending table and its index in the database, per stored pending decision. */
+  readonly diskBytesPerStored: number;
+  readonly decisionsPerSecond: number;
+}
+
+/** A real store and a small bound: memory stays at the bound, the rest goes to the pending table. */
+async function boundRun(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[], decisions: number, bound: number): Promise<BoundRun> {
+  const dir = mkdtempSync(join(tmpdir(), "vane-adaptive-bound-"));
+  const stores = openSqliteStores({ dataDir: dir });
+  try {
+    const catalog = adaptiveCatalog(compiled);
+    const learner = new Learner({ store: stores.learning, catalogs: async () => catalog, now: () => NOW_MS, maxPendingInMemory: bound, feed: (l) => stores.events.onCommitted(l) });
+    await learner.start();
+    const before = heapAfterGc();
+    let learningMs = 0;
+    for (let i = 0, batch = 0; i < decisions; i += APPEND_BATCH, batch++) {
+      const events: StoredEvent[] = [];
+      for (let j = i; j < Math.min(decisions, i + APPEND_BATCH); j++) events.push(eventPair(compiled, policy, contexts[j % contexts.length]!, j)[0]);
+      await stores.events.append(events);
+      if (batch % LEARN_EVERY === LEARN_EVERY - 1) {
+        const start = performance.now();
+        await learner.catchUp();
+        learningMs += performance.now() - start;
+      }
+    }
+    const start = performance.now();
+    await learner.catchUp();
+    learningMs += performance.now() - start;
+    const heapBytes = heapAfterGc() - before;
+    const { inMemory, stored } = learner.progress();
+    learner.close();
+    const db = new Database(join(dir, "vane.db"), { readonly: true });
+    const bytes = db.prepare<[], number>("SELECT sum(pgsize) FROM dbstat WHERE name IN ('pending_decisions', 'pending_closes')").pluck().get() ?? 0;
+    db.close();
+    return { decisions, bound, inMemory, stored, heapBytes, diskBytesPerStored: bytes / Math.max(1, stored), decisionsPerSecond: decisions / (learningMs / 1000) };
+  } finally {
+    stores.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // ---- run and report ----
@@ -365,64 +495,107 @@ const compiled = compileBundle(benchBundle(), engine);
 const catalog = adaptiveCatalog(compiled);
 const contexts = makeContexts();
 const decideRows: DecideRow[] = [];
+const learningOnly = process.env.ADAPTIVE_ONLY === "learning";
 let step = 0;
-const steps = KINDS.length * 2 + SCENARIOS.length;
-for (const kind of KINDS) {
-  for (const perEntity of [false, true]) {
-    const policy = catalog.get(`${kind.key}${perEntity ? "-entity" : ""}`)!;
-    process.stdout.write(`[${++step}/${steps}] decide, ${kind.name}${perEntity ? ", per entity" : ""} … `);
-    const row = benchDecide(compiled, policy, kind, contexts);
-    console.log(`p50 ${formatDuration(row.p50Ns)}, p99 ${formatDuration(row.p99Ns)} over ${row.calls.toLocaleString("en-US")} calls; after a state change ${formatDuration(row.afterChangeP50Ns)}`);
-    decideRows.push(row);
+const steps = (learningOnly ? 0 : KINDS.length * 2) + SCENARIOS.length + 4;
+if (!learningOnly) {
+  for (const kind of KINDS) {
+    for (const perEntity of [false, true]) {
+      const policy = catalog.get(`${kind.key}${perEntity ? "-entity" : ""}`)!;
+      process.stdout.write(`[${++step}/${steps}] decide, ${kind.name}${perEntity ? ", per entity" : ""} … `);
+      const row = benchDecide(compiled, policy, kind, contexts);
+      console.log(`p50 ${formatDuration(row.p50Ns)}, p99 ${formatDuration(row.p99Ns)} over ${row.calls.toLocaleString("en-US")} calls; after a state change ${formatDuration(row.afterChangeP50Ns)}`);
+      decideRows.push(row);
+    }
   }
 }
 const timerNs = percentile(timeEach(100_000, () => undefined), 0.5);
 
 const learnRows: LearnRow[] = [];
-for (const scenario of SCENARIOS) {
+const only = process.env.ADAPTIVE_SCENARIO;
+for (const scenario of SCENARIOS.filter((s) => only === undefined || s.key === only)) {
   process.stdout.write(`[${++step}/${steps}] learning, ${scenario.name}: ${REWARDS.toLocaleString("en-US")} rewards … `);
   const row = await benchLearning(compiled, scenario, contexts);
-  console.log(`${Math.round(row.rewardsPerSecond).toLocaleString("en-US")} rewards/s (${row.seconds.toFixed(2)} s)`);
+  console.log(`${Math.round(row.rewardsPerSecond).toLocaleString("en-US")} rewards/s (${row.run.seconds.toFixed(2)} s), ${Math.round(row.rewardsPerCpuSecond).toLocaleString("en-US")} per CPU second`);
   learnRows.push(row);
 }
+
+// A 7-day window long enough that nothing closes while measured.
+const weekBundle = benchBundle();
+for (const l of weekBundle.layers) for (const p of l.policies) p.reward = { ...p.reward!, windowSeconds: 7 * 86_400 };
+const weekCompiled = compileBundle(weekBundle, engine);
+const weekCatalog = adaptiveCatalog(weekCompiled);
+const memoryRows: MemoryRow[] = [];
+for (const [key, name] of [
+  ["thompson", "thompson"],
+  ["thompson-entity", `thompson per entity (${ENTITIES.toLocaleString("en-US")} entities)`],
+  ["contextual-thompson", "contextual d = 8"],
+] as const) {
+  process.stdout.write(`[${++step}/${steps}] memory, ${name}: ${MEMORY_DECISIONS.toLocaleString("en-US")} pending decisions … `);
+  const policyKey = key === "thompson" ? "thompson-binary" : key === "thompson-entity" ? "thompson-binary-entity" : key;
+  const row = await pendingMemory(weekCompiled, weekCatalog.get(policyKey)!, contexts, key, name);
+  console.log(`${Math.round(row.bytesPerPending)} B each`);
+  memoryRows.push(row);
+}
+const BOUND_DECISIONS = Number(process.env.ADAPTIVE_BOUND_DECISIONS ?? 200_000);
+const BOUND = 20_000;
+process.stdout.write(`[${++step}/${steps}] bound: ${BOUND_DECISIONS.toLocaleString("en-US")} decisions through a bound of ${BOUND.toLocaleString("en-US")} … `);
+const bound = await boundRun(weekCompiled, weekCatalog.get("thompson-binary")!, contexts, BOUND_DECISIONS, BOUND);
+console.log(`${bound.inMemory.toLocaleString("en-US")} in memory, ${bound.stored.toLocaleString("en-US")} stored, heap +${(bound.heapBytes / 2 ** 20).toFixed(1)} MiB, ${Math.round(bound.diskBytesPerStored)} B on disk per stored one`);
 
 const m = machine();
 const load = { start: loadAtStart, end: loadavg()[0]! };
 const p50Target = (row: DecideRow) => (row.p50Ns <= 10_000 ? "✓" : "✗");
 const share = (ms: number, total: number) => `${ms.toFixed(0)} ms (${((100 * ms) / total).toFixed(0)}%)`;
+const WEEK = 7 * 86_400 * 1000; // decisions in a 7-day window at 1,000 decisions/s
+const perPending = memoryRows[0]!.bytesPerPending;
+const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 1)} GiB`;
 const md = [
-  "### Decide, in process (4 arms; target p50 ≤ 10 µs)",
+  ...(learningOnly
+    ? []
+    : [
+        "### Decide, in process (4 arms; target p50 ≤ 10 µs)",
+        "",
+        "| policy | p50 | p99 | mean | p50 ≤ 10 µs | first decision after a state change, p50 |",
+        "|---|---:|---:|---:|:---:|---:|",
+        ...decideRows.map((r) => `| ${r.name}${r.perEntity ? `, per entity (${ENTITIES.toLocaleString("en-US")} entities)` : ""} | ${formatDuration(r.p50Ns)} | ${formatDuration(r.p99Ns)} | ${formatDuration(r.meanNs)} | ${p50Target(r)} | ${formatDuration(r.afterChangeP50Ns)} |`),
+        "",
+        `\`decide()\` from src/adaptive/decide.ts on a learned state of ${OBSERVATIONS.toLocaleString("en-US")} observations, contexts cycling over ${CONTEXTS.toLocaleString("en-US")} users and ${ENTITIES.toLocaleString("en-US")} accounts; each call timed alone (the timer adds ~${formatDuration(timerNs)}). Warm: the state's decision cache is filled (Thompson's propensities, contextual arms' A⁻¹ and θ), as it is between learner steps. After a state change: the first decision of a new state version recomputes them (binary Thompson: 10,000 joint draws; value Thompson: the exact Normal win probabilities). Contextual Thompson computes each decision's exact propensity (numerical integration), which no cache can hold (it depends on the context).`,
+        "",
+      ]),
+  `### Learning (target ≥ 100k rewards/s lagged, memory bounded)`,
   "",
-  "| policy | p50 | p99 | mean | p50 ≤ 10 µs | first decision after a state change, p50 |",
-  "|---|---:|---:|---:|:---:|---:|",
-  ...decideRows.map((r) => `| ${r.name}${r.perEntity ? `, per entity (${ENTITIES.toLocaleString("en-US")} entities)` : ""} | ${formatDuration(r.p50Ns)} | ${formatDuration(r.p99Ns)} | ${formatDuration(r.meanNs)} | ${p50Target(r)} | ${formatDuration(r.afterChangeP50Ns)} |`),
+  `| scenario | source | rewards/s (median of ${LEARN_RUNS}) | all runs | rewards per CPU second | learning time | events | spilled |`,
+  "|---|---|---:|---:|---:|---:|---:|---:|",
+  ...learnRows.map((r) => `| ${r.name} | ${r.source} | ${Math.round(r.rewardsPerSecond).toLocaleString("en-US")} | ${r.allRewardsPerSecond.map((x) => x.toLocaleString("en-US")).join(", ")} | ${Math.round(r.rewardsPerCpuSecond).toLocaleString("en-US")} | ${r.run.seconds.toFixed(2)} s | ${r.events.toLocaleString("en-US")} | ${r.run.spilled.toLocaleString("en-US")} |`),
   "",
-  `\`decide()\` from src/adaptive/decide.ts on a learned state of ${OBSERVATIONS.toLocaleString("en-US")} observations, contexts cycling over ${CONTEXTS.toLocaleString("en-US")} users and ${ENTITIES.toLocaleString("en-US")} accounts; each call timed alone (the timer adds ~${formatDuration(timerNs)}). Warm: the state's decision cache is filled (Thompson's propensities, contextual arms' A⁻¹ and θ), as it is between learner steps. After a state change: the first decision of a new state version recomputes them (binary Thompson: 10,000 joint draws; value Thompson: the exact Normal win probabilities). Contextual Thompson computes each decision's exact propensity (numerical integration), which no cache can hold (it depends on the context).`,
-  "",
-  `### Learning (target ≥ 100k rewards/s)`,
-  "",
-  `| scenario | rewards/s (median of ${LEARN_RUNS}) | all runs | catch-up | events |`,
-  "|---|---:|---:|---:|---:|",
-  ...learnRows.map((r) => `| ${r.name} | ${Math.round(r.rewardsPerSecond).toLocaleString("en-US")} | ${r.allRewardsPerSecond.map((x) => x.toLocaleString("en-US")).join(", ")} | ${r.seconds.toFixed(2)} s | ${r.events.toLocaleString("en-US")} |`),
-  "",
-  "Where the catch-up time goes:",
+  "Where the learning time goes (median run):",
   "",
   `| part | ${learnRows.map((r) => r.key).join(" | ")} |`,
   `|---|${learnRows.map(() => "---:").join("|")}|`,
-  ...Object.keys(learnRows[0]!.partsMs).map((part) => `| ${part} | ${learnRows.map((r) => share(r.partsMs[part]!, r.seconds * 1000)).join(" | ")} |`),
+  ...Object.keys(learnRows[0]!.run.partsMs).map((part) => `| ${part} | ${learnRows.map((r) => share(r.run.partsMs[part]!, r.run.seconds * 1000)).join(" | ")} |`),
   "",
-  "The same log read again after the run, on a second connection (what the read costs, and what a lean read would):",
+  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) learning from ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them, ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly or ${LAG.toLocaleString("en-US")} events later (the decision waits as a pending decision meanwhile: in memory, or in SQLite past the bound). Fed: the log is appended in batches of ${APPEND_BATCH.toLocaleString("en-US")} events, the learner running every ${LEARN_EVERY} batches and taking the committed events from memory (EventStore.onCommitted); timed: the feed's work inside each commit plus the learner's runs (appends not counted). Scan: the log is stored first, then read back in one catch-up, as after a restart. "Learner" is what remains of the learning time.`,
   "",
-  `| read | ${learnRows.map((r) => r.key).join(" | ")} |`,
-  `|---|${learnRows.map(() => "---:").join("|")}|`,
-  ...Object.keys(learnRows[0]!.rereadMs).map((part) => `| ${part} | ${learnRows.map((r) => `${r.rereadMs[part]!.toFixed(0)} ms`).join(" | ")} |`),
+  "### Memory per pending decision, and the bound",
   "",
-  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) catching up on ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them, ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly (one page) or ${LAG.toLocaleString("en-US")} events later (the decision is stored as pending, then read back and deleted). "Learner" is what remains of the catch-up time.`,
+  "| policy | pending decisions in memory | heap per pending decision |",
+  "|---|---:|---:|",
+  ...memoryRows.map((r) => `| ${r.name} | ${r.decisions.toLocaleString("en-US")} | ${Math.round(r.bytesPerPending)} B |`),
+  "",
+  `Heap after GC, before and after a learner (bound above the count, 7-day window) was fed ${MEMORY_DECISIONS.toLocaleString("en-US")} decide decision events without rewards; the events themselves let go. Everything the learner keeps per pending decision: the decision id, its record, the id map and the log-order queue, the delay model's bins.`,
+  "",
+  `Through a real store with a bound of ${bound.bound.toLocaleString("en-US")}: ${bound.decisions.toLocaleString("en-US")} decisions left ${bound.inMemory.toLocaleString("en-US")} in memory (heap +${(bound.heapBytes / 2 ** 20).toFixed(1)} MiB after GC) and ${bound.stored.toLocaleString("en-US")} in the pending table at ${Math.round(bound.diskBytesPerStored)} B each on disk (table and index, dbstat); learned at ${Math.round(bound.decisionsPerSecond).toLocaleString("en-US")} decisions/s with the spill.`,
+  "",
+  `A 7-day window at 1,000 decisions/s holds ${WEEK.toLocaleString("en-US")} pending decisions. All in memory: ${gib(WEEK * perPending)}. With the default bound (${DEFAULT_MAX_PENDING_IN_MEMORY.toLocaleString("en-US")}): ${gib(DEFAULT_MAX_PENDING_IN_MEMORY * perPending)} of heap, and ${gib((WEEK - DEFAULT_MAX_PENDING_IN_MEMORY) * bound.diskBytesPerStored)} of pending table on disk (the event log of that week is larger still).`,
   "",
   `Machine: ${machineLine(m)}; load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end. Run ${new Date().toISOString()}.`,
 ].join("\n");
 console.log(`\n${md}\n`);
 const out = new URL("./results/", import.meta.url);
 mkdirSync(out, { recursive: true });
-writeFileSync(new URL("adaptive-latest.md", out), `${md}\n`);
-writeFileSync(new URL("adaptive-latest.json", out), `${JSON.stringify({ date: new Date().toISOString(), machine: m, load, settings: { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS }, timerNs, decide: decideRows, learning: learnRows }, null, 2)}\n`);
+writeFileSync(new URL(learningOnly ? "adaptive-learning-latest.md" : "adaptive-latest.md", out), `${md}\n`);
+writeFileSync(
+  new URL(learningOnly ? "adaptive-learning-latest.json" : "adaptive-latest.json", out),
+  `${JSON.stringify({ date: new Date().toISOString(), machine: m, load, settings: { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS, appendBatch: APPEND_BATCH, learnEvery: LEARN_EVERY, memoryDecisions: MEMORY_DECISIONS }, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, bound }, null, 2)}\n`,
+);

@@ -13,7 +13,7 @@
 // leaving the window can be subtracted, and so that the sum can be rebuilt when μ moves.
 
 /** Time bins per window: bounds the memory per arm (two numbers a bin). */
-const BINS = 4096;
+export const BINS = 4096;
 /** Observed delays needed before μ is trusted; until then no correction (the naive count). */
 export const MIN_DELAY_OBSERVATIONS = 10;
 /** μ may drift this much (relative) before the sum is rebuilt with it. */

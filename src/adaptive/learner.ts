@@ -1,14 +1,26 @@
-// Learning from rewards (decisions.md §6, issues 5 and 13): a tailer of the event log. A logged
+// Learning from rewards (decisions.md §6, issues 5, 13 and 15): a tailer of the event log. A logged
 // choice of an adaptive arm (a decision event, or an exposure from an SDK's local resolution) is a
 // trial of that arm at once, counted once per decision; it then waits, as a pending decision, for
 // the first reward naming it from the same tenant (org, project, env) within the policy's window,
 // which adds the reward once. When the window closes the decision is forgotten: its 0 was counted
-// when it was made. Each step commits its statistics, pending changes and log position in one
-// transaction, then updates the in-memory state decide reads: exactly once.
-import type { ArmRow, LearningEvent, LearningStore, PendingDecision, PendingKey } from "../store/types.js";
+// when it was made.
+//
+// Pending decisions live in memory (pending.ts), so a reward costs a Map lookup; past a bound the
+// oldest are spilled to the store's pending table, where rewards still find them. Each step commits
+// its statistics, stored-pending changes and two log positions in one transaction, then updates the
+// in-memory state decide reads: the learned position, and the position before the oldest pending
+// decision held only in memory. After a restart the learner re-reads the log between the two
+// without learning again, to rebuild the memory it lost: exactly once, with or without a crash.
+//
+// Events come from the feed (this process's commits, from memory, feed.ts) when it continues from
+// the learned position, and from the store's scan otherwise (a restart, other processes' events).
+import type { ArmRow, CommitListener, DecisionRecord, LearningEvent, LearningStore, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
+import { BINS } from "./delay.js";
+import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
-import { DELAYS, LearnedState, POPULATION } from "./state.js";
+import { Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
+import { DELAYS, LearnedState, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
 export interface Tenant {
@@ -29,11 +41,27 @@ export interface LearnerOptions {
   readonly now: () => number;
   /** Events learned from per step. */
   readonly pageSize?: number;
+  /** Pending decisions held in memory at most; the oldest past it are spilled to the store. */
+  readonly maxPendingInMemory?: number;
+  /** This process's committed events (EventStore.onCommitted): learned from memory instead of read back. */
+  readonly feed?: (listener: CommitListener) => () => void;
 }
 
 const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
+/**
+ * Pending decisions held in memory by default: ~0.21 GiB at the ~220 B each that
+ * `npm run bench:adaptive` measures (docs/adaptive.md).
+ */
+export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
+/**
+ * A pending decision this many seqs behind the learned position is spilled whatever the bound, so
+ * a restart re-reads at most this much of the log to rebuild the memory.
+ */
+export const REPLAY_SPAN = 5_000_000;
+/** Pending decisions spilled per transaction at most. */
+const SPILL_CHUNK = 50_000;
 
 export interface LearnerProgress {
   /** Log position read through. */
@@ -41,27 +69,45 @@ export interface LearnerProgress {
   readonly decisions: number;
   readonly rewards: number;
   readonly closedWithoutReward: number;
+  /** Pending decisions held in memory, and in the store. */
+  readonly inMemory: number;
+  readonly stored: number;
+  /** Events taken from the feed, and read back from the store. */
+  readonly fed: number;
+  readonly scanned: number;
 }
 
 export class Learner {
   readonly state = new LearnedState();
+  private readonly book = new PendingBook();
+  private readonly feed = new Feed();
+  private readonly unsubscribe: () => void;
+  private readonly refs = new WeakMap<AdaptivePolicy, Map<string, PolicyRef>>();
+  private readonly maxInMemory: number;
   private position = 0;
+  /** The rebuild of the memory after a start has read the log through `rebuildAt`; done at `rebuildTo`, the learned position at the start. */
+  private rebuildAt = 0;
+  private rebuildTo = 0;
+  /** Pending decisions in the store. */
+  private stored = 0;
   private decisions = 0;
   private rewards = 0;
   private closed = 0;
+  private fed = 0;
+  private scanned = 0;
   private started: Promise<void> | undefined;
   private running: Promise<void> = Promise.resolve();
 
-  constructor(private readonly options: LearnerOptions) {}
+  constructor(private readonly options: LearnerOptions) {
+    this.maxInMemory = options.maxPendingInMemory ?? DEFAULT_MAX_PENDING_IN_MEMORY;
+    if (!Number.isSafeInteger(this.maxInMemory) || this.maxInMemory < 0) throw new RangeError(`maxPendingInMemory must be a non-negative integer, got ${this.maxInMemory}`);
+    // Subscribed before the first read, so nothing committed from here on is missed by both.
+    this.unsubscribe = options.feed?.(this.feed.listener) ?? (() => undefined);
+  }
 
-  /** Loads the stored state once; decide may read the state after this. */
+  /** Loads the stored state, once; decide may read the state after this (catchUp rebuilds the pending decisions in memory first). */
   start(): Promise<void> {
-    this.started ??= (async () => {
-      const [rows, position, open] = await Promise.all([this.options.store.arms(), this.options.store.checkpoint(), this.options.store.openTrials()]);
-      this.state.apply(rows);
-      for (const p of open) this.state.policy(p.projectId, p.env, p.policyId).opened(p.armKey, p.decidedAt, p.closesAt - p.decidedAt);
-      this.position = position;
-    })().catch((error: unknown) => {
+    this.started ??= this.load().catch((error: unknown) => {
       this.started = undefined; // a store down at start: the next call tries again
       throw error;
     });
@@ -72,232 +118,472 @@ export class Learner {
   catchUp(): Promise<void> {
     const run = this.running.then(async () => {
       await this.start();
+      if (!(await this.rebuild())) return;
       while (await this.readStep());
-      while (await this.closeStep());
+      await this.closeStep();
     });
     this.running = run.catch(() => undefined);
     return run;
   }
 
+  /** Stops taking this process's commits from memory. */
+  close(): void {
+    this.unsubscribe();
+  }
+
   progress(): LearnerProgress {
-    return { position: this.position, decisions: this.decisions, rewards: this.rewards, closedWithoutReward: this.closed };
+    return {
+      position: this.position,
+      decisions: this.decisions,
+      rewards: this.rewards,
+      closedWithoutReward: this.closed,
+      inMemory: this.book.size,
+      stored: this.stored,
+      fed: this.fed,
+      scanned: this.scanned,
+    };
+  }
+
+  private async load(): Promise<void> {
+    const { store } = this.options;
+    const [rows, positions, bins] = await Promise.all([store.arms(), store.positions(), store.openTrialBins(BINS)]);
+    this.state.apply(rows);
+    for (const bin of bins) this.state.policy(bin.projectId, bin.env, bin.policyId).opened(bin.armKey, bin.atMs, bin.windowMs, bin.count);
+    this.position = positions.learned;
+    this.stored = positions.stored;
+    this.rebuildAt = positions.memoryFrom;
+    this.rebuildTo = positions.learned;
+  }
+
+  /**
+   * Re-reads the log behind the memory, once after the start: decisions come back (a repeat of
+   * one still pending is recognised as the first time), rewards already learned mark theirs;
+   * nothing is learned again. False while the store's events lag behind the learned position
+   * (they are filled from the log): the next run goes on from there.
+   */
+  private async rebuild(): Promise<boolean> {
+    const { store } = this.options;
+    while (this.rebuildAt < this.rebuildTo) {
+      const { events, through } = await store.scan(this.rebuildAt, this.pageSize(), Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt));
+      if (through === this.rebuildAt) return false;
+      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), true);
+      step.walk(events, await this.catalogsFor(events), this.refFor);
+      for (const p of step.added) this.book.add(p);
+      this.rebuildAt = through;
+      if (this.rebuildAt === this.rebuildTo) {
+        this.opened(this.book.oldest(this.book.size, Number.POSITIVE_INFINITY));
+        await this.spill(); // a bound lowered since the last run
+      }
+    }
+    return true;
+  }
+
+  private pageSize(): number {
+    return this.options.pageSize ?? DEFAULT_PAGE;
+  }
+
+  /** The next page: from the feed when it continues from the position, else from the store up to the feed. */
+  private async nextPage(): Promise<{ events: readonly LearningEvent[]; through: number }> {
+    const fed = this.feed.take(this.position, this.pageSize());
+    if ("events" in fed) {
+      this.fed += fed.through - this.position;
+      return fed;
+    }
+    const span = fed.next === undefined ? SCAN_SPAN : Math.min(SCAN_SPAN, fed.next - 1 - this.position);
+    const page = await this.options.store.scan(this.position, this.pageSize(), span);
+    this.scanned += page.through - this.position;
+    return page;
   }
 
   private async readStep(): Promise<boolean> {
-    const { events: page, through } = await this.options.store.scan(this.position, this.options.pageSize ?? DEFAULT_PAGE, SCAN_SPAN);
+    const { events, through } = await this.nextPage();
     if (through === this.position) return false;
-    const step = new Step(this.state);
-    const catalogs = new Map<string, Promise<AdaptiveCatalog | undefined>>();
-    const catalogOf = (event: LearningEvent) => {
-      const key = `${event.orgId}\u0000${event.projectId}\u0000${event.env}`;
-      let found = catalogs.get(key);
-      if (!found) catalogs.set(key, (found = this.options.catalogs({ orgId: event.orgId, projectId: event.projectId, env: event.env })));
-      return found;
-    };
-    const stored = await this.storedPending(page);
-    for (const event of page) {
-      const catalog = await catalogOf(event);
-      if (!catalog) continue;
-      if (event.type === "track") step.rewarded(event, catalog, stored.get(event.decisionId));
-      else step.decided(event, catalog, stored.get(event.decisionId));
+    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), false);
+    step.walk(events, await this.catalogsFor(events), this.refFor);
+    const rows = step.touched;
+    const oldest = this.book.oldestSeq() ?? step.added[0]?.seq;
+    await this.options.store.commit({
+      arms: rows,
+      addPending: [],
+      rewardPending: step.rewardedStored,
+      removePending: [],
+      checkpoint: through,
+      memoryFrom: oldest === undefined ? through : oldest - 1,
+    });
+    // Only what the store holds reaches memory.
+    this.state.apply(rows);
+    for (const p of step.added) this.book.add(p);
+    for (const p of step.rewardedHeld) p.flags |= REWARDED;
+    this.opened(step.added);
+    for (const [ref, x] of step.contexts) this.state.policy(ref.projectId, ref.env, ref.policyId).rememberContext(x);
+    this.position = through;
+    this.decisions += step.decisions;
+    this.rewards += step.rewards;
+    await this.spill();
+    return true;
+  }
+
+  /** Moves the oldest pending decisions past the bound (or too far behind for a restart to re-read) to the store. */
+  private async spill(): Promise<void> {
+    for (;;) {
+      const excess = Math.max(0, this.book.size - this.maxInMemory);
+      const out = this.book.oldest(Math.min(excess, SPILL_CHUNK), this.position - REPLAY_SPAN, SPILL_CHUNK);
+      if (out.length === 0) return;
+      const remaining = this.book.oldest(out.length + 1, Number.NEGATIVE_INFINITY)[out.length];
+      await this.options.store.commit({
+        arms: [],
+        addPending: out.map(storedForm),
+        rewardPending: [],
+        removePending: [],
+        checkpoint: this.position,
+        memoryFrom: remaining === undefined ? this.position : remaining.seq - 1,
+      });
+      this.book.removeOldest(out);
+      this.stored += out.length;
     }
-    await this.commit(step, through);
-    return true;
   }
 
-  private async closeStep(): Promise<boolean> {
-    const due = await this.options.store.due(this.options.now(), this.options.pageSize ?? DEFAULT_PAGE);
-    if (due.length === 0) return false;
-    const step = new Step(this.state);
-    for (const pending of due) step.close(pending);
-    await this.commit(step, this.position);
-    return true;
+  /** Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time. */
+  private async closeStep(): Promise<void> {
+    const now = this.options.now();
+    this.closed += this.book.closeDue(now);
+    if (this.stored === 0) return;
+    for (;;) {
+      const due = await this.options.store.due(now, this.pageSize());
+      if (due.length === 0) return;
+      const step = new Step(this.state, this.book, new Map(), false);
+      for (const pending of due) step.close(fromStored(pending));
+      const rows = step.touched;
+      const oldest = this.book.oldestSeq();
+      await this.options.store.commit({
+        arms: rows,
+        addPending: [],
+        rewardPending: [],
+        removePending: due.map(keyOf),
+        checkpoint: this.position,
+        memoryFrom: oldest === undefined ? this.position : oldest - 1,
+      });
+      this.state.apply(rows);
+      this.stored -= due.length;
+      this.closed += step.closedWithoutReward;
+    }
   }
 
-  /** Pending decisions (of any tenant) with the page's decision ids, from before this page. */
-  private async storedPending(page: readonly LearningEvent[]): Promise<Map<string, PendingDecision[]>> {
+  private opened(pendings: Iterable<Pending>): void {
+    for (const p of pendings) this.state.policy(p.ref.projectId, p.ref.env, p.ref.policyId).opened(p.armKey, p.decidedAt, p.ref.windowMs);
+  }
+
+  /** The policies of the page's tenants, looked up once per page. */
+  private async catalogsFor(events: readonly LearningEvent[]): Promise<Map<string, AdaptiveCatalog | undefined>> {
+    const found = new Map<string, AdaptiveCatalog | undefined>();
+    const pending: Promise<void>[] = [];
+    const keys = new TenantKeys();
+    for (const event of events) {
+      const key = keys.of(event);
+      if (found.has(key)) continue;
+      found.set(key, undefined);
+      pending.push(this.options.catalogs({ orgId: event.orgId, projectId: event.projectId, env: event.env }).then((catalog) => void found.set(key, catalog)));
+    }
+    await Promise.all(pending);
+    return found;
+  }
+
+  /**
+   * Stored pending decisions the page may name: looked up only for ids no pending decision of
+   * the same tenant in memory answers, and only while the store holds any.
+   */
+  private async storedFor(events: readonly LearningEvent[], stored: number): Promise<Map<string, Pending[]>> {
+    const byId = new Map<string, Pending[]>();
+    if (stored === 0) return byId;
     const ids = new Set<string>();
-    for (const event of page) ids.add(event.decisionId);
-    const byId = new Map<string, PendingDecision[]>();
+    for (const event of events) if (!heldFor(this.book.of(event.decisionId), event)) ids.add(event.decisionId);
     if (ids.size === 0) return byId;
-    for (const pending of await this.options.store.pendingFor([...ids])) {
-      const list = byId.get(pending.decisionId);
-      if (list) list.push(pending);
-      else byId.set(pending.decisionId, [pending]);
+    for (const row of await this.options.store.pendingFor([...ids])) {
+      const p = fromStored(row);
+      const list = byId.get(p.decisionId);
+      if (list) list.push(p);
+      else byId.set(p.decisionId, [p]);
     }
     return byId;
   }
 
-  private async commit(step: Step, position: number): Promise<void> {
-    const rows = [...step.touched.values()];
-    await this.options.store.commit({
-      arms: rows,
-      addPending: [...step.added.values()],
-      rewardPending: step.rewardedStored,
-      removePending: step.removed,
-      checkpoint: position,
-    });
-    // Only what the store holds reaches memory.
-    this.state.apply(rows);
-    for (const p of step.added.values()) this.state.policy(p.projectId, p.env, p.policyId).opened(p.armKey, p.decidedAt, p.closesAt - p.decidedAt);
-    for (const [p, x] of step.contexts) this.state.policy(p.projectId, p.env, p.policyId).rememberContext(x);
-    this.position = position;
-    this.decisions += step.decisions;
-    this.rewards += step.rewards;
-    this.closed += step.closedWithoutReward;
+  /** One shared object per policy and tenant for all its pending decisions. */
+  private readonly refFor = (policy: AdaptivePolicy, event: LearningEvent, key: string): PolicyRef => {
+    let byTenant = this.refs.get(policy);
+    if (!byTenant) this.refs.set(policy, (byTenant = new Map()));
+    let ref = byTenant.get(key);
+    if (!ref) {
+      ref = policyRef(event.orgId, event.projectId, event.env, policy.id, policy.reward.event, policy.reward.windowSeconds * 1000);
+      byTenant.set(key, ref);
+    }
+    return ref;
+  };
+}
+
+const tenantKey = (e: LearningEvent): string => `${e.orgId}\u0000${e.projectId}\u0000${e.env}`;
+
+function policyRef(orgId: string, projectId: string, env: string, policyId: string, rewardEvent: string, windowMs: number): PolicyRef {
+  return { orgId, projectId, env, policyId, rewardEvent, windowMs, stateKey: stateKey(projectId, env, policyId) };
+}
+
+/**
+ * The events of a page share a few tenants, usually in runs (a request's batch): the key is built
+ * once per run, not per event (the strings of one request are the same objects).
+ */
+class TenantKeys {
+  private org = "";
+  private project = "";
+  private env = "";
+  private key = "";
+
+  of(e: LearningEvent): string {
+    if (e.orgId !== this.org || e.projectId !== this.project || e.env !== this.env || this.key === "") {
+      this.org = e.orgId;
+      this.project = e.projectId;
+      this.env = e.env;
+      this.key = tenantKey(e);
+    }
+    return this.key;
   }
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** Date.parse with the last answer kept: a batch's events share their receive time. */
+class Clock {
+  private iso = "";
+  private ms = 0;
 
-const pendingKey = (p: PendingKey): string => `${p.decisionId}\u0000${p.policyId}\u0000${p.projectId}\u0000${p.env}`;
-const keyOf = (p: PendingKey): PendingKey => ({ decisionId: p.decisionId, policyId: p.policyId, projectId: p.projectId, env: p.env });
-
-/** A reward or a duplicate counts only from the tenant that made the decision. */
-function sameTenant(pending: PendingDecision, event: LearningEvent): boolean {
-  return pending.projectId === event.projectId && pending.env === event.env && (pending.orgId === "" || pending.orgId === event.orgId);
+  parse(iso: string): number {
+    if (iso !== this.iso) {
+      this.iso = iso;
+      this.ms = Date.parse(iso);
+    }
+    return this.ms;
+  }
 }
 
-/** One learning step's changes, kept apart from the live state until the store commits them. */
+/**
+ * The id as one flat string: an id built by concatenation (decide's uuidv7) is a tree of string
+ * pieces, ~600 B where the flat string is ~60; reading a character flattens it in place, and the
+ * GC then drops the tree.
+ */
+function flat(id: string): string {
+  id.charCodeAt(0);
+  return id;
+}
+
+/** Whether memory holds a pending decision of the event's tenant with its id (so the store need not be asked). */
+function heldFor(found: Pending | readonly Pending[] | undefined, event: LearningEvent): boolean {
+  if (found === undefined) return false;
+  if (!Array.isArray(found)) return sameTenant((found as Pending).ref, event);
+  return (found as readonly Pending[]).some((p) => sameTenant(p.ref, event));
+}
+
+/** A reward or a duplicate counts only from the tenant that made the decision. */
+function sameTenant(ref: PolicyRef, event: LearningEvent): boolean {
+  return ref.projectId === event.projectId && ref.env === event.env && (ref.orgId === "" || ref.orgId === event.orgId);
+}
+
+const keyOf = (p: PendingKey): PendingKey => ({ decisionId: p.decisionId, policyId: p.policyId, projectId: p.projectId, env: p.env });
+
+function storedForm(p: Pending): PendingDecision {
+  return {
+    decisionId: p.decisionId,
+    policyId: p.ref.policyId,
+    orgId: p.ref.orgId,
+    projectId: p.ref.projectId,
+    env: p.ref.env,
+    armKey: p.armKey,
+    entity: p.entity,
+    features: p.features,
+    rewardEvent: p.ref.rewardEvent,
+    decidedAt: p.decidedAt,
+    closesAt: p.closesAt,
+    counted: (p.flags & UNCOUNTED) === 0,
+    rewarded: p.rewarded,
+  };
+}
+
+function fromStored(row: PendingDecision): Pending {
+  const ref = policyRef(row.orgId, row.projectId, row.env, row.policyId, row.rewardEvent, row.closesAt - row.decidedAt);
+  return new Pending(0, row.decisionId, ref, row.armKey, row.entity, row.features, row.closesAt, (row.rewarded ? REWARDED : 0) | (row.counted ? 0 : UNCOUNTED));
+}
+
+/**
+ * One learning step's changes, kept apart from the live state until the store commits them. A
+ * replay (the rebuild after a restart) finds the same decisions and rewards but learns nothing.
+ */
 class Step {
-  readonly touched = new Map<string, ArmRow>();
-  /** Decisions first read in this step, by pendingKey. */
-  readonly added = new Map<string, Mutable<PendingDecision>>();
+  /** Changed statistics by stateKey, then entity and arm. */
+  private readonly rows = new Map<string, Map<string, ArmRow>>();
+  /** Decisions first read in this step, in log order. */
+  readonly added: Pending[] = [];
+  /** Pending decisions held in memory that this step rewarded (marked once it commits). */
+  readonly rewardedHeld: Pending[] = [];
   readonly rewardedStored: PendingKey[] = [];
-  readonly removed: PendingKey[] = [];
-  readonly contexts: [PendingKey, Float64Array][] = [];
-  private readonly addedById = new Map<string, Mutable<PendingDecision>[]>();
-  /** Stored decisions rewarded in this step. */
-  private readonly settled = new Set<string>();
+  readonly contexts: [PolicyRef, Float64Array][] = [];
+  private readonly addedById = new Map<string, Pending | Pending[]>();
+  /** Rewarded in this step. */
+  private readonly settled = new Set<Pending>();
+  private readonly clock = new Clock();
   decisions = 0;
   rewards = 0;
   closedWithoutReward = 0;
 
-  constructor(private readonly state: LearnedState) {}
+  constructor(
+    private readonly state: LearnedState,
+    private readonly book: PendingBook,
+    private readonly stored: ReadonlyMap<string, readonly Pending[]>,
+    private readonly replay: boolean,
+  ) {}
 
-  decided(event: LearningEvent & { type: "decision" | "exposure" }, catalog: AdaptiveCatalog, stored: readonly PendingDecision[] | undefined): void {
-    const body = event.body as DecisionBody;
-    if (!Array.isArray(body.layers)) return;
-    const receivedMs = Date.parse(event.receivedAt);
-    for (const layer of body.layers) {
-      // An attribution-only layer served none of its parameters: the unit never got the arm.
-      if (layer.probability === undefined || layer.attributionOnly === true || typeof layer.policyId !== "string" || typeof layer.allocationKey !== "string") continue;
-      const policy = catalog.get(layer.policyId);
-      if (!policy || !policy.armKeys.includes(layer.allocationKey)) continue;
-      const features = policy.dimension > 0 ? decisionFeatures(policy, body, event.type) : undefined;
+  get touched(): ArmRow[] {
+    const out: ArmRow[] = [];
+    for (const rows of this.rows.values()) for (const row of rows.values()) out.push(row);
+    return out;
+  }
+
+  walk(events: readonly LearningEvent[], catalogs: ReadonlyMap<string, AdaptiveCatalog | undefined>, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
+    const keys = new TenantKeys();
+    for (const event of events) {
+      const key = keys.of(event);
+      const catalog = catalogs.get(key);
+      if (!catalog) continue;
+      if (event.type === "track") this.rewarded(event, catalog);
+      else this.decided(event, catalog, key, refFor);
+    }
+  }
+
+  private decided(event: DecisionRecord, catalog: AdaptiveCatalog, key: string, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
+    for (const arm of event.arms) {
+      const policy = catalog.get(arm.policyId);
+      const at = policy ? policy.armKeys.indexOf(arm.armKey) : -1;
+      if (!policy || at < 0) continue;
+      const features = policy.dimension > 0 ? decisionFeatures(policy, event) : undefined;
       if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
-      const key = { decisionId: event.decisionId, policyId: policy.id, projectId: event.projectId, env: event.env };
-      const id = pendingKey(key);
       // The same decision logged again (a retried batch, an exposure of a server decision): once.
-      if (this.added.has(id) || stored?.some((p) => pendingKey(p) === id)) continue;
-      const pending: Mutable<PendingDecision> = {
-        ...key,
-        orgId: event.orgId,
-        armKey: layer.allocationKey,
-        entity: policy.entityKey !== undefined ? entityOf(body, policy.entityKey) : POPULATION,
-        features,
-        rewardEvent: policy.reward.event,
-        decidedAt: receivedMs,
-        closesAt: receivedMs + policy.reward.windowSeconds * 1000,
-        counted: true,
-        rewarded: false,
-      };
-      this.added.set(id, pending);
-      const list = this.addedById.get(pending.decisionId);
-      if (list) list.push(pending);
-      else this.addedById.set(pending.decisionId, [pending]);
-      this.apply(pending, (stats) => observeTrial(stats, features));
+      if (this.isRepeat(event, policy.id)) continue;
+      const ref = refFor(policy, event, key);
+      const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey) : POPULATION;
+      const pending = new Pending(event.seq, flat(event.decisionId), ref, policy.armKeys[at]!, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs, 0);
+      this.added.push(pending);
+      const found = this.addedById.get(pending.decisionId);
+      if (found === undefined) this.addedById.set(pending.decisionId, pending);
+      else if (Array.isArray(found)) found.push(pending);
+      else this.addedById.set(pending.decisionId, [found, pending]);
+      if (this.replay) continue;
+      this.apply(pending, features, trial);
       this.decisions++;
-      if (features) this.contexts.push([key, features]);
+      if (features) this.contexts.push([ref, features]);
     }
   }
 
-  rewarded(event: LearningEvent & { type: "track" }, catalog: AdaptiveCatalog, stored: readonly PendingDecision[] | undefined): void {
-    const candidates = [...(this.addedById.get(event.decisionId) ?? []), ...(stored ?? [])];
-    const receivedMs = Date.parse(event.receivedAt);
-    for (const pending of candidates) {
-      if (!sameTenant(pending, event) || pending.rewardEvent !== event.name || receivedMs > pending.closesAt) continue;
-      const id = pendingKey(pending);
-      if (pending.rewarded || this.settled.has(id)) continue; // the first reward only
-      const policy = catalog.get(pending.policyId);
-      if (!policy) continue;
-      let reward = 1;
-      if (policy.reward.type === "value") {
-        if (event.value === undefined) continue; // no value: not this decision's reward
-        reward = event.value;
-      }
-      const x = pending.features;
-      if (pending.counted) {
-        this.apply(pending, (stats) => observeReward(stats, reward, x));
-        this.observeDelay(pending, receivedMs - pending.decidedAt);
-      } else {
-        this.apply(pending, (stats) => observe(stats, reward, x)); // a decision from before trials were counted at once
-      }
-      const added = this.added.get(id);
-      if (added) added.rewarded = true;
-      else {
-        this.settled.add(id);
-        this.rewardedStored.push(keyOf(pending));
-      }
-      this.rewards++;
-    }
+  private isRepeat(event: DecisionRecord, policyId: string): boolean {
+    const same = (p: Pending) => p.ref.policyId === policyId && p.ref.projectId === event.projectId && p.ref.env === event.env;
+    const added = this.addedById.get(event.decisionId);
+    if (added !== undefined && (Array.isArray(added) ? added.some(same) : same(added as Pending))) return true;
+    const held = this.book.of(event.decisionId);
+    if (held !== undefined && (Array.isArray(held) ? held.some(same) : same(held as Pending))) return true;
+    return this.stored.get(event.decisionId)?.some(same) ?? false;
   }
 
-  /** A decision whose window closed: forgotten (its 0 counted when it was made). */
-  close(pending: PendingDecision): void {
-    this.removed.push(keyOf(pending));
-    if (!pending.counted) this.apply(pending, (stats) => observeTrial(stats, pending.features));
+  private rewarded(event: RewardRecord, catalog: AdaptiveCatalog): void {
+    const added = this.addedById.get(event.decisionId);
+    if (added !== undefined) {
+      if (Array.isArray(added)) for (const p of added) this.reward(p, event, catalog);
+      else this.reward(added as Pending, event, catalog);
+    }
+    const held = this.book.of(event.decisionId);
+    if (held !== undefined) {
+      if (Array.isArray(held)) for (const p of held as readonly Pending[]) this.reward(p, event, catalog);
+      else this.reward(held as Pending, event, catalog);
+    }
+    const stored = this.stored.get(event.decisionId);
+    if (stored !== undefined && !this.replay) for (const p of stored) this.reward(p, event, catalog); // a stored decision's reward is committed with it
+  }
+
+  /** The first reward of the decision's tenant within its window counts, once. */
+  private reward(pending: Pending, event: RewardRecord, catalog: AdaptiveCatalog): void {
+    const ref = pending.ref;
+    if (ref.rewardEvent !== event.name || !sameTenant(ref, event) || pending.rewarded || this.settled.has(pending)) return;
+    const receivedMs = this.clock.parse(event.receivedAt);
+    if (receivedMs > pending.closesAt) return;
+    const policy = catalog.get(ref.policyId);
+    if (!policy) return;
+    let reward = 1;
+    if (policy.reward.type === "value") {
+      if (event.value === undefined) return; // no value: not this decision's reward
+      reward = event.value;
+    }
+    this.settled.add(pending);
+    if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
+    else if (this.replay || this.isAdded(pending)) pending.flags |= REWARDED; // not held yet: nothing live to keep apart
+    else this.rewardedHeld.push(pending);
+    if (this.replay) return;
+    const x = pending.features;
+    if ((pending.flags & UNCOUNTED) === 0) {
+      this.apply(pending, x, rewardOnly, reward);
+      observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - pending.decidedAt)); // the policy's reward delays, like an arm's [n, Σ, Σ²]
+    } else {
+      this.apply(pending, x, trialAndReward, reward); // a decision from before trials were counted at once
+    }
+    this.rewards++;
+  }
+
+  private isAdded(pending: Pending): boolean {
+    const added = this.addedById.get(pending.decisionId);
+    return added === pending || (Array.isArray(added) && added.includes(pending));
+  }
+
+  /** A stored decision whose window closed: forgotten (its 0 counted when it was made). */
+  close(pending: Pending): void {
+    if ((pending.flags & UNCOUNTED) !== 0) this.apply(pending, pending.features, trial);
     if (!pending.rewarded) this.closedWithoutReward++;
   }
 
   /** Changes the arm's statistics for the population and, for a per-entity decision, the entity. */
-  private apply(pending: PendingDecision, change: (stats: ArmStats) => void): void {
-    const dimension = pending.features?.length ?? 0;
-    change(this.row(pending, POPULATION, pending.armKey, dimension));
-    if (pending.entity !== POPULATION) change(this.row(pending, pending.entity, pending.armKey, dimension));
+  private apply(pending: Pending, x: Float64Array | undefined, change: Change, reward = 0): void {
+    const dimension = x?.length ?? 0;
+    change(this.row(pending.ref, POPULATION, pending.armKey, dimension), reward, x);
+    if (pending.entity !== POPULATION) change(this.row(pending.ref, pending.entity, pending.armKey, dimension), reward, x);
   }
 
-  /** The policy's reward delays are kept in the population's DELAYS row, like an arm's [n, Σ, Σ²]. */
-  private observeDelay(pending: PendingDecision, delayMs: number): void {
-    observe(this.row(pending, POPULATION, DELAYS, 0), Math.max(0, delayMs));
-  }
-
-  private row(pending: PendingDecision, entity: string, armKey: string, dimension: number): ArmStats {
-    const key = `${pending.projectId}\u0000${pending.env}\u0000${pending.policyId}\u0000${entity}\u0000${armKey}`;
-    let row = this.touched.get(key);
+  private row(ref: PolicyRef, entity: string, armKey: string, dimension: number): ArmStats {
+    let rows = this.rows.get(ref.stateKey);
+    if (!rows) this.rows.set(ref.stateKey, (rows = new Map()));
+    const key = entity === POPULATION ? armKey : `${entity}\u0000${armKey}`;
+    let row = rows.get(key);
     if (!row) {
-      const live = this.state.policy(pending.projectId, pending.env, pending.policyId).arms(entity).get(armKey);
+      const live = this.state.policy(ref.projectId, ref.env, ref.policyId).arms(entity).get(armKey);
       const stats: ArmStats = live && live.length === emptyStats(dimension).length ? Float64Array.from(live) : emptyStats(dimension);
-      row = { projectId: pending.projectId, env: pending.env, policyId: pending.policyId, entity, armKey, stats };
-      this.touched.set(key, row);
+      row = { projectId: ref.projectId, env: ref.env, policyId: ref.policyId, entity, armKey, stats };
+      rows.set(key, row);
     }
     return row.stats;
   }
 }
 
-interface DecisionBody {
-  layers?: { policyId?: unknown; allocationKey?: unknown; probability?: unknown; attributionOnly?: unknown }[];
-  entityId?: unknown;
-  features?: unknown;
-  filteredContext?: Record<string, unknown>;
-}
+type Change = (stats: ArmStats, reward: number, x: Float64Array | undefined) => void;
+const trial: Change = (stats, _reward, x) => observeTrial(stats, x);
+const rewardOnly: Change = (stats, reward, x) => observeReward(stats, reward, x);
+const trialAndReward: Change = (stats, reward, x) => observe(stats, reward, x);
 
 /**
  * Decide logs the encoded context; a /v1/resolve decision has only what logContextFields kept; an
  * SDK's exposure has neither (undefined: it cannot teach a contextual arm).
  */
-function decisionFeatures(policy: AdaptivePolicy, body: DecisionBody, type: "decision" | "exposure"): Float64Array | undefined {
-  const logged = body.features;
-  if (Array.isArray(logged) && logged.length === policy.dimension && logged.every((v) => typeof v === "number")) {
+function decisionFeatures(policy: AdaptivePolicy, event: DecisionRecord): Float64Array | undefined {
+  const logged = event.features;
+  if (logged && logged.length === policy.dimension && logged.every((v) => typeof v === "number")) {
     return Float64Array.from(logged as number[]);
   }
-  if (type === "exposure" && body.filteredContext === undefined) return undefined;
-  return encodeFeatures(policy.params.features, body.filteredContext ?? {});
+  const filtered = event.filteredContext;
+  if (event.type === "exposure" && filtered === undefined) return undefined;
+  return encodeFeatures(policy.params.features, filtered ?? {});
 }
 
-function entityOf(body: DecisionBody, entityKey: string): string {
-  if (typeof body.entityId === "string" && body.entityId !== "") return body.entityId;
-  const logged = body.filteredContext?.[entityKey];
+function entityOf(event: DecisionRecord, entityKey: string): string {
+  if (event.entityId !== undefined) return event.entityId;
+  const logged = event.filteredContext?.[entityKey];
   if (typeof logged === "string" && logged !== "") return logged;
   if (typeof logged === "number" && Number.isFinite(logged)) return String(logged);
   return POPULATION;

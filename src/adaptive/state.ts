@@ -60,11 +60,11 @@ export class PolicyState {
     return policy.armKeys.map((key) => count(fitting(this.population.get(key), policy.dimension)));
   }
 
-  /** A decision of the arm at `atMs`, whose outcome stays partly hidden until its window closes. */
-  opened(armKey: string, atMs: number, windowMs: number): void {
+  /** A decision (or `count` of them) of the arm at `atMs`, whose outcome stays partly hidden until its window closes. */
+  opened(armKey: string, atMs: number, windowMs: number, count = 1): void {
     let trials = this.open.get(armKey);
     if (!trials) this.open.set(armKey, (trials = new OpenTrials(windowMs)));
-    trials.add(atMs);
+    trials.add(atMs, count);
   }
 
   /**

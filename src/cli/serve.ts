@@ -1,6 +1,7 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
 import { resolve } from "node:path";
+import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS } from "../store/retention.js";
 import { dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs } from "./args.js";
@@ -14,7 +15,8 @@ const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
 const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--weights-every 60]
-                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--metrics off] [--log-level info]
+                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
+                  [--metrics off] [--log-level info]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -28,6 +30,9 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                read them (default ${RETAIN_DAYS}; fractions allowed); the Parquet files are kept
   --dedup-hours H
                an event resent with the same id within H hours is stored once (default ${DEDUP_HOURS})
+  --pending-in-memory N
+               adaptive decisions waiting for their reward kept in memory at most (default
+               ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~220 B each); older ones wait in the store
 ${OBSERVABILITY_HELP}
 ${dataHelp(15)}`;
 
@@ -41,11 +46,12 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
     const weightsSeconds = integerOption(values["weights-every"], "--weights-every", { min: 1, max: 86_400, usage: USAGE });
+    const maxPendingInMemory = integerOption(values["pending-in-memory"], "--pending-in-memory", { min: 0, max: 1_000_000_000, usage: USAGE });
     // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
     // secrets nobody saw, which would also keep the next start from seeding.
     const retention = {
@@ -54,7 +60,7 @@ export const serveVerb: Verb = {
     };
     const metrics = metricsOption(values.metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
-    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000, retention, metrics, log });
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {

@@ -35,6 +35,8 @@ export interface NodeServerOptions {
   readonly catchUpMs?: number;
   /** How often the learner reads new events and closes reward windows. */
   readonly learnMs?: number;
+  /** Adaptive decisions waiting for a reward held in memory at most; older ones wait in the store. */
+  readonly maxPendingInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
   /** How long events and event ids are kept (store/retention.ts). */
@@ -88,7 +90,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const stores = observeStores(sqlite, { tracer, metrics });
   const parquet = new ParquetThread({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
-  const learner = createLearner({ stores, engine, clock: systemClock });
+  const learner = createLearner({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory });
   metrics?.watchLearner(learner, stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
   const shutdown = new AbortController();
@@ -120,6 +122,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     await metricsListener?.close();
     await closeApi();
     await learner.catchUp().catch(() => undefined);
+    learner.close();
     await sqlite.close();
     await parquet.close();
     log?.flush();

@@ -250,16 +250,32 @@ export interface PendingKey {
   readonly env: string;
 }
 
-/** One learning step, committed whole: statistics, pending decisions and the log position. */
+/** One learning step, committed whole: statistics, pending decisions and the log positions. */
 export interface LearningCommit {
   readonly arms: readonly ArmRow[];
+  /** Pending decisions moved out of the learner's memory (spilled past its bound). */
   readonly addPending: readonly PendingDecision[];
-  /** Pending decisions whose reward this step learned. */
+  /** Stored pending decisions whose reward this step learned. */
   readonly rewardPending: readonly PendingKey[];
-  /** Pending decisions whose window closed. */
+  /** Stored pending decisions whose window closed. */
   readonly removePending: readonly PendingKey[];
   /** The event log position the step has read through. */
   readonly checkpoint: number;
+  /**
+   * Every pending decision the learner holds only in memory comes from an event after this seq:
+   * after a restart it rebuilds them from the log between here and `checkpoint`.
+   */
+  readonly memoryFrom: number;
+}
+
+/** Where the learner stands in the log (LearningStore.positions). */
+export interface LearningPositions {
+  /** Read through: every effect of the events up to here is committed. */
+  readonly learned: number;
+  /** The in-memory pending decisions come from events in (memoryFrom, learned]. */
+  readonly memoryFrom: number;
+  /** Pending decisions in the store (spilled). */
+  readonly stored: number;
 }
 
 interface LearningEventBase {
@@ -271,19 +287,41 @@ interface LearningEventBase {
   readonly receivedAt: string;
 }
 
+/** An adaptive layer of a decision: the arm it served with a propensity (not attribution only). */
+export interface DecidedArm {
+  readonly policyId: string;
+  readonly armKey: string;
+}
+
 /**
- * An event of the log as the learner reads it: a decision event, or an exposure from local
- * resolution, that carries a propensity (some layer's `probability`), or a track event that names
- * a decision. Nothing else is read.
+ * A decision event, or an exposure from local resolution, as the learner reads it: compact, taken
+ * from the committed event in memory or extracted by SQLite, so the learner parses no JSON.
  */
-export type LearningEvent =
-  | (LearningEventBase & { readonly type: "decision" | "exposure"; readonly body: Readonly<Record<string, unknown>> })
-  | (LearningEventBase & {
-      readonly type: "track";
-      readonly name: string;
-      /** The event's `value` when it is a number. */
-      readonly value: number | undefined;
-    });
+export interface DecisionRecord extends LearningEventBase {
+  readonly type: "decision" | "exposure";
+  /** The layers that served an arm with a `probability` and were not attribution only. */
+  readonly arms: readonly DecidedArm[];
+  /** The logged `entityId` when a non-empty string. */
+  readonly entityId: string | undefined;
+  /** The logged encoded context (decide's `features`), when an array. */
+  readonly features: readonly unknown[] | undefined;
+  /** What `logContextFields` kept (read only when the fields above are missing). */
+  readonly filteredContext: Readonly<Record<string, unknown>> | undefined;
+}
+
+/** A track event naming a decision. */
+export interface RewardRecord extends LearningEventBase {
+  readonly type: "track";
+  readonly name: string;
+  /** The event's `value` when it is a number. */
+  readonly value: number | undefined;
+}
+
+/**
+ * An event of the log as the learner reads it: a decision or exposure that carries a propensity
+ * (some layer's `probability`), or a track event that names a decision. Nothing else is read.
+ */
+export type LearningEvent = DecisionRecord | RewardRecord;
 
 export interface LearningScan {
   readonly events: readonly LearningEvent[];
@@ -291,17 +329,32 @@ export interface LearningScan {
   readonly through: number;
 }
 
-/** The learner's state (src/adaptive/learner.ts): it survives a restart and is exactly-once with the log. */
+/** Open pending decisions in the store, counted per arm and time bin (the delay model's bookkeeping). */
+export interface OpenTrialBin {
+  readonly projectId: string;
+  readonly env: string;
+  readonly policyId: string;
+  readonly armKey: string;
+  readonly windowMs: number;
+  /** The earliest decision time in the bin. */
+  readonly atMs: number;
+  readonly count: number;
+}
+
+/**
+ * The learner's state (src/adaptive/learner.ts): it survives a restart and is exactly-once with the
+ * log. Recent pending decisions live in the learner's memory; older ones are spilled here.
+ */
 export interface LearningStore {
   /** The learner's events after `afterSeq`, ascending: at most `limit`, from at most `span` seqs of the log. */
   scan(afterSeq: number, limit: number, span: number): Promise<LearningScan>;
   arms(): Promise<ArmRow[]>;
-  checkpoint(): Promise<number>;
-  /** Pending decisions with these decision ids, of any tenant (the caller matches the tenant). */
+  positions(): Promise<LearningPositions>;
+  /** Stored pending decisions with these decision ids, of any tenant (the caller matches the tenant). */
   pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;
-  /** Every pending decision that counted as a trial, for the open-window bookkeeping after a restart. */
-  openTrials(): Promise<PendingDecision[]>;
-  /** Pending decisions whose window closed at or before `nowMs`, earliest first. */
+  /** The stored pending decisions that counted as a trial, binned by time (W / bins wide), for the delay model after a restart. */
+  openTrialBins(bins: number): Promise<OpenTrialBin[]>;
+  /** Stored pending decisions whose window closed at or before `nowMs`, earliest first. */
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
   commit(step: LearningCommit): Promise<void>;
 }

@@ -85,6 +85,7 @@ describe("vane help and usage errors", () => {
     [["import", "a.json", "b.json"], 'vane import: unexpected argument "b.json"', "Usage: vane import FILE"],
     [["bundles", "put", "--data"], "vane bundles put: Option '--data <value>' argument missing", "Usage: vane bundles put"],
     [["serve", "--port", "99999"], 'vane serve: --port must be an integer from 0 to 65535, got "99999"', "Usage: vane serve"],
+    [["serve", "--pending-in-memory", "lots"], 'vane serve: --pending-in-memory must be an integer from 0 to 1000000000, got "lots"', "Usage: vane serve"],
     [["keys", "revoke", "a", "b"], 'vane keys revoke: unexpected argument "b"', "Usage: vane keys revoke"],
   ])("%j is a usage error: message, usage, exit code 2, no stack", async (argv, message, usage) => {
     const run = await vane(...argv);

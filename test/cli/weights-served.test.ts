@@ -1,6 +1,8 @@
 // The loop a new user runs, end to end in a real process: `vane serve --weights-every 1` on the
 // demo project, decisions through /v1/decide/batch, clicks as track events, and the served
 // bundle's weights moving to the arm that earns them within a few seconds, with no restart.
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { tempDir } from "./helpers.js";
@@ -22,8 +24,10 @@ function servedWeights(bundle: Bundle): { keys: string[]; weights: number[] | un
 }
 
 describe("published weights follow what the policy learns", () => {
-  it("moves the served weights to the clicked arm within seconds of --weights-every 1", async () => {
-    const { url, pk, sk } = await serveProcess(tempDir(), ["--weights-every", "1"]);
+  // The second run keeps no pending decision in memory: every decision waits in SQLite.
+  it.each([[[]], [["--pending-in-memory", "0"]]])("moves the served weights to the clicked arm within seconds of --weights-every 1 (%j)", async (extra: string[]) => {
+    const data = tempDir();
+    const { url, pk, sk } = await serveProcess(data, ["--weights-every", "1", ...extra]);
     // 200 decisions, a click on half of the good arm's and on none of the others'.
     let clicks = 0;
     for (let round = 0; round < 2; round++) {
@@ -47,5 +51,13 @@ describe("published weights follow what the policy learns", () => {
       await new Promise((done) => setTimeout(done, 250));
     }
     expect(last?.weights?.[last.keys.indexOf(GOOD_ARM)]).toBeGreaterThanOrEqual(0.5);
+    const db = new Database(join(data, "vane.db"), { readonly: true });
+    try {
+      const stored = db.prepare<[], number>("SELECT count(*) FROM pending_decisions").pluck().get();
+      if (extra.length > 0) expect(stored).toBeGreaterThanOrEqual(200);
+      else expect(stored).toBe(0);
+    } finally {
+      db.close();
+    }
   }, 60_000);
 });

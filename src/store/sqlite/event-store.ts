@@ -100,8 +100,8 @@ export class SqliteEventStore implements EventStore {
     this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM events WHERE project_id = ? ORDER BY org_id").pluck();
     this.deleteOldStmt = db.prepare("DELETE FROM events WHERE seq > ? AND seq <= ? AND received_at < ?");
     this.countRangeStmt = db.prepare<[number, number], number>("SELECT count(*) FROM events WHERE seq > ? AND seq <= ?").pluck();
-    // The log is where events wait for their derived copies: a batch every copy has read (the
-    // per-event table included) goes, whatever its age, so an event is not kept twice for long.
+    // The log is where events wait to reach the per-event table: a batch the table holds goes,
+    // whatever its age, so an event is not kept twice for long.
     this.deleteLogStmt = db.prepare("DELETE FROM event_log WHERE seq + count - 1 <= ?");
     this.lastOldIdStmt = db
       .prepare<[number, number], number>("SELECT max(rowid) FROM (SELECT rowid FROM event_ids WHERE seen_at < ? ORDER BY rowid LIMIT ?)")
@@ -179,9 +179,9 @@ export class SqliteEventStore implements EventStore {
       from = to;
       await yieldTurn();
     }
-    let logThrough = this.checkpointStmt.get(EVENTS_TABLE) ?? 0;
-    for (const pipeline of rule.derived) logThrough = Math.min(logThrough, this.checkpointStmt.get(pipeline) ?? 0);
-    await this.durability.commit(() => this.deleteLogStmt.run(logThrough));
+    // Every other copy reads the per-event table (or, the learner, the committed batches in
+    // memory): once the table holds a batch, the log's copy of it is no longer needed.
+    await this.durability.commit(() => this.deleteLogStmt.run(this.checkpointStmt.get(EVENTS_TABLE) ?? 0));
     let eventIds = 0;
     for (;;) {
       const last = this.lastOldIdStmt.get(rule.idsBeforeMs, chunk);

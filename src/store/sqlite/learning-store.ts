@@ -1,11 +1,20 @@
 // The learner's tables: learned arm statistics and the adaptive decisions whose reward window is
-// still open. A learning step commits in one transaction with its log checkpoint, so after a crash
-// the learner re-reads exactly the events whose effects were not stored.
+// still open that the learner spilled out of its memory. A learning step commits in one
+// transaction with its log positions, so after a crash the learner re-reads exactly the events
+// whose effects were not stored. Its scan extracts compact records in SQLite (no JSON for
+// JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { ArmRow, LearningCommit, LearningEvent, LearningScan, LearningStore, PendingDecision } from "../types.js";
+import type { ArmRow, DecidedArm, LearningCommit, LearningEvent, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
+/**
+ * The learner as a derived copy of the log (what retention reads): it may still need the events
+ * after this seq, the oldest of which its in-memory pending decisions came from (a restart
+ * re-reads them); at most its learned position.
+ */
 export const LEARNING_CHECKPOINT = "learning";
+/** How far the learner has learned (before issue 15, LEARNING_CHECKPOINT said this). */
+export const LEARNED_CHECKPOINT = "learning-read";
 /** SQLite's default limit on bound parameters is 32766; stay well under it. */
 const LOOKUP_CHUNK = 500;
 
@@ -34,6 +43,7 @@ interface PendingRow {
   rewarded: number;
 }
 
+/** One row per adaptive layer of a decision or exposure, one per track event. */
 interface ScanRow {
   seq: number;
   type: "decision" | "exposure" | "track";
@@ -43,10 +53,24 @@ interface ScanRow {
   decision_id: string;
   received_at: string;
   name: string | null;
-  /** A decision's or exposure's body; null for a track event. */
-  body: string | null;
   /** A track event's numeric value. */
   value: number | null;
+  policy_id: string | null;
+  arm_key: string | null;
+  entity_id: string | null;
+  /** JSON arrays and objects, as text. */
+  features: string | null;
+  filtered: string | null;
+}
+
+interface BinRow {
+  project_id: string;
+  env: string;
+  policy_id: string;
+  arm_key: string;
+  window_ms: number;
+  at_ms: number;
+  count: number;
 }
 
 const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
@@ -60,7 +84,8 @@ export class SqliteLearningStore implements LearningStore {
   private readonly insertPendingStmt: Statement<[PendingRow]>;
   private readonly deletePendingStmt: Statement<[string, string, string, string]>;
   private readonly rewardPendingStmt: Statement<[string, string, string, string]>;
-  private readonly openStmt: Statement<[], PendingRow>;
+  private readonly binsStmt: Statement<{ bins: number }, BinRow>;
+  private readonly countStmt: Statement<[], number>;
   private readonly pendingChunkStmt: Statement<string[], PendingRow>;
   private readonly pendingOneStmt: Statement<[string], PendingRow>;
   private readonly dueStmt: Statement<[number, number], PendingRow>;
@@ -83,25 +108,40 @@ export class SqliteLearningStore implements LearningStore {
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
     const params = PENDING_COLUMNS.split(", ").map((c) => `@${c}`).join(", ");
-    // OR IGNORE: a decision re-read after a crash between commit and memory is already pending.
-    this.insertPendingStmt = db.prepare(`INSERT OR IGNORE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${params})`);
+    // OR REPLACE: a decision logged again after its window closed is a new pending decision.
+    this.insertPendingStmt = db.prepare(`INSERT OR REPLACE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${params})`);
     this.deletePendingStmt = db.prepare(`DELETE FROM pending_decisions WHERE ${PENDING_KEY}`);
     this.rewardPendingStmt = db.prepare(`UPDATE pending_decisions SET rewarded = 1 WHERE ${PENDING_KEY}`);
-    this.openStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE counted = 1`);
+    // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not rows.
+    this.binsStmt = db.prepare(
+      `SELECT project_id, env, policy_id, arm_key, closes_at - decided_at AS window_ms, min(decided_at) AS at_ms, count(*) AS count
+       FROM pending_decisions WHERE counted = 1
+       GROUP BY project_id, env, policy_id, arm_key, window_ms, CAST(decided_at / max(1, (closes_at - decided_at) / CAST(@bins AS REAL)) AS INTEGER)`,
+    );
+    this.countStmt = db.prepare<[], number>("SELECT count(*) FROM pending_decisions").pluck();
     const marks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
     this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
     this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
     this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
-    // The filter runs in SQLite: other track events and static-only decisions and exposures never
-    // become JavaScript objects, and a track event's body is never parsed (only its value).
+    // The filter and the extraction run in SQLite: other track events and static-only decisions and
+    // exposures never become JavaScript objects, and no body is parsed in JavaScript: a decision
+    // comes as one row per adaptive layer (policy and arm), a track event with its value.
     this.scanStmt = db.prepare(
-      `SELECT seq, type, org_id, project_id, env, decision_id, received_at, name,
-              CASE WHEN type != 'track' THEN body END AS body,
-              CASE WHEN type = 'track' THEN json_extract(body, '$.value') END AS value
-       FROM events
-       WHERE seq > @after AND seq <= @upTo AND decision_id IS NOT NULL
-         AND ((type IN ('decision', 'exposure') AND instr(body, '"probability"') > 0) OR type = 'track')
-       ORDER BY seq LIMIT @limit`,
+      `SELECT e.seq, e.type, e.org_id, e.project_id, e.env, e.decision_id, e.received_at, e.name,
+              CASE WHEN e.type = 'track' AND json_type(e.body, '$.value') IN ('integer', 'real') THEN e.body ->> '$.value' END AS value,
+              l.value ->> '$.policyId' AS policy_id, l.value ->> '$.allocationKey' AS arm_key,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.entityId') = 'text' THEN e.body ->> '$.entityId' END AS entity_id,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.features') = 'array' THEN e.body -> '$.features' END AS features,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.filteredContext') = 'object' THEN e.body -> '$.filteredContext' END AS filtered
+       FROM events e
+       LEFT JOIN json_each(CASE WHEN e.type != 'track' AND instr(e.body, '"probability"') > 0 THEN e.body END, '$.layers') l
+       WHERE e.seq > @after AND e.seq <= @upTo AND e.decision_id IS NOT NULL
+         AND (e.type = 'track'
+              OR (e.type IN ('decision', 'exposure') AND l.type = 'object'
+                  AND json_type(l.value, '$.probability') IS NOT NULL
+                  AND json_type(l.value, '$.attributionOnly') IS NOT 'true'
+                  AND json_type(l.value, '$.policyId') = 'text' AND json_type(l.value, '$.allocationKey') = 'text'))
+       ORDER BY e.seq LIMIT @limit`,
     );
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.commitTx = db.transaction((step: LearningCommit) => {
@@ -109,7 +149,8 @@ export class SqliteLearningStore implements LearningStore {
       for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
       for (const p of step.rewardPending) this.rewardPendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
-      this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.checkpoint);
+      this.setCheckpointStmt.run(LEARNED_CHECKPOINT, step.checkpoint);
+      this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.memoryFrom);
     });
   }
 
@@ -117,8 +158,16 @@ export class SqliteLearningStore implements LearningStore {
     // Both reads on one connection with nothing between them: the same snapshot of the log.
     const upTo = Math.min(afterSeq + span, this.maxSeqStmt.get() ?? 0);
     const rows = this.scanStmt.all({ after: afterSeq, upTo, limit });
-    const through = rows.length === limit ? rows[rows.length - 1]!.seq : Math.max(afterSeq, upTo);
-    return { events: rows.map(toLearningEvent), through };
+    let through = Math.max(afterSeq, upTo);
+    if (rows.length === limit) {
+      // The limit may have cut the last decision's layers: leave that event to the next scan.
+      const last = rows[rows.length - 1]!.seq;
+      let end = rows.length;
+      while (end > 0 && rows[end - 1]!.seq === last) end--;
+      if (end > 0) rows.length = end;
+      through = rows[rows.length - 1]!.seq;
+    }
+    return { events: toLearningEvents(rows), through };
   }
 
   async arms(): Promise<ArmRow[]> {
@@ -132,8 +181,13 @@ export class SqliteLearningStore implements LearningStore {
     }));
   }
 
-  async checkpoint(): Promise<number> {
-    return this.checkpointStmt.get(LEARNING_CHECKPOINT) ?? 0;
+  async positions(): Promise<LearningPositions> {
+    const read = this.checkpointStmt.get(LEARNED_CHECKPOINT);
+    const first = this.checkpointStmt.get(LEARNING_CHECKPOINT) ?? 0;
+    // A store from before the in-memory pending decisions: "learning" was the learned position,
+    // and every pending decision is in the table.
+    if (read === undefined) return { learned: first, memoryFrom: first, stored: this.countStmt.get() ?? 0 };
+    return { learned: read, memoryFrom: Math.min(first, read), stored: this.countStmt.get() ?? 0 };
   }
 
   async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
@@ -146,8 +200,16 @@ export class SqliteLearningStore implements LearningStore {
     return found;
   }
 
-  async openTrials(): Promise<PendingDecision[]> {
-    return this.openStmt.all().map(fromPendingRow);
+  async openTrialBins(bins: number): Promise<OpenTrialBin[]> {
+    return this.binsStmt.all({ bins }).map((row) => ({
+      projectId: row.project_id,
+      env: row.env,
+      policyId: row.policy_id,
+      armKey: row.arm_key,
+      windowMs: row.window_ms,
+      atMs: row.at_ms,
+      count: row.count,
+    }));
   }
 
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
@@ -155,14 +217,82 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async commit(step: LearningCommit): Promise<void> {
-    await this.durability.commit(() => this.commitTx(step));
+    await this.durability.write(() => this.commitTx(step));
+    // Not waited for: the learner's state derives from the log, and a step lost in a power cut
+    // goes with its checkpoint (one transaction), so it is learned again from the durable events.
+    // A process crash loses nothing committed. The sync only keeps the WAL from staying unsynced.
+    this.durability.sync().catch(() => undefined);
   }
 }
 
-function toLearningEvent(row: ScanRow): LearningEvent {
-  const common = { seq: row.seq, orgId: row.org_id, projectId: row.project_id, env: row.env, decisionId: row.decision_id, receivedAt: row.received_at };
-  if (row.type !== "track") return { ...common, type: row.type, body: JSON.parse(row.body!) as Record<string, unknown> };
-  return { ...common, type: "track", name: row.name ?? "", value: typeof row.value === "number" && Number.isFinite(row.value) ? row.value : undefined };
+/** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */
+function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
+  const events: LearningEvent[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const row = rows[i]!;
+    if (row.type === "track") {
+      events.push({
+        seq: row.seq,
+        type: "track",
+        orgId: row.org_id,
+        projectId: row.project_id,
+        env: row.env,
+        decisionId: row.decision_id,
+        receivedAt: row.received_at,
+        name: row.name ?? "",
+        value: typeof row.value === "number" && Number.isFinite(row.value) ? row.value : undefined,
+      });
+      i++;
+      continue;
+    }
+    const arms: DecidedArm[] = [];
+    for (; i < rows.length && rows[i]!.seq === row.seq; i++) arms.push({ policyId: rows[i]!.policy_id!, armKey: rows[i]!.arm_key! });
+    events.push(new ScannedDecision(row, arms));
+  }
+  return events;
+}
+
+/** A scanned decision; the small JSON parts are parsed only when read (the learner rarely needs them). */
+class ScannedDecision {
+  readonly seq: number;
+  readonly type: "decision" | "exposure";
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly decisionId: string;
+  readonly receivedAt: string;
+  readonly entityId: string | undefined;
+  private readonly featuresJson: string | null;
+  private readonly filteredJson: string | null;
+
+  constructor(
+    row: ScanRow,
+    readonly arms: readonly DecidedArm[],
+  ) {
+    this.seq = row.seq;
+    this.type = row.type as "decision" | "exposure";
+    this.orgId = row.org_id;
+    this.projectId = row.project_id;
+    this.env = row.env;
+    this.decisionId = row.decision_id;
+    this.receivedAt = row.received_at;
+    this.entityId = row.entity_id === null || row.entity_id === "" ? undefined : row.entity_id;
+    this.featuresJson = row.features;
+    this.filteredJson = row.filtered;
+  }
+
+  private parsedFeatures: readonly unknown[] | undefined | null = null;
+  private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
+
+  get features(): readonly unknown[] | undefined {
+    if (this.parsedFeatures === null) this.parsedFeatures = this.featuresJson === null ? undefined : (JSON.parse(this.featuresJson) as unknown[]);
+    return this.parsedFeatures;
+  }
+
+  get filteredContext(): Readonly<Record<string, unknown>> | undefined {
+    if (this.parsedFiltered === null) this.parsedFiltered = this.filteredJson === null ? undefined : (JSON.parse(this.filteredJson) as Record<string, unknown>);
+    return this.parsedFiltered;
+  }
 }
 
 function bytes(values: Float64Array): Buffer {

@@ -20,6 +20,8 @@ export interface Durability {
    * another connection holds it: when-writable.ts), then resolves once it is on disk.
    */
   commit<T>(write: () => T): Promise<T>;
+  /** The same wait for the lock, without waiting for the disk. */
+  write<T>(write: () => T): Promise<T>;
 }
 
 /** For an in-memory database, or synchronous=NORMAL: nothing to wait for. */
@@ -28,6 +30,7 @@ export const NO_SYNC: Durability = {
   syncNow: () => undefined,
   close: () => undefined,
   commit: async (write) => write(),
+  write: async (write) => write(),
 };
 
 /** The same durability, with writes that wait for the lock as `whenWritable` says. */
@@ -41,6 +44,7 @@ export function gated(durability: Durability, whenWritable: WhenWritable): Durab
       await durability.sync();
       return result;
     },
+    write: (write) => whenWritable(write),
   };
 }
 
@@ -58,6 +62,10 @@ export class WalSync implements Durability {
     private readonly walPath: string,
     private readonly fsync: Fsync = () => this.fsyncWal(),
   ) {}
+
+  async write<T>(write: () => T): Promise<T> {
+    return write();
+  }
 
   async commit<T>(write: () => T): Promise<T> {
     const result = write();

@@ -1,0 +1,174 @@
+// The learner's feed: the events this process just committed (EventStore.onCommitted), turned into
+// the learner's compact records straight from the objects the server built (no JSON), kept as
+// runs of consecutive seqs. The learner takes from it only when it continues exactly from its
+// position; anything else (other processes' events, a restart, a dropped run) it scans.
+import type { DecidedArm, DecisionRecord, LearningEvent, RewardRecord, SequencedEvent } from "../store/types.js";
+
+/** Seqs held at most while the learner does not take them (a stalled learner); past it the feed starts over. */
+export const FEED_LIMIT = 200_000;
+
+interface Run {
+  /** Every seq in [from, to] was committed, and `records` are the learner's among them, from `at`. */
+  from: number;
+  readonly to: number;
+  readonly records: LearningEvent[];
+  at: number;
+}
+
+export interface FedPage {
+  readonly events: LearningEvent[];
+  readonly through: number;
+}
+
+export class Feed {
+  private runs: Run[] = [];
+  private held = 0;
+  /** Runs dropped because the learner fell behind. */
+  dropped = 0;
+
+  /** The listener for EventStore.onCommitted. */
+  readonly listener = (events: readonly SequencedEvent[]): void => {
+    try {
+      let start = 0;
+      for (let i = 1; i <= events.length; i++) {
+        if (i < events.length && events[i]!.seq === events[i - 1]!.seq + 1) continue;
+        this.push(events, start, i);
+        start = i;
+      }
+    } catch {
+      // Never the append's failure: an event the feed cannot take is left to the scan.
+      this.dropped += this.runs.length;
+      this.runs = [];
+      this.held = 0;
+    }
+  };
+
+  /**
+   * Up to `limit` records from the seq after `position`, when the feed holds it; undefined when it
+   * does not (a gap), with `next` the first seq it holds past the position, if any.
+   */
+  take(position: number, limit: number): FedPage | { readonly next: number | undefined } {
+    this.skipThrough(position);
+    const head = this.runs[0];
+    if (!head || head.from !== position + 1) return { next: head?.from };
+    const events: LearningEvent[] = [];
+    let through = position;
+    while (this.runs.length > 0 && this.runs[0]!.from === through + 1 && events.length < limit) {
+      const run = this.runs[0]!;
+      const take = Math.min(run.records.length - run.at, limit - events.length);
+      for (let i = 0; i < take; i++) events.push(run.records[run.at + i]!);
+      run.at += take;
+      if (run.at === run.records.length) {
+        through = run.to;
+        this.drop(0);
+      } else {
+        through = run.records[run.at - 1]!.seq;
+        this.held -= through + 1 - run.from;
+        run.from = through + 1;
+      }
+    }
+    return { events, through };
+  }
+
+  private push(events: readonly SequencedEvent[], start: number, end: number): void {
+    const records: LearningEvent[] = [];
+    for (let i = start; i < end; i++) {
+      const record = learningRecord(events[i]!);
+      if (record) records.push(record);
+    }
+    const run: Run = { from: events[start]!.seq, to: events[end - 1]!.seq, records, at: 0 };
+    if (this.held + (run.to - run.from + 1) > FEED_LIMIT) {
+      this.dropped += this.runs.length;
+      this.runs = [];
+      this.held = 0;
+    }
+    // Commits are fed in order; one out of order goes to its place.
+    let at = this.runs.length;
+    while (at > 0 && this.runs[at - 1]!.from > run.from) at--;
+    this.runs.splice(at, 0, run);
+    this.held += run.to - run.from + 1;
+  }
+
+  private skipThrough(position: number): void {
+    while (this.runs.length > 0 && this.runs[0]!.to <= position) this.drop(0);
+    const head = this.runs[0];
+    if (head && head.from <= position) {
+      while (head.at < head.records.length && head.records[head.at]!.seq <= position) head.at++;
+      this.held -= position + 1 - head.from;
+      head.from = position + 1;
+    }
+  }
+
+  private drop(index: number): void {
+    const [run] = this.runs.splice(index, 1);
+    this.held -= run!.to - run!.from + 1;
+  }
+}
+
+/** The learner's record of a committed event, or undefined when the learner has no use for it. */
+export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | undefined {
+  const decisionId = event.decisionId;
+  if (decisionId === undefined) return undefined;
+  const body = event.body;
+  if (event.type === "track") {
+    const value = body.value;
+    return new Reward(seq, event.orgId, event.projectId, event.env, decisionId, event.receivedAt, event.name ?? "", typeof value === "number" && Number.isFinite(value) ? value : undefined);
+  }
+  const layers = body.layers;
+  if (!Array.isArray(layers)) return undefined;
+  let arms: DecidedArm[] | undefined;
+  for (const layer of layers as unknown[]) {
+    if (typeof layer !== "object" || layer === null) continue;
+    const { probability, attributionOnly, policyId, allocationKey } = layer as Record<string, unknown>;
+    // An attribution-only layer served none of its parameters: the unit never got the arm.
+    if (probability === undefined || attributionOnly === true || typeof policyId !== "string" || typeof allocationKey !== "string") continue;
+    (arms ??= []).push({ policyId, armKey: allocationKey });
+  }
+  if (!arms) return undefined;
+  const { entityId, features, filteredContext } = body;
+  return new Decision(
+    seq,
+    event.type,
+    event.orgId,
+    event.projectId,
+    event.env,
+    decisionId,
+    event.receivedAt,
+    arms,
+    typeof entityId === "string" && entityId !== "" ? entityId : undefined,
+    Array.isArray(features) ? features : undefined,
+    typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
+  );
+}
+
+// Classes rather than literals: one shape each, cheap to build and to read in the learner's loop.
+
+class Reward implements RewardRecord {
+  readonly type = "track";
+  constructor(
+    readonly seq: number,
+    readonly orgId: string,
+    readonly projectId: string,
+    readonly env: string,
+    readonly decisionId: string,
+    readonly receivedAt: string,
+    readonly name: string,
+    readonly value: number | undefined,
+  ) {}
+}
+
+class Decision implements DecisionRecord {
+  constructor(
+    readonly seq: number,
+    readonly type: "decision" | "exposure",
+    readonly orgId: string,
+    readonly projectId: string,
+    readonly env: string,
+    readonly decisionId: string,
+    readonly receivedAt: string,
+    readonly arms: readonly DecidedArm[],
+    readonly entityId: string | undefined,
+    readonly features: readonly unknown[] | undefined,
+    readonly filteredContext: Readonly<Record<string, unknown>> | undefined,
+  ) {}
+}
