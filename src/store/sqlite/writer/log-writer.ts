@@ -14,7 +14,7 @@ import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
 import { LogDeriver } from "./log-deriver.js";
-import { type AppendInput, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
+import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
 
 export interface LogWriter {
   append(input: AppendInput): Promise<LogAppend>;
@@ -146,6 +146,8 @@ export class WorkerLogWriter implements LogWriter {
   private readonly waiters: DerivedWaiters;
   private readonly writes = new WriteHealth();
   private closing: Promise<void> | undefined;
+  /** Appends of this turn of the event loop, sent together (protocol.ts). */
+  private outbox: AppendItem[] = [];
   /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
   private alive = true;
 
@@ -166,7 +168,8 @@ export class WorkerLogWriter implements LogWriter {
     const id = this.nextId++;
     return new Promise<LogAppend>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ type: "append", id, sentAt: Date.now(), ...input } satisfies ToWriter);
+      if (this.outbox.length === 0) setImmediate(() => this.send());
+      this.outbox.push({ id, sentAt: Date.now(), ...input });
     });
   }
 
@@ -181,9 +184,16 @@ export class WorkerLogWriter implements LogWriter {
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       this.worker.once("exit", () => resolve());
+      this.send();
       this.worker.postMessage({ type: "close" } satisfies ToWriter);
     });
     return this.closing;
+  }
+
+  private send(): void {
+    if (this.outbox.length === 0) return;
+    this.worker.postMessage({ type: "append", items: this.outbox } satisfies ToWriter);
+    this.outbox = [];
   }
 
   private attach(worker: Worker): void {
@@ -197,21 +207,9 @@ export class WorkerLogWriter implements LogWriter {
 
   private receive(message: FromWriter): void {
     switch (message.type) {
-      case "appended": {
-        const waiting = this.waiting.get(message.id);
-        this.waiting.delete(message.id);
-        this.writes.ok();
-        this.waiters.acknowledged(message.receipt.lastSeq);
-        waiting?.resolve(message.receipt);
+      case "answers":
+        for (const one of message.answers) this.answered(one);
         return;
-      }
-      case "failed": {
-        const waiting = this.waiting.get(message.id);
-        this.waiting.delete(message.id);
-        this.writes.failed();
-        waiting?.reject(new WriteFailed(message.error));
-        return;
-      }
       case "derived":
         this.waiters.derived(message.through);
         return;
@@ -219,6 +217,19 @@ export class WorkerLogWriter implements LogWriter {
       case "ready":
       case "closed":
         return;
+    }
+  }
+
+  private answered(one: Answer): void {
+    const waiting = this.waiting.get(one.id);
+    this.waiting.delete(one.id);
+    if ("receipt" in one) {
+      this.writes.ok();
+      this.waiters.acknowledged(one.receipt.lastSeq);
+      waiting?.resolve(one.receipt);
+    } else {
+      this.writes.failed();
+      waiting?.reject(new WriteFailed(one.error));
     }
   }
 
@@ -232,6 +243,7 @@ export class WorkerLogWriter implements LogWriter {
     this.writes.failed();
     for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
+    this.outbox = [];
     this.worker.removeAllListeners();
     // A pause first: a thread that dies at start would otherwise be respawned in a tight loop.
     setTimeout(() => {

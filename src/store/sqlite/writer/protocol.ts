@@ -15,7 +15,14 @@ export interface AppendInput {
 }
 
 /** `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free. */
-export type ToWriter = ({ readonly type: "append"; readonly id: number; readonly sentAt: number } & AppendInput) | { readonly type: "close" };
+export type AppendItem = { readonly id: number; readonly sentAt: number } & AppendInput;
+
+/**
+ * Appends travel in batches, one message for all those a turn of the event loop produced (and
+ * answers likewise): on a shared core each message is a wake-up and a context switch, and one
+ * per request kept the writer's groups small.
+ */
+export type ToWriter = { readonly type: "append"; readonly items: readonly AppendItem[] } | { readonly type: "close" };
 
 export interface WriteFailure {
   readonly message: string;
@@ -25,11 +32,12 @@ export interface WriteFailure {
 
 export type FromWriter =
   | { readonly type: "ready"; readonly derivedThrough: number }
-  | { readonly type: "appended"; readonly id: number; readonly receipt: LogAppend }
-  | { readonly type: "failed"; readonly id: number; readonly error: WriteFailure }
+  | { readonly type: "answers"; readonly answers: readonly Answer[] }
   | { readonly type: "derived"; readonly through: number }
   | { readonly type: "derive-failed"; readonly error: WriteFailure }
   | { readonly type: "closed" };
+
+export type Answer = { readonly id: number; readonly receipt: LogAppend } | { readonly id: number; readonly error: WriteFailure };
 
 export function failureOf(error: unknown): WriteFailure {
   const code = (error as { code?: unknown } | null)?.code;

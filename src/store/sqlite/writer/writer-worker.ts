@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
 import { LogDeriver } from "./log-deriver.js";
-import { type AppendInput, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
+import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
 
 /** What a closing writer still derives, so a clean stop leaves the table (nearly) current. */
 const CLOSE_DERIVE_EVENTS = 200_000;
@@ -55,16 +55,28 @@ port.on("message", (message: ToWriter) => {
     port.close();
     return;
   }
-  const { id } = message;
-  group.submit(message, message.sentAt).then(
-    ({ batch, ...receipt }) => {
-      if (batch) log.keep(batch);
-      send({ type: "appended", id, receipt });
-      deriver.poke();
-    },
-    (error: unknown) => send({ type: "failed", id, error: failureOf(error) }),
-  );
+  for (const item of message.items) {
+    const { id } = item;
+    group.submit(item, item.sentAt).then(
+      ({ batch, ...receipt }) => {
+        if (batch) log.keep(batch);
+        answer({ id, receipt });
+        deriver.poke();
+      },
+      (error: unknown) => answer({ id, error: failureOf(error) }),
+    );
+  }
 });
+
+/** Answers of a group go back in one message. */
+let answers: Answer[] = [];
+function answer(one: Answer): void {
+  if (answers.length === 0) setImmediate(() => {
+    send({ type: "answers", answers });
+    answers = [];
+  });
+  answers.push(one);
+}
 
 send({ type: "ready", derivedThrough: deriver.derivedThrough });
 deriver.poke();
