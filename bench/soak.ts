@@ -118,6 +118,8 @@ const report = [
   "|---:|---:|---:|---:|---:|---:|",
   ...rows,
   "",
+  `Requests shed by the soak itself (more than ${MAX_IN_FLIGHT} in flight): ${shed}.`,
+  "",
 ].join("\n");
 writeFileSync(new URL("results/soak-latest.md", import.meta.url), report);
 console.log(report);
