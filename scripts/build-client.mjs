@@ -18,6 +18,8 @@ const entry = join(root, "src/sdk/index.ts");
 const reactEntry = join(root, "src/sdk/react.ts");
 const openFeatureEntry = join(root, "src/sdk/openfeature/index.ts");
 const WASM_FILES = ["vane.wasm", "vane-scalar.wasm"];
+/** Every entry: one minified ESM file for browsers and workers. */
+const BROWSER_BUNDLE = { bundle: true, format: "esm", platform: "browser", target: "es2022", minify: true, sourcemap: "linked" };
 
 rmSync(out, { recursive: true, force: true });
 mkdirSync(out, { recursive: true });
@@ -25,12 +27,7 @@ mkdirSync(out, { recursive: true });
 await build({
   entryPoints: [entry],
   outfile: join(out, "vane-client.js"),
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: "linked",
+  ...BROWSER_BUNDLE,
   // The engine loader reads file: URLs with node:fs, and only in Node: left as a dynamic import.
   external: ["node:*"],
   // workerd gives modules no import.meta.url, and the engine loader makes its default URLs when
@@ -46,12 +43,7 @@ await build({
 await build({
   entryPoints: [reactEntry],
   outfile: join(out, "vane-react.js"),
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: "linked",
+  ...BROWSER_BUNDLE,
   external: ["react"],
   logLevel: "warning",
 });
@@ -59,12 +51,7 @@ await build({
 await build({
   entryPoints: [openFeatureEntry],
   outfile: join(out, "vane-openfeature.js"),
-  bundle: true,
-  format: "esm",
-  platform: "browser",
-  target: "es2022",
-  minify: true,
-  sourcemap: "linked",
+  ...BROWSER_BUNDLE,
   plugins: [clientBeside()],
   logLevel: "warning",
 });

@@ -6,6 +6,27 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 
+/** Sends raw bytes and returns the whole answer (the server closes the connection after it). */
+async function rawExchange(url: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  const { connect } = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(request));
+    let answer = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
+
+function parseRaw(answer: string): { status: number; contentType: string | undefined; body: unknown } {
+  const [head, body] = answer.split("\r\n\r\n", 2) as [string, string];
+  const status = Number(head.split(" ")[1]);
+  const contentType = /content-type: ([^\r\n]+)/i.exec(head)?.[1];
+  return { status, contentType, body: JSON.parse(body) };
+}
+
 describe("the Node server", () => {
   let server: RunningServer;
   const dataDir = mkdtempSync(join(tmpdir(), "vane-node-"));
@@ -36,39 +57,6 @@ describe("the Node server", () => {
     const res = await fetch(`${server.url}/v1/nowhere`, { method: "POST" });
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: { code: "NOT_FOUND", message: "Route not found: POST /v1/nowhere" } });
-  });
-});
-
-/** Sends raw bytes and returns the whole answer (the server closes the connection after it). */
-async function rawExchange(url: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(url);
-  const { connect } = await import("node:net");
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => socket.write(request));
-    let answer = "";
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk: string) => (answer += chunk));
-    socket.on("end", () => resolve(answer));
-    socket.on("error", reject);
-  });
-}
-
-function parseRaw(answer: string): { status: number; contentType: string | undefined; body: unknown } {
-  const [head, body] = answer.split("\r\n\r\n", 2) as [string, string];
-  const status = Number(head.split(" ")[1]);
-  const contentType = /content-type: ([^\r\n]+)/i.exec(head)?.[1];
-  return { status, contentType, body: JSON.parse(body) };
-}
-
-describe("requests Node's parser refuses, and long input in messages", () => {
-  let server: RunningServer;
-  const dataDir = mkdtempSync(join(tmpdir(), "vane-node-"));
-  beforeAll(async () => {
-    server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir });
-  });
-  afterAll(async () => {
-    await server.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it("answers an unknown method with 400 in the contract's error shape", async () => {
