@@ -4,22 +4,14 @@
 import { existsSync } from "node:fs";
 import { isRecord } from "../bundle/validate-values.js";
 import { BUNDLE_HISTORY_LIMIT, type BundleStore } from "../store/types.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { CliError, parseVerbArgs } from "./args.js";
 import { diffBundles } from "./bundle-diff.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
-import { nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { WHERE_HELP, WHERE_OPTIONS, nextVersion, projectOf, publish, storedBundle } from "./publish.js";
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
-const WHERE_OPTIONS = {
-  data: { type: "string", default: DEFAULT_DATA_DIR },
-  project: { type: "string" },
-  env: { type: "string", default: "production" },
-} as const;
-const WHERE_HELP = `  --project P  the project (default: the only one stored)
-  --env E      the environment (default production)
-${dataHelp(15)}`;
 
 const HISTORY_USAGE = `Usage: vane bundles history [--project P] [--env E] [--data DIR]
 

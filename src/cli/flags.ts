@@ -2,21 +2,13 @@
 // published as a new version with every check `vane bundles put` makes (bundle-edits.ts makes
 // the change).
 import type { Bundle } from "../bundle/types.js";
-import { dataHelp, DEFAULT_DATA_DIR, UsageError, parseVerbArgs } from "./args.js";
+import { UsageError, parseVerbArgs } from "./args.js";
 import { setDefault, setRollout } from "./bundle-edits.js";
 import type { Io } from "./output.js";
-import { nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { WHERE_HELP, WHERE_OPTIONS, nextVersion, projectOf, publish, storedBundle } from "./publish.js";
 import { withStores } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const WHERE_OPTIONS = {
-  data: { type: "string", default: DEFAULT_DATA_DIR },
-  project: { type: "string" },
-  env: { type: "string", default: "production" },
-} as const;
-const WHERE_HELP = `  --project P  the project (default: the only one stored)
-  --env E      the environment (default production)
-${dataHelp(15)}`;
 
 const SET_USAGE = `Usage: vane flags set KEY VALUE [--project P] [--env E] [--data DIR]
 

@@ -9,7 +9,7 @@ import { isoTimestampMs } from "../bundle/validate-values.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import type { BundleStore, StoredBundle, Stores } from "../store/types.js";
-import { CliError } from "./args.js";
+import { CliError, DEFAULT_DATA_DIR, dataHelp } from "./args.js";
 import { checkBundle, versionProblems } from "./bundle-checks.js";
 import { type Io, problemList } from "./output.js";
 
@@ -82,3 +82,13 @@ export async function projectOf(bundles: BundleStore, given: string | undefined)
   if (projects.length === 1) return projects[0]!;
   throw new CliError(projects.length === 0 ? "no bundles stored yet" : `the store holds ${projects.length} projects (${projects.join(", ")}); pass --project`);
 }
+
+/** Which stored bundle a change verb works on: the options and help that bundles history, flags and rollout share. */
+export const WHERE_OPTIONS = {
+  data: { type: "string", default: DEFAULT_DATA_DIR },
+  project: { type: "string" },
+  env: { type: "string", default: "production" },
+} as const;
+export const WHERE_HELP = `  --project P  the project (default: the only one stored)
+  --env E      the environment (default production)
+${dataHelp(15)}`;

@@ -26,7 +26,7 @@ const batch = (n: number) => ({
   events: Array.from({ length: 200 }, (_, i) => ({ id: `b${n}-${i}`, type: "track", unitKey: `u${i}`, timestamp: "2026-11-21T12:00:00Z", event: "click", properties: { note: "x".repeat(400) } })),
 });
 
-describe.skipIf(!mounted)("a full disk", () => {
+describe.skipIf(!mounted)("a full disk (skipped where this user may not mount a tmpfs: needs root, which CI has)", () => {
   it("answers 503 with nothing stored and /health degraded while appends fail, and recovers when space is back", async () => {
     const dataDir = path.join(MOUNT, "data");
     const server = await serveProcess(dataDir);

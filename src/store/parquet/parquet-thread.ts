@@ -12,7 +12,6 @@ export class ParquetThread implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private readonly worker: Worker;
   private failure: string | undefined;
-  private through = 0;
   private closed: Promise<void> | undefined;
   private asked = false;
 
@@ -21,18 +20,12 @@ export class ParquetThread implements EventPipeline {
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
         this.failure = undefined;
-        this.through = message.through;
       } else if (message.type === "failed") {
         this.failure = message.error;
       }
       if (message.type !== "closed") this.asked = false;
     });
     this.worker.on("error", (error) => (this.failure = error.message));
-  }
-
-  /** Where the copy has reached (its checkpoint), as last reported. */
-  get deliveredThrough(): number {
-    return this.through;
   }
 
   async deliverThrough(): Promise<void> {

@@ -3,8 +3,6 @@
 // busy_timeout waits by sleeping the calling thread. The main connection therefore has no busy
 // timeout; a write that finds the lock taken fails at once and is tried again after a timer, with
 // growing pauses, until the deadline. Reads never need the lock (WAL).
-import type { Database } from "better-sqlite3";
-
 const FIRST_PAUSE_MS = 1;
 const LONGEST_PAUSE_MS = 50;
 
@@ -28,12 +26,4 @@ export function whenWritable(deadlineMs: number): WhenWritable {
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   };
-}
-
-/** For a connection whose busy_timeout already waits (the CLI's, where blocking is harmless). */
-export const immediately: WhenWritable = async (write) => write();
-
-/** Whether the connection waits in SQLite itself: then no retry is needed. */
-export function waitsInSqlite(db: Database): boolean {
-  return (db.pragma("busy_timeout", { simple: true }) as number) > 0;
 }
