@@ -262,6 +262,12 @@ export interface LearningCommit {
   /** The event log position the step has read through. */
   readonly checkpoint: number;
   /**
+   * The lease the learner holds (several servers on one store): the commit is refused with
+   * LeaseLost, changing nothing, unless this holder still has it, so a learner that lost its lease
+   * (a stall past its expiry, a network split) can never commit a step another has taken over.
+   */
+  readonly lease?: LeaseClaim;
+  /**
    * Every pending decision the learner holds only in memory comes from an event after this seq:
    * after a restart it rebuilds them from the log between here and `checkpoint`.
    */
@@ -357,6 +363,40 @@ export interface LearningStore {
   /** Stored pending decisions whose window closed at or before `nowMs`, earliest first. */
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
   commit(step: LearningCommit): Promise<void>;
+  /**
+   * Replaces the open trials the learner holds in memory as published for the other servers: a
+   * server that decides without learning reads them with the stored ones (the delay model).
+   */
+  publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void>;
+  /** What publishOpenTrials last stored. */
+  publishedOpenTrials(): Promise<OpenTrialBin[]>;
+}
+
+/** A lease and who claims it. */
+export interface LeaseClaim {
+  readonly name: string;
+  readonly holder: string;
+}
+
+/** A commit made under a lease its holder no longer has (LearningCommit.lease). */
+export class LeaseLost extends Error {
+  constructor(claim: LeaseClaim) {
+    super(`lease ${claim.name} is no longer held by ${claim.holder}`);
+    this.name = "LeaseLost";
+  }
+}
+
+/**
+ * Named roles that one server at a time plays over a shared store (the learner, the Parquet copy,
+ * the weights publisher, retention): a holder renews its lease well within `ttlMs`; when it dies
+ * the lease expires and another server takes it. Time is the store's clock, so servers whose
+ * clocks disagree still agree on expiry.
+ */
+export interface LeaseStore {
+  /** Takes the lease when free or expired, renews it when `holder` has it: true when `holder` holds it for `ttlMs` from now. */
+  acquire(name: string, holder: string, ttlMs: number): Promise<boolean>;
+  /** Ends `holder`'s lease at once (a clean shutdown), so another server need not wait for its expiry. */
+  release(name: string, holder: string): Promise<void>;
 }
 
 export type StoreHealth = "ok" | "down";
@@ -366,6 +406,7 @@ export interface Stores {
   readonly keys: KeyStore;
   readonly events: EventStore;
   readonly learning: LearningStore;
+  readonly leases: LeaseStore;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
 }
