@@ -24,8 +24,16 @@ export class CliError extends Error {
 export const DEFAULT_DATA_DIR = ".vane";
 /** The --data line of a usage, its text starting at `column` like the other options'. */
 export function dataHelp(column: number): string {
-  return `  ${"--data DIR".padEnd(column - 2)}the data folder (default ${DEFAULT_DATA_DIR})`;
+  return `  ${"--data DIR".padEnd(column - 2)}the data folder (default ${DEFAULT_DATA_DIR})
+  ${"--store URL".padEnd(column - 2)}a shared store instead of the folder's SQLite file: postgres://user@host:5432/db
+  ${"".padEnd(column - 2)}(default: $VANE_STORE when set)`;
 }
+
+/** Where a verb's store is: every verb that touches the store takes both. */
+export const STORE_OPTIONS = {
+  data: { type: "string", default: DEFAULT_DATA_DIR },
+  store: { type: "string" },
+} as const;
 
 type Options = NonNullable<ParseArgsConfig["options"]>;
 

@@ -38,7 +38,7 @@ export const historyVerb: Verb = {
   usage: HISTORY_USAGE,
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: HISTORY_USAGE, options: WHERE_OPTIONS, positionals: [0, 0] });
-    return withStores(values.data, "existing", async (stores) => {
+    return withStores(values, "existing", async (stores) => {
       const project = await projectOf(stores.bundles, values.project);
       const [history, current] = await Promise.all([stores.bundles.history(project, values.env), stores.bundles.version(project, values.env)]);
       if (history.length === 0) throw new CliError(`no published versions of ${project}/${values.env}`);
@@ -60,7 +60,7 @@ export const diffVerb: Verb = {
     const files = positionals.map((p) => (existsSync(p) ? fileValue(readJsonFile(p)) : undefined));
     const sides = files.every((f) => f !== undefined)
       ? files
-      : await withStores(values.data, "existing", async (stores) => {
+      : await withStores(values, "existing", async (stores) => {
           const named = files.map((f) => (isRecord(f) ? f.projectId : undefined)).find((p) => typeof p === "string");
           const where = { project: await projectOf(stores.bundles, values.project ?? named), env: values.env };
           return Promise.all(positionals.map((p, i) => files[i] ?? versionOf(stores.bundles, p, where)));
@@ -78,13 +78,13 @@ export const rollbackVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: ROLLBACK_USAGE, options: WHERE_OPTIONS, positionals: [1, 1] });
     const version = positionals[0]!;
-    return withStores(values.data, "existing", async (stores) => {
+    return withStores(values, "existing", async (stores) => {
       const where = { project: await projectOf(stores.bundles, values.project), env: values.env };
       const earlier = await versionOf(stores.bundles, version, where);
       const current = await storedBundle(stores.bundles, where);
       const bundle = { ...earlier, version: nextVersion(current.bundle.version, Date.now()) };
       io.out(`Rolling ${where.project}/${where.env} back to the content of version ${version}.`);
-      return publish(bundle, stores, { heading: `vane bundles rollback: refused version ${version}, nothing was written`, dataDir: values.data, io });
+      return publish(bundle, stores, { heading: `vane bundles rollback: refused version ${version}, nothing was written`, where: values, io });
     });
   },
 };

@@ -1,13 +1,12 @@
 // `vane bundles put|validate|list|get|history|diff|rollback`: publishing one bundle with the
 // checks `vane import` makes (and the version order), checking one without storing it, and
 // seeing what is and was stored.
-import { resolve } from "node:path";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { diffVerb, historyVerb, rollbackVerb } from "./bundle-history.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
 import { fileProblems, publish, refuse, storedProblems } from "./publish.js";
-import { storeExists, withStores } from "./store-access.js";
+import { storeExists, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 const PUT_USAGE = `Usage: vane bundles put FILE [--rollback] [--data DIR]
@@ -36,7 +35,7 @@ Prints the stored bundle of PROJECT and env as JSON.
   --env E      the environment (default production)
 ${dataHelp(15)}`;
 
-const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
+const DATA_OPTION = STORE_OPTIONS;
 
 const putVerb: Verb = {
   name: "put",
@@ -55,7 +54,7 @@ const putVerb: Verb = {
     // A refused file creates no data folder.
     const { problems } = await fileProblems(read.value);
     if (problems.length > 0) return refuse(io, heading, problems);
-    return withStores(values.data, "create", (stores) => publish(read.value, stores, { heading, rollback: values.rollback, dataDir: values.data, io }));
+    return withStores(values, "create", (stores) => publish(read.value, stores, { heading, rollback: values.rollback, where: values, io }));
   },
 };
 
@@ -71,8 +70,8 @@ const validateVerb: Verb = {
     if (!read.ok) return refuse(io, heading, [read.problem]);
     const { problems, bundle } = await fileProblems(read.value);
     if (bundle === undefined) return refuse(io, heading, problems);
-    if (storeExists(values.data)) {
-      const stale = await withStores(values.data, "existing", (stores) => storedProblems(bundle, stores.bundles, {}));
+    if (storeExists(values)) {
+      const stale = await withStores(values, "existing", (stores) => storedProblems(bundle, stores.bundles, {}));
       if (stale.length > 0) return refuse(io, heading, stale);
     }
     io.out(`${file}: a valid bundle for ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}), version ${bundle.version}; nothing was stored`);
@@ -86,9 +85,9 @@ const listVerb: Verb = {
   usage: LIST_USAGE,
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: LIST_USAGE, options: DATA_OPTION, positionals: [0, 0] });
-    const bundles = await withStores(values.data, "existing", (stores) => stores.bundles.list());
+    const bundles = await withStores(values, "existing", (stores) => stores.bundles.list());
     if (bundles.length === 0) {
-      io.out(`No bundles in ${resolve(values.data)}. Publish one with \`vane bundles put FILE\`.`);
+      io.out(`No bundles in ${describeStore(values)}. Publish one with \`vane bundles put FILE\`.`);
       return 0;
     }
     const rows = bundles.map((b) => [b.projectId, b.env, b.orgId, b.version, shortTime(b.storedAt)]);
@@ -108,7 +107,7 @@ const getVerb: Verb = {
       positionals: [1, 1],
     });
     const project = positionals[0]!;
-    const stored = await withStores(values.data, "existing", (stores) => stores.bundles.get(project, values.env));
+    const stored = await withStores(values, "existing", (stores) => stores.bundles.get(project, values.env));
     if (stored === undefined) throw new CliError(`no bundle for ${project}/${values.env}`);
     io.out(JSON.stringify(stored.bundle, null, 2));
     return 0;

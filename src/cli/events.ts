@@ -1,12 +1,11 @@
 // `vane events discovered|list|count`: a look at stored events from the command line. `list`
 // prints one compact JSON object per line (newest first), so its output pipes into jq.
-import { resolve } from "node:path";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
 import type { EventFilter, EventStore, EventType, SequencedEvent } from "../store/types.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, UsageError, integerOption, parseVerbArgs } from "./args.js";
+import { CliError, dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
-import { withStores } from "./store-access.js";
+import { withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 const EVENT_TYPES: readonly EventType[] = ["exposure", "track", "decision"];
@@ -46,7 +45,7 @@ the same every minute with its own options. The Parquet files are never pruned.
   --dedup-hours H  recognise a resent event id this many hours (default ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS})
 ${dataHelp(17)}`;
 
-const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
+const DATA_OPTION = STORE_OPTIONS;
 const FILTER_OPTIONS = { ...DATA_OPTION, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
 
 function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
@@ -80,9 +79,9 @@ const discoveredVerb: Verb = {
   usage: DISCOVERED_USAGE,
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: DATA_OPTION, positionals: [0, 0] });
-    const found = await withStores(values.data, "existing", (stores) => stores.events.discovered());
+    const found = await withStores(values, "existing", (stores) => stores.events.discovered());
     if (found.length === 0) {
-      io.out(`No auto-discovered events in ${resolve(values.data)}.`);
+      io.out(`No auto-discovered events in ${describeStore(values)}.`);
       return 0;
     }
     const rows = found.map((d) => [d.projectId, d.env, d.orgId, d.name, String(d.count), shortTime(d.firstSeen), shortTime(d.lastSeen)]);
@@ -103,7 +102,7 @@ const listVerb: Verb = {
     });
     const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_LIMIT, usage: LIST_USAGE });
     const filter = filterOf(values, LIST_USAGE);
-    const events = await withStores(values.data, "existing", async (stores) => stores.events.list({ ...(await unambiguous(stores.events, filter)), limit }));
+    const events = await withStores(values, "existing", async (stores) => stores.events.list({ ...(await unambiguous(stores.events, filter)), limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -118,7 +117,7 @@ const countVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
     const filter = filterOf(values, COUNT_USAGE);
-    io.out(String(await withStores(values.data, "existing", async (stores) => stores.events.count(await unambiguous(stores.events, filter)))));
+    io.out(String(await withStores(values, "existing", async (stores) => stores.events.count(await unambiguous(stores.events, filter)))));
     return 0;
   },
 };
@@ -141,8 +140,8 @@ const pruneVerb: Verb = {
       retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: PRUNE_USAGE }),
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: PRUNE_USAGE }),
     };
-    const pruned = await withStores(values.data, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
-    io.out(`Pruned ${pruned.events} events and ${pruned.eventIds} remembered event ids from ${resolve(values.data)}.`);
+    const pruned = await withStores(values, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
+    io.out(`Pruned ${pruned.events} events and ${pruned.eventIds} remembered event ids from ${describeStore(values)}.`);
     return 0;
   },
 };

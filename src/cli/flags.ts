@@ -28,12 +28,12 @@ type Where = { readonly project?: string | undefined; readonly env: string; read
 
 /** Loads the stored bundle, applies `edit`, publishes the result as the next version. */
 async function editAndPublish(io: Io, where: Where, edit: (bundle: Bundle) => { bundle: Bundle; note: string }): Promise<number> {
-  return withStores(where.data, "existing", async (stores) => {
+  return withStores(where, "existing", async (stores) => {
     const project = await projectOf(stores.bundles, where.project);
     const stored = await storedBundle(stores.bundles, { project, env: where.env });
     const { bundle, note } = edit(stored.bundle);
     bundle.version = nextVersion(stored.bundle.version, Date.now());
-    const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, dataDir: where.data, io });
+    const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, where, io });
     if (code === 0 && note !== "") io.out(note);
     return code;
   });

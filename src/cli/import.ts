@@ -1,5 +1,4 @@
 // `vane import FILE`: keys and bundles from one JSON file (decisions.md §8), all or nothing.
-import { resolve } from "node:path";
 import type { Bundle } from "../bundle/types.js";
 import type { BundleProblem } from "../bundle/validate.js";
 import { loadEngine } from "../engine/loader.js";
@@ -7,10 +6,10 @@ import { DEFAULT_LIMITS } from "../server/app.js";
 import { type KeyInput, toKeyRecord } from "../server/auth/api-key.js";
 import type { SqliteStores } from "../store/sqlite/index.js";
 import type { KeyRecord, Stores } from "../store/types.js";
-import { dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { type ImportPlan, type PlannedBundle, checkImport, readJsonFile, storeProblems } from "./import-file.js";
 import { type Io, plural, problemList } from "./output.js";
-import { nodeSha256, storeExists, withStores } from "./store-access.js";
+import { nodeSha256, storeExists, withStores, describeStore } from "./store-access.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb } from "./verb.js";
 
@@ -32,7 +31,7 @@ export const importVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { data: { type: "string", default: DEFAULT_DATA_DIR } },
+      options: { ...STORE_OPTIONS },
       positionals: [1, 1],
     });
     const file = positionals[0]!;
@@ -40,12 +39,12 @@ export const importVerb: Verb = {
     if (!read.ok) return refuse(io, file, [read.problem]);
     const { plan, problems } = checkImport(read.value, await loadEngine());
     // A new store has nothing to compare with: refuse without creating the folder.
-    if (problems.length > 0 && !storeExists(values.data)) return refuse(io, file, problems);
-    return withStores(values.data, "create", async (stores) => {
+    if (problems.length > 0 && !storeExists(values)) return refuse(io, file, problems);
+    return withStores(values, "create", async (stores) => {
       problems.push(...(await storeProblems(plan.bundles, stores.bundles)), ...(await tenancyProblems(plan, stores.bundles)));
       if (problems.length > 0) return refuse(io, file, problems);
       const lines = await write(stores, plan);
-      io.out([`Imported ${plural(plan.keys.length, "key")} and ${plural(plan.bundles.length, "bundle")} into ${resolve(values.data)}`, ...lines].join("\n"));
+      io.out([`Imported ${plural(plan.keys.length, "key")} and ${plural(plan.bundles.length, "bundle")} into ${describeStore(values)}`, ...lines].join("\n"));
       if (lines.length > 0) io.out(`A running server sees them within about ${Math.ceil(Math.max(DEFAULT_LIMITS.bundleRefreshMs, DEFAULT_LIMITS.keyCacheMs) / 1000)} s.`);
       return 0;
     });

@@ -4,7 +4,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Bundle } from "../bundle/types.js";
 import { createKey } from "../server/auth/key-admin.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { publish } from "./publish.js";
 import { nodeSha256, withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
@@ -60,7 +60,7 @@ export const initVerb: Verb = {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
       options: {
-        data: { type: "string", default: DEFAULT_DATA_DIR },
+        ...STORE_OPTIONS,
         project: { type: "string", default: "my-project" },
         org: { type: "string", default: "my-org" },
         env: { type: "string", default: "production" },
@@ -71,11 +71,11 @@ export const initVerb: Verb = {
     if (existsSync(values.file)) throw new CliError(`${resolve(values.file)} exists; pass --file for another name`);
     const now = Date.now();
     const bundle = starterBundle(values, new Date(now).toISOString());
-    return withStores(values.data, "create", async (stores) => {
+    return withStores(values, "create", async (stores) => {
       if ((await stores.bundles.version(values.project, values.env)) !== undefined) {
         throw new CliError(`${values.project}/${values.env} has a bundle already (vane bundles get ${values.project})`);
       }
-      const code = await publish(bundle, stores, { heading: `vane init: refused, nothing was written`, dataDir: values.data, io });
+      const code = await publish(bundle, stores, { heading: `vane init: refused, nothing was written`, where: values, io });
       if (code !== 0) return code;
       writeFileSync(values.file, `${JSON.stringify(bundle, null, 2)}\n`);
       const tenant = { orgId: values.org, projectId: values.project };

@@ -1,10 +1,9 @@
 // `vane keys list`, and how a key is described: public fields and status only — the store has
 // no secrets, and hashes are not shown either (they are what a lookup matches).
-import { resolve } from "node:path";
 import type { KeyRecord } from "../store/types.js";
-import { dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { shortTime, table } from "./output.js";
-import { withStores } from "./store-access.js";
+import { withStores, describeStore } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane keys list [--data DIR]
@@ -49,10 +48,10 @@ export const keysListVerb: Verb = {
   summary: "list keys and their status (never secrets)",
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseVerbArgs(args, { usage: USAGE, options: { data: { type: "string", default: DEFAULT_DATA_DIR } }, positionals: [0, 0] });
-    const keys = await withStores(values.data, "existing", (stores) => stores.keys.list());
+    const { values } = parseVerbArgs(args, { usage: USAGE, options: { ...STORE_OPTIONS }, positionals: [0, 0] });
+    const keys = await withStores(values, "existing", (stores) => stores.keys.list());
     if (keys.length === 0) {
-      io.out(`No keys in ${resolve(values.data)}. Create one with \`vane keys create\`.`);
+      io.out(`No keys in ${describeStore(values)}. Create one with \`vane keys create\`.`);
       return 0;
     }
     const now = Date.now();

@@ -1,16 +1,15 @@
 // `vane keys create|list|revoke|rotate` (decisions.md §1, §8). New secrets are printed once and
 // never stored; revoke and rotate take a key's id or its full secret.
-import { resolve } from "node:path";
 import type { BundleProblem } from "../bundle/validate.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import { keyKind } from "../server/auth/api-key.js";
 import { createKey, findKey, revokeKey, rotateKey } from "../server/auth/key-admin.js";
 import type { KeyKind, KeyRecord, KeyStore } from "../store/types.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, UsageError, parseVerbArgs, required } from "./args.js";
+import { CliError, dataHelp, UsageError, parseVerbArgs, required, STORE_OPTIONS } from "./args.js";
 import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "./key-checks.js";
 import { describeKey, keyStatus, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
-import { nodeSha256, withStores } from "./store-access.js";
+import { nodeSha256, withStores, describeStore } from "./store-access.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
@@ -42,7 +41,7 @@ prints its secret once. The old key stays valid for 7 days (or until its own ear
 Revoked, expired and already rotated keys are not rotated.
 ${dataHelp(15)}`;
 
-const DATA_OPTION = { data: { type: "string", default: DEFAULT_DATA_DIR } } as const;
+const DATA_OPTION = STORE_OPTIONS;
 /** Where a problem of the key's fields came from on the command line. */
 const FLAG_OF: Readonly<Record<string, string>> = {
   orgId: "--org",
@@ -93,12 +92,12 @@ const createVerb: Verb = {
       io.err([`vane keys create: refused`, ...lines].join("\n"));
       return 2;
     }
-    const created = await withStores(values.data, "create", async (stores) => {
+    const created = await withStores(values, "create", async (stores) => {
       const [refused] = await tenancyProblems({ keys: [input], bundles: [] }, stores.bundles);
       if (refused !== undefined) throw new CliError(`refused: --project ${refused.message}`);
       return createKey(stores.keys, { kind, ...input }, { sha256: nodeSha256, now });
     });
-    io.out(newKeyText(`Created key ${created.record.id} (${describeKey(created.record)}${limitsText(created.record)}) in ${resolve(values.data)}`, created.secret));
+    io.out(newKeyText(`Created key ${created.record.id} (${describeKey(created.record)}${limitsText(created.record)}) in ${describeStore(values)}`, created.secret));
     return 0;
   },
 };
@@ -109,7 +108,7 @@ const revokeVerb: Verb = {
   usage: REVOKE_USAGE,
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: REVOKE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
-    return withStores(values.data, "existing", async (stores) => {
+    return withStores(values, "existing", async (stores) => {
       const key = await lookUp(stores.keys, positionals[0]!);
       if (key.revokedAt !== undefined) {
         io.out(`${key.id} (${describeKey(key)}) was already revoked at ${shortTime(key.revokedAt)}.`);
@@ -128,7 +127,7 @@ const rotateVerb: Verb = {
   usage: ROTATE_USAGE,
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: ROTATE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
-    return withStores(values.data, "existing", async (stores) => {
+    return withStores(values, "existing", async (stores) => {
       const key = await lookUp(stores.keys, positionals[0]!);
       const now = Date.now();
       refuseRotation(key, now);

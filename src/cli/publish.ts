@@ -2,23 +2,24 @@
 // `init`): every check `vane import` makes, plus the version order — a bundle older than the
 // stored one is refused unless the caller says it is a rollback, so a stale file never silently
 // replaces a newer bundle.
-import { resolve } from "node:path";
 import type { Bundle } from "../bundle/types.js";
 import type { BundleProblem } from "../bundle/validate.js";
 import { isoTimestampMs } from "../bundle/validate-values.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import type { BundleStore, StoredBundle, Stores } from "../store/types.js";
-import { CliError, DEFAULT_DATA_DIR, dataHelp } from "./args.js";
+import { CliError, dataHelp, STORE_OPTIONS } from "./args.js";
 import { checkBundle, versionProblems } from "./bundle-checks.js";
 import { type Io, problemList } from "./output.js";
+import { type StoreWhere, describeStore } from "./store-access.js";
 
 export interface Publication {
   /** "refused …, nothing was written" heads the problem list. */
   readonly heading: string;
   /** Publishing a version older than the stored one is allowed (`--rollback`). */
   readonly rollback?: boolean;
-  readonly dataDir: string;
+  /** Where it is stored, for the message. */
+  readonly where: StoreWhere;
 }
 
 /** Everything that refuses `raw` before the store is touched: validation, schemas, the engine. */
@@ -52,7 +53,7 @@ export async function publish(raw: unknown, stores: Stores, how: Publication & {
   const previous = await stores.bundles.version(bundle.projectId, bundle.env);
   await stores.bundles.put(bundle, new Date().toISOString());
   const was = previous === undefined ? "" : previous === bundle.version ? " (unchanged)" : `, replacing version ${previous}`;
-  io.out(`Stored ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}) version ${bundle.version}${was} in ${resolve(how.dataDir)}`);
+  io.out(`Stored ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}) version ${bundle.version}${was} in ${describeStore(how.where)}`);
   io.out(`A running server serves it within about ${Math.ceil(DEFAULT_LIMITS.bundleRefreshMs / 1000)} s.`);
   return 0;
 }
@@ -85,7 +86,7 @@ export async function projectOf(bundles: BundleStore, given: string | undefined)
 
 /** Which stored bundle a change verb works on: the options and help that bundles history, flags and rollout share. */
 export const WHERE_OPTIONS = {
-  data: { type: "string", default: DEFAULT_DATA_DIR },
+  ...STORE_OPTIONS,
   project: { type: "string" },
   env: { type: "string", default: "production" },
 } as const;

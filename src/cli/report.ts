@@ -5,7 +5,7 @@ import { PolicyOutcomes } from "../analysis/outcomes.js";
 import { type PolicyReport, type ReportSubject, policyReport, refusal } from "../analysis/policy-report.js";
 import type { Bundle, Policy } from "../bundle/types.js";
 import type { BundleStore, EventStore } from "../store/types.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { shortTime, table } from "./output.js";
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
@@ -34,7 +34,7 @@ export const reportVerb: Verb = {
     const { values, positionals } = parseVerbArgs(args, {
       usage: USAGE,
       options: {
-        data: { type: "string", default: DEFAULT_DATA_DIR },
+        ...STORE_OPTIONS,
         project: { type: "string" },
         env: { type: "string", default: DEFAULT_ENV },
         json: { type: "boolean", default: false },
@@ -42,7 +42,7 @@ export const reportVerb: Verb = {
       positionals: [1, 1],
     });
     const nowMs = Date.now();
-    const report = await withStores(values.data, "existing", async (stores) => {
+    const report = await withStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
       const outcomes = await readOutcomes(stores.events, subject);
       const refused = refusal(subject, outcomes.counts(nowMs));

@@ -7,11 +7,11 @@ import type { ResultsAggregates } from "../analysis/results/source.js";
 import type { Bundle, Policy } from "../bundle/types.js";
 import { openResultsSource } from "../store/sqlite/results-query.js";
 import type { BundleStore } from "../store/types.js";
-import { CliError, dataHelp, DEFAULT_DATA_DIR, parseVerbArgs } from "./args.js";
+import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { resultsHtml } from "./results-html.js";
 import { metricSpecs, timeOption } from "./results-options.js";
 import { overlapNote, resultsText } from "./results-text.js";
-import { withStores } from "./store-access.js";
+import { storeUrlOf, withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
@@ -43,7 +43,7 @@ export const resultsVerb: Verb = {
     const { values, positionals } = parseVerbArgs(args, {
       usage: USAGE,
       options: {
-        data: { type: "string", default: DEFAULT_DATA_DIR },
+        ...STORE_OPTIONS,
         project: { type: "string" },
         env: { type: "string", default: DEFAULT_ENV },
         metric: { type: "string", multiple: true, default: [] },
@@ -59,7 +59,8 @@ export const resultsVerb: Verb = {
     const metrics = metricSpecs(values, USAGE);
     const since = timeOption(values.since, "--since", USAGE);
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
-    const { subject, aggregates } = await withStores(values.data, "existing", async (stores) => {
+    if (storeUrlOf(values) !== undefined) throw new CliError("vane results reads the data folder's SQLite store; on PostgreSQL it is not built yet (docs/deploy.md)");
+    const { subject, aggregates } = await withStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
       // The per-event table is derived from the event log: reading through the store first copies
       // in what the log holds beyond it (a server killed before deriving), so the query sees it all.

@@ -1,20 +1,20 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
-import { resolve } from "node:path";
 import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
+import { sharedStoreUrl } from "../store/open-stores.js";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS } from "../store/retention.js";
-import { dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs } from "./args.js";
+import { UsageError, dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
-import { withStores } from "./store-access.js";
+import { describeStore, storeUrlOf, withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
 const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
-const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--weights-every 60]
+const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info]
 
@@ -46,7 +46,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, data: { type: "string", default: DEFAULT_DATA_DIR }, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -60,15 +60,17 @@ export const serveVerb: Verb = {
     };
     const metrics = metricsOption(values.metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
-    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory });
+    const storeUrl = storeUrlOf(values);
+    if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, storeUrl, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {
       const now = Date.now();
-      const banner: Banner = { version: packageVersion(), url: server.url, dataPath: resolve(values.data), dataArg: values.data, now };
+      const banner: Banner = { version: packageVersion(), url: server.url, dataPath: describeStore(values), dataArg: values.data, now };
       if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
       io.out(
-        await withStores(values.data, "create", async (stores) => {
+        await withStores(values, "create", async (stores) => {
           const run = await seedFirstRun(stores, now);
           if (run !== undefined) return firstRunText(banner, run);
           return laterStartText(banner, { bundles: await stores.bundles.list(), keys: await stores.keys.list() });
@@ -86,6 +88,14 @@ export const serveVerb: Verb = {
     return 0;
   },
 };
+
+function checkedStoreUrl(url: string): void {
+  try {
+    sharedStoreUrl(url);
+  } catch (error) {
+    throw new UsageError((error as Error).message, USAGE);
+  }
+}
 
 type StopSignal = keyof typeof FORCED_EXIT;
 

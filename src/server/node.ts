@@ -16,7 +16,7 @@ import type { Logger } from "pino";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
-import { openSqliteStores } from "../store/sqlite/index.js";
+import { openStores } from "../store/open-stores.js";
 import { type AppLimits, createApp } from "./app.js";
 import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
@@ -98,9 +98,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const exposure = options.metrics ?? "off";
   const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
-  const sqlite = openSqliteStores({ dataDir: options.dataDir, writer: "worker" });
-  const stores = observeStores(sqlite, { tracer, metrics });
-  const parquet = new ParquetRole({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
+  const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
+  const stores = observeStores(opened, { tracer, metrics });
+  const parquet = new ParquetRole({ dataDir: options.dataDir, storeUrl: options.storeUrl, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
@@ -139,7 +139,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     server.on("clientError", answerClientError);
     server.once("error", (error) => {
       stopTimers();
-      void releaseRoles().then(() => sqlite.close());
+      void releaseRoles().then(() => opened.close());
       reject(error);
     });
   });
@@ -151,7 +151,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     await learning.catchUp().catch(() => undefined);
     learning.close();
     await releaseRoles();
-    await sqlite.close();
+    await opened.close();
     log?.flush();
   };
   if (metrics !== undefined && typeof exposure === "object") {

@@ -1,6 +1,8 @@
 // Messages between the server's thread and the Parquet copy's thread (parquet-worker.ts).
 export interface ParquetOptions {
+  /** Where the files go, and the SQLite store unless `storeUrl` names a shared one. */
   readonly dataDir: string;
+  readonly storeUrl?: string;
   /** How often the thread looks for events on its own (after failures, or other processes' events). */
   readonly intervalMs: number;
   /** Rows per file-writing round. */

@@ -3,7 +3,7 @@
 // connection (a lock held elsewhere blocks only this thread), writes the files and advances its
 // checkpoint, exactly as ParquetPipeline does anywhere; the server only tells it when to look.
 import { parentPort, workerData } from "node:worker_threads";
-import { openSqliteStores } from "../sqlite/open.js";
+import { openStores } from "../open-stores.js";
 import { fileSinkFor } from "./file-sink.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
@@ -13,7 +13,7 @@ const options = workerData as ParquetOptions;
 const send = (message: FromParquet): void => port.postMessage(message);
 
 // It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
-const stores = openSqliteStores({ dataDir: options.dataDir, deriveOnRead: false });
+const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
 const pipeline = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: options.flushRows });
 
 let wanted = false;
