@@ -47,9 +47,16 @@ export class PostgresLearningStore implements LearningStore {
   }
 
   async arms(): Promise<ArmRow[]> {
-    const rows = await this.sql<{ project_id: string; env: string; policy_id: string; entity: string; arm_key: string; stats: Buffer }[]>`
+    const rows = await this.sql<{ project_id: string; env: string; policy_id: string; entity: Buffer; arm_key: Buffer; stats: Buffer }[]>`
       SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms`;
-    return rows.map((row) => ({ projectId: row.project_id, env: row.env, policyId: row.policy_id, entity: row.entity, armKey: row.arm_key, stats: floats(row.stats) }));
+    return rows.map((row) => ({
+      projectId: row.project_id,
+      env: row.env,
+      policyId: row.policy_id,
+      entity: row.entity.toString("utf8"),
+      armKey: row.arm_key.toString("utf8"),
+      stats: floats(row.stats),
+    }));
   }
 
   async positions(): Promise<LearningPositions> {
@@ -133,13 +140,13 @@ async function upsertArms(tx: ISql, arms: readonly ArmRow[]): Promise<void> {
     project_id: a.projectId,
     env: a.env,
     policy_id: a.policyId,
-    entity: a.entity,
-    arm_key: a.armKey,
+    entity: Buffer.from(a.entity, "utf8").toString("hex"),
+    arm_key: Buffer.from(a.armKey, "utf8").toString("hex"),
     stats: hex(a.stats),
   }));
   await tx`
     INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
-    SELECT project_id, env, policy_id, entity, arm_key, decode(stats, 'hex')
+    SELECT project_id, env, policy_id, decode(entity, 'hex'), decode(arm_key, 'hex'), decode(stats, 'hex')
     FROM jsonb_to_recordset(${tx.json(rows)}) AS (project_id text, env text, policy_id text, entity text, arm_key text, stats text)
     ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = EXCLUDED.stats`;
 }

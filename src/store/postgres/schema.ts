@@ -101,8 +101,9 @@ const MIGRATIONS: readonly string[] = [
     project_id text NOT NULL,
     env        text NOT NULL,
     policy_id  text NOT NULL,
-    entity     text NOT NULL, -- '' for the population
-    arm_key    text NOT NULL,
+    -- UTF-8 bytes: the learner's own rows name themselves with a NUL (state.ts DELAYS), which text refuses.
+    entity     bytea NOT NULL, -- '' for the population
+    arm_key    bytea NOT NULL,
     stats      bytea NOT NULL, -- Float64Array, little-endian
     PRIMARY KEY (project_id, env, policy_id, entity, arm_key)
   );
