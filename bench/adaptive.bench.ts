@@ -266,6 +266,8 @@ function timedStore(learning: LearningStore, timings: Timings): LearningStore {
     pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),
     due: (now, limit) => timed("due", () => learning.due(now, limit)),
     commit: (step) => timed("commit", () => learning.commit(step)),
+    publishOpenTrials: (bins) => learning.publishOpenTrials(bins),
+    publishedOpenTrials: () => learning.publishedOpenTrials(),
   };
 }
 
@@ -406,6 +408,8 @@ const nullStore: LearningStore = {
   pendingFor: async () => [],
   due: async () => [],
   commit: async () => undefined,
+  publishOpenTrials: async () => undefined,
+  publishedOpenTrials: async () => [],
 };
 
 interface MemoryRow {

@@ -51,7 +51,7 @@ export class OpenTrials {
   private weighted = 0;
   private open = 0;
 
-  constructor(private readonly windowMs: number) {}
+  constructor(readonly windowMs: number) {}
 
   /** A decision (or `count` of them) made at `atMs`. */
   add(atMs: number, count = 1): void {
@@ -79,6 +79,12 @@ export class OpenTrials {
     const tail = Math.exp(-this.windowMs / this.mu);
     const hidden = (Math.exp(-(nowMs - this.reference) / this.mu) * this.weighted - this.open * tail) / (1 - tail);
     return Math.min(this.open, Math.max(0, hidden));
+  }
+
+  /** The bins still inside the window at `nowMs`, as [start, count]: what a learning server publishes for the others. */
+  *bins(nowMs: number): Iterable<readonly [number, number]> {
+    this.expire(nowMs);
+    for (let i = this.head; i < this.binStart.length; i++) yield [this.binStart[i]!, this.binCount[i]!];
   }
 
   /** Bins, for tests and memory accounting. */

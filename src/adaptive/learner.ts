@@ -14,13 +14,13 @@
 //
 // Events come from the feed (this process's commits, from memory, feed.ts) when it continues from
 // the learned position, and from the store's scan otherwise (a restart, other processes' events).
-import type { ArmRow, CommitListener, DecisionRecord, LearningEvent, LearningStore, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
+import type { ArmRow, CommitListener, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
-import { DELAYS, LearnedState, POPULATION, stateKey } from "./state.js";
+import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
 export interface Tenant {
@@ -45,6 +45,8 @@ export interface LearnerOptions {
   readonly maxPendingInMemory?: number;
   /** This process's committed events (EventStore.onCommitted): learned from memory instead of read back. */
   readonly feed?: (listener: CommitListener) => () => void;
+  /** The lease under which this learner learns, when servers share the store: every commit is fenced by it. */
+  readonly lease?: LeaseClaim;
 }
 
 const DEFAULT_PAGE = 5000;
@@ -77,7 +79,7 @@ export interface LearnerProgress {
   readonly scanned: number;
 }
 
-export class Learner {
+export class Learner implements LearnedStateSource {
   readonly state = new LearnedState();
   private readonly book = new PendingBook();
   private readonly feed = new Feed();
@@ -202,7 +204,7 @@ export class Learner {
     step.walk(events, await this.catalogsFor(events), this.refFor);
     const rows = step.touched;
     const oldest = this.book.oldestSeq() ?? step.added[0]?.seq;
-    await this.options.store.commit({
+    await this.commit({
       arms: rows,
       addPending: [],
       rewardPending: step.rewardedStored,
@@ -223,6 +225,11 @@ export class Learner {
     return true;
   }
 
+  private commit(step: LearningCommit): Promise<void> {
+    const { lease } = this.options;
+    return this.options.store.commit(lease === undefined ? step : { ...step, lease });
+  }
+
   /** Moves the oldest pending decisions past the bound (or too far behind for a restart to re-read) to the store. */
   private async spill(): Promise<void> {
     for (;;) {
@@ -230,7 +237,7 @@ export class Learner {
       const out = this.book.oldest(Math.min(excess, SPILL_CHUNK), this.position - REPLAY_SPAN, SPILL_CHUNK);
       if (out.length === 0) return;
       const remaining = this.book.oldest(out.length + 1, Number.NEGATIVE_INFINITY)[out.length];
-      await this.options.store.commit({
+      await this.commit({
         arms: [],
         addPending: out.map(storedForm),
         rewardPending: [],
@@ -255,7 +262,7 @@ export class Learner {
       for (const pending of due) step.close(fromStored(pending));
       const rows = step.touched;
       const oldest = this.book.oldestSeq();
-      await this.options.store.commit({
+      await this.commit({
         arms: rows,
         addPending: [],
         rewardPending: [],

@@ -7,13 +7,14 @@ import type { Bundle } from "../bundle/types.js";
 import type { Engine } from "../engine/engine.js";
 import type { BundleStore } from "../store/types.js";
 import { armPropensities } from "./choose.js";
-import type { LearnedState } from "./state.js";
+import type { LearnedStateSource } from "./state.js";
 import { adaptiveCatalog } from "./policy.js";
 import { publishedWeights, weightsMoved } from "./weights.js";
 
 export interface PublisherOptions {
   readonly bundles: BundleStore;
-  readonly state: LearnedState;
+  /** Read at each pass: the learning server's own state. */
+  readonly learned: Pick<LearnedStateSource, "state">;
   readonly engine: Engine;
   readonly now: () => number;
   /** Smallest change of any arm's weight worth a new version. */
@@ -49,7 +50,8 @@ export class WeightsPublisher {
 
   /** The bundle with fresh weights and a new version, or undefined when no weight moved enough. */
   private reweighted(bundle: Bundle): Bundle | undefined {
-    const { engine, state } = this.options;
+    const { engine } = this.options;
+    const { state } = this.options.learned;
     const catalog = adaptiveCatalog(compileBundle(bundle, engine));
     if (catalog.size === 0) return undefined;
     const fresh = new Map<string, number[]>();

@@ -5,7 +5,7 @@ import { trace } from "@opentelemetry/api";
 import { type Context, Hono, type MiddlewareHandler, type Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { Learner } from "../adaptive/learner.js";
+import type { LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
@@ -42,7 +42,7 @@ export interface AppOptions {
   readonly limits?: Partial<AppLimits>;
   readonly schemaCompiler?: SchemaCompiler;
   /** What decide reads learned state from; whoever runs the service runs its catchUp. One on the stores when absent. */
-  readonly learner?: Learner;
+  readonly learner?: LearnedStateSource;
   /** Where internal faults are reported (never to the client), with the request's id; console.error by default. */
   readonly onInternalError?: (error: unknown, requestId?: string) => void;
   /** Metrics, request logs and tracing (middleware/observe.ts); each off when absent. */

@@ -1,10 +1,14 @@
 // Wires learning into the server: the learner reads policies from bundles through its own bundle
 // cache (a store outage fails the step, which retries, rather than skipping events), and takes the
-// events this process commits from memory (the event store's onCommitted feed).
+// events this process commits from memory (the event store's onCommitted feed). Over a store that
+// several servers share, one of them learns (under the learner lease, SharedLearning) and the
+// others decide from a mirror of what it committed.
+import { type LearnerProgress, Learner } from "../adaptive/learner.js";
+import { StateMirror } from "../adaptive/mirror.js";
 import { adaptiveCatalog } from "../adaptive/policy.js";
-import { Learner } from "../adaptive/learner.js";
+import type { LearnedState, LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
-import type { Stores } from "../store/types.js";
+import type { LeaseClaim, Stores } from "../store/types.js";
 import { BundleCache } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 
@@ -14,6 +18,8 @@ export interface LearnerDeps {
   readonly clock: Clock;
   /** Pending decisions held in memory at most (the learner's default when absent). */
   readonly maxPendingInMemory?: number;
+  /** The lease it learns under, when servers share the store. */
+  readonly lease?: LeaseClaim;
 }
 
 export function createLearner(deps: LearnerDeps): Learner {
@@ -22,6 +28,7 @@ export function createLearner(deps: LearnerDeps): Learner {
     store: deps.stores.learning,
     now: () => deps.clock.now(),
     maxPendingInMemory: deps.maxPendingInMemory,
+    lease: deps.lease,
     feed: (listener) => deps.stores.events.onCommitted(listener),
     catalogs: async ({ orgId, projectId, env }) => {
       const found = await bundles.lookup(projectId, env);
@@ -29,4 +36,66 @@ export function createLearner(deps: LearnerDeps): Learner {
       return found.status === "found" && found.entry.bundle.orgId === orgId ? adaptiveCatalog(found.entry.compiled) : undefined;
     },
   });
+}
+
+/**
+ * Learning on one of several servers sharing a store: while this server holds the learner lease it
+ * learns (a Learner started afresh from the store at each gain, fenced by the lease) and publishes
+ * the open trials it holds in memory; otherwise it mirrors the state the learning server commits.
+ */
+export class SharedLearning implements LearnedStateSource {
+  private learner: Learner | undefined;
+  private readonly mirror: StateMirror;
+  /** Whether the last publication had open trials: an idle learner does not write every second. */
+  private published = true;
+
+  constructor(private readonly deps: LearnerDeps & { readonly lease: LeaseClaim }) {
+    this.mirror = new StateMirror(deps.stores.learning);
+  }
+
+  get state(): LearnedState {
+    return this.learner?.state ?? this.mirror.state;
+  }
+
+  get learning(): boolean {
+    return this.learner !== undefined;
+  }
+
+  start(): Promise<void> {
+    return this.learner?.start() ?? this.mirror.start();
+  }
+
+  /** The lease is taken: learn from where the store says the last learner stopped. */
+  lead(): void {
+    this.learner = createLearner(this.deps);
+  }
+
+  /** The lease is lost or given up: stop learning (a step already running is refused by the fence). */
+  follow(): void {
+    this.learner?.close();
+    this.learner = undefined;
+    void this.mirror.reload().catch(() => undefined);
+  }
+
+  catchUp(): Promise<void> {
+    return this.learner?.catchUp() ?? Promise.resolve();
+  }
+
+  /** Learning: publishes the open trials held in memory. Mirroring: reloads what the learner committed. */
+  async share(): Promise<void> {
+    const learner = this.learner;
+    if (learner === undefined) return this.mirror.reload();
+    const bins = learner.state.openTrialBins(this.deps.clock.now());
+    if (bins.length === 0 && !this.published) return;
+    this.published = bins.length > 0;
+    await this.deps.stores.learning.publishOpenTrials(bins);
+  }
+
+  progress(): Pick<LearnerProgress, "position"> {
+    return this.learner?.progress() ?? { position: this.mirror.position };
+  }
+
+  close(): void {
+    this.learner?.close();
+  }
 }

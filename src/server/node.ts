@@ -2,25 +2,31 @@
 // the app on @hono/node-server, and the background work. Threads do what would stall the event
 // loop: the log writer appends and derives the per-event table, the Parquet thread encodes the
 // files. Timers on the event loop run the learner, the publication of learned weights into
-// bundles, and retention. Metrics, logs and traces are set up here too (observability/): prom-client
+// bundles, and retention. Several servers may share the store (`--workers`, or servers on one
+// PostgreSQL): the learner with the weights publication, the Parquet copy and retention are roles
+// one server plays at a time under a lease (roles/); the others decide from the learned state the
+// learning server commits, mirrored every second. Metrics, logs and traces are set up here too (observability/): prom-client
 // and pino are Node's, the app gets interfaces.
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { serve } from "@hono/node-server";
 import { trace } from "@opentelemetry/api";
 import type { Logger } from "pino";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
-import { ParquetThread } from "../store/parquet/parquet-thread.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
 import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
-import { createLearner } from "./learning.js";
+import { SharedLearning } from "./learning.js";
 import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
+import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
+import { ParquetRole } from "./roles/parquet-role.js";
 
 /** GET /metrics: not served, served on the API's port, or on a port of its own (bound to the same host). */
 export type MetricsExposure = "off" | "on" | { readonly port: number };
@@ -28,8 +34,10 @@ export type MetricsExposure = "off" | "on" | { readonly port: number };
 export interface NodeServerOptions {
   readonly port: number;
   readonly host: string;
-  /** The data folder: vane.db and parquet/. */
+  /** The data folder: vane.db (unless `storeUrl` names another store) and parquet/. */
   readonly dataDir: string;
+  /** A shared store's URL (postgres://…); the SQLite file in `dataDir` when absent. */
+  readonly storeUrl?: string;
   readonly limits?: Partial<AppLimits>;
   /** How often the Parquet thread looks for events on its own (requests also tell it). */
   readonly catchUpMs?: number;
@@ -47,11 +55,15 @@ export interface NodeServerOptions {
   readonly metrics?: MetricsExposure;
   /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
   readonly log?: LogOptions;
+  /** How long a role's lease lives unless renewed (renewed five times as often): how soon another server takes over a dead one's roles. */
+  readonly leaseTtlMs?: number;
 }
 
 export const DEFAULT_LEARN_MS = 200;
 export const DEFAULT_WEIGHTS_MS = 60_000;
 export const DEFAULT_PRUNE_MS = 60_000;
+/** How often a server that does not learn reloads the learned state (and the learner publishes its open trials). */
+export const SHARE_LEARNING_MS = 1_000;
 
 /** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
 function every(ms: number, label: string, task: () => Promise<unknown>, log: Logger | undefined): () => void {
@@ -88,20 +100,35 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const sqlite = openSqliteStores({ dataDir: options.dataDir, writer: "worker" });
   const stores = observeStores(sqlite, { tracer, metrics });
-  const parquet = new ParquetThread({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
+  const parquet = new ParquetRole({ dataDir: options.dataDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
-  const learner = createLearner({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory });
-  metrics?.watchLearner(learner, stores.events);
-  const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
+  const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
+  metrics?.watchLearner(learning, stores.events);
+  const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now() });
+  const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const role = (name: string, gained: () => Promise<void> | void, lost: () => Promise<void> | void) =>
+    new LeaseRole({ leases: stores.leases, name, holder, ttlMs, now: () => systemClock.now(), gained, lost });
+  const roles = {
+    learner: role("learner", () => learning.lead(), () => learning.follow()),
+    parquet: role("parquet", () => parquet.start(), () => parquet.stop()),
+    retention: role("retention", () => undefined, () => undefined),
+  };
+  const renewRoles = () => Promise.all(Object.values(roles).map((r) => r.renew()));
+  await renewRoles().catch(() => undefined); // a store down at start: the timer tries again
   const shutdown = new AbortController();
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
-  const app = createApp({ engine, stores, pipelines: [parquet], learner, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal });
   const timers = [
-    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp(), log),
-    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish(), log),
-    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", () => pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
+    every(ttlMs / 5, "leases", renewRoles, log),
+    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learning.catchUp(), log),
+    every(SHARE_LEARNING_MS, "learned state", () => learning.share(), log),
+    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", async () => roles.learner.active && publisher.publish(), log),
+    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
+  // Given up on a clean stop, so another server takes the roles at once; the Parquet copy delivers what is stored first.
+  const releaseRoles = () => Promise.all(Object.values(roles).map((r) => r.release().catch(() => undefined)));
   let metricsListener: MetricsListener | undefined;
   let closeApi: () => Promise<void> = async () => undefined;
   const url = await new Promise<string>((resolve, reject) => {
@@ -112,7 +139,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     server.on("clientError", answerClientError);
     server.once("error", (error) => {
       stopTimers();
-      void sqlite.close().then(() => parquet.close());
+      void releaseRoles().then(() => sqlite.close());
       reject(error);
     });
   });
@@ -121,10 +148,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     shutdown.abort(); // ends open event streams, which closing the server would otherwise wait for
     await metricsListener?.close();
     await closeApi();
-    await learner.catchUp().catch(() => undefined);
-    learner.close();
+    await learning.catchUp().catch(() => undefined);
+    learning.close();
+    await releaseRoles();
     await sqlite.close();
-    await parquet.close();
     log?.flush();
   };
   if (metrics !== undefined && typeof exposure === "object") {

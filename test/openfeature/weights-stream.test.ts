@@ -72,7 +72,7 @@ describe("published weights on the change stream and in OFREP", () => {
       await learnThatBWins();
       server.clock.advance(1000);
       const engine = await loadEngine();
-      const publisher = new WeightsPublisher({ bundles: server.stores.bundles, state: server.learner.state, engine, now: () => server.clock.now() });
+      const publisher = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now() });
       const [published] = await publisher.publish();
       expect(published).toBeDefined();
       await waitFor(() => reader.messages.length > 0, "the published weights on the stream");

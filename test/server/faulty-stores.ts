@@ -1,8 +1,8 @@
 // Stores that fail on demand through their interfaces: each method of a store named in `down`
 // rejects, as a store whose database went away would.
-import type { BundleStore, EventStore, KeyStore, LearningStore, Stores } from "../../src/store/types.js";
+import type { BundleStore, EventStore, KeyStore, LearningStore, LeaseStore, Stores } from "../../src/store/types.js";
 
-export type StoreName = "bundles" | "keys" | "events" | "learning";
+export type StoreName = "bundles" | "keys" | "events" | "learning" | "leases";
 
 export class FaultyStores implements Stores {
   readonly down = new Set<StoreName>();
@@ -10,12 +10,14 @@ export class FaultyStores implements Stores {
   readonly keys: KeyStore;
   readonly events: EventStore;
   readonly learning: LearningStore;
+  readonly leases: LeaseStore;
 
   constructor(private readonly inner: Stores) {
     this.bundles = this.guard("bundles", inner.bundles);
     this.keys = this.guard("keys", inner.keys);
     this.events = this.guard("events", inner.events);
     this.learning = this.guard("learning", inner.learning);
+    this.leases = this.guard("leases", inner.leases);
   }
 
   async health() {

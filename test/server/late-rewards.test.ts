@@ -187,7 +187,7 @@ describe("late rewards over HTTP (24 h window, rewards 0–3 rounds late)", () =
       expect(exact.some((q) => Math.abs(q - p) < 1e-12)).toBe(true);
     }
     // Burn-in counts decisions, so it is over; the published weights favour each best arm.
-    const publisher = new WeightsPublisher({ bundles: server.stores.bundles, state: server.learner.state, engine, now: () => server.clock.now() });
+    const publisher = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now() });
     expect(await publisher.publish()).toHaveLength(1);
     const res = await call(server, "/v1/config/proj-1", { key });
     const served = (await res.json()) as Bundle;

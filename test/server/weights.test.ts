@@ -45,7 +45,7 @@ beforeEach(async () => {
   server = await startTestServer();
   sk = await server.key({ kind: "sk", orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write"] });
   await server.putBundle(bundle());
-  publisher = new WeightsPublisher({ bundles: server.stores.bundles, state: server.learner.state, engine, now: () => server.clock.now() });
+  publisher = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now() });
 });
 afterEach(() => server.close());
 

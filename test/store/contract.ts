@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
 import { describeEventContract } from "./contract-events.js";
+import { describeLeaseContract } from "./contract-leases.js";
 import { describeTenancyContract } from "./contract-tenancy.js";
 import { makeBundle, makeKey } from "./fixtures.js";
 
@@ -39,6 +40,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
     describeBundleHistoryContract(stores);
     describeEventContract(stores);
     describeTenancyContract(stores);
+    describeLeaseContract(stores);
 
     it("reports every store ok when healthy", async () => {
       const health = await stores().health();

@@ -6,7 +6,7 @@ import { SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api"
 import type { Stores } from "../../store/types.js";
 import type { ServiceMetrics } from "./types.js";
 
-const STORE_NAMES = ["bundles", "keys", "events", "learning"] as const;
+const STORE_NAMES = ["bundles", "keys", "events", "learning", "leases"] as const;
 
 export interface StoreObservers {
   readonly tracer: Tracer;

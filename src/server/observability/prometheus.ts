@@ -4,7 +4,8 @@
 // Labels are bounded: route patterns, statuses, outcomes, store operations, and the projects,
 // envs, policies and arms of the bundles an operator imported; never a key, a unit or a decision id.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { Learner } from "../../adaptive/learner.js";
+import type { LearnerProgress } from "../../adaptive/learner.js";
+import type { LearnedStateSource } from "../../adaptive/state.js";
 import { DELAYS } from "../../adaptive/state.js";
 import { count } from "../../adaptive/stats.js";
 import type { EventStore } from "../../store/types.js";
@@ -66,7 +67,7 @@ export class PrometheusMetrics implements ServiceMetrics {
   }
 
   /** Learner lag (behind the end of `events`, the log it reads) and its decisions per policy and arm. */
-  watchLearner(learner: Learner, events: EventStore): void {
+  watchLearner(learner: Pick<LearnedStateSource, "state"> & { progress(): Pick<LearnerProgress, "position"> }, events: EventStore): void {
     const registers = [this.registry];
     new Gauge({
       name: "vane_learner_lag_events",

@@ -3,7 +3,7 @@
 // with the chosen arm's propensity, before it is answered.
 import { Hono, type Context } from "hono";
 import { type Decision, decide } from "../../adaptive/decide.js";
-import type { Learner } from "../../adaptive/learner.js";
+import type { LearnedStateSource } from "../../adaptive/state.js";
 import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import type { EventStore, StoredEvent } from "../../store/types.js";
@@ -21,7 +21,7 @@ export interface DecideDependencies {
   readonly auth: AuthDependencies;
   readonly bundles: BundleCache;
   readonly events: EventStore;
-  readonly learner: Learner;
+  readonly learner: LearnedStateSource;
   readonly clock: Clock;
 }
 
@@ -132,7 +132,7 @@ function itemError(code: "BAD_REQUEST" | "NOT_FOUND", message: string): ItemErro
   return { error: { code, message } };
 }
 
-function decideItem(entry: BundleEntry, learner: Learner, tenant: Tenant, item: Item | undefined, now: number): Outcome {
+function decideItem(entry: BundleEntry, learner: LearnedStateSource, tenant: Tenant, item: Item | undefined, now: number): Outcome {
   if (!item) return itemError("BAD_REQUEST", "each decision must be an object");
   const { policyId, context, entityId } = item;
   if (typeof policyId !== "string" || policyId === "") return itemError("BAD_REQUEST", "policyId must be a non-empty string");

@@ -4,7 +4,7 @@
 // whose effects were not stored. Its scan extracts compact records in SQLite (no JSON for
 // JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import type { ArmRow, DecidedArm, LearningCommit, LearningEvent, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision } from "../types.js";
+import { type ArmRow, type DecidedArm, type LearningCommit, type LeaseClaim, LeaseLost, type LearningEvent, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
 /**
@@ -93,9 +93,16 @@ export class SqliteLearningStore implements LearningStore {
   private readonly scanStmt: Statement<{ after: number; upTo: number; limit: number }, ScanRow>;
   private readonly maxSeqStmt: Statement<[], number>;
 
+  private readonly clearPublishedStmt: Statement<[]>;
+  private readonly publishStmt: Statement<[string, string, string, string, number, number, number]>;
+  private readonly publishedStmt: Statement<[], BinRow>;
+  private readonly publishTx: Transaction<(bins: readonly OpenTrialBin[]) => void>;
+
   constructor(
     db: Database,
     private readonly durability: Durability,
+    /** Inside the commit's transaction: whether the claim still holds its lease. */
+    private readonly holds: (claim: LeaseClaim) => boolean,
   ) {
     this.armsStmt = db.prepare("SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms");
     this.upsertArmStmt = db.prepare(
@@ -144,7 +151,15 @@ export class SqliteLearningStore implements LearningStore {
        ORDER BY e.seq LIMIT @limit`,
     );
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
+    this.clearPublishedStmt = db.prepare("DELETE FROM published_open_trials");
+    this.publishStmt = db.prepare("INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.publishedStmt = db.prepare("SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials");
+    this.publishTx = db.transaction((bins: readonly OpenTrialBin[]) => {
+      this.clearPublishedStmt.run();
+      for (const b of bins) this.publishStmt.run(b.projectId, b.env, b.policyId, b.armKey, b.windowMs, b.atMs, b.count);
+    });
     this.commitTx = db.transaction((step: LearningCommit) => {
+      if (step.lease !== undefined && !this.holds(step.lease)) throw new LeaseLost(step.lease);
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
       for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
       for (const p of step.addPending) this.insertPendingStmt.run(toPendingRow(p));
@@ -201,15 +216,15 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async openTrialBins(bins: number): Promise<OpenTrialBin[]> {
-    return this.binsStmt.all({ bins }).map((row) => ({
-      projectId: row.project_id,
-      env: row.env,
-      policyId: row.policy_id,
-      armKey: row.arm_key,
-      windowMs: row.window_ms,
-      atMs: row.at_ms,
-      count: row.count,
-    }));
+    return this.binsStmt.all({ bins }).map(fromBinRow);
+  }
+
+  async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
+    await this.durability.write(() => this.publishTx.immediate(bins));
+  }
+
+  async publishedOpenTrials(): Promise<OpenTrialBin[]> {
+    return this.publishedStmt.all().map(fromBinRow);
   }
 
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
@@ -223,6 +238,18 @@ export class SqliteLearningStore implements LearningStore {
     // A process crash loses nothing committed. The sync only keeps the WAL from staying unsynced.
     this.durability.sync().catch(() => undefined);
   }
+}
+
+function fromBinRow(row: BinRow): OpenTrialBin {
+  return {
+    projectId: row.project_id,
+    env: row.env,
+    policyId: row.policy_id,
+    armKey: row.arm_key,
+    windowMs: row.window_ms,
+    atMs: row.at_ms,
+    count: row.count,
+  };
 }
 
 /** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */

@@ -12,6 +12,7 @@ import { SqliteBundleStore } from "./bundle-store.js";
 import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
 import { SqliteLearningStore } from "./learning-store.js";
+import { SqliteLeaseStore } from "./lease-store.js";
 import { migrate } from "./schema.js";
 import { type Durability, NO_SYNC, WalSync, gated } from "./wal-sync.js";
 import { whenWritable } from "./when-writable.js";
@@ -105,12 +106,14 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
   const bundles = new SqliteBundleStore(db, durability);
   const keys = new SqliteKeyStore(db, durability);
   const events = new SqliteEventStore(db, durability, writer);
+  const leases = new SqliteLeaseStore(db, durability);
   let closed: Promise<void> | undefined;
   return {
     bundles,
     keys,
     events,
-    learning: new SqliteLearningStore(db, durability),
+    learning: new SqliteLearningStore(db, durability, (claim) => leases.holds(claim)),
+    leases,
     async health() {
       return {
         bundles: probe(() => bundles.ping()),

@@ -164,6 +164,24 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle)
     SELECT project_id, env, version, org_id, stored_at, bundle FROM bundles;
   `,
+  // 7: several servers on one store (issue 16): leases on the roles one of them plays at a time,
+  // and the open trials the learning server holds in memory, published for the others' decide.
+  `
+  CREATE TABLE leases (
+    name       TEXT PRIMARY KEY,
+    holder     TEXT NOT NULL,
+    expires_at INTEGER NOT NULL -- ms since the epoch
+  );
+  CREATE TABLE published_open_trials (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    policy_id  TEXT NOT NULL,
+    arm_key    TEXT NOT NULL,
+    window_ms  INTEGER NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    count      INTEGER NOT NULL
+  );
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

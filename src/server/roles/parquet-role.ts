@@ -1,0 +1,28 @@
+// The Parquet copy as a role: its thread runs only on the server holding the lease, so the files
+// are written by one server at a time, each event once (the copy's checkpoint is in the store).
+import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
+import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
+import { ParquetThread } from "../../store/parquet/parquet-thread.js";
+import type { EventPipeline } from "../../store/types.js";
+
+export class ParquetRole implements EventPipeline {
+  readonly name = PARQUET_PIPELINE;
+  private thread: ParquetThread | undefined;
+
+  constructor(private readonly options: ParquetOptions) {}
+
+  start(): void {
+    this.thread ??= new ParquetThread(this.options);
+  }
+
+  /** Delivers what is stored, then stops the thread. */
+  async stop(): Promise<void> {
+    const thread = this.thread;
+    this.thread = undefined;
+    await thread?.close();
+  }
+
+  deliverThrough(): Promise<void> {
+    return this.thread?.deliverThrough() ?? Promise.resolve();
+  }
+}

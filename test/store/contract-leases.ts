@@ -1,0 +1,70 @@
+// The lease contract (types.ts LeaseStore) and the learner's fencing by it: one server at a time
+// plays a role, another takes it over once the lease expires, and a commit under a lost lease
+// changes nothing.
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import { LeaseLost, type LearningCommit, type OpenTrialBin, type Stores } from "../../src/store/types.js";
+
+const step = (checkpoint: number, lease?: LearningCommit["lease"]): LearningCommit => ({
+  arms: [{ projectId: "p", env: "production", policyId: "pol", entity: "", armKey: "a", stats: new Float64Array([1, 1, 1]) }],
+  addPending: [],
+  rewardPending: [],
+  removePending: [],
+  checkpoint,
+  memoryFrom: checkpoint,
+  ...(lease && { lease }),
+});
+
+export function describeLeaseContract(stores: () => Stores): void {
+  describe("leases", () => {
+    it("gives a free lease to one holder and refuses it to another until it expires", async () => {
+      const { leases } = stores();
+      expect(await leases.acquire("learner", "server-a", 60_000)).toBe(true);
+      expect(await leases.acquire("learner", "server-b", 60_000)).toBe(false);
+      expect(await leases.acquire("learner", "server-a", 60_000)).toBe(true); // renewed
+      expect(await leases.acquire("parquet", "server-b", 60_000)).toBe(true); // another role
+    });
+
+    it("lets another holder take a lease its holder stopped renewing", async () => {
+      const { leases } = stores();
+      expect(await leases.acquire("learner", "server-a", 150)).toBe(true);
+      expect(await leases.acquire("learner", "server-b", 150)).toBe(false);
+      await sleep(400);
+      expect(await leases.acquire("learner", "server-b", 60_000)).toBe(true);
+      expect(await leases.acquire("learner", "server-a", 60_000)).toBe(false);
+    });
+
+    it("frees a lease at once on release, and only its holder's release counts", async () => {
+      const { leases } = stores();
+      await leases.acquire("learner", "server-a", 60_000);
+      await leases.release("learner", "server-b");
+      expect(await leases.acquire("learner", "server-b", 60_000)).toBe(false);
+      await leases.release("learner", "server-a");
+      expect(await leases.acquire("learner", "server-b", 60_000)).toBe(true);
+    });
+
+    it("commits a learning step under a held lease, and refuses one under a lost lease without changing anything", async () => {
+      const { leases, learning } = stores();
+      await leases.acquire("learner", "server-a", 60_000);
+      await learning.commit(step(5, { name: "learner", holder: "server-a" }));
+      expect((await learning.positions()).learned).toBe(5);
+      await expect(learning.commit(step(9, { name: "learner", holder: "server-b" }))).rejects.toBeInstanceOf(LeaseLost);
+      await leases.release("learner", "server-a");
+      await expect(learning.commit(step(9, { name: "learner", holder: "server-a" }))).rejects.toBeInstanceOf(LeaseLost);
+      expect((await learning.positions()).learned).toBe(5);
+      expect(await learning.arms()).toHaveLength(1);
+    });
+
+    it("replaces the published open trials wholesale", async () => {
+      const { learning } = stores();
+      const bin = (armKey: string, count: number): OpenTrialBin => ({ projectId: "p", env: "production", policyId: "pol", armKey, windowMs: 60_000, atMs: 1_700_000_000_000, count });
+      expect(await learning.publishedOpenTrials()).toEqual([]);
+      await learning.publishOpenTrials([bin("a", 3), bin("b", 4)]);
+      expect(sortBins(await learning.publishedOpenTrials())).toEqual([bin("a", 3), bin("b", 4)]);
+      await learning.publishOpenTrials([bin("c", 1)]);
+      expect(await learning.publishedOpenTrials()).toEqual([bin("c", 1)]);
+    });
+  });
+}
+
+const sortBins = (bins: OpenTrialBin[]) => [...bins].sort((a, b) => a.armKey.localeCompare(b.armKey));
