@@ -1,0 +1,196 @@
+// Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
+// Appends: event-append.ts. Every server appends to the same tables; onCommitted feeds only this
+// process's appends, in commit order (commit-order.ts).
+import type { Sql } from "postgres";
+import type {
+  CommitListener,
+  DiscoveredEvent,
+  EventFilter,
+  EventStore,
+  EventType,
+  PruneReceipt,
+  PruneRule,
+  SequencedEvent,
+  StoredEvent,
+  AppendReceipt,
+} from "../types.js";
+import { type Appended, appendBatch } from "./event-append.js";
+import { CommitOrder } from "./commit-order.js";
+
+export const DEFAULT_LIST_LIMIT = 100;
+export const DEFAULT_PRUNE_CHUNK = 2_000;
+
+interface EventRow {
+  seq: number;
+  id: string;
+  received_at: string;
+  org_id: string;
+  project_id: string;
+  env: string;
+  type: string;
+  unit_key: string;
+  timestamp: string;
+  name: string | null;
+  decision_id: string | null;
+  discovered: boolean | null;
+  body: Record<string, unknown>;
+}
+
+interface DiscoveredRow {
+  org_id: string;
+  project_id: string;
+  env: string;
+  name: string;
+  count: number;
+  first_seen: string;
+  last_seen: string;
+}
+
+function checkCount(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
+}
+
+export class PostgresEventStore implements EventStore {
+  private readonly listeners = new Set<CommitListener>();
+  private readonly order = new CommitOrder<Appended>((appended) => this.feed(appended));
+
+  constructor(private readonly sql: Sql) {}
+
+  async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
+    if (events.length === 0) return { lastSeq: await this.head(), stored: 0, duplicates: 0 };
+    const { lastSeq, stored, duplicates } = await appendBatch(this.sql, events, () => this.order.enter());
+    return { lastSeq, stored, duplicates };
+  }
+
+  onCommitted(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
+    checkCount("afterSeq", afterSeq);
+    checkCount("limit", limit);
+    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+    return rows.map(fromEventRow);
+  }
+
+  async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
+    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+    checkCount("limit", limit);
+    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE ${this.where(filter)} ORDER BY seq DESC LIMIT ${limit}`;
+    return rows.map(fromEventRow);
+  }
+
+  async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
+    const [row] = await this.sql<{ count: number }[]>`SELECT count(*) FROM events WHERE ${this.where(filter)}`;
+    return row!.count;
+  }
+
+  async orgsWithEvents(projectId: string): Promise<string[]> {
+    const rows = await this.sql<{ org_id: string }[]>`SELECT DISTINCT org_id FROM events WHERE project_id = ${projectId} ORDER BY org_id`;
+    return rows.map((row) => row.org_id);
+  }
+
+  async prune(rule: PruneRule): Promise<PruneReceipt> {
+    const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
+    checkCount("chunk", chunk);
+    const [bounds] = await this.sql<{ min: number | null; max: number | null }[]>`SELECT min(seq), max(seq) FROM events`;
+    const max = bounds!.max ?? 0;
+    let derivedThrough = max;
+    for (const pipeline of rule.derived) derivedThrough = Math.min(derivedThrough, await this.checkpoint(pipeline));
+    const before = new Date(rule.eventsBeforeMs).toISOString();
+    let events = 0;
+    // Oldest first, a seq range per statement: no long transaction holds the table. The first
+    // range that keeps an event holds the boundary: stop there.
+    for (let from = (bounds!.min ?? max + 1) - 1; from < derivedThrough; ) {
+      const to = Math.min(from + chunk, derivedThrough);
+      const deleted = await this.sql`DELETE FROM events WHERE seq > ${from} AND seq <= ${to} AND received_at < ${before} COLLATE "C"`;
+      events += deleted.count;
+      const [left] = await this.sql`SELECT 1 FROM events WHERE seq > ${from} AND seq <= ${to} LIMIT 1`;
+      if (left !== undefined) break;
+      from = to;
+    }
+    let eventIds = 0;
+    for (;;) {
+      const deleted = await this.sql`
+        DELETE FROM event_ids WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_ids WHERE seen_at < ${rule.idsBeforeMs} ORDER BY seen_at LIMIT ${chunk}))`;
+      eventIds += deleted.count;
+      if (deleted.count === 0) break;
+    }
+    return { events, eventIds };
+  }
+
+  async discovered(): Promise<DiscoveredEvent[]> {
+    const rows = await this.sql<DiscoveredRow[]>`
+      SELECT org_id, project_id, env, name, count, first_seen, last_seen FROM discovered_events ORDER BY org_id, project_id, env, name`;
+    return rows.map((row) => ({
+      orgId: row.org_id,
+      projectId: row.project_id,
+      env: row.env,
+      name: row.name,
+      count: row.count,
+      firstSeen: row.first_seen,
+      lastSeen: row.last_seen,
+    }));
+  }
+
+  async checkpoint(pipeline: string): Promise<number> {
+    const [row] = await this.sql<{ seq: number }[]>`SELECT seq FROM checkpoints WHERE pipeline = ${pipeline}`;
+    return row?.seq ?? 0;
+  }
+
+  async setCheckpoint(pipeline: string, seq: number): Promise<void> {
+    checkCount("seq", seq);
+    await this.sql`INSERT INTO checkpoints (pipeline, seq) VALUES (${pipeline}, ${seq}) ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq`;
+  }
+
+  /** The last seq given (0 when none): committed, since a reader never sees another's uncommitted update. */
+  private async head(): Promise<number> {
+    const [row] = await this.sql<{ seq: number }[]>`SELECT seq FROM event_head`;
+    return row!.seq;
+  }
+
+  /** Only the fields the filter sets: `($p IS NULL OR project_id = $p)` would defeat the indexes. */
+  private where(filter: Omit<EventFilter, "limit">) {
+    const sql = this.sql;
+    return sql`true
+      ${filter.orgId === undefined ? sql`` : sql`AND org_id = ${filter.orgId}`}
+      ${filter.projectId === undefined ? sql`` : sql`AND project_id = ${filter.projectId}`}
+      ${filter.type === undefined ? sql`` : sql`AND type = ${filter.type}`}`;
+  }
+
+  private feed({ lastSeq, fresh }: Appended): void {
+    if (this.listeners.size === 0) return;
+    const first = lastSeq - fresh.length + 1;
+    const committed = fresh.map((event, i) => ({ seq: first + i, event }));
+    for (const listener of this.listeners) {
+      try {
+        listener(committed);
+      } catch {
+        // A listener's failure is its own (the learner's feed then reads the log): never another append's.
+      }
+    }
+  }
+}
+
+function fromEventRow(row: EventRow): SequencedEvent {
+  const body = row.body;
+  // Optional fields are left out rather than set to undefined: absent in, absent out. The sender's
+  // id is the body's `id` (the server sets clientId from it), so it needs no column.
+  const event: StoredEvent = {
+    ...(typeof body.id === "string" && { clientId: body.id }),
+    id: row.id,
+    receivedAt: row.received_at,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    type: row.type as EventType,
+    unitKey: row.unit_key,
+    timestamp: row.timestamp,
+    ...(row.name !== null && { name: row.name }),
+    ...(row.decision_id !== null && { decisionId: row.decision_id }),
+    ...(row.discovered !== null && { discovered: row.discovered }),
+    body,
+  };
+  return { seq: row.seq, event };
+}

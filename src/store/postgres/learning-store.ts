@@ -1,0 +1,233 @@
+// The learner's tables: learned arm statistics and the adaptive decisions, still in their reward
+// window, that the learner spilled out of its memory. A learning step commits in one transaction
+// with its log positions (and, when several servers share the store, a check of the learner's
+// lease), so after a crash the learner re-reads exactly the events whose effects were not stored.
+import type { ISql, JSONValue, Sql } from "postgres";
+import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision, PendingKey } from "../types.js";
+import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT } from "../sqlite/learning-store.js";
+import { scanLearningEvents } from "./learning-scan.js";
+import { checkLease } from "./lease-store.js";
+
+/** Decision ids per pendingFor query. */
+const LOOKUP_CHUNK = 10_000;
+
+interface PendingRow {
+  decision_id: string;
+  policy_id: string;
+  project_id: string;
+  env: string;
+  org_id: string;
+  arm_key: string;
+  entity: string;
+  features: Buffer | null;
+  reward_event: string;
+  decided_at: number;
+  closes_at: number;
+  counted: boolean;
+  rewarded: boolean;
+}
+
+interface BinRow {
+  project_id: string;
+  env: string;
+  policy_id: string;
+  arm_key: string;
+  window_ms: number;
+  at_ms: number;
+  count: number;
+}
+
+const PENDING = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
+
+export class PostgresLearningStore implements LearningStore {
+  constructor(private readonly sql: Sql) {}
+
+  scan(afterSeq: number, limit: number, span: number): Promise<LearningScan> {
+    return scanLearningEvents(this.sql, afterSeq, limit, span);
+  }
+
+  async arms(): Promise<ArmRow[]> {
+    const rows = await this.sql<{ project_id: string; env: string; policy_id: string; entity: Buffer; arm_key: Buffer; stats: Buffer }[]>`
+      SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms`;
+    return rows.map((row) => ({
+      projectId: row.project_id,
+      env: row.env,
+      policyId: row.policy_id,
+      entity: row.entity.toString("utf8"),
+      armKey: row.arm_key.toString("utf8"),
+      stats: floats(row.stats),
+    }));
+  }
+
+  async positions(): Promise<LearningPositions> {
+    const [row] = await this.sql<{ read: number | null; first: number | null; stored: number }[]>`
+      SELECT (SELECT seq FROM checkpoints WHERE pipeline = ${LEARNED_CHECKPOINT}) AS read,
+             (SELECT seq FROM checkpoints WHERE pipeline = ${LEARNING_CHECKPOINT}) AS first,
+             (SELECT count(*) FROM pending_decisions) AS stored`;
+    const { read, stored } = row!;
+    const first = row!.first ?? 0;
+    return read === null ? { learned: first, memoryFrom: first, stored } : { learned: read, memoryFrom: Math.min(first, read), stored };
+  }
+
+  async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
+    const found: PendingDecision[] = [];
+    for (let at = 0; at < decisionIds.length; at += LOOKUP_CHUNK) {
+      const ids = decisionIds.slice(at, at + LOOKUP_CHUNK);
+      const rows = await this.sql<PendingRow[]>`SELECT ${this.sql.unsafe(PENDING)} FROM pending_decisions WHERE decision_id = ANY(${ids}::text[])`;
+      for (const row of rows) found.push(fromPendingRow(row));
+    }
+    return found;
+  }
+
+  async openTrialBins(bins: number): Promise<OpenTrialBin[]> {
+    // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not rows.
+    const rows = await this.sql<BinRow[]>`
+      SELECT project_id, env, policy_id, arm_key, closes_at - decided_at AS window_ms, min(decided_at) AS at_ms, count(*) AS count
+      FROM pending_decisions WHERE counted
+      GROUP BY project_id, env, policy_id, arm_key, closes_at - decided_at,
+               trunc(decided_at / greatest(1, (closes_at - decided_at) / ${bins}::float8))`;
+    return rows.map(fromBinRow);
+  }
+
+  async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
+    const rows = await this.sql<PendingRow[]>`
+      SELECT ${this.sql.unsafe(PENDING)} FROM pending_decisions WHERE closes_at <= ${nowMs} ORDER BY closes_at LIMIT ${limit}`;
+    return rows.map(fromPendingRow);
+  }
+
+  async commit(step: LearningCommit): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      if (step.lease !== undefined) await checkLease(tx, step.lease);
+      await upsertArms(tx, step.arms);
+      await removePending(tx, step.removePending);
+      await addPending(tx, step.addPending);
+      await rewardPending(tx, step.rewardPending);
+      await tx`
+        INSERT INTO checkpoints (pipeline, seq) VALUES (${LEARNED_CHECKPOINT}, ${step.checkpoint}), (${LEARNING_CHECKPOINT}, ${step.memoryFrom})
+        ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq`;
+    });
+  }
+
+  async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM published_open_trials`;
+      if (bins.length === 0) return;
+      const rows = bins.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: b.windowMs, at_ms: b.atMs, count: b.count }));
+      await tx`
+        INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count)
+        SELECT * FROM jsonb_to_recordset(${tx.json(rows)})
+          AS (project_id text, env text, policy_id text, arm_key text, window_ms bigint, at_ms bigint, count bigint)`;
+    });
+  }
+
+  async publishedOpenTrials(): Promise<OpenTrialBin[]> {
+    const rows = await this.sql<BinRow[]>`SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials`;
+    return rows.map(fromBinRow);
+  }
+}
+
+// Each part of a step is one statement over a jsonb array of rows, with bytes as hex. ON CONFLICT
+// cannot touch a row twice in one statement, so rows are first made unique, the last one winning
+// (as one statement per row would leave it).
+
+function lastPerKey<T>(rows: readonly T[], key: (row: T) => unknown[]): T[] {
+  return [...new Map(rows.map((row) => [JSON.stringify(key(row)), row])).values()];
+}
+
+async function upsertArms(tx: ISql, arms: readonly ArmRow[]): Promise<void> {
+  if (arms.length === 0) return;
+  const rows = lastPerKey(arms, (a) => [a.projectId, a.env, a.policyId, a.entity, a.armKey]).map((a) => ({
+    project_id: a.projectId,
+    env: a.env,
+    policy_id: a.policyId,
+    entity: Buffer.from(a.entity, "utf8").toString("hex"),
+    arm_key: Buffer.from(a.armKey, "utf8").toString("hex"),
+    stats: hex(a.stats),
+  }));
+  await tx`
+    INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
+    SELECT project_id, env, policy_id, decode(entity, 'hex'), decode(arm_key, 'hex'), decode(stats, 'hex')
+    FROM jsonb_to_recordset(${tx.json(rows)}) AS (project_id text, env text, policy_id text, entity text, arm_key text, stats text)
+    ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = EXCLUDED.stats`;
+}
+
+const keyRows = (keys: readonly PendingKey[]) =>
+  tupleJson(keys.map((k) => ({ decision_id: k.decisionId, policy_id: k.policyId, project_id: k.projectId, env: k.env })));
+const KEY_COLUMNS = "(decision_id text, policy_id text, project_id text, env text)";
+
+async function removePending(tx: ISql, keys: readonly PendingKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx`
+    DELETE FROM pending_decisions p USING jsonb_to_recordset(${tx.json(keyRows(keys))}) AS k${tx.unsafe(KEY_COLUMNS)}
+    WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`;
+}
+
+async function rewardPending(tx: ISql, keys: readonly PendingKey[]): Promise<void> {
+  if (keys.length === 0) return;
+  await tx`
+    UPDATE pending_decisions p SET rewarded = true FROM jsonb_to_recordset(${tx.json(keyRows(keys))}) AS k${tx.unsafe(KEY_COLUMNS)}
+    WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`;
+}
+
+async function addPending(tx: ISql, pending: readonly PendingDecision[]): Promise<void> {
+  if (pending.length === 0) return;
+  const rows = lastPerKey(pending, (p) => [p.decisionId, p.policyId, p.projectId, p.env]).map((p) => ({
+    decision_id: p.decisionId,
+    policy_id: p.policyId,
+    project_id: p.projectId,
+    env: p.env,
+    org_id: p.orgId,
+    arm_key: p.armKey,
+    entity: p.entity,
+    features: p.features ? hex(p.features) : null,
+    reward_event: p.rewardEvent,
+    decided_at: p.decidedAt,
+    closes_at: p.closesAt,
+    counted: p.counted,
+    rewarded: p.rewarded,
+  }));
+  // An upsert: a decision logged again after its window closed is a new pending decision.
+  await tx`
+    INSERT INTO pending_decisions (${tx.unsafe(PENDING)})
+    SELECT decision_id, policy_id, project_id, env, org_id, arm_key, entity, decode(features, 'hex'), reward_event, decided_at, closes_at, counted, rewarded
+    FROM jsonb_to_recordset(${tx.json(rows)}) AS (decision_id text, policy_id text, project_id text, env text, org_id text, arm_key text,
+      entity text, features text, reward_event text, decided_at bigint, closes_at bigint, counted boolean, rewarded boolean)
+    ON CONFLICT (decision_id, policy_id, project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, arm_key = EXCLUDED.arm_key,
+      entity = EXCLUDED.entity, features = EXCLUDED.features, reward_event = EXCLUDED.reward_event, decided_at = EXCLUDED.decided_at,
+      closes_at = EXCLUDED.closes_at, counted = EXCLUDED.counted, rewarded = EXCLUDED.rewarded`;
+}
+
+const tupleJson = <T>(rows: T[]): JSONValue => rows as unknown as JSONValue;
+
+function hex(values: Float64Array): string {
+  return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString("hex");
+}
+
+/** A copy: the driver's Buffer may not be 8-byte aligned for a Float64Array view. */
+function floats(blob: Buffer): Float64Array {
+  const out = new Float64Array(blob.byteLength / 8);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+function fromBinRow(row: BinRow): OpenTrialBin {
+  return { projectId: row.project_id, env: row.env, policyId: row.policy_id, armKey: row.arm_key, windowMs: row.window_ms, atMs: row.at_ms, count: row.count };
+}
+
+function fromPendingRow(row: PendingRow): PendingDecision {
+  return {
+    decisionId: row.decision_id,
+    policyId: row.policy_id,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    armKey: row.arm_key,
+    entity: row.entity,
+    features: row.features ? floats(row.features) : undefined,
+    rewardEvent: row.reward_event,
+    decidedAt: row.decided_at,
+    closesAt: row.closes_at,
+    counted: row.counted,
+    rewarded: row.rewarded,
+  };
+}

@@ -1,0 +1,97 @@
+// Opens the stores on a PostgreSQL database that several Vane servers (and the CLI) share. One
+// small pool per process; a connection that cannot be made fails fast, so while the database is
+// away calls reject promptly (the server serves its cached bundles and answers 503) rather than
+// queue behind a hung connect.
+import postgres, { type Sql } from "postgres";
+import type { Bundle } from "../../bundle/types.js";
+import type { KeyRecord, StoreHealth, Stores } from "../types.js";
+import { PostgresBundleStore, putBundle } from "./bundle-store.js";
+import { PostgresEventStore } from "./event-store.js";
+import { PostgresKeyStore, putKey } from "./key-store.js";
+import { PostgresLearningStore } from "./learning-store.js";
+import { PostgresLeaseStore } from "./lease-store.js";
+import { migrate } from "./schema.js";
+
+export const DEFAULT_POOL_SIZE = 10;
+export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 3;
+/** How long health() waits for its probe before it says "down". */
+export const HEALTH_TIMEOUT_MS = 2_000;
+
+export interface PostgresStoreOptions {
+  /** postgres://user@host:port/db */
+  readonly url: string;
+  /** Connections in this process's pool. */
+  readonly max?: number;
+  readonly connectTimeoutSeconds?: number;
+}
+
+export interface PostgresStores extends Stores {
+  /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
+  writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
+  /** Waits for running queries, then closes the pool; idempotent. */
+  close(): Promise<void>;
+}
+
+/** int8 (counts, seqs, ms times) as a number: every such value here stays below 2^53. */
+const INT8_AS_NUMBER = { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) };
+
+function connect(options: PostgresStoreOptions): Sql {
+  const max = options.max ?? DEFAULT_POOL_SIZE;
+  const connectTimeout = options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS;
+  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a positive integer, got ${max}`);
+  return postgres(options.url, {
+    max,
+    connect_timeout: connectTimeout,
+    onnotice: () => undefined, // "relation already exists, skipping" and the like
+    types: { int8: INT8_AS_NUMBER },
+    connection: { application_name: "vane" },
+  }) as unknown as Sql;
+}
+
+async function probe(sql: Sql, table: string): Promise<StoreHealth> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<StoreHealth>((resolve) => {
+    timer = setTimeout(() => resolve("down"), HEALTH_TIMEOUT_MS);
+  });
+  const query = sql`SELECT 1 FROM ${sql(table)} LIMIT 1`.then(
+    (): StoreHealth => "ok",
+    (): StoreHealth => "down",
+  );
+  try {
+    return await Promise.race([query, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function openPostgresStores(options: PostgresStoreOptions): Promise<PostgresStores> {
+  const sql = connect(options);
+  try {
+    await migrate(sql);
+  } catch (error) {
+    await sql.end({ timeout: 0 });
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    bundles: new PostgresBundleStore(sql),
+    keys: new PostgresKeyStore(sql),
+    events: new PostgresEventStore(sql),
+    learning: new PostgresLearningStore(sql),
+    leases: new PostgresLeaseStore(sql),
+    async health() {
+      const [bundles, keys, events] = await Promise.all([probe(sql, "bundles"), probe(sql, "keys"), probe(sql, "events")]);
+      return { bundles, keys, events };
+    },
+    async writeAll(writes) {
+      await sql.begin(async (tx) => {
+        for (const key of writes.keys) await putKey(tx, key);
+        for (const bundle of writes.bundles) await putBundle(tx, bundle, writes.storedAt);
+      });
+    },
+    close() {
+      closed ??= sql.end();
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,168 @@
+// The PostgreSQL schema, by numbered migrations: migration N (1-based) brings a database at
+// version N-1 to N. They run in one transaction under an advisory lock, so of several servers
+// starting at once one migrates and the others wait, then find the work done. Append a migration
+// to change the schema; never edit a released one.
+import type { Sql } from "postgres";
+
+const MIGRATIONS: readonly string[] = [
+  // 1: what the SQLite store holds (src/store/sqlite/schema.ts, migrations 1-7), as one table each,
+  // plus the event head. Times the API gives as ISO strings stay text, so they come back as given.
+  `
+  CREATE TABLE keys (
+    id          text PRIMARY KEY,
+    secret_hash text NOT NULL UNIQUE,
+    kind        text NOT NULL,
+    org_id      text NOT NULL,
+    project_id  text,
+    scopes      jsonb NOT NULL,
+    created_at  text NOT NULL,
+    expires_at  text,
+    revoked_at  text,
+    rotated_to  text,
+    rate_limit  jsonb,
+    added       bigint GENERATED ALWAYS AS IDENTITY -- insertion order, for keys created at the same time
+  );
+
+  -- The bundle as text: it comes back byte for byte as stored.
+  CREATE TABLE bundles (
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    org_id     text NOT NULL,
+    version    text NOT NULL,
+    stored_at  text NOT NULL,
+    bundle     text NOT NULL,
+    PRIMARY KEY (project_id, env)
+  );
+
+  CREATE TABLE bundle_history (
+    seq        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    version    text NOT NULL,
+    org_id     text NOT NULL,
+    stored_at  text NOT NULL,
+    bundle     text NOT NULL,
+    UNIQUE (project_id, env, version)
+  );
+
+  -- The last seq given to an event. Appends update this one row, whose lock they hold to their
+  -- commit: seqs are given in commit order and without gaps (a sequence gives neither).
+  CREATE TABLE event_head (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    seq bigint NOT NULL
+  );
+  INSERT INTO event_head (seq) VALUES (0);
+
+  CREATE TABLE events (
+    seq         bigint PRIMARY KEY,
+    id          text NOT NULL UNIQUE,
+    received_at text NOT NULL,
+    org_id      text NOT NULL,
+    project_id  text NOT NULL,
+    env         text NOT NULL,
+    type        text NOT NULL,
+    unit_key    text NOT NULL,
+    timestamp   text NOT NULL,
+    name        text,
+    decision_id text,
+    discovered  boolean, -- NULL when the event did not say
+    body        jsonb NOT NULL
+  );
+  CREATE INDEX events_project ON events (project_id, seq);
+  CREATE INDEX events_project_type ON events (project_id, type, seq);
+
+  -- The ids senders give their events, remembered for the dedup window.
+  CREATE TABLE event_ids (
+    org_id     text NOT NULL,
+    project_id text NOT NULL,
+    event_id   text NOT NULL,
+    seen_at    bigint NOT NULL, -- ms since the epoch, server time
+    PRIMARY KEY (org_id, project_id, event_id)
+  );
+  CREATE INDEX event_ids_seen ON event_ids (seen_at);
+
+  CREATE TABLE discovered_events (
+    org_id     text NOT NULL,
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    name       text NOT NULL,
+    count      bigint NOT NULL,
+    first_seen text NOT NULL,
+    last_seen  text NOT NULL,
+    PRIMARY KEY (org_id, project_id, env, name)
+  );
+
+  CREATE TABLE checkpoints (
+    pipeline text PRIMARY KEY,
+    seq      bigint NOT NULL
+  );
+
+  CREATE TABLE learned_arms (
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    policy_id  text NOT NULL,
+    -- UTF-8 bytes: the learner's own rows name themselves with a NUL (state.ts DELAYS), which text refuses.
+    entity     bytea NOT NULL, -- '' for the population
+    arm_key    bytea NOT NULL,
+    stats      bytea NOT NULL, -- Float64Array, little-endian
+    PRIMARY KEY (project_id, env, policy_id, entity, arm_key)
+  );
+
+  CREATE TABLE pending_decisions (
+    decision_id  text NOT NULL,
+    policy_id    text NOT NULL,
+    project_id   text NOT NULL,
+    env          text NOT NULL,
+    org_id       text NOT NULL,
+    arm_key      text NOT NULL,
+    entity       text NOT NULL,
+    features     bytea,
+    reward_event text NOT NULL,
+    decided_at   bigint NOT NULL,
+    closes_at    bigint NOT NULL,
+    counted      boolean NOT NULL,
+    rewarded     boolean NOT NULL DEFAULT false,
+    PRIMARY KEY (decision_id, policy_id, project_id, env)
+  );
+  CREATE INDEX pending_closes ON pending_decisions (closes_at);
+
+  CREATE TABLE published_open_trials (
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    policy_id  text NOT NULL,
+    arm_key    text NOT NULL,
+    window_ms  bigint NOT NULL,
+    at_ms      bigint NOT NULL,
+    count      bigint NOT NULL
+  );
+
+  CREATE TABLE leases (
+    name       text PRIMARY KEY,
+    holder     text NOT NULL,
+    expires_at timestamptz NOT NULL
+  );
+  `,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** pg_advisory_xact_lock's key for migrations: "vane" in ASCII. */
+const MIGRATION_LOCK = 0x76616e65;
+
+/** Brings the schema to SCHEMA_VERSION; refuses a database written by a newer build. */
+export async function migrate(sql: Sql): Promise<void> {
+  await sql.begin(async (tx) => {
+    // Every step after the lock: a server that waited for it reads the version the winner left.
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS vane_schema (version integer NOT NULL)`;
+    const [row] = await tx<{ version: number }[]>`SELECT version FROM vane_schema`;
+    const current = row?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`database schema version ${current} is newer than this build's ${SCHEMA_VERSION}; upgrade vane`);
+    }
+    if (current === SCHEMA_VERSION) return;
+    for (const migration of MIGRATIONS.slice(current)) await tx.unsafe(migration);
+    if (row === undefined) await tx`INSERT INTO vane_schema (version) VALUES (${SCHEMA_VERSION})`;
+    else await tx`UPDATE vane_schema SET version = ${SCHEMA_VERSION}`;
+  });
+}

@@ -1,0 +1,179 @@
+// The PostgreSQL store: the contract, plus what only several servers on one database show:
+// appends from two servers at once read back without a gap, migrations racing at first start,
+// leases changing hands, and a database that goes away and comes back.
+import { setTimeout as sleep } from "node:timers/promises";
+import postgres from "postgres";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PostgresStores, SCHEMA_VERSION, openPostgresStores } from "../../src/store/postgres/index.js";
+import { LeaseLost, type LearningCommit, type SequencedEvent } from "../../src/store/types.js";
+import { type PostgresService, startPostgres } from "../services/postgres.js";
+import { describeStoreContract } from "./contract.js";
+import { makeBatch, makeEvent, makeKey } from "./fixtures.js";
+
+let pg: PostgresService;
+beforeAll(async () => {
+  pg = await startPostgres();
+});
+afterAll(async () => {
+  await pg?.stop();
+});
+
+describeStoreContract("postgres", async () => {
+  const stores = await openPostgresStores({ url: await pg.createDatabase() });
+  return { stores, cleanup: () => stores.close() };
+});
+
+/** Opens `count` stores on one fresh database: that many servers. */
+async function servers(count: number, url?: string): Promise<PostgresStores[]> {
+  const database = url ?? (await pg.createDatabase());
+  return Promise.all(Array.from({ length: count }, () => openPostgresStores({ url: database })));
+}
+
+async function closeAll(stores: readonly PostgresStores[]): Promise<void> {
+  await Promise.all(stores.map((s) => s.close()));
+}
+
+describe("postgres store: two servers appending at once", () => {
+  it("gives contiguous seqs in commit order: a reader polling meanwhile never skips one, and every event is stored once", async () => {
+    const [a, b, reader] = await servers(3);
+    const WRITERS_PER_SERVER = 8;
+    const BATCHES = 15;
+    const BATCH_SIZE = 7;
+    const total = 2 * WRITERS_PER_SERVER * BATCHES * BATCH_SIZE;
+    const fed = new Map<PostgresStores, number[]>([[a!, []], [b!, []]]);
+    for (const [server, seqs] of fed) server.events.onCommitted((events) => seqs.push(...events.map((e) => e.seq)));
+    try {
+      const writers = [a!, b!].flatMap((server, s) =>
+        Array.from({ length: WRITERS_PER_SERVER }, async (_, w) => {
+          for (let i = 0; i < BATCHES; i++) await server.events.append(makeBatch(`s${s}-w${w}-b${i}`, BATCH_SIZE));
+        }),
+      );
+      let done = false;
+      const polled: SequencedEvent[] = [];
+      const poll = (async () => {
+        // What a pipeline does: read after its checkpoint, move the checkpoint to the last seq read.
+        while (!done || polled.length < total) {
+          const page = await reader!.events.readAfter(polled.at(-1)?.seq ?? 0, 50);
+          polled.push(...page);
+          if (page.length === 0) await sleep(1);
+        }
+      })();
+      await Promise.all(writers);
+      done = true;
+      await poll;
+      expect(polled.map((e) => e.seq)).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+      expect(new Set(polled.map((e) => e.event.id)).size).toBe(total);
+      // Each batch in one run of seqs.
+      const seqOf = new Map(polled.map((e) => [e.event.id, e.seq]));
+      const first = seqOf.get("evt-s1-w3-b4-0")!;
+      expect(makeBatch("s1-w3-b4", BATCH_SIZE).map((e) => seqOf.get(e.id))).toEqual(Array.from({ length: BATCH_SIZE }, (_, i) => first + i));
+      // Each server's listeners got its own appends, in commit order.
+      for (const seqs of fed.values()) {
+        expect(seqs).toHaveLength(total / 2);
+        expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+      }
+    } finally {
+      await closeAll([a!, b!, reader!]);
+    }
+  });
+
+  it("stores an event two servers receive at once with the same sender id once", async () => {
+    const [a, b] = await servers(2);
+    try {
+      const sent = (tag: string, id: string) => makeEvent(tag, { clientId: id, body: { type: "track", id } });
+      const receipts = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => (i % 2 ? a! : b!).events.append([sent(`x${i}`, "same"), sent(`y${i}`, `own-${i}`)])),
+      );
+      expect(receipts.reduce((n, r) => n + r.stored, 0)).toBe(21);
+      expect(receipts.reduce((n, r) => n + r.duplicates, 0)).toBe(19);
+      expect(await a!.events.count()).toBe(21);
+    } finally {
+      await closeAll([a!, b!]);
+    }
+  });
+});
+
+describe("postgres store: the schema", () => {
+  it("migrates once when several servers start at once on an empty database", async () => {
+    const url = await pg.createDatabase();
+    const started = await servers(5, url);
+    const raw = postgres(url, { max: 1, onnotice: () => undefined });
+    try {
+      expect(await raw`SELECT version FROM vane_schema`).toEqual([{ version: SCHEMA_VERSION }]);
+      await started[0]!.keys.put(makeKey(1));
+      expect(await started[4]!.keys.byId(makeKey(1).id)).toStrictEqual(makeKey(1));
+    } finally {
+      await raw.end();
+      await closeAll(started);
+    }
+  });
+
+  it("refuses a database written by a newer schema", async () => {
+    const url = await pg.createDatabase();
+    await closeAll(await servers(1, url));
+    const raw = postgres(url, { max: 1 });
+    await raw`UPDATE vane_schema SET version = ${SCHEMA_VERSION + 1}`;
+    await raw.end();
+    await expect(openPostgresStores({ url })).rejects.toThrow(/newer than this build/);
+  });
+});
+
+describe("postgres store: leases across servers", () => {
+  const step = (checkpoint: number, holder: string): LearningCommit => ({
+    arms: [{ projectId: "p", env: "production", policyId: "pol", entity: "", armKey: "a", stats: new Float64Array([checkpoint, 1]) }],
+    addPending: [],
+    rewardPending: [],
+    removePending: [],
+    checkpoint,
+    memoryFrom: checkpoint,
+    lease: { name: "learner", holder },
+  });
+
+  it("another server takes an expired lease over, and the old holder's commits are refused, changing nothing", async () => {
+    const [a, b] = await servers(2);
+    try {
+      expect(await a!.leases.acquire("learner", "a", 300)).toBe(true);
+      expect(await b!.leases.acquire("learner", "b", 300)).toBe(false);
+      await a!.learning.commit(step(1, "a"));
+      await sleep(500); // a stalls past its lease
+      expect(await b!.leases.acquire("learner", "b", 60_000)).toBe(true);
+      await expect(a!.learning.commit(step(2, "a"))).rejects.toBeInstanceOf(LeaseLost);
+      expect(await a!.leases.acquire("learner", "a", 60_000)).toBe(false);
+      await b!.learning.commit(step(3, "b"));
+      expect((await a!.learning.positions()).learned).toBe(3);
+      expect(Array.from((await a!.learning.arms())[0]!.stats)).toEqual([3, 1]);
+    } finally {
+      await closeAll([a!, b!]);
+    }
+  });
+});
+
+describe("postgres store: a database that goes away", () => {
+  it("rejects calls within seconds while the server is down, says so in health(), and works again after a restart", async () => {
+    const own = await startPostgres(); // its own server: killing it must not disturb the other tests
+    try {
+      const stores = await openPostgresStores({ url: await own.createDatabase() });
+      await stores.events.append(makeBatch("before", 3));
+      await own.kill();
+      const started = Date.now();
+      const calls = await Promise.allSettled([
+        stores.keys.list(),
+        stores.bundles.get("proj-1", "production"),
+        stores.events.append(makeBatch("during", 2)),
+        stores.learning.positions(),
+        stores.leases.acquire("learner", "a", 1_000),
+      ]);
+      expect(calls.map((call) => call.status)).toEqual(Array(5).fill("rejected"));
+      expect(await stores.health()).toEqual({ bundles: "down", keys: "down", events: "down" });
+      expect(Date.now() - started).toBeLessThan(5_000);
+
+      await own.restart();
+      expect(await stores.health()).toEqual({ bundles: "ok", keys: "ok", events: "ok" });
+      expect(await stores.events.append(makeBatch("after", 2))).toEqual({ lastSeq: 5, stored: 2, duplicates: 0 });
+      expect((await stores.events.readAfter(0, 10)).map((e) => e.event.id)).toEqual([...makeBatch("before", 3), ...makeBatch("after", 2)].map((e) => e.id));
+      await stores.close();
+    } finally {
+      await own.stop();
+    }
+  });
+});
