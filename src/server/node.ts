@@ -14,6 +14,7 @@ import { ParquetThread } from "../store/parquet/parquet-thread.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openSqliteStores } from "../store/sqlite/index.js";
 import { type AppLimits, createApp } from "./app.js";
+import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
 import { createLearner } from "./learning.js";
@@ -47,6 +48,8 @@ export interface NodeServerOptions {
   readonly metrics?: MetricsExposure;
   /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
   readonly log?: LogOptions;
+  /** Redis for per-key rate limits shared by every server (redis-rate-limiter.ts); each server limits alone when absent. */
+  readonly redisUrl?: string;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -94,8 +97,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   metrics?.watchLearner(learner, stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, state: learner.state, engine, now: () => systemClock.now() });
   const shutdown = new AbortController();
+  const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
-  const app = createApp({ engine, stores, pipelines: [parquet], learner, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter });
   const timers = [
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learner.catchUp(), log),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", () => publisher.publish(), log),
@@ -113,6 +117,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     server.once("error", (error) => {
       stopTimers();
       void sqlite.close().then(() => parquet.close());
+      void rateLimiter?.close();
       reject(error);
     });
   });
@@ -125,6 +130,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     learner.close();
     await sqlite.close();
     await parquet.close();
+    await rateLimiter?.close();
     log?.flush();
   };
   if (metrics !== undefined && typeof exposure === "object") {
