@@ -139,6 +139,9 @@ export async function connectRedisRateLimiter(options: RedisRateLimiterOptions):
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     retryStrategy: (attempt) => Math.min(attempt * 100, RECONNECT_MAX_MS),
+    // ioredis waits this long (2 s by default) for a socket that may already be dead to close,
+    // which would hold a shutdown while Redis is away.
+    disconnectTimeout: COMMAND_TIMEOUT_MS,
   });
   const limiter = new RedisRateLimiter(redis, options);
   await redis.connect().catch(() => undefined); // the error event has logged it
