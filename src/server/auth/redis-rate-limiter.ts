@@ -12,7 +12,7 @@ import type { RateLimit } from "../../store/types.js";
 import { MemoryRateLimiter, type RateLimiter } from "./rate-limiter.js";
 
 /** Long enough for a round trip under load, short enough that a stalled Redis costs little. */
-export const COMMAND_TIMEOUT_MS = 250;
+const COMMAND_TIMEOUT_MS = 250;
 const CONNECT_TIMEOUT_MS = 1_000;
 /** Reconnect attempts back off to this, so sharing resumes within about a second of Redis returning. */
 const RECONNECT_MAX_MS = 1_000;
@@ -20,7 +20,8 @@ const RECONNECT_MAX_MS = 1_000;
 const PAUSE_AFTER_FAILURE_MS = 1_000;
 /** A bucket lives this much longer than its refill time, so clock steps never drop a partial one. */
 const TTL_SLACK_MS = 1_000;
-export const DEFAULT_PREFIX = "vane:ratelimit:";
+/** Each bucket is this plus the API key's id. */
+const BUCKET_PREFIX = "vane:ratelimit:";
 
 // KEYS[1]: the bucket; ARGV: refill per second, burst, TTL in ms. Time comes from Redis itself,
 // so servers with skewed clocks refill the bucket alike. Returns 1 when a token was taken.
@@ -64,24 +65,18 @@ export interface RedisRateLimiterOptions {
   /** redis://[user:password@]host:port[/db] or rediss:// */
   readonly url: string;
   readonly log?: OutageLog;
-  /** Bucket keys are this plus the API key's id. */
-  readonly prefix?: string;
 }
 
 export class RedisRateLimiter implements RateLimiter {
   private readonly local = new MemoryRateLimiter();
-  private readonly log: OutageLog;
-  private readonly prefix: string;
   private down = false;
   private closed = false;
   private pausedUntilMs = 0;
 
   constructor(
     private readonly redis: Redis,
-    options: Omit<RedisRateLimiterOptions, "url">,
+    private readonly log: OutageLog = consoleLog,
   ) {
-    this.log = options.log ?? consoleLog;
-    this.prefix = options.prefix ?? DEFAULT_PREFIX;
     redis.defineCommand("takeToken", { numberOfKeys: 1, lua: TAKE_TOKEN_LUA });
     redis.on("error", (error: unknown) => this.outage(error));
     redis.on("close", () => this.outage(new Error("connection closed")));
@@ -91,7 +86,7 @@ export class RedisRateLimiter implements RateLimiter {
   take(keyId: string, limit: RateLimit, nowMs: number): boolean | Promise<boolean> {
     if (this.redis.status !== "ready" || nowMs < this.pausedUntilMs) return this.local.take(keyId, limit, nowMs);
     const ttlMs = Math.ceil((limit.burst / limit.requestsPerSecond) * 1000) + TTL_SLACK_MS;
-    return this.redis.takeToken(this.prefix + keyId, limit.requestsPerSecond, limit.burst, ttlMs).then(
+    return this.redis.takeToken(BUCKET_PREFIX + keyId, limit.requestsPerSecond, limit.burst, ttlMs).then(
       (taken) => {
         this.recovered();
         return taken === 1;
@@ -143,7 +138,7 @@ export async function connectRedisRateLimiter(options: RedisRateLimiterOptions):
     // which would hold a shutdown while Redis is away.
     disconnectTimeout: COMMAND_TIMEOUT_MS,
   });
-  const limiter = new RedisRateLimiter(redis, options);
+  const limiter = new RedisRateLimiter(redis, options.log);
   await redis.connect().catch(() => undefined); // the error event has logged it
   return limiter;
 }
