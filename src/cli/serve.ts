@@ -16,7 +16,7 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
-                  [--metrics off] [--log-level info]
+                  [--metrics off] [--log-level info] [--redis redis://HOST:PORT]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -33,6 +33,9 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
   --pending-in-memory N
                adaptive decisions waiting for their reward kept in memory at most (default
                ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~220 B each); older ones wait in the store
+  --redis URL  share each key's rate limit with every server on this Redis (default: the
+               VANE_REDIS environment variable; without either each server limits on its own);
+               while Redis is away each server limits on its own and requests still answer
 ${OBSERVABILITY_HELP}
 ${dataHelp(15)}`;
 
@@ -46,7 +49,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -60,9 +63,10 @@ export const serveVerb: Verb = {
     };
     const metrics = metricsOption(values.metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
+    const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
-    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, storeUrl, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory });
+    const server = await startNodeServer({ port, host: values.host, dataDir: values.data, storeUrl, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {
@@ -95,6 +99,12 @@ function checkedStoreUrl(url: string): void {
   } catch (error) {
     throw new UsageError((error as Error).message, USAGE);
   }
+}
+
+/** A URL ioredis can take: refused here, not by a server that would retry it forever. */
+function redisOption(value: string | undefined): string | undefined {
+  if (value === undefined || /^rediss?:\/\/[^/\s]/.test(value)) return value;
+  throw new UsageError(`--redis (or VANE_REDIS) must be a redis:// or rediss:// URL`, USAGE);
 }
 
 type StopSignal = keyof typeof FORCED_EXIT;

@@ -9,7 +9,7 @@ import type { LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
-import { RateLimiter } from "./auth/rate-limiter.js";
+import { MemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter.js";
 import { TokenHashes } from "./auth/token-hashes.js";
 import { BundleCache } from "./bundle-cache.js";
 import { ProjectOwners } from "./project-owners.js";
@@ -51,6 +51,8 @@ export interface AppOptions {
   readonly streamSecret?: Uint8Array;
   /** Aborted when the host shuts down: open event streams are ended so they do not hold the server open. */
   readonly shutdown?: AbortSignal;
+  /** Per-key token buckets: this process's memory when absent; the Node host passes a Redis one with --redis. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 export interface AppLimits {
@@ -128,7 +130,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const { engine, stores } = options;
   const auth: AuthDependencies = {
     keys: new KeyCache({ keys: stores.keys, clock, ttlMs: limits.keyCacheMs, staleMs: limits.bundleStaleMs }),
-    limiter: new RateLimiter(),
+    limiter: options.rateLimiter ?? new MemoryRateLimiter(),
     clock,
     hashes: new TokenHashes((bytes) => engine.sha256(bytes)),
     sha256: (bytes) => engine.sha256(bytes),
@@ -151,7 +153,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (observed.metrics !== undefined && observed.metricsRoute === true) app.route("/", metricsRoutes(observed.metrics));
   app.use("*", corsHeaders);
   app.use("*", limitBody(limits.maxBodyBytes));
-  app.route("/", healthRoutes({ engine, stores, version: options.version }));
+  app.route("/", healthRoutes({ engine, stores, version: options.version, limiter: auth.limiter }));
   app.route("/", configRoutes(auth, bundles));
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
   const learner = options.learner ?? createLearner({ stores, engine, clock });

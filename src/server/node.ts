@@ -18,6 +18,7 @@ import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openStores } from "../store/open-stores.js";
 import { type AppLimits, createApp } from "./app.js";
+import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
 import { systemClock } from "./clock.js";
 import { SharedLearning } from "./learning.js";
@@ -57,6 +58,8 @@ export interface NodeServerOptions {
   readonly log?: LogOptions;
   /** How long a role's lease lives unless renewed (renewed five times as often): how soon another server takes over a dead one's roles. */
   readonly leaseTtlMs?: number;
+  /** Redis for per-key rate limits shared by every server (redis-rate-limiter.ts); each server limits alone when absent. */
+  readonly redisUrl?: string;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -117,8 +120,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const renewRoles = () => Promise.all(Object.values(roles).map((r) => r.renew()));
   await renewRoles().catch(() => undefined); // a store down at start: the timer tries again
   const shutdown = new AbortController();
+  const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter });
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learning.catchUp(), log),
@@ -140,6 +144,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     server.once("error", (error) => {
       stopTimers();
       void releaseRoles().then(() => opened.close());
+      void rateLimiter?.close();
       reject(error);
     });
   });
@@ -152,6 +157,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     learning.close();
     await releaseRoles();
     await opened.close();
+    await rateLimiter?.close();
     log?.flush();
   };
   if (metrics !== undefined && typeof exposure === "object") {

@@ -48,13 +48,18 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
     if (key === undefined || !constantTimeEqual(key.secretHash, hash)) return fail(c, "UNAUTHORIZED", "Invalid API key");
     const refusal = refuse(c, key, deps.clock.now(), access);
     if (refusal !== undefined) return refusal;
-    if (key.rateLimit !== undefined && !deps.limiter.take(key.id, key.rateLimit, deps.clock.now())) {
-      return fail(c, "RATE_LIMITED", "Rate limit exceeded for this API key", RETRY_AFTER_SECONDS.rateLimited);
+    if (key.rateLimit !== undefined) {
+      const taken = deps.limiter.take(key.id, key.rateLimit, deps.clock.now());
+      // A memory limiter answers synchronously: awaiting only a promise keeps its path await-free.
+      if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
     }
     c.set("key", key);
     await next();
   };
 }
+
+export const rateLimited = (c: Context): Response =>
+  fail(c, "RATE_LIMITED", "Rate limit exceeded for this API key", RETRY_AFTER_SECONDS.rateLimited);
 
 /** The refusal for a known key that may not make this call, or undefined (also for OFREP's stream tokens). */
 export function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {

@@ -6,8 +6,8 @@
 import type { MiddlewareHandler } from "hono";
 import { KeyStoreUnavailable } from "../auth/key-cache.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
-import { type Access, type AuthDependencies, authenticate, refuse } from "../middleware/auth.js";
+import { configUnavailable, fail } from "../errors.js";
+import { type Access, type AuthDependencies, authenticate, rateLimited, refuse } from "../middleware/auth.js";
 import type { KeyRecord } from "../../store/types.js";
 import { DEFAULT_ENV } from "../request.js";
 import type { StreamTokens } from "./stream-tokens.js";
@@ -35,8 +35,9 @@ export function streamAccess(deps: { readonly auth: AuthDependencies; readonly t
     const now = deps.auth.clock.now();
     const refusal = refuse(c, key, now, ACCESS);
     if (refusal !== undefined) return refusal;
-    if (key.rateLimit !== undefined && !deps.auth.limiter.take(key.id, key.rateLimit, now)) {
-      return fail(c, "RATE_LIMITED", "Rate limit exceeded for this API key", RETRY_AFTER_SECONDS.rateLimited);
+    if (key.rateLimit !== undefined) {
+      const taken = deps.auth.limiter.take(key.id, key.rateLimit, now);
+      if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
     }
     c.set("key", key);
     await next();

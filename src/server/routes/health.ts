@@ -1,16 +1,19 @@
 // GET /health (decisions.md §9): no key, no secrets; "degraded" when a store is down (stale
-// bundles may still be served).
+// bundles may still be served) or, with Redis configured, when the shared rate limits are down
+// (each server then limits on its own). `ratelimit` appears only when a limiter has a state.
 import { Hono } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
+import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { AppEnv } from "../env.js";
 
-export function healthRoutes({ engine, stores, version }: { engine: Engine; stores: Stores; version: string }): Hono<AppEnv> {
+export function healthRoutes({ engine, stores, version, limiter }: { engine: Engine; stores: Stores; version: string; limiter: RateLimiter }): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get("/health", async (c) => {
     const health = await stores.health().catch(() => ({ stores: "down" as const }));
-    const status = Object.values(health).every((state) => state === "ok") ? "ok" : "degraded";
-    return c.json({ status, version, engine: { simd: engine.simd }, stores: health });
+    const ratelimit = limiter.health?.();
+    const status = Object.values(health).every((state) => state === "ok") && ratelimit !== "degraded" ? "ok" : "degraded";
+    return c.json({ status, version, engine: { simd: engine.simd }, stores: health, ...(ratelimit !== undefined && { ratelimit }) });
   });
   return app;
 }
