@@ -52,9 +52,11 @@ describe("postgres store: two servers appending at once", () => {
       const polled: SequencedEvent[] = [];
       const poll = (async () => {
         // What a pipeline does: read after its checkpoint, move the checkpoint to the last seq read.
-        while (!done || polled.length < total) {
+        for (;;) {
+          const finished = done; // read before the page: once set, the page holds every last commit
           const page = await reader!.events.readAfter(polled.at(-1)?.seq ?? 0, 50);
           polled.push(...page);
+          if (page.length === 0 && finished) break;
           if (page.length === 0) await sleep(1);
         }
       })();

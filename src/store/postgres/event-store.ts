@@ -3,6 +3,7 @@
 // process's appends, in commit order (commit-order.ts).
 import type { Sql } from "postgres";
 import type {
+  AppendReceipt,
   CommitListener,
   DiscoveredEvent,
   EventFilter,
@@ -12,10 +13,9 @@ import type {
   PruneRule,
   SequencedEvent,
   StoredEvent,
-  AppendReceipt,
 } from "../types.js";
-import { type Appended, appendBatch } from "./event-append.js";
 import { CommitOrder } from "./commit-order.js";
+import { type Appended, appendBatch } from "./event-append.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;

@@ -151,8 +151,9 @@ async function upsertArms(tx: ISql, arms: readonly ArmRow[]): Promise<void> {
     ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = EXCLUDED.stats`;
 }
 
-const keyRows = (keys: readonly PendingKey[]) =>
-  tupleJson(keys.map((k) => ({ decision_id: k.decisionId, policy_id: k.policyId, project_id: k.projectId, env: k.env })));
+/** Pending keys as jsonb_to_recordset rows; KEY_COLUMNS is their column list. */
+const keyRows = (keys: readonly PendingKey[]): JSONValue =>
+  keys.map((k) => ({ decision_id: k.decisionId, policy_id: k.policyId, project_id: k.projectId, env: k.env }));
 const KEY_COLUMNS = "(decision_id text, policy_id text, project_id text, env text)";
 
 async function removePending(tx: ISql, keys: readonly PendingKey[]): Promise<void> {
@@ -196,8 +197,6 @@ async function addPending(tx: ISql, pending: readonly PendingDecision[]): Promis
       entity = EXCLUDED.entity, features = EXCLUDED.features, reward_event = EXCLUDED.reward_event, decided_at = EXCLUDED.decided_at,
       closes_at = EXCLUDED.closes_at, counted = EXCLUDED.counted, rewarded = EXCLUDED.rewarded`;
 }
-
-const tupleJson = <T>(rows: T[]): JSONValue => rows as unknown as JSONValue;
 
 function hex(values: Float64Array): string {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString("hex");
