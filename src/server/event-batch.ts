@@ -30,6 +30,8 @@ export interface BatchSource {
   readonly key: KeyRecord;
   /** The request's JSON nests deeper than MAX_JSON_DEPTH somewhere: look for the events that do. */
   readonly checkDepth: boolean;
+  /** The request's JSON holds a NUL character somewhere: look for the events that do. */
+  readonly checkNul: boolean;
   /** X-Project-Id, the project of org-scoped keys' events that name none. */
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
@@ -41,11 +43,23 @@ export interface BatchSource {
   newId(): string;
 }
 
+function holdsNul(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("\u0000");
+  if (typeof value !== "object" || value === null) return false;
+  if (Array.isArray(value)) return value.some(holdsNul);
+  return Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item));
+}
+
 export async function prepareBatch(raw: readonly unknown[], source: BatchSource): Promise<PreparedBatch> {
   const batch: PreparedBatch = { events: [], validationErrors: [], schemaWarnings: [] };
   for (let index = 0; index < raw.length; index++) {
     if (source.checkDepth && deeperThan(raw[index], MAX_JSON_DEPTH)) {
       batch.validationErrors.push({ index, error: `event is nested more than ${MAX_JSON_DEPTH} levels deep` });
+      continue;
+    }
+    if (source.checkNul && holdsNul(raw[index])) {
+      // Refused on every store alike: PostgreSQL's text cannot hold it, and an event must not be storable on one store only.
+      batch.validationErrors.push({ index, error: "an event may not contain the NUL character (\\u0000)" });
       continue;
     }
     const checked = validateEvent(raw[index]);

@@ -8,7 +8,8 @@ export const DEFAULT_ENV = "production";
 /** Arrays and objects within one event or one context; deeper ones are refused (see json-depth.ts). */
 export const MAX_JSON_DEPTH = 64;
 
-export type JsonBody = { ok: true; value: unknown; depth: number } | { ok: false; message: string };
+/** `nul`: the text escapes a NUL character somewhere (`\u0000`), which PostgreSQL's text and jsonb cannot hold. */
+export type JsonBody = { ok: true; value: unknown; depth: number; nul: boolean } | { ok: false; message: string };
 
 /** application/json, or a +json type such as application/merge-patch+json; parameters (charset) aside. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -29,7 +30,7 @@ export async function readJson(c: Context): Promise<JsonBody> {
   }
   const text = await c.req.text();
   try {
-    return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text) };
+    return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text), nul: text.includes("\\u0000") };
   } catch {
     return { ok: false, message: "Invalid JSON body" };
   }

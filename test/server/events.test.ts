@@ -113,6 +113,18 @@ describe("hostile events", () => {
     expect(body.validationErrors).toEqual([{ index: 1, error: "event is nested more than 64 levels deep" }]);
     expect(await server.stores.events.count()).toBe(before + 2);
   });
+
+  it("an event holding a NUL character, in a value or a key, is invalid on its own on every store (PostgreSQL cannot hold it)", async () => {
+    const events = [track({ unitKey: "nul-1", properties: { x: "a\u0000b" } }), track({ unitKey: "fine" }), track({ unitKey: "nul-2", properties: { "k\u0000": 1 } })];
+    const before = await server.stores.events.count();
+    const response = await call(server, "/v1/events", { key, body: { events } });
+    const body = (await response.json()) as EventsBody;
+    expect(response.status).toBe(200);
+    expect(body.accepted).toBe(1);
+    const error = "an event may not contain the NUL character (\\u0000)";
+    expect(body.validationErrors).toEqual([{ index: 0, error }, { index: 2, error }]);
+    expect(await server.stores.events.count()).toBe(before + 1);
+  });
 });
 
 describe("what is stored", () => {
