@@ -119,6 +119,15 @@ function limitBody(maxBytes: number): MiddlewareHandler {
   };
 }
 
+/** A shared store's change notices drop the cached copies at once (the caches' own refresh stays the fallback). */
+function listenForChanges(stores: Stores, keys: KeyCache, bundles: BundleCache, shutdown: AbortSignal | undefined): void {
+  if (stores.changes === undefined) return;
+  const stop = stores.changes.listen((change) => (change.kind === "key" ? keys.forget(change.secretHash) : bundles.changed(change.projectId, change.env)));
+  // A store that cannot listen now is still served: the caches refresh every second regardless.
+  stop.catch(() => undefined);
+  shutdown?.addEventListener("abort", () => void stop.then((unlisten) => unlisten()).catch(() => undefined), { once: true });
+}
+
 function clientAborted(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return code === "ECONNRESET" || code === "ECONNABORTED" || (error instanceof Error && error.message === "aborted");
@@ -143,6 +152,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     staleMs: limits.bundleStaleMs,
     schemaCompiler: options.schemaCompiler,
   });
+  listenForChanges(stores, auth.keys, bundles, options.shutdown);
   const pipelines = options.pipelines ?? [];
   const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 

@@ -95,6 +95,11 @@ export class BundleCache {
     return this.check(id, { projectId, env }, this.slots.get(id));
   }
 
+  /** Another server stored a new version: a held copy is replaced now, not at its next refresh. */
+  changed(projectId: string, env: string): void {
+    if (this.slots.has(`${projectId}\u0000${env}`)) void this.recheck(projectId, env).catch(() => undefined);
+  }
+
   /** `listener` hears of each new version a check finds; the returned function stops that. */
   onChange(listener: (change: BundleChange) => void): () => void {
     this.listeners.add(listener);

@@ -401,12 +401,29 @@ export interface LeaseStore {
 
 export type StoreHealth = "ok" | "down";
 
+/** What another server wrote that this one may hold in a cache. */
+export type StoreChange =
+  | { readonly kind: "bundle"; readonly projectId: string; readonly env: string }
+  | { readonly kind: "key"; readonly secretHash: string };
+
+/**
+ * A shared store's word that something changed, sent once the change is committed, so every server
+ * drops its cached copy at once instead of at its next refresh. Delivery is best effort (a
+ * connection that drops misses some): the caches still refresh on their own.
+ */
+export interface ChangeFeed {
+  /** Resolves once listening; the returned function stops. */
+  listen(listener: (change: StoreChange) => void): Promise<() => Promise<void>>;
+}
+
 export interface Stores {
   readonly bundles: BundleStore;
   readonly keys: KeyStore;
   readonly events: EventStore;
   readonly learning: LearningStore;
   readonly leases: LeaseStore;
+  /** Present on a store servers share and that can tell them of changes (PostgreSQL's LISTEN/NOTIFY). */
+  readonly changes?: ChangeFeed;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
 }

@@ -44,6 +44,11 @@ export class KeyCache {
     }
   }
 
+  /** Another server changed this key (a revocation, a rotation): the next request reads it afresh. */
+  forget(hash: string): void {
+    this.entries.delete(hash);
+  }
+
   private remember(hash: string, entry: CachedKey): void {
     this.entries.delete(hash);
     this.entries.set(hash, entry);

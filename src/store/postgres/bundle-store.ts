@@ -1,6 +1,7 @@
 // Config bundles, one per project and env, stored as JSON text next to the columns that find
 // them, and the versions put() published (bundle_history), the newest BUNDLE_HISTORY_LIMIT kept.
 import type { ISql, Sql } from "postgres";
+import { notifyChange } from "./changes.js";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
 import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type StoredBundle } from "../types.js";
@@ -40,10 +41,14 @@ export class PostgresBundleStore implements BundleStore {
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
-    const result = await this.sql`
-      UPDATE bundles SET org_id = ${bundle.orgId}, version = ${bundle.version}, stored_at = ${storedAt}, bundle = ${JSON.stringify(bundle)}
-      WHERE project_id = ${bundle.projectId} AND env = ${bundle.env} AND version = ${expectedVersion}`;
-    return result.count === 1;
+    return this.sql.begin(async (tx) => {
+      const result = await tx`
+        UPDATE bundles SET org_id = ${bundle.orgId}, version = ${bundle.version}, stored_at = ${storedAt}, bundle = ${JSON.stringify(bundle)}
+        WHERE project_id = ${bundle.projectId} AND env = ${bundle.env} AND version = ${expectedVersion}`;
+      if (result.count !== 1) return false;
+      await notifyChange(tx, { kind: "bundle", projectId: bundle.projectId, env: bundle.env });
+      return true;
+    });
   }
 
   async list(): Promise<BundleSummary[]> {
@@ -90,6 +95,7 @@ export async function putBundle(tx: ISql, bundle: Bundle, storedAt: string): Pro
   await tx`
     DELETE FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} AND seq NOT IN
       (SELECT seq FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} ORDER BY seq DESC LIMIT ${BUNDLE_HISTORY_LIMIT})`;
+  await notifyChange(tx, { kind: "bundle", projectId, env });
 }
 
 function summary(row: SummaryRow): BundleSummary {

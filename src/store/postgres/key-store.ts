@@ -1,6 +1,7 @@
 // API keys: one row per key, the record's fields as columns so the CLI can query them.
 import type { ISql, Sql } from "postgres";
 import type { KeyKind, KeyRecord, KeyStore } from "../types.js";
+import { notifyChange } from "./changes.js";
 
 interface KeyRow {
   id: string;
@@ -47,7 +48,7 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async put(key: KeyRecord): Promise<void> {
-    await putKey(this.sql, key);
+    await this.sql.begin((tx) => putKey(tx, key));
   }
 
   async list(): Promise<KeyRecord[]> {
@@ -79,4 +80,5 @@ export async function putKey(sql: ISql, key: KeyRecord): Promise<void> {
       org_id = EXCLUDED.org_id, project_id = EXCLUDED.project_id, scopes = EXCLUDED.scopes,
       created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, revoked_at = EXCLUDED.revoked_at,
       rotated_to = EXCLUDED.rotated_to, rate_limit = EXCLUDED.rate_limit`;
+  await notifyChange(sql, { kind: "key", secretHash: key.secretHash });
 }

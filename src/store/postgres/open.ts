@@ -6,6 +6,7 @@ import postgres, { type Sql } from "postgres";
 import type { Bundle } from "../../bundle/types.js";
 import type { KeyRecord, StoreHealth, Stores } from "../types.js";
 import { PostgresBundleStore, putBundle } from "./bundle-store.js";
+import { PostgresChangeFeed } from "./changes.js";
 import { PostgresEventStore } from "./event-store.js";
 import { PostgresKeyStore, putKey } from "./key-store.js";
 import { PostgresLearningStore } from "./learning-store.js";
@@ -79,6 +80,7 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
     events: new PostgresEventStore(sql),
     learning: new PostgresLearningStore(sql),
     leases: new PostgresLeaseStore(sql),
+    changes: new PostgresChangeFeed(sql),
     async health() {
       const [bundles, keys, events] = await Promise.all([probe(sql, "bundles"), probe(sql, "keys"), probe(sql, "events")]);
       return { bundles, keys, events };
