@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { NodeServerOptions, RunningServer } from "../server/node.js";
-import { UsageError, integerOption } from "./args.js";
+import { UsageError } from "./args.js";
 
 /** Primary → worker. */
 export type ToWorker = { readonly type: "start"; readonly options: NodeServerOptions } | { readonly type: "stop" };
@@ -27,9 +27,9 @@ const STABLE_MS = 30_000;
 
 /** `--workers N|auto`: auto is one per core Node may use. */
 export function workersOption(text: string, usage: string): number {
-  if (text === "auto") return Math.min(availableParallelism(), MAX_WORKERS);
-  if (!/^\d+$/.test(text)) throw new UsageError(`--workers must be auto or an integer from 1 to ${MAX_WORKERS}, got "${text}"`, usage);
-  return integerOption(text, "--workers", { min: 1, max: MAX_WORKERS, usage });
+  const workers = text === "auto" ? Math.min(availableParallelism(), MAX_WORKERS) : /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(workers >= 1 && workers <= MAX_WORKERS)) throw new UsageError(`--workers must be auto or an integer from 1 to ${MAX_WORKERS}, got "${text}"`, usage);
+  return workers;
 }
 
 interface Forked {
