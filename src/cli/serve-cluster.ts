@@ -104,7 +104,7 @@ export async function startCluster(options: NodeServerOptions, how: { workers: n
     const slots = [first, ...Array.from({ length: how.workers - 1 }, () => start())];
     await Promise.all(slots.map((slot) => slot.listening));
     for (const slot of slots) void keep(slot);
-    return { ...listening, close };
+    return { url: listening.url, metricsUrl: listening.metricsUrl, close };
   } catch (error) {
     await close();
     throw error;
