@@ -2,7 +2,7 @@
 // one store, a killed worker is replaced while the others go on, and SIGTERM drains them all.
 // Which process answered comes from the request log lines (--log-level info), which carry its pid.
 import { readFileSync, readdirSync } from "node:fs";
-import { get } from "node:http";
+import { type ClientRequest, get } from "node:http";
 import { availableParallelism } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { workersOption } from "../../src/cli/serve-cluster.js";
@@ -63,13 +63,21 @@ async function waitFor(condition: () => boolean | Promise<boolean>, what: string
   }
 }
 
+// A connection the primary was handing to a worker as it was killed is never answered (Node's
+// cluster keeps its copy open): the clients here give up, as real ones do.
+const CLIENT_TIMEOUT_MS = 5_000;
+
 /** GET on a connection of its own, so the primary hands it to the next worker in turn. */
 function freshGet(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    get(url, { agent: false }, (response) => {
+    get(url, { agent: false, timeout: CLIENT_TIMEOUT_MS }, (response) => {
       response.resume();
       response.on("end", () => resolve(response.statusCode!));
-    }).on("error", reject);
+    })
+      .on("timeout", function (this: ClientRequest) {
+        this.destroy(new Error("timed out"));
+      })
+      .on("error", reject);
   });
 }
 
@@ -90,7 +98,7 @@ function sendEvents(url: string, key: string, prefix: string): Load {
     for (let n = 0; !stopped; n++) {
       const events = Array.from({ length: PER_BATCH }, (_, i) => ({ id: `${prefix}-w${w}-b${n}-e${i}`, type: "track", unitKey: `u${w}`, timestamp: "2026-11-21T12:00:00Z", event: "click" }));
       try {
-        const response = await fetch(`${url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
+        const response = await fetch(`${url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }), signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
         statuses.push(response.status);
         const body = (await response.json()) as { accepted: number };
         if (response.status === 200 && body.accepted === PER_BATCH) acked.push(...events.map((e) => e.id));
