@@ -9,6 +9,7 @@
 // and pino are Node's, the app gets interfaces.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import type { ServerResponse } from "node:http";
 import { hostname } from "node:os";
 import { serve } from "@hono/node-server";
 import { trace } from "@opentelemetry/api";
@@ -137,7 +138,13 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   let closeApi: () => Promise<void> = async () => undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      closeApi = () => new Promise<void>((done, fail) => server.close((error) => (error ? fail(error) : done())));
+      closeApi = () =>
+        new Promise<void>((done, fail) => {
+          // close() ends idle connections only: a keep-alive client that keeps sending would hold
+          // the server open for ever, so every answer from now on closes its connection.
+          server.prependListener("request", (_request: unknown, response: ServerResponse) => response.setHeader("Connection", "close"));
+          server.close((error) => (error ? fail(error) : done()));
+        });
       resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
     server.on("clientError", answerClientError);

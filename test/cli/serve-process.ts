@@ -15,6 +15,9 @@ export interface ServeProcess {
   /** Where GET /metrics answers, when the banner names it ("" otherwise). */
   readonly metricsUrl: string;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Everything it has written so far (request logs with --log-level info, restarts on stderr). */
+  stdout(): string;
+  stderr(): string;
 }
 
 const started: ChildProcessWithoutNullStreams[] = [];
@@ -44,5 +47,7 @@ export async function serveProcess(dataDir: string, args: readonly string[] = []
     pk: match(/publishable key\s+(\S+)/),
     sk: match(/server-side key\s+(\S+)/),
     metricsUrl: match(/Metrics \(Prometheus\): (\S+)/),
+    stdout: () => out,
+    stderr: () => err,
   };
 }
