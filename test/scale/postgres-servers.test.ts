@@ -240,4 +240,45 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     expect(rows.length).toBe(stored.length);
     expect(new Set(rows).size).toBe(rows.length);
   }, 120_000);
+
+  it("outlive PostgreSQL killed under load, and answer 200 again once it is back", async () => {
+    // A PostgreSQL of its own: the other tests' server stays up.
+    const own = await startPostgres();
+    try {
+      const url = await own.createDatabase();
+      const file = jsonFile({ keys: [SK, PK].map(keyEntry), bundles: [bundleFor(PROJECT, "2026-12-01T00:00:00Z")] });
+      await cli("import", file, "--store", url);
+      const servers = await twoServers(url);
+      let stop = false;
+      let sent = 0;
+      const writer = async (w: number) => {
+        for (let n = 0; !stop; n++) {
+          const events = Array.from({ length: 5 }, (_, i) => ({ id: `o${w}-${n}-${i}`, type: "track", event: "click", unitKey: "u", timestamp: new Date().toISOString() }));
+          sent++;
+          await request(servers[(w + n) % 2]!, "/v1/events/batch", { key: SK, body: { events } }).then((r) => r.body?.cancel(), () => sleep(20));
+          await request(servers[(w + n + 1) % 2]!, "/v1/resolve", { key: SK, body: { context: { userId: `u${n}` } } }).then((r) => r.body?.cancel(), () => sleep(20));
+        }
+      };
+      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+      while (sent < 200) await sleep(10);
+      await own.kill();
+      await sleep(2_000);
+      await own.restart();
+      await sleep(1_000);
+      stop = true;
+      await Promise.all(writers);
+      for (const server of servers) expect({ exit: server.child.exitCode, signal: server.child.signalCode }).toEqual({ exit: null, signal: null });
+      // Back to work: each server stores a batch again (a functional deadline, not a speed figure).
+      for (const [i, server] of servers.entries()) {
+        const events = [{ id: `back-${i}`, type: "track", event: "click", unitKey: "u", timestamp: new Date().toISOString() }];
+        let status = 0;
+        for (const until = Date.now() + 15_000; status !== 200 && Date.now() < until; await sleep(200)) {
+          status = await request(server, "/v1/events/batch", { key: SK, body: { events } }).then((r) => (void r.body?.cancel(), r.status), () => 0);
+        }
+        expect(status).toBe(200);
+      }
+    } finally {
+      await own.stop();
+    }
+  }, 90_000);
 });
