@@ -64,6 +64,16 @@ export function describeLeaseContract(stores: () => Stores): void {
       await learning.publishOpenTrials([bin("c", 1)]);
       expect(await learning.publishedOpenTrials()).toEqual([bin("c", 1)]);
     });
+
+    it("publishes a bin whose start is not a whole millisecond (W / bins need not be), within 1 ms of it", async () => {
+      const { learning } = stores();
+      const atMs = 1_795_640_552_050.7812;
+      await learning.publishOpenTrials([{ projectId: "p", env: "production", policyId: "pol", armKey: "a", windowMs: 3_600_000, atMs, count: 2 }]);
+      const [read] = await learning.publishedOpenTrials();
+      expect(read!.atMs).toBeGreaterThanOrEqual(atMs);
+      expect(read!.atMs).toBeLessThan(atMs + 1);
+      expect(read!.count).toBe(2);
+    });
   });
 }
 

@@ -112,7 +112,9 @@ export class PostgresLearningStore implements LearningStore {
     await this.sql.begin(async (tx) => {
       await tx`DELETE FROM published_open_trials`;
       if (bins.length === 0) return;
-      const rows = bins.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: b.windowMs, at_ms: b.atMs, count: b.count }));
+      // A bin starts at a multiple of W / bins, which need not be whole ms, and the columns are
+      // bigint: rounded up, the start stays inside its own bin (a bin is wider than 1 ms).
+      const rows = bins.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: Math.round(b.windowMs), at_ms: Math.ceil(b.atMs), count: b.count }));
       await tx`
         INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count)
         SELECT * FROM jsonb_to_recordset(${tx.json(rows)})
