@@ -1,10 +1,11 @@
 // Opens the stores on a PostgreSQL database that several Vane servers (and the CLI) share. One
-// small pool per process; a connection that cannot be made fails fast, so while the database is
-// away calls reject promptly (the server serves its cached bundles and answers 503) rather than
-// queue behind a hung connect.
+// small pool per process, behind a breaker: once the database is found unreachable, calls reject at
+// once for a moment (the server serves its cached bundles and keys and answers 503) rather than
+// queue behind connects that hang (breaker.ts).
 import postgres, { type Sql } from "postgres";
 import type { Bundle } from "../../bundle/types.js";
 import type { KeyRecord, StoreHealth, Stores } from "../types.js";
+import { Breaker, guarded } from "./breaker.js";
 import { PostgresBundleStore, putBundle } from "./bundle-store.js";
 import { PostgresChangeFeed } from "./changes.js";
 import { PostgresEventStore } from "./event-store.js";
@@ -17,6 +18,12 @@ export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 3;
 /** How long health() waits for its probe before it says "down". */
 export const HEALTH_TIMEOUT_MS = 2_000;
+/** After a connection failure, calls are refused at once for this long before one tries again. */
+export const BREAKER_OPEN_MS = 1_000;
+/** A read with no answer by then fails (the caches then serve their last good copy). */
+export const READ_TIMEOUT_MS = 2_000;
+/** close() waits this long for running queries, then ends the connections. */
+export const CLOSE_TIMEOUT_SECONDS = 5;
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db */
@@ -74,14 +81,16 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
     throw error;
   }
   let closed: Promise<void> | undefined;
+  const breaker = new Breaker({ openMs: BREAKER_OPEN_MS, readTimeoutMs: READ_TIMEOUT_MS, now: () => Date.now() });
   return {
-    bundles: new PostgresBundleStore(sql),
-    keys: new PostgresKeyStore(sql),
-    events: new PostgresEventStore(sql),
-    learning: new PostgresLearningStore(sql),
-    leases: new PostgresLeaseStore(sql),
+    bundles: guarded(new PostgresBundleStore(sql), breaker),
+    keys: guarded(new PostgresKeyStore(sql), breaker),
+    events: guarded(new PostgresEventStore(sql), breaker),
+    learning: guarded(new PostgresLearningStore(sql), breaker),
+    leases: guarded(new PostgresLeaseStore(sql), breaker),
     changes: new PostgresChangeFeed(sql),
     async health() {
+      if (breaker.open) return { bundles: "down", keys: "down", events: "down" };
       const [bundles, keys, events] = await Promise.all([probe(sql, "bundles"), probe(sql, "keys"), probe(sql, "events")]);
       return { bundles, keys, events };
     },
@@ -92,7 +101,8 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
       });
     },
     close() {
-      closed ??= sql.end();
+      // Bounded: a connection the driver left stuck (a database killed under a write) never ends on its own.
+      closed ??= sql.end({ timeout: CLOSE_TIMEOUT_SECONDS });
       return closed;
     },
   };
