@@ -108,7 +108,7 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
 
 await helloPhase();
 const vane = await vanePhase();
-const durability = vane === undefined ? [] : await checkStored(vane.dataDir, vane.acknowledged);
+const durability = vane === undefined ? [] : await checkStored({ dataDir: vane.dataDir }, vane.acknowledged);
 if (vane !== undefined) rmSync(vane.dataDir, { recursive: true, force: true });
 
 /** Above this the one-thread load generator, not the server, may be what limits a row. */
