@@ -46,9 +46,9 @@ export async function startVaneServe(options: VaneServeOptions): Promise<VaneSer
   argv.push("--log-level", "warn", ...(options.storeUrl === undefined ? [] : ["--store", options.storeUrl]));
   const { command, args } = onCore(options.cores, process.execPath, argv);
   const child = spawn(command, args, { cwd: fileURLToPath(ROOT) });
-  const prefix = (line: string) => process.stderr.write(`  [${options.label}] ${line}\n`);
-  createInterface({ input: child.stderr }).on("line", prefix);
-  const url = await banner(child, options.label, prefix);
+  const logs = onceEach((line) => process.stderr.write(`  [${options.label}] ${line}\n`));
+  createInterface({ input: child.stderr }).on("line", logs.line);
+  const url = await banner(child, options.label, logs.line);
   const pid = child.pid!;
   return {
     url,
@@ -57,7 +57,33 @@ export async function startVaneServe(options: VaneServeOptions): Promise<VaneSer
       const tree = processTree([pid]);
       for (const each of tree) signal(each, "SIGKILL");
       await waitGone(tree);
+      logs.summary();
       return tree.length;
+    },
+  };
+}
+
+/**
+ * Passes log lines through, but a JSON log line whose message and error were already shown only
+ * counts (a background task that fails every second would bury the progress lines).
+ */
+function onceEach(write: (line: string) => void): { line: (line: string) => void; summary: () => void } {
+  const repeats = new Map<string, number>();
+  return {
+    line(line) {
+      let key = line;
+      try {
+        const entry = JSON.parse(line) as { msg?: string; err?: { message?: string } };
+        key = `${entry.msg ?? ""}: ${entry.err?.message ?? ""}`;
+      } catch {
+        return write(line); // not a JSON log line
+      }
+      const seen = repeats.get(key);
+      repeats.set(key, (seen ?? 0) + 1);
+      if (seen === undefined) write(line.length > 600 ? `${line.slice(0, 600)}…` : line);
+    },
+    summary() {
+      for (const [key, count] of repeats) if (count > 1) write(`(${count} log lines in all: ${key.slice(0, 200)})`);
     },
   };
 }
