@@ -144,7 +144,7 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
     }
   } finally {
     pending.delete(kill);
-    process.stderr.write(`${label} SIGKILL to vane serve: ${await vane.kill()} processes\n`);
+    process.stderr.write(`${label} SIGKILL to vane serve and its workers: ${await vane.kill()} process(es)\n`);
   }
   const durability = await checkStored(location, acknowledged satisfies Acknowledged);
   await removeDir();
