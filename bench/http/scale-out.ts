@@ -55,11 +55,16 @@ export function scaleSelection(scale: string | undefined, only: readonly string[
 
 const loadavg = (): number => Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
 
-/** runScenario's watch over process trees: CPU in percent of one core, as ScenarioRow has it. */
-const treeWatch = (roots: () => readonly number[]) => (): (() => ProcUsage) => {
+/**
+ * runScenario's watch over process trees: CPU in percent of one core, as ScenarioRow has it; the
+ * `part` trees' share (PostgreSQL's) is handed to `onPart` in cores.
+ */
+const treeWatch = (roots: () => readonly number[], part?: { roots: readonly number[]; onPart: (cores: number) => void }) => (): (() => ProcUsage) => {
   const stop = watchTree(roots());
+  const stopPart = part && watchTree(part.roots);
   return () => {
     const usage = stop();
+    if (stopPart) part.onPart(stopPart().serverCores);
     return { peakRssBytes: null, serverCpuPercent: usage.serverCores * 100, loadgenCpuPercent: usage.loadgenCores * 100 };
   };
 };
@@ -129,6 +134,7 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
   const roots = () => [vane.pid, ...postmasters];
   const acknowledged = { batchEvents: 0, decisions: 0 };
   const rows: ScenarioRow[] = [];
+  const postgresCores: Record<string, number> = {};
   try {
     const etag = await probe(vane.url, seeded.key, seeded.projectId);
     const scenarios: Scenario[] = vaneScenarios({ key: seeded.key, projectId: seeded.projectId, etag });
@@ -136,7 +142,8 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
       const scenario = scenarios.find((s) => `scale-${s.key}` === key)!;
       const waitedMs = await waitIdleTree(roots());
       if (waitedMs > 1000) process.stderr.write(`${label} waited ${(waitedMs / 1000).toFixed(1)} s for the server side to go idle\n`);
-      const row = await runScenario(vane.url, scenario, { settings: run.settings, serverPid: vane.pid, label, watch: treeWatch(roots) });
+      const part = postmasters.length === 0 ? undefined : { roots: postmasters, onPart: (cores: number) => (postgresCores[scenario.key] = cores) };
+      const row = await runScenario(vane.url, scenario, { settings: run.settings, serverPid: vane.pid, label, watch: treeWatch(roots, part) });
       progressLine(row, label);
       rows.push(row);
       if (scenario.key === "events") acknowledged.batchEvents += row.acknowledged.events;
@@ -149,7 +156,7 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
   const durability = await checkStored(location, acknowledged satisfies Acknowledged);
   await removeDir();
   pending.delete(removeDir);
-  return { config, rows, durability, loadavg: { before, after: loadavg() } };
+  return { config, rows, postgresCores, durability, loadavg: { before, after: loadavg() } };
 }
 
 export async function scaleOutPhase(selection: ScaleSelection, settings: LoadSettings): Promise<ScaleReport> {

@@ -16,6 +16,8 @@ export interface ScaleConfig {
 export interface ConfigResult {
   readonly config: ScaleConfig;
   readonly rows: readonly ScenarioRow[];
+  /** PostgreSQL's share of the server CPU per scenario key, in cores (PostgreSQL configurations). */
+  readonly postgresCores: Readonly<Record<string, number>>;
   readonly durability: readonly DurabilityCheck[];
   /** /proc/loadavg's 1-minute figure before the server started and after it was killed. */
   readonly loadavg: { readonly before: number; readonly after: number };
@@ -45,11 +47,11 @@ export function perServerCore(row: ScenarioRow): number | null {
   return throughput(row).value / (row.serverCpuPercent / 100);
 }
 
-function tableRow(label: string, workers: string, row: ScenarioRow, baseline: ScenarioRow | undefined): string {
+function tableRow(label: string, workers: string, row: ScenarioRow, baseline: ScenarioRow | undefined, postgresCores?: number): string {
   const { value, unit } = throughput(row);
   const perCore = perServerCore(row);
   const share = baseline === undefined || row.eventsPerSec !== null || row === baseline ? "" : `${Math.round((row.reqPerSec / baseline.reqPerSec) * 100)}%`;
-  return `| ${label} | ${workers} | ${row.name} | ${formatRate(value)} ${unit} | ${share} | ${ms(row.p99Ms)} | ${cores(row.serverCpuPercent)} | ${perCore === null ? "—" : `${formatRate(perCore)} ${unit}`} | ${cores(row.loadgenCpuPercent)} | ${row.unexpected} / ${row.errors} |`;
+  return `| ${label} | ${workers} | ${row.name} | ${formatRate(value)} ${unit} | ${share} | ${ms(row.p99Ms)} | ${cores(row.serverCpuPercent)}${postgresCores === undefined ? "" : ` (PostgreSQL ${postgresCores.toFixed(2)})`} | ${perCore === null ? "—" : `${formatRate(perCore)} ${unit}`} | ${cores(row.loadgenCpuPercent)} | ${row.unexpected} / ${row.errors} |`;
 }
 
 export function scaleMarkdown(report: ScaleReport): string {
@@ -63,7 +65,7 @@ export function scaleMarkdown(report: ScaleReport): string {
     header,
     `|---|---:|---|---:|---:|---:|---:|---:|---:|---:|`,
     ...(report.baseline === undefined ? [] : [tableRow("hello-world (baseline)", "1", report.baseline, undefined)]),
-    ...report.configs.flatMap((c) => c.rows.map((row) => tableRow(STORE_NAMES[c.config.store], String(c.config.workers), row, report.baseline))),
+    ...report.configs.flatMap((c) => c.rows.map((row) => tableRow(STORE_NAMES[c.config.store], String(c.config.workers), row, report.baseline, c.postgresCores[row.key]))),
     "",
     ...report.configs.flatMap((c) => {
       const name = `${STORE_NAMES[c.config.store]}, ${c.config.workers} worker${c.config.workers === 1 ? "" : "s"}`;
