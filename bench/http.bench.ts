@@ -11,6 +11,11 @@
 //   BENCH_HTTP_ONLY=resolve,hello-post           a subset (prints, writes no results files)
 //   BENCH_HTTP_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the Vane server
 //   BENCH_HTTP_OBSERVE=1                         Vane with metrics on and a JSON log line per request
+//   BENCH_HTTP_SCALE=0 | sqlite-1,sqlite-2,postgres-1,postgres-2   skip or pick the scale-out phase's configurations
+//
+// Then the scale-out phase (bench/http/scale-out.ts): the built CLI, `vane serve --workers 1|2`, on
+// SQLite and PostgreSQL, unpinned, with its own hello-world baseline; BENCH_HTTP_ONLY=scale runs
+// only it (or scale-resolve, scale-events, scale-hello-post). Its results: http-scale-latest.*.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,6 +26,8 @@ import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from 
 import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
 import { waitIdle } from "./http/proc-stats.js";
 import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
+import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
+import { scaleMarkdown, writeScaleResults } from "./http/scale-report.js";
 import { machine } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
@@ -108,7 +115,7 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
 
 await helloPhase();
 const vane = await vanePhase();
-const durability = vane === undefined ? [] : await checkStored(vane.dataDir, vane.acknowledged);
+const durability = vane === undefined ? [] : await checkStored({ dataDir: vane.dataDir }, vane.acknowledged);
 if (vane !== undefined) rmSync(vane.dataDir, { recursive: true, force: true });
 
 /** Above this the one-thread load generator, not the server, may be what limits a row. */
@@ -144,9 +151,22 @@ const report: HttpReport = {
   ],
 };
 
-console.log(`\n${markdown(report)}`);
-if (only === undefined) {
-  for (const path of writeHttpResults(report, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
-} else {
-  console.log(`BENCH_HTTP_ONLY=${only.join(",")}: a partial run, results files not written.`);
+if (rows.length > 0) {
+  console.log(`\n${markdown(report)}`);
+  if (only === undefined) {
+    for (const path of writeHttpResults(report, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+  } else {
+    console.log(`BENCH_HTTP_ONLY=${only.join(",")}: a partial run, results files not written.`);
+  }
+}
+
+const scale = scaleSelection(process.env.BENCH_HTTP_SCALE, only);
+if (scale !== undefined) {
+  const scaleReport = await scaleOutPhase(scale, settings);
+  console.log(`\n${scaleMarkdown(scaleReport)}`);
+  if (scale.complete) {
+    for (const path of writeScaleResults(scaleReport, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+  } else {
+    console.log("A partial scale-out phase (BENCH_HTTP_SCALE or BENCH_HTTP_ONLY): results files not written.");
+  }
 }

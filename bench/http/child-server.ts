@@ -20,11 +20,13 @@ export interface LaunchOptions {
   /** Node flags before the script, e.g. --cpu-prof. */
   readonly nodeFlags?: readonly string[];
   readonly label: string;
+  /** The cores the server may use (a taskset list); SERVER_CORE when absent. */
+  readonly cores?: string;
 }
 
 export async function launchServer(script: URL, args: readonly string[], options: LaunchOptions): Promise<ChildServer> {
   const node = [...(options.nodeFlags ?? []), "--import", "tsx", fileURLToPath(script), ...args];
-  const { command, args: argv } = onCore(SERVER_CORE, process.execPath, node);
+  const { command, args: argv } = onCore(options.cores ?? SERVER_CORE, process.execPath, node);
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<string>((done) => child.on("exit", (code, signal) => done(signal ?? String(code))));
   createInterface({ input: child.stderr! }).on("line", (line) => process.stderr.write(`  [${options.label}] ${line}\n`));

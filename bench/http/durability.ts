@@ -1,8 +1,9 @@
 // Stored versus acknowledged: after the server is gone (killed with SIGKILL, like a crash, unless
-// a profiler needed a clean exit), open its data folder through the store and count what is there.
+// a profiler needed a clean exit), open its store (the data folder's SQLite, or the PostgreSQL
+// database it was given) and count what is there.
 // Every event a 2xx answer acknowledged must be stored. More may be stored than acknowledged:
 // requests in flight when a run stopped were committed but their answers were not counted.
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { type StoreLocation, openStores } from "../../src/store/open-stores.js";
 
 export interface DurabilityCheck {
   readonly label: string;
@@ -19,8 +20,8 @@ export interface Acknowledged {
   readonly decisions: number;
 }
 
-export async function checkStored(dataDir: string, acknowledged: Acknowledged): Promise<DurabilityCheck[]> {
-  const stores = openSqliteStores({ dataDir });
+export async function checkStored(location: StoreLocation, acknowledged: Acknowledged): Promise<DurabilityCheck[]> {
+  const stores = await openStores(location);
   try {
     const [exposures, tracks, decisions] = await Promise.all([
       stores.events.count({ type: "exposure" }),
@@ -33,6 +34,6 @@ export async function checkStored(dataDir: string, acknowledged: Acknowledged): 
       check("decision events (one per resolve or decide)", acknowledged.decisions, decisions),
     ];
   } finally {
-    stores.close();
+    await stores.close();
   }
 }

@@ -115,13 +115,21 @@ function progress(label: string): (phase: string, seconds: number, of: number) =
   };
 }
 
-export async function runScenario(url: string, scenario: Scenario, run: { settings: LoadSettings; serverPid: number; label: string }): Promise<ScenarioRow> {
+export interface ScenarioRun {
+  readonly settings: LoadSettings;
+  readonly serverPid: number;
+  readonly label: string;
+  /** Starts watching the server over the measured run; watchProcess(serverPid) when absent. */
+  readonly watch?: () => () => ProcUsage;
+}
+
+export async function runScenario(url: string, scenario: Scenario, run: ScenarioRun): Promise<ScenarioRow> {
   const { settings } = run;
   const show = progress(`${run.label} ${scenario.name}:`);
   show("warm-up", 0, settings.warmupS);
   const warm = await fire(url, scenario, { settings, durationS: settings.warmupS, onSecond: (s) => show("warm-up", s, settings.warmupS) });
   show("measuring", 0, settings.durationS);
-  const watch = watchProcess(run.serverPid);
+  const watch = run.watch?.() ?? watchProcess(run.serverPid);
   const measured = await fire(url, scenario, { settings, durationS: settings.durationS, onSecond: (s) => show("measuring", s, settings.durationS) });
   const usage = watch();
   const { result, latencies } = measured;

@@ -29,10 +29,25 @@ function checkPinning(): Pinning {
   return { disabledReason: undefined };
 }
 
-/** The command that runs `command args` on `core`, or as is when pinning is off. */
-export function onCore(core: number, command: string, args: readonly string[]): { command: string; args: string[] } {
+/** The command that runs `command args` on `cores` (a number or a list like "0-1"), or as is when pinning is off. */
+export function onCore(cores: number | string, command: string, args: readonly string[]): { command: string; args: string[] } {
   if (pinning().disabledReason !== undefined) return { command, args: [...args] };
-  return { command: "taskset", args: ["-c", String(core), command, ...args] };
+  return { command: "taskset", args: ["-c", String(cores), command, ...args] };
+}
+
+/** Every online core, as a taskset list ("0-1" on two cores). */
+export function allCores(): string {
+  return `0-${os.cpus().length - 1}`;
+}
+
+/**
+ * Lets this process (all its threads) run on every core again, after pinSelf put it on one: the
+ * scale-out phase's servers need every core, and what it spawns inherits this affinity.
+ */
+export function unpinSelf(): void {
+  if (pinning().disabledReason !== undefined) return;
+  const result = spawnSync("taskset", ["-a", "-p", "-c", allCores(), String(process.pid)], { stdio: "ignore" });
+  if (result.status !== 0) throw new Error(`taskset could not unpin the load generator (status ${result.status})`);
 }
 
 /** The cores a process may run on, from /proc (e.g. "0", "0-1"); "unknown" off Linux. */
