@@ -18,7 +18,6 @@ import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openStores } from "../store/open-stores.js";
-import { surviveClosedSocketWrites } from "../store/postgres/driver-guard.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
@@ -103,7 +102,6 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const exposure = options.metrics ?? "off";
   const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
-  if (options.storeUrl !== undefined) surviveClosedSocketWrites((message) => (log ? log.warn(message) : console.error(`vane: ${message}`)));
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics });
   const parquet = new ParquetRole({ dataDir: options.dataDir, storeUrl: options.storeUrl, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });

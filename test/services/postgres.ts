@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
-import postgres from "postgres";
+import pg from "pg";
 
 const run = promisify(execFile);
 const USER = "vane";
@@ -147,9 +147,10 @@ export async function startPostgres(options: PostgresServiceOptions = {}): Promi
     async createDatabase() {
       const name = `test_${++databases}`;
       // A connection per call: a kill() in between would have broken a kept one.
-      const admin = postgres(url("postgres"), { max: 1, onnotice: () => undefined });
+      const admin = new pg.Client({ connectionString: url("postgres") });
+      await admin.connect();
       try {
-        await admin.unsafe(`CREATE DATABASE ${name}`);
+        await admin.query(`CREATE DATABASE ${name}`);
       } finally {
         await admin.end();
       }

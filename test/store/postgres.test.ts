@@ -2,7 +2,7 @@
 // appends from two servers at once read back without a gap, migrations racing at first start,
 // leases changing hands, and a database that goes away and comes back.
 import { setTimeout as sleep } from "node:timers/promises";
-import postgres from "postgres";
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresStores, SCHEMA_VERSION, openPostgresStores } from "../../src/store/postgres/index.js";
 import { LeaseLost, type LearningCommit, type SequencedEvent } from "../../src/store/types.js";
@@ -99,9 +99,10 @@ describe("postgres store: the schema", () => {
   it("migrates once when several servers start at once on an empty database", async () => {
     const url = await pg.createDatabase();
     const started = await servers(5, url);
-    const raw = postgres(url, { max: 1, onnotice: () => undefined });
+    const raw = new Client({ connectionString: url });
+    await raw.connect();
     try {
-      expect(await raw`SELECT version FROM vane_schema`).toEqual([{ version: SCHEMA_VERSION }]);
+      expect((await raw.query("SELECT version FROM vane_schema")).rows).toEqual([{ version: SCHEMA_VERSION }]);
       await started[0]!.keys.put(makeKey(1));
       expect(await started[4]!.keys.byId(makeKey(1).id)).toStrictEqual(makeKey(1));
     } finally {
@@ -113,8 +114,9 @@ describe("postgres store: the schema", () => {
   it("refuses a database written by a newer schema", async () => {
     const url = await pg.createDatabase();
     await closeAll(await servers(1, url));
-    const raw = postgres(url, { max: 1 });
-    await raw`UPDATE vane_schema SET version = ${SCHEMA_VERSION + 1}`;
+    const raw = new Client({ connectionString: url });
+    await raw.connect();
+    await raw.query("UPDATE vane_schema SET version = $1", [SCHEMA_VERSION + 1]);
     await raw.end();
     await expect(openPostgresStores({ url })).rejects.toThrow(/newer than this build/);
   });

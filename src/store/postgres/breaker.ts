@@ -12,13 +12,27 @@ export class StoreUnreachable extends Error {
   }
 }
 
-/** PostgreSQL's connection classes (08: connection exception, 57P: operator intervention) and the driver's own. */
-const DRIVER_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_DESTROYED", "CONNECTION_ENDED"]);
+/** The socket's own failures; PostgreSQL's connection classes (08: connection exception, 57P: operator intervention) are matched by prefix. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE"]);
+
+/**
+ * node-postgres (pg 8, pg-pool 3) gives its connection failures no code, only these messages: a
+ * connection lost, one not made in time (connectionTimeoutMillis, also the wait for a free one),
+ * a client already broken, a read given up (query_timeout).
+ */
+const DRIVER_MESSAGES = new Set([
+  "Connection terminated unexpectedly",
+  "Connection terminated due to connection timeout",
+  "timeout exceeded when trying to connect",
+  "Client has encountered a connection error and is not queryable",
+  "Query read timeout",
+]);
 
 export function isConnectionFailure(error: unknown): boolean {
   if (error instanceof StoreUnreachable) return true;
   const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === "string" && (DRIVER_CODES.has(code) || code.startsWith("08") || code.startsWith("57P"));
+  if (typeof code === "string") return SOCKET_CODES.has(code) || code.startsWith("08") || code.startsWith("57P");
+  return error instanceof Error && DRIVER_MESSAGES.has(error.message);
 }
 
 export interface BreakerOptions {

@@ -1,7 +1,8 @@
 // Config bundles, one per project and env, stored as JSON text next to the columns that find
 // them, and the versions put() published (bundle_history), the newest BUNDLE_HISTORY_LIMIT kept.
-import type { ISql, Sql } from "postgres";
+import type pg from "pg";
 import { notifyChange } from "./changes.js";
+import { type Queryable, read, run, transaction } from "./db.js";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
 import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type StoredBundle } from "../types.js";
@@ -18,54 +19,61 @@ interface SummaryRow {
 const PROJECT_LOCKS = 1;
 
 export class PostgresBundleStore implements BundleStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   async get(projectId: string, env: string): Promise<StoredBundle | undefined> {
-    const [row] = await this.sql<{ bundle: string; stored_at: string }[]>`
-      SELECT bundle, stored_at FROM bundles WHERE project_id = ${projectId} AND env = ${env}`;
+    const [row] = await read<{ bundle: string; stored_at: string }>(this.pool, "SELECT bundle, stored_at FROM bundles WHERE project_id = $1 AND env = $2", [projectId, env]);
     return row && { bundle: JSON.parse(row.bundle) as Bundle, storedAt: row.stored_at };
   }
 
   async version(projectId: string, env: string): Promise<string | undefined> {
-    const [row] = await this.sql<{ version: string }[]>`SELECT version FROM bundles WHERE project_id = ${projectId} AND env = ${env}`;
+    const [row] = await read<{ version: string }>(this.pool, "SELECT version FROM bundles WHERE project_id = $1 AND env = $2", [projectId, env]);
     return row?.version;
   }
 
   async orgsOf(projectId: string): Promise<string[]> {
-    const rows = await this.sql<{ org_id: string }[]>`SELECT DISTINCT org_id FROM bundles WHERE project_id = ${projectId} ORDER BY org_id`;
+    const rows = await read<{ org_id: string }>(this.pool, "SELECT DISTINCT org_id FROM bundles WHERE project_id = $1 ORDER BY org_id", [projectId]);
     return rows.map((row) => row.org_id);
   }
 
   async put(bundle: Bundle, storedAt: string): Promise<void> {
-    await this.sql.begin((tx) => putBundle(tx, bundle, storedAt));
+    await transaction(this.pool, (tx) => putBundle(tx, bundle, storedAt));
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
-    return this.sql.begin(async (tx) => {
-      const result = await tx`
-        UPDATE bundles SET org_id = ${bundle.orgId}, version = ${bundle.version}, stored_at = ${storedAt}, bundle = ${JSON.stringify(bundle)}
-        WHERE project_id = ${bundle.projectId} AND env = ${bundle.env} AND version = ${expectedVersion}`;
-      if (result.count !== 1) return false;
+    return transaction(this.pool, async (tx) => {
+      const result = await run(
+        tx,
+        `UPDATE bundles SET org_id = $1, version = $2, stored_at = $3, bundle = $4
+         WHERE project_id = $5 AND env = $6 AND version = $7`,
+        [bundle.orgId, bundle.version, storedAt, JSON.stringify(bundle), bundle.projectId, bundle.env, expectedVersion],
+      );
+      if (result.rowCount !== 1) return false;
       await notifyChange(tx, { kind: "bundle", projectId: bundle.projectId, env: bundle.env });
       return true;
     });
   }
 
   async list(): Promise<BundleSummary[]> {
-    const rows = await this.sql<SummaryRow[]>`SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env`;
+    const rows = await read<SummaryRow>(this.pool, "SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env");
     return rows.map(summary);
   }
 
   async history(projectId: string, env: string): Promise<BundleSummary[]> {
-    const rows = await this.sql<SummaryRow[]>`
-      SELECT project_id, env, org_id, version, stored_at FROM bundle_history
-      WHERE project_id = ${projectId} AND env = ${env} ORDER BY seq DESC`;
+    const rows = await read<SummaryRow>(
+      this.pool,
+      "SELECT project_id, env, org_id, version, stored_at FROM bundle_history WHERE project_id = $1 AND env = $2 ORDER BY seq DESC",
+      [projectId, env],
+    );
     return rows.map(summary);
   }
 
   async historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined> {
-    const [row] = await this.sql<{ bundle: string; stored_at: string }[]>`
-      SELECT bundle, stored_at FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} AND version = ${version}`;
+    const [row] = await read<{ bundle: string; stored_at: string }>(
+      this.pool,
+      "SELECT bundle, stored_at FROM bundle_history WHERE project_id = $1 AND env = $2 AND version = $3",
+      [projectId, env, version],
+    );
     return row && { bundle: JSON.parse(row.bundle) as Bundle, storedAt: row.stored_at };
   }
 }
@@ -75,26 +83,33 @@ export class PostgresBundleStore implements BundleStore {
  * is locked first (its first bundle has no row to lock yet), so two servers cannot give one
  * project to two orgs.
  */
-export async function putBundle(tx: ISql, bundle: Bundle, storedAt: string): Promise<void> {
+export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string): Promise<void> {
   const { projectId, env, orgId, version } = bundle;
-  await tx`SELECT pg_advisory_xact_lock(${PROJECT_LOCKS}, hashtext(${projectId}))`;
-  const owners = await tx<{ org_id: string }[]>`SELECT org_id FROM bundles WHERE project_id = ${projectId}`;
+  await run(tx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", [PROJECT_LOCKS, projectId]);
+  const owners = (await run<{ org_id: string }>(tx, "SELECT org_id FROM bundles WHERE project_id = $1", [projectId])).rows;
   const owner = owners.find((row) => row.org_id !== orgId);
   if (owner !== undefined) throw new ProjectOwnedElsewhere(projectId, owner.org_id);
   const json = JSON.stringify(bundle);
-  await tx`
-    INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle)
-    VALUES (${projectId}, ${env}, ${orgId}, ${version}, ${storedAt}, ${json})
-    ON CONFLICT (project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, version = EXCLUDED.version,
-      stored_at = EXCLUDED.stored_at, bundle = EXCLUDED.bundle`;
+  await run(
+    tx,
+    `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, version = EXCLUDED.version,
+       stored_at = EXCLUDED.stored_at, bundle = EXCLUDED.bundle`,
+    [projectId, env, orgId, version, storedAt, json],
+  );
   // Publishing a stored version again (an unchanged import) moves it to the front: a new seq.
-  await tx`DELETE FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} AND version = ${version}`;
-  await tx`
-    INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle)
-    VALUES (${projectId}, ${env}, ${version}, ${orgId}, ${storedAt}, ${json})`;
-  await tx`
-    DELETE FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} AND seq NOT IN
-      (SELECT seq FROM bundle_history WHERE project_id = ${projectId} AND env = ${env} ORDER BY seq DESC LIMIT ${BUNDLE_HISTORY_LIMIT})`;
+  await run(tx, "DELETE FROM bundle_history WHERE project_id = $1 AND env = $2 AND version = $3", [projectId, env, version]);
+  await run(
+    tx,
+    "INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)",
+    [projectId, env, version, orgId, storedAt, json],
+  );
+  await run(
+    tx,
+    `DELETE FROM bundle_history WHERE project_id = $1 AND env = $2 AND seq NOT IN
+       (SELECT seq FROM bundle_history WHERE project_id = $1 AND env = $2 ORDER BY seq DESC LIMIT $3)`,
+    [projectId, env, BUNDLE_HISTORY_LIMIT],
+  );
   await notifyChange(tx, { kind: "bundle", projectId, env });
 }
 

@@ -7,9 +7,10 @@
 //
 // Sender ids are claimed before that lock, in a fixed order (two appends claiming the same ids
 // wait for each other without deadlock), and the discovered counts after it.
-import type { ISql, JSONValue, Sql } from "postgres";
+import type pg from "pg";
 import { countDiscovered } from "../sqlite/event-rows.js";
 import type { AppendReceipt, StoredEvent } from "../types.js";
+import { run, transaction } from "./db.js";
 
 export interface Appended extends AppendReceipt {
   /** The events stored, in order, from seq lastSeq - stored + 1. */
@@ -17,7 +18,7 @@ export interface Appended extends AppendReceipt {
 }
 
 /** Events whose sender id is new for their org and project, claiming those ids; the first of a batch's repeats wins. */
-async function claimIds(tx: ISql, events: readonly StoredEvent[]): Promise<StoredEvent[]> {
+async function claimIds(tx: pg.PoolClient, events: readonly StoredEvent[]): Promise<StoredEvent[]> {
   const firsts = new Map<string, StoredEvent>();
   for (const event of events) {
     if (event.clientId === undefined) continue;
@@ -26,14 +27,16 @@ async function claimIds(tx: ISql, events: readonly StoredEvent[]): Promise<Store
   }
   if (firsts.size === 0) return [...events];
   const claims = [...firsts.values()];
-  const claimed = await tx<{ org_id: string; project_id: string; event_id: string }[]>`
-    INSERT INTO event_ids (org_id, project_id, event_id, seen_at)
-    SELECT * FROM unnest(${claims.map((e) => e.orgId)}::text[], ${claims.map((e) => e.projectId)}::text[],
-                         ${claims.map((e) => e.clientId!)}::text[], ${claims.map((e) => Date.parse(e.receivedAt))}::bigint[])
-    ORDER BY 1, 2, 3
-    ON CONFLICT DO NOTHING
-    RETURNING org_id, project_id, event_id`;
-  const fresh = new Set(claimed.map((row) => firsts.get(JSON.stringify([row.org_id, row.project_id, row.event_id]))));
+  const claimed = await run<{ org_id: string; project_id: string; event_id: string }>(
+    tx,
+    `INSERT INTO event_ids (org_id, project_id, event_id, seen_at)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[])
+     ORDER BY 1, 2, 3
+     ON CONFLICT DO NOTHING
+     RETURNING org_id, project_id, event_id`,
+    [claims.map((e) => e.orgId), claims.map((e) => e.projectId), claims.map((e) => e.clientId!), claims.map((e) => Date.parse(e.receivedAt))],
+  );
+  const fresh = new Set(claimed.rows.map((row) => firsts.get(JSON.stringify([row.org_id, row.project_id, row.event_id]))));
   return events.filter((event) => event.clientId === undefined || fresh.has(event));
 }
 
@@ -41,51 +44,56 @@ async function claimIds(tx: ISql, events: readonly StoredEvent[]): Promise<Store
  * Inserts the events with the next seqs; returns the seq before the first. A server id already
  * stored keeps its first copy (server ids are UUIDv7s: it cannot happen but by a bug), as SQLite does.
  */
-async function insertEvents(tx: ISql, fresh: readonly StoredEvent[]): Promise<number> {
-  const n = fresh.length;
-  const [row] = await tx<{ base: number }[]>`
-    WITH head AS (UPDATE event_head SET seq = seq + ${n} RETURNING seq - ${n} AS base),
+async function insertEvents(tx: pg.PoolClient, fresh: readonly StoredEvent[]): Promise<number> {
+  const result = await run<{ base: number }>(
+    tx,
+    `WITH head AS (UPDATE event_head SET seq = seq + $1 RETURNING seq - $1 AS base),
     inserted AS (
       INSERT INTO events (seq, id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body)
       SELECT head.base + e.ord, e.id, e."receivedAt", e."orgId", e."projectId", e.env, e.type, e."unitKey", e.timestamp,
              e.name, e."decisionId", e.discovered, e.body
-      FROM head, ROWS FROM (jsonb_to_recordset(${tx.json(fresh as unknown as JSONValue)})
+      FROM head, ROWS FROM (jsonb_to_recordset($2::jsonb)
         AS (id text, "receivedAt" text, "orgId" text, "projectId" text, env text, type text, "unitKey" text,
             timestamp text, name text, "decisionId" text, discovered boolean, body jsonb))
         WITH ORDINALITY AS e (id, "receivedAt", "orgId", "projectId", env, type, "unitKey", timestamp, name, "decisionId", discovered, body, ord)
       ON CONFLICT (id) DO NOTHING
     )
-    SELECT base FROM head`;
-  return row!.base;
+    SELECT base FROM head`,
+    [fresh.length, JSON.stringify(fresh)],
+  );
+  return result.rows[0]!.base;
 }
 
-async function countDiscoveredEvents(tx: ISql, fresh: readonly StoredEvent[]): Promise<void> {
+async function countDiscoveredEvents(tx: pg.PoolClient, fresh: readonly StoredEvent[]): Promise<void> {
   const rows = countDiscovered(fresh);
   if (rows.length === 0) return;
   // COLLATE "C": ISO times compare as text whatever the database's collation.
-  await tx`
-    INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
-    SELECT * FROM jsonb_to_recordset(${tx.json(rows as unknown as JSONValue)})
-      AS (org_id text, project_id text, env text, name text, count bigint, first_seen text, last_seen text)
-    ON CONFLICT (org_id, project_id, env, name) DO UPDATE SET count = discovered_events.count + EXCLUDED.count,
-      first_seen = least(discovered_events.first_seen COLLATE "C", EXCLUDED.first_seen),
-      last_seen = greatest(discovered_events.last_seen COLLATE "C", EXCLUDED.last_seen)`;
+  await run(
+    tx,
+    `INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
+     SELECT * FROM jsonb_to_recordset($1::jsonb)
+       AS (org_id text, project_id text, env text, name text, count bigint, first_seen text, last_seen text)
+     ON CONFLICT (org_id, project_id, env, name) DO UPDATE SET count = discovered_events.count + EXCLUDED.count,
+       first_seen = least(discovered_events.first_seen COLLATE "C", EXCLUDED.first_seen),
+       last_seen = greatest(discovered_events.last_seen COLLATE "C", EXCLUDED.last_seen)`,
+    [JSON.stringify(rows)],
+  );
 }
 
 /** Called when an append has its seqs (its place in commit order); the result, once it committed or failed. */
 export type EnterCommitOrder = () => (appended: Appended | undefined) => void;
 
 /** Stores the batch in one transaction, all or nothing. */
-export async function appendBatch(sql: Sql, events: readonly StoredEvent[], enter: EnterCommitOrder): Promise<Appended> {
+export async function appendBatch(pool: pg.Pool, events: readonly StoredEvent[], enter: EnterCommitOrder): Promise<Appended> {
   refuseRepeatedIds(events);
   let settle: ((appended: Appended | undefined) => void) | undefined;
   try {
-    const appended = await sql.begin(async (tx): Promise<Appended> => {
+    const appended = await transaction(pool, async (tx): Promise<Appended> => {
       const fresh = await claimIds(tx, events);
       const duplicates = events.length - fresh.length;
       if (fresh.length === 0) {
-        const [head] = await tx<{ seq: number }[]>`SELECT seq FROM event_head`;
-        return { lastSeq: head!.seq, stored: 0, duplicates, fresh };
+        const head = await run<{ seq: number }>(tx, "SELECT seq FROM event_head");
+        return { lastSeq: head.rows[0]!.seq, stored: 0, duplicates, fresh };
       }
       const base = await insertEvents(tx, fresh);
       settle = enter();

@@ -1,7 +1,7 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
 // Appends: event-append.ts. Every server appends to the same tables; onCommitted feeds only this
 // process's appends, in commit order (commit-order.ts).
-import type { Sql } from "postgres";
+import type pg from "pg";
 import type {
   AppendReceipt,
   CommitListener,
@@ -15,6 +15,7 @@ import type {
   StoredEvent,
 } from "../types.js";
 import { CommitOrder } from "./commit-order.js";
+import { read, run } from "./db.js";
 import { type Appended, appendBatch } from "./event-append.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -54,11 +55,11 @@ export class PostgresEventStore implements EventStore {
   private readonly listeners = new Set<CommitListener>();
   private readonly order = new CommitOrder<Appended>((appended) => this.feed(appended));
 
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: await this.head(), stored: 0, duplicates: 0 };
-    const { lastSeq, stored, duplicates } = await appendBatch(this.sql, events, () => this.order.enter());
+    const { lastSeq, stored, duplicates } = await appendBatch(this.pool, events, () => this.order.enter());
     return { lastSeq, stored, duplicates };
   }
 
@@ -70,31 +71,33 @@ export class PostgresEventStore implements EventStore {
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
-    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`;
+    const rows = await read<EventRow>(this.pool, "SELECT * FROM events WHERE seq > $1 ORDER BY seq LIMIT $2", [afterSeq, limit]);
     return rows.map(fromEventRow);
   }
 
   async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     checkCount("limit", limit);
-    const rows = await this.sql<EventRow[]>`SELECT * FROM events WHERE ${this.where(filter)} ORDER BY seq DESC LIMIT ${limit}`;
+    const { where, values } = whereOf(filter);
+    const rows = await read<EventRow>(this.pool, `SELECT * FROM events WHERE ${where} ORDER BY seq DESC LIMIT $${values.length + 1}`, [...values, limit]);
     return rows.map(fromEventRow);
   }
 
   async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
-    const [row] = await this.sql<{ count: number }[]>`SELECT count(*) FROM events WHERE ${this.where(filter)}`;
+    const { where, values } = whereOf(filter);
+    const [row] = await read<{ count: number }>(this.pool, `SELECT count(*) FROM events WHERE ${where}`, values);
     return row!.count;
   }
 
   async orgsWithEvents(projectId: string): Promise<string[]> {
-    const rows = await this.sql<{ org_id: string }[]>`SELECT DISTINCT org_id FROM events WHERE project_id = ${projectId} ORDER BY org_id`;
+    const rows = await read<{ org_id: string }>(this.pool, "SELECT DISTINCT org_id FROM events WHERE project_id = $1 ORDER BY org_id", [projectId]);
     return rows.map((row) => row.org_id);
   }
 
   async prune(rule: PruneRule): Promise<PruneReceipt> {
     const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
     checkCount("chunk", chunk);
-    const [bounds] = await this.sql<{ min: number | null; max: number | null }[]>`SELECT min(seq), max(seq) FROM events`;
+    const [bounds] = (await run<{ min: number | null; max: number | null }>(this.pool, "SELECT min(seq), max(seq) FROM events")).rows;
     const max = bounds!.max ?? 0;
     let derivedThrough = max;
     for (const pipeline of rule.derived) derivedThrough = Math.min(derivedThrough, await this.checkpoint(pipeline));
@@ -104,25 +107,30 @@ export class PostgresEventStore implements EventStore {
     // range that keeps an event holds the boundary: stop there.
     for (let from = (bounds!.min ?? max + 1) - 1; from < derivedThrough; ) {
       const to = Math.min(from + chunk, derivedThrough);
-      const deleted = await this.sql`DELETE FROM events WHERE seq > ${from} AND seq <= ${to} AND received_at < ${before} COLLATE "C"`;
-      events += deleted.count;
-      const [left] = await this.sql`SELECT 1 FROM events WHERE seq > ${from} AND seq <= ${to} LIMIT 1`;
-      if (left !== undefined) break;
+      const deleted = await run(this.pool, `DELETE FROM events WHERE seq > $1 AND seq <= $2 AND received_at < $3 COLLATE "C"`, [from, to, before]);
+      events += deleted.rowCount ?? 0;
+      const left = await run(this.pool, "SELECT 1 FROM events WHERE seq > $1 AND seq <= $2 LIMIT 1", [from, to]);
+      if (left.rows.length > 0) break;
       from = to;
     }
     let eventIds = 0;
     for (;;) {
-      const deleted = await this.sql`
-        DELETE FROM event_ids WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_ids WHERE seen_at < ${rule.idsBeforeMs} ORDER BY seen_at LIMIT ${chunk}))`;
-      eventIds += deleted.count;
-      if (deleted.count === 0) break;
+      const deleted = await run(
+        this.pool,
+        "DELETE FROM event_ids WHERE ctid = ANY(ARRAY(SELECT ctid FROM event_ids WHERE seen_at < $1 ORDER BY seen_at LIMIT $2))",
+        [rule.idsBeforeMs, chunk],
+      );
+      eventIds += deleted.rowCount ?? 0;
+      if (!deleted.rowCount) break;
     }
     return { events, eventIds };
   }
 
   async discovered(): Promise<DiscoveredEvent[]> {
-    const rows = await this.sql<DiscoveredRow[]>`
-      SELECT org_id, project_id, env, name, count, first_seen, last_seen FROM discovered_events ORDER BY org_id, project_id, env, name`;
+    const rows = await read<DiscoveredRow>(
+      this.pool,
+      "SELECT org_id, project_id, env, name, count, first_seen, last_seen FROM discovered_events ORDER BY org_id, project_id, env, name",
+    );
     return rows.map((row) => ({
       orgId: row.org_id,
       projectId: row.project_id,
@@ -135,28 +143,19 @@ export class PostgresEventStore implements EventStore {
   }
 
   async checkpoint(pipeline: string): Promise<number> {
-    const [row] = await this.sql<{ seq: number }[]>`SELECT seq FROM checkpoints WHERE pipeline = ${pipeline}`;
+    const [row] = await read<{ seq: number }>(this.pool, "SELECT seq FROM checkpoints WHERE pipeline = $1", [pipeline]);
     return row?.seq ?? 0;
   }
 
   async setCheckpoint(pipeline: string, seq: number): Promise<void> {
     checkCount("seq", seq);
-    await this.sql`INSERT INTO checkpoints (pipeline, seq) VALUES (${pipeline}, ${seq}) ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq`;
+    await run(this.pool, "INSERT INTO checkpoints (pipeline, seq) VALUES ($1, $2) ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq", [pipeline, seq]);
   }
 
   /** The last seq given (0 when none): committed, since a reader never sees another's uncommitted update. */
   private async head(): Promise<number> {
-    const [row] = await this.sql<{ seq: number }[]>`SELECT seq FROM event_head`;
+    const [row] = (await run<{ seq: number }>(this.pool, "SELECT seq FROM event_head")).rows;
     return row!.seq;
-  }
-
-  /** Only the fields the filter sets: `($p IS NULL OR project_id = $p)` would defeat the indexes. */
-  private where(filter: Omit<EventFilter, "limit">) {
-    const sql = this.sql;
-    return sql`true
-      ${filter.orgId === undefined ? sql`` : sql`AND org_id = ${filter.orgId}`}
-      ${filter.projectId === undefined ? sql`` : sql`AND project_id = ${filter.projectId}`}
-      ${filter.type === undefined ? sql`` : sql`AND type = ${filter.type}`}`;
   }
 
   private feed({ lastSeq, fresh }: Appended): void {
@@ -171,6 +170,18 @@ export class PostgresEventStore implements EventStore {
       }
     }
   }
+}
+
+/** Only the fields the filter sets: `($p IS NULL OR project_id = $p)` would defeat the indexes. Values as $1… */
+function whereOf(filter: Omit<EventFilter, "limit">): { where: string; values: string[] } {
+  const values: string[] = [];
+  let where = "true";
+  for (const [column, value] of [["org_id", filter.orgId], ["project_id", filter.projectId], ["type", filter.type]] as const) {
+    if (value === undefined) continue;
+    values.push(value);
+    where += ` AND ${column} = $${values.length}`;
+  }
+  return { where, values };
 }
 
 function fromEventRow(row: EventRow): SequencedEvent {

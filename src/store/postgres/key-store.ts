@@ -1,7 +1,8 @@
 // API keys: one row per key, the record's fields as columns so the CLI can query them.
-import type { ISql, Sql } from "postgres";
+import type pg from "pg";
 import type { KeyKind, KeyRecord, KeyStore } from "../types.js";
 import { notifyChange } from "./changes.js";
+import { type Queryable, read, run, transaction } from "./db.js";
 
 interface KeyRow {
   id: string;
@@ -35,50 +36,55 @@ function fromRow(row: KeyRow): KeyRecord {
 }
 
 export class PostgresKeyStore implements KeyStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   async byHash(secretHash: string): Promise<KeyRecord | undefined> {
-    const [row] = await this.sql<KeyRow[]>`SELECT * FROM keys WHERE secret_hash = ${secretHash}`;
+    const [row] = await read<KeyRow>(this.pool, "SELECT * FROM keys WHERE secret_hash = $1", [secretHash]);
     return row && fromRow(row);
   }
 
   async byId(id: string): Promise<KeyRecord | undefined> {
-    const [row] = await this.sql<KeyRow[]>`SELECT * FROM keys WHERE id = ${id}`;
+    const [row] = await read<KeyRow>(this.pool, "SELECT * FROM keys WHERE id = $1", [id]);
     return row && fromRow(row);
   }
 
   async put(key: KeyRecord): Promise<void> {
-    await this.sql.begin((tx) => putKey(tx, key));
+    await transaction(this.pool, (tx) => putKey(tx, key));
   }
 
   async list(): Promise<KeyRecord[]> {
-    return (await this.sql<KeyRow[]>`SELECT * FROM keys ORDER BY created_at, added`).map(fromRow);
+    return (await read<KeyRow>(this.pool, "SELECT * FROM keys ORDER BY created_at, added")).map(fromRow);
   }
 }
 
 /**
- * Inserts or replaces the key with the same id, on `sql` (the pool or a transaction). An upsert on
- * the id: another key whose secret_hash collides is a constraint error, never silently replaced.
+ * Inserts or replaces the key with the same id; call it inside a transaction (the notice goes with
+ * the write). An upsert on the id: another key whose secret_hash collides is a constraint error,
+ * never silently replaced.
  */
-export async function putKey(sql: ISql, key: KeyRecord): Promise<void> {
-  const row = {
-    id: key.id,
-    secret_hash: key.secretHash,
-    kind: key.kind,
-    org_id: key.orgId,
-    project_id: key.projectId ?? null,
-    scopes: sql.json(key.scopes as string[]),
-    created_at: key.createdAt,
-    expires_at: key.expiresAt ?? null,
-    revoked_at: key.revokedAt ?? null,
-    rotated_to: key.rotatedTo ?? null,
-    rate_limit: key.rateLimit === undefined ? null : sql.json({ ...key.rateLimit }),
-  };
-  await sql`
-    INSERT INTO keys ${sql(row)}
-    ON CONFLICT (id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, kind = EXCLUDED.kind,
-      org_id = EXCLUDED.org_id, project_id = EXCLUDED.project_id, scopes = EXCLUDED.scopes,
-      created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, revoked_at = EXCLUDED.revoked_at,
-      rotated_to = EXCLUDED.rotated_to, rate_limit = EXCLUDED.rate_limit`;
-  await notifyChange(sql, { kind: "key", secretHash: key.secretHash });
+export async function putKey(tx: Queryable, key: KeyRecord): Promise<void> {
+  await run(
+    tx,
+    `INSERT INTO keys (id, secret_hash, kind, org_id, project_id, scopes, created_at, expires_at, revoked_at, rotated_to, rate_limit)
+     VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10, $11::jsonb)
+     ON CONFLICT (id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, kind = EXCLUDED.kind,
+       org_id = EXCLUDED.org_id, project_id = EXCLUDED.project_id, scopes = EXCLUDED.scopes,
+       created_at = EXCLUDED.created_at, expires_at = EXCLUDED.expires_at, revoked_at = EXCLUDED.revoked_at,
+       rotated_to = EXCLUDED.rotated_to, rate_limit = EXCLUDED.rate_limit`,
+    [
+      key.id,
+      key.secretHash,
+      key.kind,
+      key.orgId,
+      key.projectId ?? null,
+      // jsonb as JSON text: pg would send a JavaScript array as a PostgreSQL array literal.
+      JSON.stringify(key.scopes),
+      key.createdAt,
+      key.expiresAt ?? null,
+      key.revokedAt ?? null,
+      key.rotatedTo ?? null,
+      key.rateLimit === undefined ? null : JSON.stringify({ ...key.rateLimit }),
+    ],
+  );
+  await notifyChange(tx, { kind: "key", secretHash: key.secretHash });
 }

@@ -2,9 +2,10 @@
 // window, that the learner spilled out of its memory. A learning step commits in one transaction
 // with its log positions (and, when several servers share the store, a check of the learner's
 // lease), so after a crash the learner re-reads exactly the events whose effects were not stored.
-import type { ISql, JSONValue, Sql } from "postgres";
+import type pg from "pg";
 import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision, PendingKey } from "../types.js";
 import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT } from "../sqlite/learning-store.js";
+import { read, run, transaction } from "./db.js";
 import { scanLearningEvents } from "./learning-scan.js";
 import { checkLease } from "./lease-store.js";
 
@@ -40,15 +41,17 @@ interface BinRow {
 const PENDING = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
 
 export class PostgresLearningStore implements LearningStore {
-  constructor(private readonly sql: Sql) {}
+  constructor(private readonly pool: pg.Pool) {}
 
   scan(afterSeq: number, limit: number, span: number): Promise<LearningScan> {
-    return scanLearningEvents(this.sql, afterSeq, limit, span);
+    return scanLearningEvents(this.pool, afterSeq, limit, span);
   }
 
   async arms(): Promise<ArmRow[]> {
-    const rows = await this.sql<{ project_id: string; env: string; policy_id: string; entity: Buffer; arm_key: Buffer; stats: Buffer }[]>`
-      SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms`;
+    const rows = await read<{ project_id: string; env: string; policy_id: string; entity: Buffer; arm_key: Buffer; stats: Buffer }>(
+      this.pool,
+      "SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms",
+    );
     return rows.map((row) => ({
       projectId: row.project_id,
       env: row.env,
@@ -60,20 +63,23 @@ export class PostgresLearningStore implements LearningStore {
   }
 
   async positions(): Promise<LearningPositions> {
-    const [row] = await this.sql<{ read: number | null; first: number | null; stored: number }[]>`
-      SELECT (SELECT seq FROM checkpoints WHERE pipeline = ${LEARNED_CHECKPOINT}) AS read,
-             (SELECT seq FROM checkpoints WHERE pipeline = ${LEARNING_CHECKPOINT}) AS first,
-             (SELECT count(*) FROM pending_decisions) AS stored`;
-    const { read, stored } = row!;
+    const [row] = await read<{ read: number | null; first: number | null; stored: number }>(
+      this.pool,
+      `SELECT (SELECT seq FROM checkpoints WHERE pipeline = $1) AS read,
+              (SELECT seq FROM checkpoints WHERE pipeline = $2) AS first,
+              (SELECT count(*) FROM pending_decisions) AS stored`,
+      [LEARNED_CHECKPOINT, LEARNING_CHECKPOINT],
+    );
+    const { read: learned, stored } = row!;
     const first = row!.first ?? 0;
-    return read === null ? { learned: first, memoryFrom: first, stored } : { learned: read, memoryFrom: Math.min(first, read), stored };
+    return learned === null ? { learned: first, memoryFrom: first, stored } : { learned, memoryFrom: Math.min(first, learned), stored };
   }
 
   async pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]> {
     const found: PendingDecision[] = [];
     for (let at = 0; at < decisionIds.length; at += LOOKUP_CHUNK) {
       const ids = decisionIds.slice(at, at + LOOKUP_CHUNK);
-      const rows = await this.sql<PendingRow[]>`SELECT ${this.sql.unsafe(PENDING)} FROM pending_decisions WHERE decision_id = ANY(${ids}::text[])`;
+      const rows = await read<PendingRow>(this.pool, `SELECT ${PENDING} FROM pending_decisions WHERE decision_id = ANY($1::text[])`, [ids]);
       for (const row of rows) found.push(fromPendingRow(row));
     }
     return found;
@@ -81,49 +87,56 @@ export class PostgresLearningStore implements LearningStore {
 
   async openTrialBins(bins: number): Promise<OpenTrialBin[]> {
     // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not rows.
-    const rows = await this.sql<BinRow[]>`
-      SELECT project_id, env, policy_id, arm_key, closes_at - decided_at AS window_ms, min(decided_at) AS at_ms, count(*) AS count
-      FROM pending_decisions WHERE counted
-      GROUP BY project_id, env, policy_id, arm_key, closes_at - decided_at,
-               trunc(decided_at / greatest(1, (closes_at - decided_at) / ${bins}::float8))`;
+    const rows = await read<BinRow>(
+      this.pool,
+      `SELECT project_id, env, policy_id, arm_key, closes_at - decided_at AS window_ms, min(decided_at) AS at_ms, count(*) AS count
+       FROM pending_decisions WHERE counted
+       GROUP BY project_id, env, policy_id, arm_key, closes_at - decided_at,
+                trunc(decided_at / greatest(1, (closes_at - decided_at) / $1::float8))`,
+      [bins],
+    );
     return rows.map(fromBinRow);
   }
 
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
-    const rows = await this.sql<PendingRow[]>`
-      SELECT ${this.sql.unsafe(PENDING)} FROM pending_decisions WHERE closes_at <= ${nowMs} ORDER BY closes_at LIMIT ${limit}`;
+    const rows = await read<PendingRow>(this.pool, `SELECT ${PENDING} FROM pending_decisions WHERE closes_at <= $1 ORDER BY closes_at LIMIT $2`, [nowMs, limit]);
     return rows.map(fromPendingRow);
   }
 
   async commit(step: LearningCommit): Promise<void> {
-    await this.sql.begin(async (tx) => {
+    await transaction(this.pool, async (tx) => {
       if (step.lease !== undefined) await checkLease(tx, step.lease);
       await upsertArms(tx, step.arms);
       await removePending(tx, step.removePending);
       await addPending(tx, step.addPending);
       await rewardPending(tx, step.rewardPending);
-      await tx`
-        INSERT INTO checkpoints (pipeline, seq) VALUES (${LEARNED_CHECKPOINT}, ${step.checkpoint}), (${LEARNING_CHECKPOINT}, ${step.memoryFrom})
-        ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq`;
+      await run(
+        tx,
+        "INSERT INTO checkpoints (pipeline, seq) VALUES ($1, $2), ($3, $4) ON CONFLICT (pipeline) DO UPDATE SET seq = EXCLUDED.seq",
+        [LEARNED_CHECKPOINT, step.checkpoint, LEARNING_CHECKPOINT, step.memoryFrom],
+      );
     });
   }
 
   async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      await tx`DELETE FROM published_open_trials`;
+    await transaction(this.pool, async (tx) => {
+      await run(tx, "DELETE FROM published_open_trials");
       if (bins.length === 0) return;
       // A bin starts at a multiple of W / bins, which need not be whole ms, and the columns are
       // bigint: rounded up, the start stays inside its own bin (a bin is wider than 1 ms).
       const rows = bins.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: Math.round(b.windowMs), at_ms: Math.ceil(b.atMs), count: b.count }));
-      await tx`
-        INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count)
-        SELECT * FROM jsonb_to_recordset(${tx.json(rows)})
-          AS (project_id text, env text, policy_id text, arm_key text, window_ms bigint, at_ms bigint, count bigint)`;
+      await run(
+        tx,
+        `INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count)
+         SELECT * FROM jsonb_to_recordset($1::jsonb)
+           AS (project_id text, env text, policy_id text, arm_key text, window_ms bigint, at_ms bigint, count bigint)`,
+        [JSON.stringify(rows)],
+      );
     });
   }
 
   async publishedOpenTrials(): Promise<OpenTrialBin[]> {
-    const rows = await this.sql<BinRow[]>`SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials`;
+    const rows = await read<BinRow>(this.pool, "SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials");
     return rows.map(fromBinRow);
   }
 }
@@ -136,7 +149,7 @@ function lastPerKey<T>(rows: readonly T[], key: (row: T) => unknown[]): T[] {
   return [...new Map(rows.map((row) => [JSON.stringify(key(row)), row])).values()];
 }
 
-async function upsertArms(tx: ISql, arms: readonly ArmRow[]): Promise<void> {
+async function upsertArms(tx: pg.PoolClient, arms: readonly ArmRow[]): Promise<void> {
   if (arms.length === 0) return;
   const rows = lastPerKey(arms, (a) => [a.projectId, a.env, a.policyId, a.entity, a.armKey]).map((a) => ({
     project_id: a.projectId,
@@ -146,33 +159,42 @@ async function upsertArms(tx: ISql, arms: readonly ArmRow[]): Promise<void> {
     arm_key: Buffer.from(a.armKey, "utf8").toString("hex"),
     stats: hex(a.stats),
   }));
-  await tx`
-    INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
-    SELECT project_id, env, policy_id, decode(entity, 'hex'), decode(arm_key, 'hex'), decode(stats, 'hex')
-    FROM jsonb_to_recordset(${tx.json(rows)}) AS (project_id text, env text, policy_id text, entity text, arm_key text, stats text)
-    ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = EXCLUDED.stats`;
+  await run(
+    tx,
+    `INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
+     SELECT project_id, env, policy_id, decode(entity, 'hex'), decode(arm_key, 'hex'), decode(stats, 'hex')
+     FROM jsonb_to_recordset($1::jsonb) AS (project_id text, env text, policy_id text, entity text, arm_key text, stats text)
+     ON CONFLICT (project_id, env, policy_id, entity, arm_key) DO UPDATE SET stats = EXCLUDED.stats`,
+    [JSON.stringify(rows)],
+  );
 }
 
-/** Pending keys as jsonb_to_recordset rows; KEY_COLUMNS is their column list. */
-const keyRows = (keys: readonly PendingKey[]): JSONValue =>
-  keys.map((k) => ({ decision_id: k.decisionId, policy_id: k.policyId, project_id: k.projectId, env: k.env }));
+/** Pending keys as jsonb_to_recordset rows (JSON text); KEY_COLUMNS is their column list. */
+const keyRows = (keys: readonly PendingKey[]): string =>
+  JSON.stringify(keys.map((k) => ({ decision_id: k.decisionId, policy_id: k.policyId, project_id: k.projectId, env: k.env })));
 const KEY_COLUMNS = "(decision_id text, policy_id text, project_id text, env text)";
 
-async function removePending(tx: ISql, keys: readonly PendingKey[]): Promise<void> {
+async function removePending(tx: pg.PoolClient, keys: readonly PendingKey[]): Promise<void> {
   if (keys.length === 0) return;
-  await tx`
-    DELETE FROM pending_decisions p USING jsonb_to_recordset(${tx.json(keyRows(keys))}) AS k${tx.unsafe(KEY_COLUMNS)}
-    WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`;
+  await run(
+    tx,
+    `DELETE FROM pending_decisions p USING jsonb_to_recordset($1::jsonb) AS k${KEY_COLUMNS}
+     WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`,
+    [keyRows(keys)],
+  );
 }
 
-async function rewardPending(tx: ISql, keys: readonly PendingKey[]): Promise<void> {
+async function rewardPending(tx: pg.PoolClient, keys: readonly PendingKey[]): Promise<void> {
   if (keys.length === 0) return;
-  await tx`
-    UPDATE pending_decisions p SET rewarded = true FROM jsonb_to_recordset(${tx.json(keyRows(keys))}) AS k${tx.unsafe(KEY_COLUMNS)}
-    WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`;
+  await run(
+    tx,
+    `UPDATE pending_decisions p SET rewarded = true FROM jsonb_to_recordset($1::jsonb) AS k${KEY_COLUMNS}
+     WHERE p.decision_id = k.decision_id AND p.policy_id = k.policy_id AND p.project_id = k.project_id AND p.env = k.env`,
+    [keyRows(keys)],
+  );
 }
 
-async function addPending(tx: ISql, pending: readonly PendingDecision[]): Promise<void> {
+async function addPending(tx: pg.PoolClient, pending: readonly PendingDecision[]): Promise<void> {
   if (pending.length === 0) return;
   const rows = lastPerKey(pending, (p) => [p.decisionId, p.policyId, p.projectId, p.env]).map((p) => ({
     decision_id: p.decisionId,
@@ -190,14 +212,17 @@ async function addPending(tx: ISql, pending: readonly PendingDecision[]): Promis
     rewarded: p.rewarded,
   }));
   // An upsert: a decision logged again after its window closed is a new pending decision.
-  await tx`
-    INSERT INTO pending_decisions (${tx.unsafe(PENDING)})
-    SELECT decision_id, policy_id, project_id, env, org_id, arm_key, entity, decode(features, 'hex'), reward_event, decided_at, closes_at, counted, rewarded
-    FROM jsonb_to_recordset(${tx.json(rows)}) AS (decision_id text, policy_id text, project_id text, env text, org_id text, arm_key text,
-      entity text, features text, reward_event text, decided_at bigint, closes_at bigint, counted boolean, rewarded boolean)
-    ON CONFLICT (decision_id, policy_id, project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, arm_key = EXCLUDED.arm_key,
-      entity = EXCLUDED.entity, features = EXCLUDED.features, reward_event = EXCLUDED.reward_event, decided_at = EXCLUDED.decided_at,
-      closes_at = EXCLUDED.closes_at, counted = EXCLUDED.counted, rewarded = EXCLUDED.rewarded`;
+  await run(
+    tx,
+    `INSERT INTO pending_decisions (${PENDING})
+     SELECT decision_id, policy_id, project_id, env, org_id, arm_key, entity, decode(features, 'hex'), reward_event, decided_at, closes_at, counted, rewarded
+     FROM jsonb_to_recordset($1::jsonb) AS (decision_id text, policy_id text, project_id text, env text, org_id text, arm_key text,
+       entity text, features text, reward_event text, decided_at bigint, closes_at bigint, counted boolean, rewarded boolean)
+     ON CONFLICT (decision_id, policy_id, project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, arm_key = EXCLUDED.arm_key,
+       entity = EXCLUDED.entity, features = EXCLUDED.features, reward_event = EXCLUDED.reward_event, decided_at = EXCLUDED.decided_at,
+       closes_at = EXCLUDED.closes_at, counted = EXCLUDED.counted, rewarded = EXCLUDED.rewarded`,
+    [JSON.stringify(rows)],
+  );
 }
 
 function hex(values: Float64Array): string {

@@ -2,27 +2,27 @@
 // small pool per process, behind a breaker: once the database is found unreachable, calls reject at
 // once for a moment (the server serves its cached bundles and keys and answers 503) rather than
 // queue behind connects that hang (breaker.ts).
-import postgres, { type Sql } from "postgres";
+import pg from "pg";
 import type { Bundle } from "../../bundle/types.js";
 import type { KeyRecord, StoreHealth, Stores } from "../types.js";
 import { Breaker, guarded } from "./breaker.js";
 import { PostgresBundleStore, putBundle } from "./bundle-store.js";
 import { PostgresChangeFeed } from "./changes.js";
+import { READ_TIMEOUT_MS, connectionConfig, createPool, read, transaction } from "./db.js";
 import { PostgresEventStore } from "./event-store.js";
 import { PostgresKeyStore, putKey } from "./key-store.js";
 import { PostgresLearningStore } from "./learning-store.js";
 import { PostgresLeaseStore } from "./lease-store.js";
 import { migrate } from "./schema.js";
 
+export { READ_TIMEOUT_MS };
 export const DEFAULT_POOL_SIZE = 10;
 export const DEFAULT_CONNECT_TIMEOUT_SECONDS = 3;
 /** How long health() waits for its probe before it says "down". */
 export const HEALTH_TIMEOUT_MS = 2_000;
 /** After a connection failure, calls are refused at once for this long before one tries again. */
 export const BREAKER_OPEN_MS = 1_000;
-/** A read with no answer by then fails (the caches then serve their last good copy). */
-export const READ_TIMEOUT_MS = 2_000;
-/** close() waits this long for running queries, then ends the connections. */
+/** close() waits this long for running queries, then ends the connections under them. */
 export const CLOSE_TIMEOUT_SECONDS = 5;
 
 export interface PostgresStoreOptions {
@@ -40,28 +40,23 @@ export interface PostgresStores extends Stores {
   close(): Promise<void>;
 }
 
-/** int8 (counts, seqs, ms times) as a number: every such value here stays below 2^53. */
-const INT8_AS_NUMBER = { to: 20, from: [20], serialize: (n: number) => String(n), parse: (text: string) => Number(text) };
+const connectTimeoutMs = (options: PostgresStoreOptions): number => (options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS) * 1_000;
 
-function connect(options: PostgresStoreOptions): Sql {
+function connect(options: PostgresStoreOptions): pg.Pool {
   const max = options.max ?? DEFAULT_POOL_SIZE;
-  const connectTimeout = options.connectTimeoutSeconds ?? DEFAULT_CONNECT_TIMEOUT_SECONDS;
   if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`max must be a positive integer, got ${max}`);
-  return postgres(options.url, {
-    max,
-    connect_timeout: connectTimeout,
-    onnotice: () => undefined, // "relation already exists, skipping" and the like
-    types: { int8: INT8_AS_NUMBER },
-    connection: { application_name: "vane" },
-  }) as unknown as Sql;
+  return createPool({ url: options.url, max, connectTimeoutMs: connectTimeoutMs(options) });
 }
 
-async function probe(sql: Sql, table: string): Promise<StoreHealth> {
+/** The tables health() reads: constants, never input, so safe to name in the SQL text. */
+type ProbedTable = "bundles" | "keys" | "events";
+
+async function probe(pool: pg.Pool, table: ProbedTable): Promise<StoreHealth> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<StoreHealth>((resolve) => {
     timer = setTimeout(() => resolve("down"), HEALTH_TIMEOUT_MS);
   });
-  const query = sql`SELECT 1 FROM ${sql(table)} LIMIT 1`.then(
+  const query = read(pool, `SELECT 1 FROM ${table} LIMIT 1`).then(
     (): StoreHealth => "ok",
     (): StoreHealth => "down",
   );
@@ -72,37 +67,62 @@ async function probe(sql: Sql, table: string): Promise<StoreHealth> {
   }
 }
 
-export async function openPostgresStores(options: PostgresStoreOptions): Promise<PostgresStores> {
-  const sql = connect(options);
+/**
+ * Ends the pool within CLOSE_TIMEOUT_SECONDS. pool.end() waits for every lent connection to come
+ * back; one whose query never answers would keep it waiting forever, so after the timeout those
+ * connections are ended under their queries (which then fail and release them).
+ */
+async function endPool(pool: pg.Pool, open: ReadonlySet<pg.PoolClient>): Promise<void> {
+  const ended = pool.end().catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), CLOSE_TIMEOUT_SECONDS * 1_000);
+  });
   try {
-    await migrate(sql);
+    if ((await Promise.race([ended, late])) !== "late") return;
+  } finally {
+    clearTimeout(timer);
+  }
+  await Promise.all([...open].map((client) => client.end().catch(() => undefined)));
+  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+}
+
+export async function openPostgresStores(options: PostgresStoreOptions): Promise<PostgresStores> {
+  const pool = connect(options);
+  // Every connection the pool holds, so close() can end those still lent out when it gives up waiting.
+  const open = new Set<pg.PoolClient>();
+  pool.on("connect", (client) => open.add(client));
+  pool.on("remove", (client) => open.delete(client));
+  try {
+    await migrate(pool);
   } catch (error) {
-    await sql.end({ timeout: 0 });
+    await endPool(pool, open);
     throw error;
   }
   let closed: Promise<void> | undefined;
   const breaker = new Breaker({ openMs: BREAKER_OPEN_MS, readTimeoutMs: READ_TIMEOUT_MS, now: () => Date.now() });
+  const changes = new PostgresChangeFeed(connectionConfig({ url: options.url, connectTimeoutMs: connectTimeoutMs(options) }));
   return {
-    bundles: guarded(new PostgresBundleStore(sql), breaker),
-    keys: guarded(new PostgresKeyStore(sql), breaker),
-    events: guarded(new PostgresEventStore(sql), breaker),
-    learning: guarded(new PostgresLearningStore(sql), breaker),
-    leases: guarded(new PostgresLeaseStore(sql), breaker),
-    changes: new PostgresChangeFeed(sql),
+    bundles: guarded(new PostgresBundleStore(pool), breaker),
+    keys: guarded(new PostgresKeyStore(pool), breaker),
+    events: guarded(new PostgresEventStore(pool), breaker),
+    learning: guarded(new PostgresLearningStore(pool), breaker),
+    leases: guarded(new PostgresLeaseStore(pool), breaker),
+    changes,
     async health() {
       if (breaker.open) return { bundles: "down", keys: "down", events: "down" };
-      const [bundles, keys, events] = await Promise.all([probe(sql, "bundles"), probe(sql, "keys"), probe(sql, "events")]);
+      const [bundles, keys, events] = await Promise.all([probe(pool, "bundles"), probe(pool, "keys"), probe(pool, "events")]);
       return { bundles, keys, events };
     },
     async writeAll(writes) {
-      await sql.begin(async (tx) => {
-        for (const key of writes.keys) await putKey(tx, key);
-        for (const bundle of writes.bundles) await putBundle(tx, bundle, writes.storedAt);
+      await transaction(pool, async (client) => {
+        for (const key of writes.keys) await putKey(client, key);
+        for (const bundle of writes.bundles) await putBundle(client, bundle, writes.storedAt);
       });
     },
     close() {
-      // Bounded: a connection the driver left stuck (a database killed under a write) never ends on its own.
-      closed ??= sql.end({ timeout: CLOSE_TIMEOUT_SECONDS });
+      // Bounded: a connection whose query never answers (a database lost under a write) never comes back on its own.
+      closed ??= Promise.all([changes.close(), endPool(pool, open)]).then(() => undefined);
       return closed;
     },
   };

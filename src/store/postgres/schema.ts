@@ -2,7 +2,8 @@
 // version N-1 to N. They run in one transaction under an advisory lock, so of several servers
 // starting at once one migrates and the others wait, then find the work done. Append a migration
 // to change the schema; never edit a released one.
-import type { Sql } from "postgres";
+import type pg from "pg";
+import { run, transaction } from "./db.js";
 
 const MIGRATIONS: readonly string[] = [
   // 1: what the SQLite store holds (src/store/sqlite/schema.ts, migrations 1-7), as one table each,
@@ -150,19 +151,21 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 const MIGRATION_LOCK = 0x76616e65;
 
 /** Brings the schema to SCHEMA_VERSION; refuses a database written by a newer build. */
-export async function migrate(sql: Sql): Promise<void> {
-  await sql.begin(async (tx) => {
+export async function migrate(pool: pg.Pool): Promise<void> {
+  await transaction(pool, async (tx) => {
     // Every step after the lock: a server that waited for it reads the version the winner left.
-    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
-    await tx`CREATE TABLE IF NOT EXISTS vane_schema (version integer NOT NULL)`;
-    const [row] = await tx<{ version: number }[]>`SELECT version FROM vane_schema`;
+    await run(tx, "SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    // A notice ("already exists, skipping") when another server made it: pg ignores notices no one listens for.
+    await run(tx, "CREATE TABLE IF NOT EXISTS vane_schema (version integer NOT NULL)");
+    const [row] = (await run<{ version: number }>(tx, "SELECT version FROM vane_schema")).rows;
     const current = row?.version ?? 0;
     if (current > SCHEMA_VERSION) {
       throw new Error(`database schema version ${current} is newer than this build's ${SCHEMA_VERSION}; upgrade vane`);
     }
     if (current === SCHEMA_VERSION) return;
-    for (const migration of MIGRATIONS.slice(current)) await tx.unsafe(migration);
-    if (row === undefined) await tx`INSERT INTO vane_schema (version) VALUES (${SCHEMA_VERSION})`;
-    else await tx`UPDATE vane_schema SET version = ${SCHEMA_VERSION}`;
+    // No parameters: sent as a simple query, which may hold several statements.
+    for (const migration of MIGRATIONS.slice(current)) await run(tx, migration);
+    if (row === undefined) await run(tx, "INSERT INTO vane_schema (version) VALUES ($1)", [SCHEMA_VERSION]);
+    else await run(tx, "UPDATE vane_schema SET version = $1", [SCHEMA_VERSION]);
   });
 }
