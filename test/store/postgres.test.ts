@@ -95,6 +95,31 @@ describe("postgres store: two servers appending at once", () => {
   });
 });
 
+describe("postgres store: appends committed in groups", () => {
+  it("commits appends that arrive together in one group, each with its own receipt, and a batch the database refuses fails alone", async () => {
+    const [stores] = await servers(1);
+    try {
+      const bad = makeBatch("bad", 2, { body: { text: "a\u0000b" } }); // jsonb cannot hold a NUL character
+      const calls = [makeBatch("a", 3), makeBatch("b", 2, { clientId: "same" }), bad, makeBatch("c", 4), makeBatch("d", 1, { clientId: "same" })];
+      const results = await Promise.allSettled(calls.map((batch) => stores!.events.append(batch)));
+      expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "fulfilled"]);
+      const receipts = results.map((r) => (r.status === "fulfilled" ? r.value : undefined));
+      // In call order, contiguous; the second "same" (within b, then in d) is a duplicate.
+      expect(receipts).toEqual([
+        { lastSeq: 3, stored: 3, duplicates: 0 },
+        { lastSeq: 4, stored: 1, duplicates: 1 },
+        undefined,
+        { lastSeq: 8, stored: 4, duplicates: 0 },
+        { lastSeq: 8, stored: 0, duplicates: 1 },
+      ]);
+      const stored = (await stores!.events.readAfter(0, 100)).map((e) => [e.seq, e.event.id]);
+      expect(stored).toEqual([...makeBatch("a", 3), makeBatch("b", 1)[0]!, ...makeBatch("c", 4)].map((e, i) => [i + 1, e.id]));
+    } finally {
+      await stores!.close();
+    }
+  });
+});
+
 describe("postgres store: the schema", () => {
   it("migrates once when several servers start at once on an empty database", async () => {
     const url = await pg.createDatabase();

@@ -1,4 +1,6 @@
-// One append: the batch's sender ids, its events and its discovered counts in one transaction.
+// One append of a group of batches (the appends a server received meanwhile, event-store.ts):
+// their sender ids, events and discovered counts in one transaction, whose statements are as many
+// for a group as for one batch, so the commit (its round trips and its fsync) is shared.
 //
 // Seqs come from the one-row event_head, updated in the same statement that inserts the events:
 // the row lock is held to COMMIT, so the next append (on any server) waits and continues from
@@ -17,7 +19,7 @@ export interface Appended extends AppendReceipt {
   readonly fresh: readonly StoredEvent[];
 }
 
-/** Events whose sender id is new for their org and project, claiming those ids; the first of a batch's repeats wins. */
+/** Events whose sender id is new for their org and project, claiming those ids; the first of the repeats (in group order) wins. */
 async function claimIds(tx: pg.PoolClient, events: readonly StoredEvent[]): Promise<StoredEvent[]> {
   const firsts = new Map<string, StoredEvent>();
   for (const event of events) {
@@ -83,32 +85,42 @@ async function countDiscoveredEvents(tx: pg.PoolClient, fresh: readonly StoredEv
 /** Called when an append has its seqs (its place in commit order); the result, once it committed or failed. */
 export type EnterCommitOrder = () => (appended: Appended | undefined) => void;
 
-/** Stores the batch in one transaction, all or nothing. */
-export async function appendBatch(pool: pg.Pool, events: readonly StoredEvent[], enter: EnterCommitOrder): Promise<Appended> {
-  refuseRepeatedIds(events);
+/**
+ * Stores the batches in one transaction, all or nothing, each in order after the one before; one
+ * receipt per batch. A batch's ids repeated by a later batch of the group count as its duplicates.
+ */
+export async function appendGroup(pool: pg.Pool, batches: readonly (readonly StoredEvent[])[], enter: EnterCommitOrder): Promise<Appended[]> {
   let settle: ((appended: Appended | undefined) => void) | undefined;
   try {
-    const appended = await transaction(pool, async (tx): Promise<Appended> => {
-      const fresh = await claimIds(tx, events);
-      const duplicates = events.length - fresh.length;
-      if (fresh.length === 0) {
-        const head = await run<{ seq: number }>(tx, "SELECT seq FROM event_head");
-        return { lastSeq: head.rows[0]!.seq, stored: 0, duplicates, fresh };
+    const [group, receipts] = await transaction(pool, async (tx): Promise<[Appended, Appended[]]> => {
+      const fresh = new Set(await claimIds(tx, batches.flat()));
+      const perBatch = batches.map((events) => events.filter((event) => fresh.has(event)));
+      const all = perBatch.flat();
+      let base: number;
+      if (all.length === 0) {
+        base = (await run<{ seq: number }>(tx, "SELECT seq FROM event_head")).rows[0]!.seq;
+      } else {
+        base = await insertEvents(tx, all);
+        settle = enter();
+        await countDiscoveredEvents(tx, all);
       }
-      const base = await insertEvents(tx, fresh);
-      settle = enter();
-      await countDiscoveredEvents(tx, fresh);
-      return { lastSeq: base + fresh.length, stored: fresh.length, duplicates, fresh };
+      let through = base;
+      const receipts = perBatch.map((stored, i): Appended => {
+        through += stored.length;
+        return { lastSeq: through, stored: stored.length, duplicates: batches[i]!.length - stored.length, fresh: stored };
+      });
+      return [{ lastSeq: base + all.length, stored: all.length, duplicates: 0, fresh: all }, receipts];
     });
-    settle?.(appended);
-    return appended;
+    settle?.(group);
+    return receipts;
   } catch (error) {
     settle?.(undefined);
     throw error;
   }
 }
 
-function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
+/** A server id twice in one batch is a caller's bug: that batch alone is refused. */
+export function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
   const ids = new Set<string>();
   for (const event of batch) {
     if (ids.has(event.id)) throw new RangeError(`event id ${event.id} appears twice in one batch`);

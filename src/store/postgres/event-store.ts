@@ -1,6 +1,9 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
-// Appends: event-append.ts. Every server appends to the same tables; onCommitted feeds only this
-// process's appends, in commit order (commit-order.ts).
+// Appends: event-append.ts, group-committed: the appends that arrive while one transaction runs
+// go together in the next (at most MAX_GROUP_EVENTS events), since every append on every server
+// waits its turn on the event head anyway and a transaction costs the same for one batch as for
+// many. Every server appends to the same tables; onCommitted feeds only this process's appends, in
+// commit order (commit-order.ts).
 import type pg from "pg";
 import type {
   AppendReceipt,
@@ -16,10 +19,19 @@ import type {
 } from "../types.js";
 import { CommitOrder } from "./commit-order.js";
 import { read, run } from "./db.js";
-import { type Appended, appendBatch } from "./event-append.js";
+import { isConnectionFailure } from "./breaker.js";
+import { type Appended, appendGroup, refuseRepeatedIds } from "./event-append.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;
+/** A group takes appends until their events reach this; a larger batch still goes alone. */
+export const MAX_GROUP_EVENTS = 4_000;
+
+interface QueuedAppend {
+  readonly events: readonly StoredEvent[];
+  resolve(receipt: AppendReceipt): void;
+  reject(error: unknown): void;
+}
 
 interface EventRow {
   seq: number;
@@ -54,13 +66,51 @@ function checkCount(name: string, value: number): void {
 export class PostgresEventStore implements EventStore {
   private readonly listeners = new Set<CommitListener>();
   private readonly order = new CommitOrder<Appended>((appended) => this.feed(appended));
+  private queue: QueuedAppend[] = [];
+  private committing = false;
 
   constructor(private readonly pool: pg.Pool) {}
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: await this.head(), stored: 0, duplicates: 0 };
-    const { lastSeq, stored, duplicates } = await appendBatch(this.pool, events, () => this.order.enter());
-    return { lastSeq, stored, duplicates };
+    refuseRepeatedIds(events);
+    return new Promise<AppendReceipt>((resolve, reject) => {
+      this.queue.push({ events, resolve, reject });
+      if (!this.committing) {
+        this.committing = true;
+        setImmediate(() => void this.commitGroups());
+      }
+    });
+  }
+
+  /** Commits group after group until the queue is empty; one transaction at a time. */
+  private async commitGroups(): Promise<void> {
+    while (this.queue.length > 0) {
+      let size = 0;
+      let count = 0;
+      for (const call of this.queue) {
+        if (count > 0 && size + call.events.length > MAX_GROUP_EVENTS) break;
+        size += call.events.length;
+        count += 1;
+      }
+      await this.commitGroup(this.queue.splice(0, count));
+    }
+    this.committing = false;
+  }
+
+  private async commitGroup(calls: readonly QueuedAppend[]): Promise<void> {
+    try {
+      const receipts = await appendGroup(this.pool, calls.map((call) => call.events), () => this.order.enter());
+      calls.forEach((call, i) => call.resolve(receipt(receipts[i]!)));
+    } catch (error) {
+      // The database refused something of the group, not the connection: each batch alone, so
+      // the batch at fault fails on its own and the others are stored.
+      if (calls.length > 1 && !isConnectionFailure(error)) {
+        for (const call of calls) await this.commitGroup([call]);
+        return;
+      }
+      for (const call of calls) call.reject(error);
+    }
   }
 
   onCommitted(listener: CommitListener): () => void {
@@ -171,6 +221,8 @@ export class PostgresEventStore implements EventStore {
     }
   }
 }
+
+const receipt = ({ lastSeq, stored, duplicates }: Appended): AppendReceipt => ({ lastSeq, stored, duplicates });
 
 /** Only the fields the filter sets: `($p IS NULL OR project_id = $p)` would defeat the indexes. Values as $1… */
 function whereOf(filter: Omit<EventFilter, "limit">): { where: string; values: string[] } {
