@@ -8,7 +8,7 @@ import { type PostgresStores, SCHEMA_VERSION, openPostgresStores } from "../../s
 import { LeaseLost, type LearningCommit, type SequencedEvent } from "../../src/store/types.js";
 import { type PostgresService, startPostgres } from "../services/postgres.js";
 import { describeStoreContract } from "./contract.js";
-import { makeBatch, makeEvent, makeKey } from "./fixtures.js";
+import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 
 let pg: PostgresService;
 beforeAll(async () => {
@@ -204,6 +204,30 @@ describe("postgres store: a database that goes away", () => {
       expect(await stores.events.append(makeBatch("after", 2))).toEqual({ lastSeq: 5, stored: 2, duplicates: 0 });
       expect((await stores.events.readAfter(0, 10)).map((e) => e.event.id)).toEqual([...makeBatch("before", 3), ...makeBatch("after", 2)].map((e) => e.id));
       await stores.close();
+    } finally {
+      await own.stop();
+    }
+  });
+
+  it("listens for changes again once the server is back, on a connection of its own", async () => {
+    const own = await startPostgres();
+    try {
+      const url = await own.createDatabase();
+      const listening = await openPostgresStores({ url });
+      const seen: unknown[] = [];
+      const stop = await listening.changes!.listen((change) => seen.push(change));
+      await own.kill();
+      await own.restart();
+      const writer = await openPostgresStores({ url });
+      // The listener reconnects with backoff: a change sent until then is not heard (the caches' refresh covers it).
+      const back = Date.now() + 10_000;
+      while (seen.length === 0 && Date.now() < back) {
+        await writer.bundles.put(makeBundle("proj-1", "production", new Date().toISOString()), new Date().toISOString());
+        await sleep(200);
+      }
+      expect(seen[0]).toEqual({ kind: "bundle", projectId: "proj-1", env: "production" });
+      await stop();
+      await Promise.all([listening.close(), writer.close()]);
     } finally {
       await own.stop();
     }
