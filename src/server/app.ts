@@ -51,6 +51,8 @@ export interface AppOptions {
   readonly streamSecret?: Uint8Array;
   /** Aborted when the host shuts down: open event streams are ended so they do not hold the server open. */
   readonly shutdown?: AbortSignal;
+  /** Told of what the app starts that should be in place before it serves (listening for a shared store's changes). */
+  readonly starting?: (ready: Promise<void>) => void;
   /** Per-key token buckets: this process's memory when absent; the Node host passes a Redis one with --redis. */
   readonly rateLimiter?: RateLimiter;
 }
@@ -120,12 +122,15 @@ function limitBody(maxBytes: number): MiddlewareHandler {
 }
 
 /** A shared store's change notices drop the cached copies at once (the caches' own refresh stays the fallback). */
-function listenForChanges(stores: Stores, keys: KeyCache, bundles: BundleCache, shutdown: AbortSignal | undefined): void {
-  if (stores.changes === undefined) return;
+function listenForChanges(stores: Stores, keys: KeyCache, bundles: BundleCache, shutdown: AbortSignal | undefined): Promise<void> {
+  if (stores.changes === undefined) return Promise.resolve();
   const stop = stores.changes.listen((change) => (change.kind === "key" ? keys.forget(change.secretHash) : bundles.changed(change.projectId, change.env)));
-  // A store that cannot listen now is still served: the caches refresh every second regardless.
-  stop.catch(() => undefined);
   shutdown?.addEventListener("abort", () => void stop.then((unlisten) => unlisten()).catch(() => undefined), { once: true });
+  // A store that cannot listen now is still served: the caches refresh every second regardless.
+  return stop.then(
+    () => undefined,
+    () => undefined,
+  );
 }
 
 function clientAborted(error: unknown): boolean {
@@ -152,7 +157,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     staleMs: limits.bundleStaleMs,
     schemaCompiler: options.schemaCompiler,
   });
-  listenForChanges(stores, auth.keys, bundles, options.shutdown);
+  options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
   const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 

@@ -123,7 +123,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const shutdown = new AbortController();
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter });
+  const starting: Promise<void>[] = [];
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, starting: (ready) => starting.push(ready) });
+  await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),
     every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learning.catchUp(), log),
