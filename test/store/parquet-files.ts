@@ -1,5 +1,6 @@
-// Reads back what the Parquet pipeline wrote under <dataDir>/parquet: every row of every file.
-import { readdirSync, readFileSync, statSync } from "node:fs";
+// Reads back what the Parquet pipeline wrote under <dataDir>/parquet: every row of every file
+// (none before the copy first wrote: a server may wait for the Parquet lease of one killed before it).
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parquetReadObjects } from "hyparquet";
 
@@ -12,7 +13,7 @@ export async function parquetRows(dataDir: string): Promise<Record<string, unkno
       else if (name.endsWith(".parquet")) files.push(path);
     }
   };
-  walk(join(dataDir, "parquet"));
+  if (existsSync(join(dataDir, "parquet"))) walk(join(dataDir, "parquet"));
   const rows: Record<string, unknown>[] = [];
   for (const file of files) {
     const bytes = readFileSync(file);
