@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { type RunningServer, type NodeServerOptions, startNodeServer } from "../../src/server/node.js";
 import type { KeyRecord, Stores } from "../../src/store/types.js";
+import { policyBundle } from "../adaptive/fixtures.js";
 import { secret, sha256Hex } from "../cli/helpers.js";
 
 export interface SharedStore {
@@ -20,30 +21,7 @@ const SK = secret("sk", "shared-store");
 const KEY: KeyRecord = { id: `key_${sha256Hex(SK).slice(0, 16)}`, secretHash: sha256Hex(SK), kind: "sk", orgId: "org", projectId: "proj", scopes: ["sdk:read", "sdk:write"], createdAt: "2026-11-01T00:00:00.000Z" };
 const RATES = { k0: 0.1, k1: 0.7 };
 
-const BUNDLE: Bundle = {
-  version: "2026-11-25T00:00:00.000Z",
-  orgId: "org",
-  projectId: "proj",
-  env: "production",
-  hashing: { unitKey: "userId" },
-  parameters: [{ key: "variant", type: "string", default: "none", layerId: "layer", namespace: "n" }],
-  layers: [
-    {
-      id: "layer",
-      policies: [
-        {
-          id: "pol",
-          key: "pol-key",
-          state: "running",
-          kind: "thompson",
-          conditions: [],
-          allocations: Object.keys(RATES).map((key, i) => ({ id: `a${i}`, name: key, key, bucketRange: [0, 999] as [number, number], overrides: { variant: key } })),
-          reward: { event: "win", type: "binary", windowSeconds: 3600 },
-        },
-      ],
-    },
-  ],
-};
+const BUNDLE: Bundle = policyBundle({ kind: "thompson", reward: { event: "win", type: "binary", windowSeconds: 3600 } }, Object.keys(RATES).length);
 
 async function post(server: RunningServer, path: string, body: unknown): Promise<Response> {
   return fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${SK}`, "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -3,27 +3,9 @@
 // JavaScript parses no JSON (bar a decision's features or filteredContext, when the learner reads
 // them). A decision comes as one row per adaptive layer (policy and arm), a track event with its value.
 import type pg from "pg";
-import type { DecidedArm, LearningEvent, LearningScan } from "../types.js";
+import { type ScanRow, toLearningEvents } from "../learning-rows.js";
+import type { LearningScan } from "../types.js";
 import { read } from "./db.js";
-
-interface ScanRow {
-  seq: number;
-  type: "decision" | "exposure" | "track";
-  org_id: string;
-  project_id: string;
-  env: string;
-  decision_id: string;
-  received_at: string;
-  name: string | null;
-  /** A track event's numeric value, as numeric's text (any JSON number fits). */
-  value: string | null;
-  policy_id: string | null;
-  arm_key: string | null;
-  entity_id: string | null;
-  /** JSON arrays and objects, as text. */
-  features: string | null;
-  filtered: string | null;
-}
 
 export async function scanLearningEvents(pool: pg.Pool, afterSeq: number, limit: number, span: number): Promise<LearningScan> {
   // Every seq up to the head is committed (appends take seqs in commit order), so the scan that
@@ -60,70 +42,4 @@ export async function scanLearningEvents(pool: pg.Pool, afterSeq: number, limit:
     through = rows[rows.length - 1]!.seq;
   }
   return { events: toLearningEvents(rows), through };
-}
-
-/** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */
-function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
-  const events: LearningEvent[] = [];
-  for (let i = 0; i < rows.length; ) {
-    const row = rows[i]!;
-    if (row.type === "track") {
-      const value = row.value === null ? undefined : Number(row.value);
-      events.push({
-        seq: row.seq,
-        type: "track",
-        orgId: row.org_id,
-        projectId: row.project_id,
-        env: row.env,
-        decisionId: row.decision_id,
-        receivedAt: row.received_at,
-        name: row.name ?? "",
-        value: value !== undefined && Number.isFinite(value) ? value : undefined,
-      });
-      i++;
-      continue;
-    }
-    const arms: DecidedArm[] = [];
-    for (; i < rows.length && rows[i]!.seq === row.seq; i++) arms.push({ policyId: rows[i]!.policy_id!, armKey: rows[i]!.arm_key! });
-    events.push(new ScannedDecision(row, arms));
-  }
-  return events;
-}
-
-/** A scanned decision; the small JSON parts are parsed only when read (the learner rarely needs them). */
-class ScannedDecision {
-  readonly seq: number;
-  readonly type: "decision" | "exposure";
-  readonly orgId: string;
-  readonly projectId: string;
-  readonly env: string;
-  readonly decisionId: string;
-  readonly receivedAt: string;
-  readonly entityId: string | undefined;
-  private parsedFeatures: readonly unknown[] | undefined | null = null;
-  private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
-
-  constructor(
-    private readonly row: ScanRow,
-    readonly arms: readonly DecidedArm[],
-  ) {
-    this.seq = row.seq;
-    this.type = row.type as "decision" | "exposure";
-    this.orgId = row.org_id;
-    this.projectId = row.project_id;
-    this.env = row.env;
-    this.decisionId = row.decision_id;
-    this.receivedAt = row.received_at;
-    this.entityId = row.entity_id === null || row.entity_id === "" ? undefined : row.entity_id;
-  }
-
-  get features(): readonly unknown[] | undefined {
-    if (this.parsedFeatures === null) this.parsedFeatures = this.row.features === null ? undefined : (JSON.parse(this.row.features) as unknown[]);
-    return this.parsedFeatures;
-  }
-
-  get filteredContext(): Readonly<Record<string, unknown>> | undefined {
-    if (this.parsedFiltered === null) this.parsedFiltered = this.row.filtered === null ? undefined : (JSON.parse(this.row.filtered) as Record<string, unknown>);
-    return this.parsedFiltered;
-  }
 }

@@ -4,6 +4,7 @@
 // lease), so after a crash the learner re-reads exactly the events whose effects were not stored.
 import type pg from "pg";
 import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision, PendingKey } from "../types.js";
+import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
 import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT } from "../sqlite/learning-store.js";
 import { read, run, transaction } from "./db.js";
 import { scanLearningEvents } from "./learning-scan.js";
@@ -26,16 +27,6 @@ interface PendingRow {
   closes_at: number;
   counted: boolean;
   rewarded: boolean;
-}
-
-interface BinRow {
-  project_id: string;
-  env: string;
-  policy_id: string;
-  arm_key: string;
-  window_ms: number;
-  at_ms: number;
-  count: number;
 }
 
 const PENDING = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
@@ -227,17 +218,6 @@ async function addPending(tx: pg.PoolClient, pending: readonly PendingDecision[]
 
 function hex(values: Float64Array): string {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString("hex");
-}
-
-/** A copy: the driver's Buffer may not be 8-byte aligned for a Float64Array view. */
-function floats(blob: Buffer): Float64Array {
-  const out = new Float64Array(blob.byteLength / 8);
-  new Uint8Array(out.buffer).set(blob);
-  return out;
-}
-
-function fromBinRow(row: BinRow): OpenTrialBin {
-  return { projectId: row.project_id, env: row.env, policyId: row.policy_id, armKey: row.arm_key, windowMs: row.window_ms, atMs: row.at_ms, count: row.count };
 }
 
 function fromPendingRow(row: PendingRow): PendingDecision {

@@ -4,7 +4,8 @@
 // whose effects were not stored. Its scan extracts compact records in SQLite (no JSON for
 // JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import { type ArmRow, type DecidedArm, type LearningCommit, type LeaseClaim, LeaseLost, type LearningEvent, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
+import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
+import { type BinRow, type ScanRow, floats, fromBinRow, toLearningEvents } from "../learning-rows.js";
 import type { Durability } from "./wal-sync.js";
 
 /**
@@ -41,36 +42,6 @@ interface PendingRow {
   closes_at: number;
   counted: number;
   rewarded: number;
-}
-
-/** One row per adaptive layer of a decision or exposure, one per track event. */
-interface ScanRow {
-  seq: number;
-  type: "decision" | "exposure" | "track";
-  org_id: string;
-  project_id: string;
-  env: string;
-  decision_id: string;
-  received_at: string;
-  name: string | null;
-  /** A track event's numeric value. */
-  value: number | null;
-  policy_id: string | null;
-  arm_key: string | null;
-  entity_id: string | null;
-  /** JSON arrays and objects, as text. */
-  features: string | null;
-  filtered: string | null;
-}
-
-interface BinRow {
-  project_id: string;
-  env: string;
-  policy_id: string;
-  arm_key: string;
-  window_ms: number;
-  at_ms: number;
-  count: number;
 }
 
 const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
@@ -240,97 +211,8 @@ export class SqliteLearningStore implements LearningStore {
   }
 }
 
-function fromBinRow(row: BinRow): OpenTrialBin {
-  return {
-    projectId: row.project_id,
-    env: row.env,
-    policyId: row.policy_id,
-    armKey: row.arm_key,
-    windowMs: row.window_ms,
-    atMs: row.at_ms,
-    count: row.count,
-  };
-}
-
-/** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */
-function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
-  const events: LearningEvent[] = [];
-  for (let i = 0; i < rows.length; ) {
-    const row = rows[i]!;
-    if (row.type === "track") {
-      events.push({
-        seq: row.seq,
-        type: "track",
-        orgId: row.org_id,
-        projectId: row.project_id,
-        env: row.env,
-        decisionId: row.decision_id,
-        receivedAt: row.received_at,
-        name: row.name ?? "",
-        value: typeof row.value === "number" && Number.isFinite(row.value) ? row.value : undefined,
-      });
-      i++;
-      continue;
-    }
-    const arms: DecidedArm[] = [];
-    for (; i < rows.length && rows[i]!.seq === row.seq; i++) arms.push({ policyId: rows[i]!.policy_id!, armKey: rows[i]!.arm_key! });
-    events.push(new ScannedDecision(row, arms));
-  }
-  return events;
-}
-
-/** A scanned decision; the small JSON parts are parsed only when read (the learner rarely needs them). */
-class ScannedDecision {
-  readonly seq: number;
-  readonly type: "decision" | "exposure";
-  readonly orgId: string;
-  readonly projectId: string;
-  readonly env: string;
-  readonly decisionId: string;
-  readonly receivedAt: string;
-  readonly entityId: string | undefined;
-  private readonly featuresJson: string | null;
-  private readonly filteredJson: string | null;
-
-  constructor(
-    row: ScanRow,
-    readonly arms: readonly DecidedArm[],
-  ) {
-    this.seq = row.seq;
-    this.type = row.type as "decision" | "exposure";
-    this.orgId = row.org_id;
-    this.projectId = row.project_id;
-    this.env = row.env;
-    this.decisionId = row.decision_id;
-    this.receivedAt = row.received_at;
-    this.entityId = row.entity_id === null || row.entity_id === "" ? undefined : row.entity_id;
-    this.featuresJson = row.features;
-    this.filteredJson = row.filtered;
-  }
-
-  private parsedFeatures: readonly unknown[] | undefined | null = null;
-  private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
-
-  get features(): readonly unknown[] | undefined {
-    if (this.parsedFeatures === null) this.parsedFeatures = this.featuresJson === null ? undefined : (JSON.parse(this.featuresJson) as unknown[]);
-    return this.parsedFeatures;
-  }
-
-  get filteredContext(): Readonly<Record<string, unknown>> | undefined {
-    if (this.parsedFiltered === null) this.parsedFiltered = this.filteredJson === null ? undefined : (JSON.parse(this.filteredJson) as Record<string, unknown>);
-    return this.parsedFiltered;
-  }
-}
-
 function bytes(values: Float64Array): Buffer {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
-}
-
-/** A copy: better-sqlite3's Buffer may not be 8-byte aligned for a Float64Array view. */
-function floats(blob: Buffer): Float64Array {
-  const out = new Float64Array(blob.byteLength / 8);
-  new Uint8Array(out.buffer).set(blob);
-  return out;
 }
 
 function toArmRow(arm: ArmRow): ArmDbRow {

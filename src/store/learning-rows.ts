@@ -1,0 +1,111 @@
+// The learner's rows as both stores return them, turned into the records the learner reads: the
+// scan's rows (SQLite and PostgreSQL extract the same columns from the stored events), open-trial
+// bins, and learned statistics stored as bytes.
+import type { DecidedArm, LearningEvent, OpenTrialBin } from "./types.js";
+
+/** One row per adaptive layer of a decision or exposure, one per track event. */
+export interface ScanRow {
+  seq: number;
+  type: "decision" | "exposure" | "track";
+  org_id: string;
+  project_id: string;
+  env: string;
+  decision_id: string;
+  received_at: string;
+  name: string | null;
+  /** A track event's numeric value (PostgreSQL gives numeric as text: any JSON number fits). */
+  value: number | string | null;
+  policy_id: string | null;
+  arm_key: string | null;
+  entity_id: string | null;
+  /** JSON arrays and objects, as text. */
+  features: string | null;
+  filtered: string | null;
+}
+
+export interface BinRow {
+  project_id: string;
+  env: string;
+  policy_id: string;
+  arm_key: string;
+  window_ms: number;
+  at_ms: number;
+  count: number;
+}
+
+export function fromBinRow(row: BinRow): OpenTrialBin {
+  return { projectId: row.project_id, env: row.env, policyId: row.policy_id, armKey: row.arm_key, windowMs: row.window_ms, atMs: row.at_ms, count: row.count };
+}
+
+/** A copy: a driver's Buffer may not be 8-byte aligned for a Float64Array view. */
+export function floats(blob: Buffer): Float64Array {
+  const out = new Float64Array(blob.byteLength / 8);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+/** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */
+export function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
+  const events: LearningEvent[] = [];
+  for (let i = 0; i < rows.length; ) {
+    const row = rows[i]!;
+    if (row.type === "track") {
+      const value = row.value === null ? undefined : Number(row.value);
+      events.push({
+        seq: row.seq,
+        type: "track",
+        orgId: row.org_id,
+        projectId: row.project_id,
+        env: row.env,
+        decisionId: row.decision_id,
+        receivedAt: row.received_at,
+        name: row.name ?? "",
+        value: value !== undefined && Number.isFinite(value) ? value : undefined,
+      });
+      i++;
+      continue;
+    }
+    const arms: DecidedArm[] = [];
+    for (; i < rows.length && rows[i]!.seq === row.seq; i++) arms.push({ policyId: rows[i]!.policy_id!, armKey: rows[i]!.arm_key! });
+    events.push(new ScannedDecision(row, arms));
+  }
+  return events;
+}
+
+/** A scanned decision; the small JSON parts are parsed only when read (the learner rarely needs them). */
+class ScannedDecision {
+  readonly seq: number;
+  readonly type: "decision" | "exposure";
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly decisionId: string;
+  readonly receivedAt: string;
+  readonly entityId: string | undefined;
+  private parsedFeatures: readonly unknown[] | undefined | null = null;
+  private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
+
+  constructor(
+    private readonly row: ScanRow,
+    readonly arms: readonly DecidedArm[],
+  ) {
+    this.seq = row.seq;
+    this.type = row.type as "decision" | "exposure";
+    this.orgId = row.org_id;
+    this.projectId = row.project_id;
+    this.env = row.env;
+    this.decisionId = row.decision_id;
+    this.receivedAt = row.received_at;
+    this.entityId = row.entity_id === null || row.entity_id === "" ? undefined : row.entity_id;
+  }
+
+  get features(): readonly unknown[] | undefined {
+    if (this.parsedFeatures === null) this.parsedFeatures = this.row.features === null ? undefined : (JSON.parse(this.row.features) as unknown[]);
+    return this.parsedFeatures;
+  }
+
+  get filteredContext(): Readonly<Record<string, unknown>> | undefined {
+    if (this.parsedFiltered === null) this.parsedFiltered = this.row.filtered === null ? undefined : (JSON.parse(this.row.filtered) as Record<string, unknown>);
+    return this.parsedFiltered;
+  }
+}
