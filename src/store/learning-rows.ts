@@ -1,7 +1,7 @@
 // The learner's rows as both stores return them, turned into the records the learner reads: the
 // scan's rows (SQLite and PostgreSQL extract the same columns from the stored events), open-trial
 // bins, and learned statistics stored as bytes.
-import type { DecidedArm, LearningEvent, OpenTrialBin } from "./types.js";
+import type { DecidedArm, LearningEvent, LearningScan, OpenTrialBin } from "./types.js";
 
 /** One row per adaptive layer of a decision or exposure, one per track event. */
 export interface ScanRow {
@@ -44,8 +44,25 @@ export function floats(blob: Buffer): Float64Array {
   return out;
 }
 
+/**
+ * A scan's page: the rows of seqs (afterSeq, upTo], at most `limit`, as records, and how far they
+ * cover the log. When the limit cut in, the last event's rows may be incomplete (a decision has a
+ * row per adaptive layer), so that event is left to the next scan.
+ */
+export function scanPage(rows: ScanRow[], afterSeq: number, upTo: number, limit: number): LearningScan {
+  let through = Math.max(afterSeq, upTo);
+  if (rows.length === limit && limit > 0) {
+    const last = rows[rows.length - 1]!.seq;
+    let end = rows.length;
+    while (end > 0 && rows[end - 1]!.seq === last) end--;
+    if (end > 0) rows.length = end;
+    through = rows[rows.length - 1]!.seq;
+  }
+  return { events: toLearningEvents(rows), through };
+}
+
 /** Rows to records: a decision's rows (one per adaptive layer) are adjacent. */
-export function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
+function toLearningEvents(rows: readonly ScanRow[]): LearningEvent[] {
   const events: LearningEvent[] = [];
   for (let i = 0; i < rows.length; ) {
     const row = rows[i]!;

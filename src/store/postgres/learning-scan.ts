@@ -3,7 +3,7 @@
 // JavaScript parses no JSON (bar a decision's features or filteredContext, when the learner reads
 // them). A decision comes as one row per adaptive layer (policy and arm), a track event with its value.
 import type pg from "pg";
-import { type ScanRow, toLearningEvents } from "../learning-rows.js";
+import { type ScanRow, scanPage } from "../learning-rows.js";
 import type { LearningScan } from "../types.js";
 import { read } from "./db.js";
 
@@ -32,14 +32,5 @@ export async function scanLearningEvents(pool: pg.Pool, afterSeq: number, limit:
     ORDER BY e.seq LIMIT $3`,
     [afterSeq, upTo, limit],
   );
-  let through = Math.max(afterSeq, upTo);
-  if (rows.length === limit && limit > 0) {
-    // The limit may have cut the last decision's layers: leave that event to the next scan.
-    const last = rows[rows.length - 1]!.seq;
-    let end = rows.length;
-    while (end > 0 && rows[end - 1]!.seq === last) end--;
-    if (end > 0) rows.length = end;
-    through = rows[rows.length - 1]!.seq;
-  }
-  return { events: toLearningEvents(rows), through };
+  return scanPage(rows, afterSeq, upTo, limit);
 }

@@ -5,7 +5,7 @@
 // JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
-import { type BinRow, type ScanRow, floats, fromBinRow, toLearningEvents } from "../learning-rows.js";
+import { type BinRow, type ScanRow, floats, fromBinRow, scanPage } from "../learning-rows.js";
 import type { Durability } from "./wal-sync.js";
 
 /**
@@ -144,16 +144,7 @@ export class SqliteLearningStore implements LearningStore {
     // Both reads on one connection with nothing between them: the same snapshot of the log.
     const upTo = Math.min(afterSeq + span, this.maxSeqStmt.get() ?? 0);
     const rows = this.scanStmt.all({ after: afterSeq, upTo, limit });
-    let through = Math.max(afterSeq, upTo);
-    if (rows.length === limit) {
-      // The limit may have cut the last decision's layers: leave that event to the next scan.
-      const last = rows[rows.length - 1]!.seq;
-      let end = rows.length;
-      while (end > 0 && rows[end - 1]!.seq === last) end--;
-      if (end > 0) rows.length = end;
-      through = rows[rows.length - 1]!.seq;
-    }
-    return { events: toLearningEvents(rows), through };
+    return scanPage(rows, afterSeq, upTo, limit);
   }
 
   async arms(): Promise<ArmRow[]> {
