@@ -6,6 +6,7 @@ import { build } from "esbuild";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
+import { seeded } from "../../bench/seeded.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
 import { launchChromium, pageErrors } from "./chromium.js";
@@ -96,7 +97,7 @@ describe("vane/react in Chromium", () => {
     const query = new URLSearchParams({ server: server.url, key: pk, project: DEMO_PROJECT, user: USER });
     await page.goto(`${site.url}/?${query}`);
     await page.waitForSelector("#checkout[data-version]", { timeout: 30_000 });
-    const random = mulberry32(19);
+    const random = seeded(19);
     const contexts = Array.from({ length: 200 }, (_, i) => ({
       userId: `u-${Math.floor(random() * 1e9)}`,
       accountId: i % 3 === 0 ? undefined : `acct-${i % 17}`,
@@ -119,14 +120,3 @@ describe("vane/react in Chromium", () => {
     await page.close();
   }, 120_000);
 });
-
-/** A small seeded generator: the same contexts on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
