@@ -49,7 +49,7 @@ export class EventLog {
   private readonly readLogStmt: Statement<[number, number], { seq: number; events: string }>;
   private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
-  private readonly insertEventStmt: Statement<[SequencedRow]>;
+  private readonly insertEventStmt: Statement<EventRowValues>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
   private readonly deriveTx: Transaction<(from: number, batches: readonly Committed[], through: number) => boolean>;
@@ -69,10 +69,11 @@ export class EventLog {
          first_seen = min(first_seen, excluded.first_seen),
          last_seen = max(last_seen, excluded.last_seen)`,
     );
-    const params = EVENT_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
+    // Positional: binding 13 named parameters looks each up on the row object (~3 µs a row more).
+    const params = EVENT_COLUMNS.split(", ").map(() => "?").join(", ");
     // Server ids are UUIDv7s, unique by construction; a batch repeating one is refused at append,
     // and should two batches ever share one, the table keeps the first rather than stall.
-    this.insertEventStmt = db.prepare(`INSERT OR IGNORE INTO events (seq, ${EVENT_COLUMNS}) VALUES (@seq, ${params})`);
+    this.insertEventStmt = db.prepare(`INSERT OR IGNORE INTO events (seq, ${EVENT_COLUMNS}) VALUES (?, ${params})`);
     this.checkpointStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
@@ -81,7 +82,7 @@ export class EventLog {
       // Another connection (the CLI's, the Parquet thread's) may have derived these meanwhile.
       if (this.derivedThrough() !== from) return false;
       for (const batch of batches) {
-        for (const row of batch.rows) this.insertEventStmt.run(row);
+        for (const row of batch.rows) this.insertEventStmt.run(...valuesOf(row));
       }
       this.setCheckpointStmt.run(EVENTS_TABLE, through);
       return true;
@@ -172,6 +173,14 @@ export class EventLog {
     const id = batch.required(index, Field.clientId);
     return this.rememberIdStmt.run(batch.required(index, Field.orgId), batch.required(index, Field.projectId), id, seenAt).changes === 1;
   }
+}
+
+type EventRowValues = [number, string, string, string, string, string, string, string, string, string | null, string | null, number | null, string];
+
+/** The row's values in the insert's column order: seq, then EVENT_COLUMNS. */
+function valuesOf(row: SequencedRow): EventRowValues {
+  const { seq, id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body } = row;
+  return [seq, id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body];
 }
 
 function refuseRepeatedIds(batch: BatchText): void {
