@@ -17,13 +17,16 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
-                  [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1]
+                  [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
 Stops on Ctrl-C (SIGINT) or SIGTERM.
   --port N     port to listen on (default 8787; 0 picks a free one)
   --host H     address to bind (default 127.0.0.1; 0.0.0.0 for every interface)
+  --parquet DIR
+               the Parquet copy's folder (default DATA/parquet); servers sharing a store give it
+               one shared folder, so that each event is in exactly one file
   --workers N|auto
                server processes sharing the port and the store (default 1; auto: one per core);
                one that dies is restarted, and a signal to the first process drains them all
@@ -53,7 +56,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, workers: { type: "string", default: "1" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -71,7 +74,7 @@ export const serveVerb: Verb = {
     const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl };
     const server = workers === 1 ? await startNodeServer(options) : await startCluster(options, { workers, log: io.err });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();

@@ -40,6 +40,8 @@ export interface NodeServerOptions {
   readonly dataDir: string;
   /** A shared store's URL (postgres://…); the SQLite file in `dataDir` when absent. */
   readonly storeUrl?: string;
+  /** The Parquet files' folder, `<dataDir>/parquet` when absent: servers on one store share one for exactly one copy of each event. */
+  readonly parquetDir?: string;
   readonly limits?: Partial<AppLimits>;
   /** How often the Parquet thread looks for events on its own (requests also tell it). */
   readonly catchUpMs?: number;
@@ -104,7 +106,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics });
-  const parquet = new ParquetRole({ dataDir: options.dataDir, storeUrl: options.storeUrl, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
+  const parquet = new ParquetRole({ dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
   const engine = await loadEngine();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });

@@ -3,10 +3,11 @@
 // alike; what the CLI writes reaches both within 3 s; and 8 writers sending event batches to both
 // while one is killed with SIGKILL lose nothing acknowledged and store nothing twice.
 import { execFile } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { openPostgresStores } from "../../src/store/postgres/index.js";
@@ -145,7 +146,10 @@ describe("two vane serve processes on one PostgreSQL database", () => {
   it("lose no acknowledged batch and store none twice when one is killed with SIGKILL under 8 writers", async () => {
     const url = await seededStore();
     const dataDirs = [tempDir(), tempDir()];
-    const servers = await Promise.all(dataDirs.map((dir) => serveProcess(dir, ["--store", url])));
+    // One Parquet folder for both (a shared volume): each event lands in exactly one file.
+    const shared = tempDir();
+    const serveArgs = ["--store", url, "--parquet", join(shared, "parquet")];
+    const servers = await Promise.all(dataDirs.map((dir) => serveProcess(dir, serveArgs)));
     const acked: string[][] = [];
     const sent = new Set<string>();
     let ackedAfterKill = 0;
@@ -192,11 +196,11 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     };
     const writers = Array.from({ length: 8 }, (_, w) => writer(w));
     while (acked.length < 40 && failures.length === 0) await sleep(5);
-    // The victim is the server copying to Parquet (its folder has the files): its lease must pass on.
-    const hasParquet = (i: number) => existsSync(join(dataDirs[i]!, "parquet"));
-    for (const until = Date.now() + 10_000; !hasParquet(0) && !hasParquet(1) && Date.now() < until; ) await sleep(50);
-    const victimIndex = hasParquet(0) ? 0 : 1;
-    expect(hasParquet(victimIndex)).toBe(true);
+    // The victim is the server copying to Parquet (the lease's holder names its pid): its lease must pass on.
+    let holderPid: number | undefined;
+    for (const until = Date.now() + 10_000; holderPid === undefined && Date.now() < until; await sleep(50)) holderPid = await leaseHolderPid(url, "parquet");
+    const victimIndex = servers.findIndex((server) => server.child.pid === holderPid);
+    expect(victimIndex).toBeGreaterThanOrEqual(0);
     const [victim, survivor] = [servers[victimIndex]!, servers[1 - victimIndex]!];
     killed = true;
     victim.child.kill("SIGKILL");
@@ -207,7 +211,7 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     expect(failures).toEqual([]);
 
     // The killed server comes back on its folder and the same database, and serves at once.
-    const restarted = await serveProcess(dataDirs[victimIndex]!, ["--store", url]);
+    const restarted = await serveProcess(dataDirs[victimIndex]!, serveArgs);
     const health = await (await fetch(`${restarted.url}/health`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) })).json();
     expect(health).toMatchObject({ status: "ok" });
     expect((await config(restarted)).etag).toBe((await config(survivor)).etag);
@@ -232,9 +236,9 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     expect(acked.length).toBeGreaterThanOrEqual(81);
     expect(duplicates + movedBatches).toBeGreaterThan(0); // the kill landed among writes
 
-    // The Parquet copy ran under a lease on one server, then another: its files, across both
-    // folders, end with every stored track event once.
-    const copied = async () => (await Promise.all(dataDirs.filter((dir) => existsSync(join(dir, "parquet"))).map(parquetRows))).flat().filter((row) => row.type === "track").map((row) => String(row.seq));
+    // The Parquet copy ran under a lease on one server, then another, its holder killed between
+    // files and checkpoints: the shared folder ends with every stored track event once.
+    const copied = async () => (await parquetRows(shared)).filter((row) => row.type === "track").map((row) => String(row.seq));
     for (const until = Date.now() + 30_000; (await copied()).length < stored.length && Date.now() < until; ) await sleep(250);
     const rows = await copied();
     expect(rows.length).toBe(stored.length);
@@ -282,3 +286,16 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     }
   }, 90_000);
 });
+
+/** The pid of the server holding a lease (holders are `host:pid:nonce`), undefined while nobody does. */
+async function leaseHolderPid(url: string, name: string): Promise<number | undefined> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ holder: string }>("SELECT holder FROM leases WHERE name = $1 AND expires_at > now()", [name]);
+    const pid = rows[0]?.holder.split(":")[1];
+    return pid === undefined ? undefined : Number(pid);
+  } finally {
+    await client.end();
+  }
+}

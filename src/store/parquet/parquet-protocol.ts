@@ -3,6 +3,8 @@ export interface ParquetOptions {
   /** Where the files go, and the SQLite store unless `storeUrl` names a shared one. */
   readonly dataDir: string;
   readonly storeUrl?: string;
+  /** Where the files go instead of `<dataDir>/parquet`: a folder every server shares, for exactly one copy of each event. */
+  readonly parquetDir?: string;
   /** How often the thread looks for events on its own (after failures, or other processes' events). */
   readonly intervalMs: number;
   /** Rows per file-writing round. */

@@ -4,7 +4,7 @@
 // checkpoint, exactly as ParquetPipeline does anywhere; the server only tells it when to look.
 import { parentPort, workerData } from "node:worker_threads";
 import { openStores } from "../open-stores.js";
-import { fileSinkFor } from "./file-sink.js";
+import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
 
@@ -14,7 +14,7 @@ const send = (message: FromParquet): void => port.postMessage(message);
 
 // It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
 const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
-const pipeline = new ParquetPipeline({ events: stores.events, sink: fileSinkFor(options.dataDir), flushRows: options.flushRows });
+const pipeline = new ParquetPipeline({ events: stores.events, sink: options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir), flushRows: options.flushRows });
 
 let wanted = false;
 let running = false;
