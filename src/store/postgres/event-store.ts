@@ -11,12 +11,12 @@ import type {
   DiscoveredEvent,
   EventFilter,
   EventStore,
-  EventType,
   PruneReceipt,
   PruneRule,
   SequencedEvent,
   StoredEvent,
 } from "../types.js";
+import { sequencedEvent } from "../event-records.js";
 import { CommitOrder } from "./commit-order.js";
 import { read, run } from "./db.js";
 import { isConnectionFailure } from "./breaker.js";
@@ -237,23 +237,5 @@ function whereOf(filter: Omit<EventFilter, "limit">): { where: string; values: s
 }
 
 function fromEventRow(row: EventRow): SequencedEvent {
-  const body = row.body;
-  // Optional fields are left out rather than set to undefined: absent in, absent out. The sender's
-  // id is the body's `id` (the server sets clientId from it), so it needs no column.
-  const event: StoredEvent = {
-    ...(typeof body.id === "string" && { clientId: body.id }),
-    id: row.id,
-    receivedAt: row.received_at,
-    orgId: row.org_id,
-    projectId: row.project_id,
-    env: row.env,
-    type: row.type as EventType,
-    unitKey: row.unit_key,
-    timestamp: row.timestamp,
-    ...(row.name !== null && { name: row.name }),
-    ...(row.decision_id !== null && { decisionId: row.decision_id }),
-    ...(row.discovered !== null && { discovered: row.discovered }),
-    body,
-  };
-  return { seq: row.seq, event };
+  return sequencedEvent(row, row.body, row.discovered ?? undefined);
 }

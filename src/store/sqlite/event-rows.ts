@@ -1,5 +1,6 @@
 // Mapping between StoredEvent and the events / discovered_events rows.
-import type { DiscoveredEvent, EventType, SequencedEvent, StoredEvent } from "../types.js";
+import { sequencedEvent } from "../event-records.js";
+import type { DiscoveredEvent, SequencedEvent, StoredEvent } from "../types.js";
 
 export interface EventRow {
   id: string;
@@ -51,25 +52,7 @@ export function toEventRow(event: StoredEvent): EventRow {
 }
 
 export function fromEventRow(row: SequencedRow): SequencedEvent {
-  const body = JSON.parse(row.body) as Record<string, unknown>;
-  // Optional fields are left out rather than set to undefined: absent in, absent out. The sender's
-  // id is the body's `id` (the server sets clientId from it), so it needs no column.
-  const event: StoredEvent = {
-    ...(typeof body.id === "string" && { clientId: body.id }),
-    id: row.id,
-    receivedAt: row.received_at,
-    orgId: row.org_id,
-    projectId: row.project_id,
-    env: row.env,
-    type: row.type as EventType,
-    unitKey: row.unit_key,
-    timestamp: row.timestamp,
-    ...(row.name !== null && { name: row.name }),
-    ...(row.decision_id !== null && { decisionId: row.decision_id }),
-    ...(row.discovered !== null && { discovered: row.discovered !== 0 }),
-    body,
-  };
-  return { seq: row.seq, event };
+  return sequencedEvent(row, JSON.parse(row.body) as Record<string, unknown>, row.discovered === null ? undefined : row.discovered !== 0);
 }
 
 export function fromDiscoveredRow(row: DiscoveredRow): DiscoveredEvent {

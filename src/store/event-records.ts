@@ -1,0 +1,38 @@
+// A stored event as both stores' per-event tables return it, turned back into the record: the
+// columns are the same on SQLite and PostgreSQL; only the body's and the flag's types differ.
+import type { EventType, SequencedEvent, StoredEvent } from "./types.js";
+
+export interface EventColumns {
+  seq: number;
+  id: string;
+  received_at: string;
+  org_id: string;
+  project_id: string;
+  env: string;
+  type: string;
+  unit_key: string;
+  timestamp: string;
+  name: string | null;
+  decision_id: string | null;
+}
+
+export function sequencedEvent(row: EventColumns, body: Record<string, unknown>, discovered: boolean | undefined): SequencedEvent {
+  // Optional fields are left out rather than set to undefined: absent in, absent out. The sender's
+  // id is the body's `id` (the server sets clientId from it), so it needs no column.
+  const event: StoredEvent = {
+    ...(typeof body.id === "string" && { clientId: body.id }),
+    id: row.id,
+    receivedAt: row.received_at,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    type: row.type as EventType,
+    unitKey: row.unit_key,
+    timestamp: row.timestamp,
+    ...(row.name !== null && { name: row.name }),
+    ...(row.decision_id !== null && { decisionId: row.decision_id }),
+    ...(discovered !== undefined && { discovered }),
+    body,
+  };
+  return { seq: row.seq, event };
+}
