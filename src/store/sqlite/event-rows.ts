@@ -67,14 +67,11 @@ export function fromDiscoveredRow(row: DiscoveredRow): DiscoveredEvent {
   };
 }
 
-/** What countDiscovered reads of an event (a StoredEvent has it). */
-export type DiscoveredSource = Pick<StoredEvent, "id" | "orgId" | "projectId" | "env" | "name" | "discovered" | "receivedAt">;
-
 /**
  * One row per (org, project, env, name) of the batch's discovered events, so a batch costs one
  * upsert per distinct name rather than one per event.
  */
-export function countDiscovered(events: readonly DiscoveredSource[]): DiscoveredRow[] {
+export function countDiscovered(events: readonly StoredEvent[]): DiscoveredRow[] {
   const rows = new Map<string, DiscoveredRow>();
   for (const event of events) {
     if (event.discovered !== true) continue;

@@ -15,7 +15,6 @@ import type {
 } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
-import { encodeBatch } from "./writer/batch-text.js";
 import { EVENTS_TABLE } from "./writer/event-log.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
@@ -121,8 +120,7 @@ export class SqliteEventStore implements EventStore {
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.logEnd(), stored: 0, duplicates: 0 };
-    // Each event's JSON is written once, here: the writer's thread stores and derives from that text.
-    const receipt = await this.writer.append(encodeBatch(events));
+    const receipt = await this.writer.append({ json: JSON.stringify(events), count: events.length });
     if (receipt.stored > 0 && this.listeners.size > 0) {
       const skipped = new Set(receipt.skipped);
       const committed: SequencedEvent[] = [];

@@ -1,5 +1,4 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
-import type { AppendInput } from "./batch-text.js";
 import type { LogAppend } from "./event-log.js";
 
 export interface WriterOptions {
@@ -9,8 +8,11 @@ export interface WriterOptions {
   readonly busyTimeoutMs: number;
 }
 
-/** A batch to append, as encodeBatch writes it on the server's thread (batch-text.ts). */
-export type { AppendInput } from "./batch-text.js";
+/** A batch to append: the JSON text of its StoredEvent[] and how many events it holds. */
+export interface AppendInput {
+  readonly json: string;
+  readonly count: number;
+}
 
 /** `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free. */
 export type AppendItem = { readonly id: number; readonly sentAt: number } & AppendInput;

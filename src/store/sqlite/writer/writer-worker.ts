@@ -36,7 +36,7 @@ const deriver = new LogDeriver(
   relaxed,
 );
 const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>(db, {
-  apply: (input) => log.append(input),
+  apply: (input) => log.append(input.json),
   sizeOf: (input) => input.count,
   maxGroupSize: MAX_GROUP_EVENTS,
   lockWaitMs: options.busyTimeoutMs,
