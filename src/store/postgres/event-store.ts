@@ -16,7 +16,7 @@ import type {
   SequencedEvent,
   StoredEvent,
 } from "../types.js";
-import { sequencedEvent } from "../event-records.js";
+import { type EventColumns, sequencedEvent } from "../event-records.js";
 import { CommitOrder } from "./commit-order.js";
 import { read, run } from "./db.js";
 import { isConnectionFailure } from "./breaker.js";
@@ -33,18 +33,7 @@ interface QueuedAppend {
   reject(error: unknown): void;
 }
 
-interface EventRow {
-  seq: number;
-  id: string;
-  received_at: string;
-  org_id: string;
-  project_id: string;
-  env: string;
-  type: string;
-  unit_key: string;
-  timestamp: string;
-  name: string | null;
-  decision_id: string | null;
+interface EventRow extends EventColumns {
   discovered: boolean | null;
   body: Record<string, unknown>;
 }
