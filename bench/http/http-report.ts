@@ -53,6 +53,7 @@ export function checkTargets(rows: readonly ScenarioRow[], durability: readonly 
   return [
     shareOf("resolve", helloPost, MIN_SHARE_OF_HELLO_POST, `resolve ≥ ${MIN_SHARE_OF_HELLO_POST * 100}% of hello-world POST`),
     p99("resolve"),
+    p99("resolve-busy"),
     shareOf("decide", helloPost, MIN_SHARE_OF_HELLO_POST, `decide ≥ ${MIN_SHARE_OF_HELLO_POST * 100}% of hello-world POST`),
     p99("decide"),
     shareOf("config-304", helloGet, CONFIG_304_MIN_SHARE_OF_HELLO_GET, `config 304 ≥ ${CONFIG_304_MIN_SHARE_OF_HELLO_GET * 100}% of hello-world GET`),

@@ -17,6 +17,8 @@ export interface Scenario {
   readonly accepted?: (body: string) => number;
   /** Connections for this scenario; the run's setting when absent. */
   readonly connections?: number;
+  /** Runs at once after the scenario before it, without waiting for the server to go idle. */
+  readonly whileBusy?: boolean;
 }
 
 export interface LoadSettings {

@@ -134,6 +134,15 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       requests: () => postEach("/v1/events/batch", json(vane.key), () => batches[pick(batches.length)]!),
       accepted: (body) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
     },
+    // Issue 15's "p99 of resolve while the Parquet copy and the learner are busy": right after
+    // the 64-connection events row, with its backlog still being derived and copied.
+    {
+      key: "resolve-busy",
+      name: "POST /v1/resolve right after the events rows (deriver and Parquet copy catching up)",
+      path: "/v1/resolve",
+      requests: () => postEach("/v1/resolve", json(vane.key), resolveBody),
+      whileBusy: true,
+    },
     { key: "resolve", name: "POST /v1/resolve", path: "/v1/resolve", requests: () => postEach("/v1/resolve", json(vane.key), resolveBody) },
     {
       key: "ofrep-bulk",

@@ -2,11 +2,24 @@
 // server's event loop. It reads the per-event table derived from the event log on its own
 // connection (a lock held elsewhere blocks only this thread), writes the files and advances its
 // checkpoint, exactly as ParquetPipeline does anywhere; the server only tells it when to look.
+import { getPriority, setPriority } from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { openStores } from "../open-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
+
+/**
+ * The copy yields the core to requests: 10 nice levels below the server (on Linux a thread's own
+ * nice value: setpriority on pid 0 changes only the calling thread), so on a saturated core it
+ * gets ~10 % of a request thread's share and catches up whenever the server has time to spare.
+ */
+const PARQUET_NICENESS = 10;
+try {
+  setPriority(Math.min(19, getPriority() + PARQUET_NICENESS));
+} catch {
+  // a platform that refuses it: the copy runs at normal priority
+}
 
 const port = parentPort!;
 const options = workerData as ParquetOptions;

@@ -1,9 +1,14 @@
 // Runs EventLog.derive off the request path: a step at a time, yielding between steps so appends
 // waiting on the same thread go first, until the per-event table has caught up with the log.
+// A small backlog waits a little first: each derive transaction writes the table's four indexes'
+// pages once, so copying the decision events of 25 ms of resolves together costs far less than
+// copying each group commit's three or four events on its own.
 import type { EventLog } from "./event-log.js";
 
 /** Events copied per derive transaction: short enough that an append waits little behind one. */
 export const DERIVE_EVENTS = 1_000;
+/** How long a backlog smaller than DERIVE_EVENTS may wait to grow before it is derived. */
+export const DERIVE_DELAY_MS = 25;
 
 export interface DeriverEvents {
   derived(through: number): void;
@@ -12,6 +17,7 @@ export interface DeriverEvents {
 
 export class LogDeriver {
   private scheduled = false;
+  private delayed: NodeJS.Timeout | undefined;
   private stopped = false;
   private through: number;
 
@@ -31,8 +37,20 @@ export class LogDeriver {
   /** Derives until the table reaches the log's end; several calls share one run. */
   poke(): void {
     if (this.scheduled || this.stopped) return;
+    if (this.delayed !== undefined) clearTimeout(this.delayed);
+    this.delayed = undefined;
     this.scheduled = true;
     setImmediate(() => this.step());
+  }
+
+  /** After an append that ended at `logEnd`: derives soon, at once when the backlog fills a step. */
+  appended(logEnd: number): void {
+    if (logEnd - this.through >= DERIVE_EVENTS) return this.poke();
+    if (this.scheduled || this.stopped || this.delayed !== undefined) return;
+    this.delayed = setTimeout(() => {
+      this.delayed = undefined;
+      this.poke();
+    }, DERIVE_DELAY_MS);
   }
 
   /** Derives what is left now, synchronously: before closing. */
@@ -44,6 +62,7 @@ export class LogDeriver {
 
   stop(): void {
     this.stopped = true;
+    if (this.delayed !== undefined) clearTimeout(this.delayed);
   }
 
   private step(): void {

@@ -61,7 +61,7 @@ port.on("message", (message: ToWriter) => {
       ({ batch, ...receipt }) => {
         if (batch) log.keep(batch);
         answer({ id, receipt });
-        deriver.poke();
+        deriver.appended(receipt.lastSeq);
       },
       (error: unknown) => answer({ id, error: failureOf(error) }),
     );
