@@ -217,7 +217,7 @@ export class Learner implements LearnedStateSource {
     for (const p of step.added) this.book.add(p);
     for (const p of step.rewardedHeld) p.flags |= REWARDED;
     this.opened(step.added);
-    for (const [ref, x] of step.contexts) this.state.policy(ref.projectId, ref.env, ref.policyId).rememberContext(x);
+    for (const [ref, x] of step.contexts) this.state.policyAt(ref.stateKey).rememberContext(x);
     this.position = through;
     this.decisions += step.decisions;
     this.rewards += step.rewards;
@@ -277,7 +277,7 @@ export class Learner implements LearnedStateSource {
   }
 
   private opened(pendings: Iterable<Pending>): void {
-    for (const p of pendings) this.state.policy(p.ref.projectId, p.ref.env, p.ref.policyId).opened(p.armKey, p.decidedAt, p.ref.windowMs);
+    for (const p of pendings) this.state.policyAt(p.ref.stateKey).opened(p.armKey, p.decidedAt, p.ref.windowMs);
   }
 
   /** The policies of the page's tenants, looked up once per page. */
@@ -376,6 +376,18 @@ class Clock {
 function flat(id: string): string {
   id.charCodeAt(0);
   return id;
+}
+
+/** Whether `found` holds a pending decision of this policy and the event's tenant (no closure: this runs per decision). */
+function holdsSame(found: Pending | readonly Pending[] | undefined, event: LearningEvent, policyId: string): boolean {
+  if (found === undefined) return false;
+  if (!Array.isArray(found)) return isSame(found as Pending, event, policyId);
+  for (const p of found as readonly Pending[]) if (isSame(p, event, policyId)) return true;
+  return false;
+}
+
+function isSame(p: Pending, event: LearningEvent, policyId: string): boolean {
+  return p.ref.policyId === policyId && p.ref.projectId === event.projectId && p.ref.env === event.env;
 }
 
 /** Whether memory holds a pending decision of the event's tenant with its id (so the store need not be asked). */
@@ -485,12 +497,11 @@ class Step {
   }
 
   private isRepeat(event: DecisionRecord, policyId: string): boolean {
-    const same = (p: Pending) => p.ref.policyId === policyId && p.ref.projectId === event.projectId && p.ref.env === event.env;
-    const added = this.addedById.get(event.decisionId);
-    if (added !== undefined && (Array.isArray(added) ? added.some(same) : same(added as Pending))) return true;
-    const held = this.book.of(event.decisionId);
-    if (held !== undefined && (Array.isArray(held) ? held.some(same) : same(held as Pending))) return true;
-    return this.stored.get(event.decisionId)?.some(same) ?? false;
+    return (
+      holdsSame(this.addedById.get(event.decisionId), event, policyId) ||
+      holdsSame(this.book.of(event.decisionId), event, policyId) ||
+      holdsSame(this.stored.get(event.decisionId), event, policyId)
+    );
   }
 
   private rewarded(event: RewardRecord, catalog: AdaptiveCatalog): void {

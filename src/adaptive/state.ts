@@ -129,7 +129,11 @@ export class LearnedState {
   private readonly policies = new Map<string, PolicyState>();
 
   policy(projectId: string, env: string, policyId: string): PolicyState {
-    const key = stateKey(projectId, env, policyId);
+    return this.policyAt(stateKey(projectId, env, policyId));
+  }
+
+  /** policy() by a key made once (a PolicyRef's): a string used again keeps its hash, a new one is hashed each time. */
+  policyAt(key: string): PolicyState {
     let state = this.policies.get(key);
     if (!state) this.policies.set(key, (state = new PolicyState()));
     return state;

@@ -1,2 +1,2 @@
-// Two lowercase hex digits per byte value: key hashes, and the ids the server and the SDK make.
+// Two lowercase hex digits per byte value: key hashes and ETags.
 export const HEX_BYTE: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
