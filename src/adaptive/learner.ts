@@ -432,8 +432,8 @@ function fromStored(row: PendingDecision): Pending {
  * replay (the rebuild after a restart) finds the same decisions and rewards but learns nothing.
  */
 class Step {
-  /** Changed statistics by stateKey, then entity and arm. */
-  private readonly rows = new Map<string, Map<string, ArmRow>>();
+  /** Changed statistics by stateKey, then entity and arm: nested, so no key string is built (and hashed) per decision. */
+  private readonly rows = new Map<string, Map<string, Map<string, ArmRow>>>();
   /** Decisions first read in this step, in log order. */
   readonly added: Pending[] = [];
   /** Pending decisions held in memory that this step rewarded (marked once it commits). */
@@ -457,7 +457,7 @@ class Step {
 
   get touched(): ArmRow[] {
     const out: ArmRow[] = [];
-    for (const rows of this.rows.values()) for (const row of rows.values()) out.push(row);
+    for (const entities of this.rows.values()) for (const arms of entities.values()) for (const row of arms.values()) out.push(row);
     return out;
   }
 
@@ -566,15 +566,16 @@ class Step {
   }
 
   private row(ref: PolicyRef, entity: string, armKey: string, dimension: number): ArmStats {
-    let rows = this.rows.get(ref.stateKey);
-    if (!rows) this.rows.set(ref.stateKey, (rows = new Map()));
-    const key = entity === POPULATION ? armKey : `${entity}\u0000${armKey}`;
-    let row = rows.get(key);
+    let entities = this.rows.get(ref.stateKey);
+    if (!entities) this.rows.set(ref.stateKey, (entities = new Map()));
+    let arms = entities.get(entity);
+    if (!arms) entities.set(entity, (arms = new Map()));
+    let row = arms.get(armKey);
     if (!row) {
-      const live = this.state.policy(ref.projectId, ref.env, ref.policyId).arms(entity).get(armKey);
+      const live = this.state.policyAt(ref.stateKey).arms(entity).get(armKey);
       const stats: ArmStats = live && live.length === emptyStats(dimension).length ? Float64Array.from(live) : emptyStats(dimension);
       row = { projectId: ref.projectId, env: ref.env, policyId: ref.policyId, entity, armKey, stats };
-      rows.set(key, row);
+      arms.set(armKey, row);
     }
     return row.stats;
   }
