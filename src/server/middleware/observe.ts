@@ -42,18 +42,22 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
       // reading c.res.headers turns a fast response into a full one, so only these do.
       if (!isAnswer(c.res)) for (const name in headers) c.res.headers.set(name, headers[name]!);
     } finally {
-      const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
-      const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
-      const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
-      const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
-      endSpan(span, sample, projectId);
-      if (metrics !== undefined) {
-        metrics.request(sample);
-        if (sample.status === 429) metrics.rateLimited(sample.route);
-        if (wasStale(headers)) metrics.staleBundle(sample.route);
+      // With metrics, logs and tracing off (the defaults) nothing reads the sample: not built.
+      if (metrics === undefined && logger === undefined && !span.isRecording()) span.end();
+      else {
+        const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
+        const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
+        const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
+        const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
+        endSpan(span, sample, projectId);
+        if (metrics !== undefined) {
+          metrics.request(sample);
+          if (sample.status === 429) metrics.rateLimited(sample.route);
+          if (wasStale(headers)) metrics.staleBundle(sample.route);
+        }
+        const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
+        logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
       }
-      const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
-      logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
     }
   };
 }
