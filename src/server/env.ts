@@ -21,5 +21,7 @@ export interface AppEnv {
      * CORS middleware, X-Service-Bundle-Stale once a stale bundle was used (answer.ts).
      */
     answerHeaders: HeaderRecord;
+    /** The last answer answer.ts built. */
+    answer: Response;
   };
 }

@@ -40,7 +40,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
       await context.with(traced, next);
       // An answer not built by answer.ts (hono's cors preflight, the event stream) gets them here:
       // reading c.res.headers turns a fast response into a full one, so only these do.
-      if (!isAnswer(c.res)) for (const name in headers) c.res.headers.set(name, headers[name]!);
+      if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
     } finally {
       // With metrics, logs and tracing off (the defaults) nothing reads the sample: not built.
       if (metrics === undefined && logger === undefined && !span.isRecording()) span.end();

@@ -1,6 +1,6 @@
 // GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
 import { Hono } from "hono";
-import { answer, servedStale } from "../answer.js";
+import { empty, servedStale, text } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
@@ -36,8 +36,8 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     if (stale) servedStale(c);
     // "public" lets shared caches keep the bundle; Vary keeps one key's copy from answering another key.
     const headers = { ETag: entry.etag, "Cache-Control": stale ? STALE_CACHE_CONTROL : CACHE_CONTROL, Vary: "Authorization" };
-    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return answer(c, null, 304, headers);
-    return answer(c, entry.json, 200, { ...headers, "Content-Type": "application/json" });
+    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return empty(c, 304, headers);
+    return text(c, entry.json, "application/json", headers);
   });
   return app;
 }

@@ -5,7 +5,7 @@
 // browsers, with an ETag over what it evaluated and an event stream for change notifications.
 import { Hono, type Context } from "hono";
 import { vaneContext } from "../../bundle/openfeature.js";
-import { answer, json, servedStale } from "../answer.js";
+import { empty, json, servedStale } from "../answer.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
@@ -79,7 +79,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, served.resolution)!));
     const etag = bulkEtag(flags, deps.auth.sha256);
     if (served.stale) servedStale(c);
-    if (weakMatch(c.req.header("If-None-Match"), etag)) return answer(c, null, 304, { ETag: etag });
+    if (weakMatch(c.req.header("If-None-Match"), etag)) return empty(c, 304, { ETag: etag });
     for (const flag of flags) flag.metadata.decisionId = served.decisionId;
     const metadata = { configVersion: bundle.version, decisionId: served.decisionId };
     return json(c, { flags, metadata, eventStreams: [eventStream(deps, c, where)] }, 200, { ETag: etag });
