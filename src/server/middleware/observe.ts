@@ -38,8 +38,8 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     c.set("answerHeaders", headers);
     try {
       await context.with(traced, next);
-      // An answer not built by answer.ts (hono's cors preflight, the event stream) gets them here:
-      // reading c.res.headers turns a fast response into a full one, so only these do.
+      // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
+      // request's headers here; only those, as reading c.res.headers makes a fast response a full one.
       if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
     } finally {
       // With metrics, logs and tracing off (the defaults) nothing reads the sample: not built.
