@@ -14,6 +14,7 @@ import { TokenHashes } from "./auth/token-hashes.js";
 import { BundleCache } from "./bundle-cache.js";
 import { ProjectOwners } from "./project-owners.js";
 import { type Clock, systemClock } from "./clock.js";
+import { json } from "./answer.js";
 import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
 import type { SchemaCompiler } from "./events/schemas.js";
@@ -94,15 +95,18 @@ const CORS = cors({
   maxAge: 86_400,
 });
 
+const EXPOSED = EXPOSED_HEADERS.join(",");
+
 /**
- * Preflights go to hono's cors; other requests get their two headers through c.header before the
- * handler runs. (hono's cors sets them on the finished c.res, which makes Hono merge two Response
+ * Preflights go to hono's cors; other requests get its two headers in the request's answer headers
+ * (answer.ts). (hono's cors sets them on the finished c.res, which makes Hono merge two Response
  * objects and @hono/node-server build a full undici Response for every answer: 3× slower.)
  */
-async function corsHeaders(c: Context, next: Next): Promise<Response | void> {
+async function corsHeaders(c: Context<AppEnv>, next: Next): Promise<Response | void> {
   if (c.req.method === "OPTIONS") return CORS(c, next);
-  c.header("Access-Control-Allow-Origin", "*");
-  c.header("Access-Control-Expose-Headers", EXPOSED_HEADERS.join(","));
+  const headers = c.get("answerHeaders");
+  headers["Access-Control-Allow-Origin"] = "*";
+  headers["Access-Control-Expose-Headers"] = EXPOSED;
   await next();
 }
 
@@ -110,8 +114,8 @@ async function corsHeaders(c: Context, next: Next): Promise<Response | void> {
  * A declared Content-Length is judged without touching the body (reading c.req.raw makes
  * @hono/node-server build a full Request); only chunked bodies are counted as they stream.
  */
-function limitBody(maxBytes: number): MiddlewareHandler {
-  const tooLarge = (c: Context) => c.json(errorBody("BAD_REQUEST", `Request body exceeds limit of ${maxBytes} bytes`), 413);
+function limitBody(maxBytes: number): MiddlewareHandler<AppEnv> {
+  const tooLarge = (c: Context<AppEnv>) => json(c, errorBody("BAD_REQUEST", `Request body exceeds limit of ${maxBytes} bytes`), 413);
   const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async function limitRequestBody(c, next) {
     if (c.req.header("Transfer-Encoding") !== undefined) return streamed(c, next);

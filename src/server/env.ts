@@ -1,6 +1,7 @@
 // What middleware hands to routes through Hono's context.
 import type { Context as TraceContext, Tracer } from "@opentelemetry/api";
 import type { KeyRecord } from "../store/types.js";
+import type { HeaderRecord } from "./answer.js";
 
 /** The request's id and trace, set first by middleware/observe.ts. */
 export interface RequestScope {
@@ -15,5 +16,12 @@ export interface AppEnv {
     /** The authenticated API key. */
     key: KeyRecord;
     request: RequestScope;
+    /**
+     * Headers every answer to the request carries: X-Request-Id (observe.ts), CORS's two past the
+     * CORS middleware, X-Service-Bundle-Stale once a stale bundle was used (answer.ts).
+     */
+    answerHeaders: HeaderRecord;
+    /** The last answer answer.ts built. */
+    answer: Response;
   };
 }

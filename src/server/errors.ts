@@ -1,6 +1,7 @@
 // The contract's error object, { error: { code, message } }, and the responses built from it.
 import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { json } from "./answer.js";
+import type { AppEnv } from "./env.js";
 
 export type ErrorCode =
   | "BAD_REQUEST"
@@ -31,7 +32,7 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { error: { code, message: bounded } };
 }
 
-const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -49,14 +50,13 @@ export const CONFIG_UNAVAILABLE = "Config store temporarily unavailable, retry s
 export const EVENTS_UNAVAILABLE = "Event storage temporarily unavailable — retry this batch shortly";
 
 /** An error response with the code's status; `retryAfter` in seconds sets Retry-After. */
-export function fail(c: Context, code: ErrorCode, message: string, retryAfter?: number): Response {
-  if (retryAfter !== undefined) c.header("Retry-After", String(retryAfter));
-  return c.json(errorBody(code, message), STATUS[code]);
+export function fail(c: Context<AppEnv>, code: ErrorCode, message: string, retryAfter?: number): Response {
+  return json(c, errorBody(code, message), STATUS[code], retryAfter === undefined ? undefined : { "Retry-After": String(retryAfter) });
 }
 
 /** 400 BAD_REQUEST. */
-export const badRequest = (c: Context, message: string): Response => fail(c, "BAD_REQUEST", message);
+export const badRequest = (c: Context<AppEnv>, message: string): Response => fail(c, "BAD_REQUEST", message);
 
 /** 503 for config and resolve when no bundle can be read or served. */
-export const configUnavailable = (c: Context): Response =>
+export const configUnavailable = (c: Context<AppEnv>): Response =>
   fail(c, "SERVICE_UNAVAILABLE", CONFIG_UNAVAILABLE, RETRY_AFTER_SECONDS.config);

@@ -44,6 +44,8 @@ export interface TestServerOptions {
   readonly observability?: Observability;
   /** Where internal faults go; collected into `errors` when absent. */
   readonly onInternalError?: (error: unknown, requestId?: string) => void;
+  /** Sees each Response the app hands to @hono/node-server, before it is written. */
+  readonly answered?: (response: Response) => void;
 }
 
 export interface TestServer {
@@ -83,7 +85,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     observability: options.observability,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    const { answered } = options;
+    const fetch = answered === undefined ? app.fetch : async (...args: Parameters<typeof app.fetch>) => {
+      const response = await app.fetch(...args);
+      answered(response);
+      return response;
+    };
+    const s = serve({ fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   let stopped = false;

@@ -25,7 +25,7 @@ export interface Access {
   /** /v1/resolve and /v1/decide/*: publishable keys are refused. */
   readonly keyKinds: "any" | "server-side";
   /** The answer when the key store cannot be read: each endpoint has its own 503. */
-  readonly unavailable: (c: Context) => Response;
+  readonly unavailable: (c: Context<AppEnv>) => Response;
 }
 
 const SCOPE_MESSAGE = { "sdk:read": "SDK read scope required", "sdk:write": "SDK write scope required" } as const;
@@ -58,11 +58,11 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
   };
 }
 
-export const rateLimited = (c: Context): Response =>
+export const rateLimited = (c: Context<AppEnv>): Response =>
   fail(c, "RATE_LIMITED", "Rate limit exceeded for this API key", RETRY_AFTER_SECONDS.rateLimited);
 
 /** The refusal for a known key that may not make this call, or undefined (also for OFREP's stream tokens). */
-export function refuse(c: Context, key: KeyRecord, now: number, access: Access): Response | undefined {
+export function refuse(c: Context<AppEnv>, key: KeyRecord, now: number, access: Access): Response | undefined {
   if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
   const orgHeader = c.req.header("X-Org-Id");

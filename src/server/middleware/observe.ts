@@ -1,11 +1,12 @@
 // The first middleware: a request id (X-Request-Id), a server span continuing the caller's W3C
 // trace (traceparent), and, once the response is known, its route pattern, status and duration
 // to the metrics, the span and the request log. Runtime-free: @opentelemetry/api is a no-op
-// until the host registers an SDK.
+// until the host registers an SDK. It also starts the headers every answer carries (answer.ts).
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, propagation, trace } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { KeyRecord } from "../../store/types.js";
+import { type HeaderRecord, isAnswer, wasStale } from "../answer.js";
 import type { AppEnv } from "../env.js";
 import type { Observability, RequestSample } from "../observability/types.js";
 
@@ -32,23 +33,31 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
     const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
     const traced = trace.setSpan(parent, span);
+    const headers: HeaderRecord = { "X-Request-Id": id };
     c.set("request", { id, tracer, trace: traced });
-    c.header("X-Request-Id", id);
+    c.set("answerHeaders", headers);
     try {
       await context.with(traced, next);
+      // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
+      // request's headers here; only those, as reading c.res.headers makes a fast response a full one.
+      if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
     } finally {
-      const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
-      const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
-      const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
-      const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
-      endSpan(span, sample, projectId);
-      if (metrics !== undefined) {
-        metrics.request(sample);
-        if (sample.status === 429) metrics.rateLimited(sample.route);
-        if (c.res.headers.get("X-Service-Bundle-Stale") === "true") metrics.staleBundle(sample.route);
+      // With metrics, logs and tracing off (the defaults) nothing reads the sample: not built.
+      if (metrics === undefined && logger === undefined && !span.isRecording()) span.end();
+      else {
+        const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
+        const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
+        const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
+        const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
+        endSpan(span, sample, projectId);
+        if (metrics !== undefined) {
+          metrics.request(sample);
+          if (sample.status === 429) metrics.rateLimited(sample.route);
+          if (wasStale(headers)) metrics.staleBundle(sample.route);
+        }
+        const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
+        logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
       }
-      const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
-      logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
     }
   };
 }

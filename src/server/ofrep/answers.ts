@@ -2,6 +2,8 @@
 // failure, and the bulk answer's ETag. Only 400 and 404 carry OFREP's shapes, as the spec
 // defines bodies for those; 401/403/429/503 keep the service's own error object.
 import type { Context } from "hono";
+import { json } from "../answer.js";
+import type { AppEnv } from "../env.js";
 import type { FlagDetails } from "../../bundle/openfeature.js";
 import type { Sha256 } from "../auth/api-key.js";
 import { HEX_BYTE } from "../../ids/hex.js";
@@ -27,13 +29,13 @@ export function evaluation(key: string, details: FlagDetails): FlagEvaluation {
 }
 
 /** A single flag's failure: 404 for FLAG_NOT_FOUND, 400 for the rest. */
-export function flagFailure(c: Context, key: string, errorCode: FlagErrorCode, errorDetails: string): Response {
-  return c.json({ key, errorCode, errorDetails }, errorCode === "FLAG_NOT_FOUND" ? 404 : 400);
+export function flagFailure(c: Context<AppEnv>, key: string, errorCode: FlagErrorCode, errorDetails: string): Response {
+  return json(c, { key, errorCode, errorDetails }, errorCode === "FLAG_NOT_FOUND" ? 404 : 400);
 }
 
 /** The whole bulk request failed (bulkEvaluationFailure): always 400. */
-export function bulkFailure(c: Context, errorCode: FlagErrorCode, errorDetails: string): Response {
-  return c.json({ errorCode, errorDetails }, 400);
+export function bulkFailure(c: Context<AppEnv>, errorCode: FlagErrorCode, errorDetails: string): Response {
+  return json(c, { errorCode, errorDetails }, 400);
 }
 
 const encoder = new TextEncoder();

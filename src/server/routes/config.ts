@@ -1,5 +1,6 @@
 // GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
 import { Hono } from "hono";
+import { empty, servedStale, text } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
@@ -32,13 +33,11 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
       return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
     }
     const { entry, stale } = found;
-    c.header("ETag", entry.etag);
-    c.header("Cache-Control", stale ? STALE_CACHE_CONTROL : CACHE_CONTROL);
+    if (stale) servedStale(c);
     // "public" lets shared caches keep the bundle; Vary keeps one key's copy from answering another key.
-    c.header("Vary", "Authorization");
-    if (stale) c.header("X-Service-Bundle-Stale", "true");
-    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return c.body(null, 304);
-    return c.body(entry.json, 200, { "Content-Type": "application/json" });
+    const headers = { ETag: entry.etag, "Cache-Control": stale ? STALE_CACHE_CONTROL : CACHE_CONTROL, Vary: "Authorization" };
+    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return empty(c, 304, headers);
+    return text(c, entry.json, "application/json", headers);
   });
   return app;
 }

@@ -7,6 +7,7 @@ import type { LearnedStateSource } from "../../adaptive/state.js";
 import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import type { EventStore, StoredEvent } from "../../store/types.js";
+import { json, servedStale } from "../answer.js";
 import type { BundleCache, BundleEntry } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
@@ -65,7 +66,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
     const refused = await record(c, deps.events, decided, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
     if (refused) return refused;
-    return c.json({ results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
+    return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
   });
 
   app.post("/v1/decide/:policyId", access, async (c) => {
@@ -83,7 +84,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
     const refused = await record(c, deps.events, [outcome], { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
     if (refused) return refused;
-    return c.json(responseBody(outcome.decision, outcome.decisionId, entry, now));
+    return json(c, responseBody(outcome.decision, outcome.decisionId, entry, now));
   });
   return app;
 }
@@ -124,7 +125,7 @@ async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: T
   if (found.status === "missing" || found.entry.bundle.orgId !== tenant.orgId) {
     return fail(c, "NOT_FOUND", `Bundle not found for ${clip(tenant.projectId)}/${clip(tenant.env)}`);
   }
-  if (found.stale) c.header("X-Service-Bundle-Stale", "true");
+  if (found.stale) servedStale(c);
   return found.entry;
 }
 

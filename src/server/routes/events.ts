@@ -4,6 +4,7 @@
 // pipeline catches up from the primary store later.
 import { Hono, type Context } from "hono";
 import type { EventPipeline, EventStore } from "../../store/types.js";
+import { json } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
@@ -35,9 +36,9 @@ interface PipelineError {
 
 class ConfigUnavailable extends Error {}
 
-function notStored(c: Context, pipelineErrors: PipelineError[]): Response {
-  c.header("Retry-After", String(RETRY_AFTER_SECONDS.events));
-  return c.json({ ...errorBody("EVENTS_NOT_STORED", EVENTS_UNAVAILABLE), accepted: 0, retryable: true, pipelineErrors }, 503);
+function notStored(c: Context<AppEnv>, pipelineErrors: PipelineError[]): Response {
+  const body = { ...errorBody("EVENTS_NOT_STORED", EVENTS_UNAVAILABLE), accepted: 0, retryable: true, pipelineErrors };
+  return json(c, body, 503, { "Retry-After": String(RETRY_AFTER_SECONDS.events) });
 }
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -116,7 +117,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
         pipelineErrors.push({ pipeline: pipeline.name, error: reason(error) });
       }
     }
-    return c.json({
+    return json(c, {
       accepted,
       duplicates,
       pipelineWritten: accepted,

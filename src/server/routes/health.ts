@@ -4,6 +4,7 @@
 import { Hono } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
+import { json } from "../answer.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { AppEnv } from "../env.js";
 
@@ -13,7 +14,7 @@ export function healthRoutes({ engine, stores, version, limiter }: { engine: Eng
     const health = await stores.health().catch(() => ({ stores: "down" as const }));
     const ratelimit = limiter.health?.();
     const status = Object.values(health).every((state) => state === "ok") && ratelimit !== "degraded" ? "ok" : "degraded";
-    return c.json({ status, version, engine: { simd: engine.simd }, stores: health, ...(ratelimit !== undefined && { ratelimit }) });
+    return json(c, { status, version, engine: { simd: engine.simd }, stores: health, ...(ratelimit !== undefined && { ratelimit }) });
   });
   return app;
 }

@@ -2,6 +2,7 @@
 // No key: scrapers carry none, and the text holds no secret; keep the port off the public
 // internet, or serve metrics on a port of their own (`--metrics PORT`).
 import { Hono } from "hono";
+import { text } from "../answer.js";
 import type { AppEnv } from "../env.js";
 import type { ServiceMetrics } from "../observability/types.js";
 
@@ -9,7 +10,7 @@ export function metricsRoutes(metrics: Pick<ServiceMetrics, "scrape">): Hono<App
   const app = new Hono<AppEnv>();
   app.get("/metrics", async (c) => {
     const { contentType, body } = await metrics.scrape();
-    return c.body(body, 200, { "Content-Type": contentType, "Cache-Control": "no-store" });
+    return text(c, body, contentType, { "Cache-Control": "no-store" });
   });
   return app;
 }

@@ -5,6 +5,7 @@
 // browsers, with an ETag over what it evaluated and an event stream for change notifications.
 import { Hono, type Context } from "hono";
 import { vaneContext } from "../../bundle/openfeature.js";
+import { empty, json, servedStale } from "../answer.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
@@ -50,10 +51,10 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       if (served.reason === "bad-context") return flagFailure(c, flagKey, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
-    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
+    if (served.stale) servedStale(c);
     const details = served.entry.flags.details(flagKey, served.resolution)!;
     details.metadata.decisionId = served.decisionId;
-    return c.json(evaluation(flagKey, details));
+    return json(c, evaluation(flagKey, details));
   });
 
   app.post("/ofrep/v1/evaluate/flags", anyKey, async (c) => {
@@ -77,15 +78,11 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const { flags: index, bundle } = served.entry;
     const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, served.resolution)!));
     const etag = bulkEtag(flags, deps.auth.sha256);
-    c.header("ETag", etag);
-    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
-    if (weakMatch(c.req.header("If-None-Match"), etag)) return c.body(null, 304);
+    if (served.stale) servedStale(c);
+    if (weakMatch(c.req.header("If-None-Match"), etag)) return empty(c, 304, { ETag: etag });
     for (const flag of flags) flag.metadata.decisionId = served.decisionId;
-    return c.json({
-      flags,
-      metadata: { configVersion: bundle.version, decisionId: served.decisionId },
-      eventStreams: [eventStream(deps, c, where)],
-    });
+    const metadata = { configVersion: bundle.version, decisionId: served.decisionId };
+    return json(c, { flags, metadata, eventStreams: [eventStream(deps, c, where)] }, 200, { ETag: etag });
   });
 
   app.get("/ofrep/v1/changes/:projectId", streamAccess(deps), async (c) => {

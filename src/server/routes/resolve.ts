@@ -3,6 +3,7 @@
 import { Hono, type Context } from "hono";
 import { resolveResponse } from "../../bundle/response.js";
 import type { EventStore } from "../../store/types.js";
+import { json, servedStale } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
@@ -55,9 +56,9 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
           return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
       }
     }
-    if (served.stale) c.header("X-Service-Bundle-Stale", "true");
+    if (served.stale) servedStale(c);
     const { decisionId, timestamp, entry } = served;
-    return c.json(resolveResponse(served.resolution, { decisionId, timestamp, version: entry.bundle.version }));
+    return json(c, resolveResponse(served.resolution, { decisionId, timestamp, version: entry.bundle.version }));
   });
   return app;
 }

@@ -1,0 +1,44 @@
+// The app's answers, built for @hono/node-server's fast path: a Response of a string (or no body)
+// with a plain header record is written with one writeHead. Hono's c.header, and c.json with more
+// than one header, build an undici Headers instead, which the adapter then copies back into a
+// record: a 304 that way costs a quarter of the server's throughput.
+import type { Context } from "hono";
+import type { AppEnv } from "./env.js";
+
+export type HeaderRecord = Record<string, string>;
+
+const STALE_HEADER = "X-Service-Bundle-Stale";
+
+function respond(c: Context<AppEnv>, body: string | null, status: number, type: string | undefined, headers: HeaderRecord | undefined): Response {
+  // Object.assign, not `{ ...a, ...b }`: on Node 20 a spread followed by more properties takes microseconds.
+  const all: HeaderRecord = Object.assign({}, c.get("answerHeaders"), headers);
+  if (type !== undefined) all["Content-Type"] = type;
+  const response = new Response(body, { status, headers: all });
+  c.set("answer", response);
+  return response;
+}
+
+/** `value` as JSON, with the request's headers (answerHeaders) and `headers`; no charset, as Hono's c.json. */
+export function json(c: Context<AppEnv>, value: unknown, status = 200, headers?: HeaderRecord): Response {
+  return respond(c, JSON.stringify(value), status, "application/json", headers);
+}
+
+/** A 200 of `body` as it is, of `type`, with the request's headers and `headers`. */
+export function text(c: Context<AppEnv>, body: string, type: string, headers?: HeaderRecord): Response {
+  return respond(c, body, 200, type, headers);
+}
+
+/** No body (a 304), with the request's headers and `headers`. */
+export function empty(c: Context<AppEnv>, status: number, headers?: HeaderRecord): Response {
+  return respond(c, null, status, undefined, headers);
+}
+
+/** The request's answer was built here (observe.ts gives any other the request's headers itself). */
+export const isAnswer = (c: Context<AppEnv>): boolean => c.res === c.get("answer");
+
+/** A stale bundle copy was used: every answer to the request from now on says so, and metrics count it. */
+export function servedStale(c: Context<AppEnv>): void {
+  c.get("answerHeaders")[STALE_HEADER] = "true";
+}
+
+export const wasStale = (headers: HeaderRecord): boolean => headers[STALE_HEADER] === "true";
