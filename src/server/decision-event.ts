@@ -19,7 +19,10 @@ export interface DecisionSource {
 
 /** A decision event says also which layers were resolved only for attribution. */
 function decidedLayer(layer: LayerResolution): Record<string, unknown> {
-  return { ...layerAssignment(layer), attributionOnly: layer.attributionOnly };
+  // Added to the fresh object, not spread into a new one: a spread followed by more properties costs microseconds.
+  const decided = layerAssignment(layer);
+  decided.attributionOnly = layer.attributionOnly;
+  return decided;
 }
 
 /** The stored form; undefined fields vanish when the store serializes the body. */

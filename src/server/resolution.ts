@@ -66,11 +66,11 @@ export async function resolveAndRecord(
   const decisionId = uuidv7(now);
   const timestamp = new Date(now).toISOString();
   const { orgId, projectId, env } = request;
-  const source = { decisionId, orgId, projectId, env, configVersion: found.entry.bundle.version, nowMs: now, timestamp };
+  const source = { decisionId, orgId, projectId, env, configVersion: found.entry.bundle.version, nowMs: now, timestamp, latencyMs: performance.now() - request.started };
   // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.
   const unit = resolution.unitKeyValue ?? "";
   try {
-    await deps.events.append([decisionEvent(resolution, { ...source, latencyMs: performance.now() - request.started }, unit)]);
+    await deps.events.append([decisionEvent(resolution, source, unit)]);
   } catch {
     return { ok: false, reason: "not-recorded" };
   }

@@ -64,7 +64,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     const now = deps.clock.now();
     const outcomes = inChildSpan(c, "vane.decide", () => items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
     const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
-    const refused = await record(c, deps.events, decided, { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
+    const refused = await record(c, deps.events, decided, eventSource(tenant, entry, now, started));
     if (refused) return refused;
     return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
   });
@@ -82,7 +82,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
     const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
     const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
     if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
-    const refused = await record(c, deps.events, [outcome], { ...tenant, version: entry.bundle.version, now, latencyMs: performance.now() - started });
+    const refused = await record(c, deps.events, [outcome], eventSource(tenant, entry, now, started));
     if (refused) return refused;
     return json(c, responseBody(outcome.decision, outcome.decisionId, entry, now));
   });
@@ -90,6 +90,11 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
 }
 
 /** Stores the decisions' events in one append; the 503 to answer when that fails, nothing was served. */
+/** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
+function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: number): EventSource {
+  return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, latencyMs: performance.now() - started };
+}
+
 async function record(c: Context<AppEnv>, events: EventStore, decided: readonly { decision: Decision; decisionId: string }[], source: EventSource): Promise<Response | undefined> {
   if (decided.length === 0) return undefined;
   try {

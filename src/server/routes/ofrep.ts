@@ -46,7 +46,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     // No bundle, or another org's: the flag does not exist for this key.
     if (!found.ok || !found.entry.flags.has(flagKey)) return flagFailure(c, flagKey, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
     const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
-    const served = await resolveAndRecord(deps, { ...where, context, parameters: [flagKey], started }, found);
+    const served = await resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: [flagKey], started }, found);
     if (!served.ok) {
       if (served.reason === "bad-context") return flagFailure(c, flagKey, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
@@ -70,7 +70,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${where.env}`);
     }
     const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
-    const served = await resolveAndRecord(deps, { ...where, context, parameters: undefined, started }, found);
+    const served = await resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: undefined, started }, found);
     if (!served.ok) {
       if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);

@@ -43,7 +43,8 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     if (request instanceof Response) return request;
     const where = { orgId: key.orgId, projectId, env: request.env };
     const found = await bundleFor(deps.bundles, where);
-    const served = found.ok ? await resolveAndRecord(deps, { ...where, ...request, started }, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
+    const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
+    const served = found.ok ? await resolveAndRecord(deps, asked, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
     if (!served.ok) {
       switch (served.reason) {
         case "unavailable":

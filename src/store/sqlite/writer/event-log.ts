@@ -115,8 +115,7 @@ export class EventLog {
     for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
     this.insertLogStmt.run(end + 1, fresh.length, newest, skipped.length === 0 ? batchJson : JSON.stringify(fresh));
     for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
-    const receipt = { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped };
-    return { ...receipt, batch: { seq: end + 1, events: fresh } };
+    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch: { seq: end + 1, events: fresh } };
   }
 
   /**
