@@ -131,7 +131,7 @@ class Client implements VaneClient {
     const now = this.now();
     const resolution = resolve(compiled, context, { parameters, now });
     const decision = { decisionId: uuidv7(now), timestamp: new Date(now).toISOString() };
-    const result = resolveResponse(resolution, { ...decision, version: compiled.version });
+    const result = resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
     this.remember(result);
     for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
     return result;

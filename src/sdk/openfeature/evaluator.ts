@@ -32,7 +32,8 @@ export class FlagEvaluator {
     const resolved: ResolutionDetails<T> = {
       value: details.value as T,
       reason: details.reason as ResolutionReason,
-      flagMetadata: { ...details.metadata, decisionId: result.decisionId },
+      // Object.assign, not a spread followed by another property: that costs microseconds per evaluation.
+      flagMetadata: Object.assign({}, details.metadata, { decisionId: result.decisionId }),
     };
     if (details.variant !== undefined) resolved.variant = details.variant;
     return resolved;

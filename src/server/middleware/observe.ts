@@ -56,7 +56,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
           if (wasStale(headers)) metrics.staleBundle(sample.route);
         }
         const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
-        logger?.request({ ...sample, requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId });
+        logger?.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
       }
     }
   };
