@@ -2,8 +2,8 @@
 // columns are the same on SQLite and PostgreSQL; only the body's and the flag's types differ.
 import type { EventType, SequencedEvent, StoredEvent } from "./types.js";
 
-export interface EventColumns {
-  seq: number;
+/** The columns both stores' per-event tables share, but the seq. */
+export interface EventFields {
   id: string;
   received_at: string;
   org_id: string;
@@ -14,6 +14,10 @@ export interface EventColumns {
   timestamp: string;
   name: string | null;
   decision_id: string | null;
+}
+
+export interface EventColumns extends EventFields {
+  seq: number;
 }
 
 export function sequencedEvent(row: EventColumns, body: Record<string, unknown>, discovered: boolean | undefined): SequencedEvent {

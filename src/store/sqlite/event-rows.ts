@@ -1,18 +1,8 @@
 // Mapping between StoredEvent and the events / discovered_events rows.
-import { sequencedEvent } from "../event-records.js";
+import { type EventFields, sequencedEvent } from "../event-records.js";
 import type { DiscoveredEvent, SequencedEvent, StoredEvent } from "../types.js";
 
-export interface EventRow {
-  id: string;
-  received_at: string;
-  org_id: string;
-  project_id: string;
-  env: string;
-  type: string;
-  unit_key: string;
-  timestamp: string;
-  name: string | null;
-  decision_id: string | null;
+export interface EventRow extends EventFields {
   discovered: number | null;
   body: string;
 }
