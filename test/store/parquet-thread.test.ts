@@ -23,7 +23,7 @@ function threadNices(): Map<number, number> {
   return nices;
 }
 
-describe.skipIf(process.platform !== "linux")("ParquetThread", () => {
+describe.skipIf(process.platform !== "linux")("ParquetThread (Linux only: per-thread nice values are read from /proc)", () => {
   it("runs 10 nice levels below the server while the process's other threads keep theirs", async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-thread-"));
     dirs.push(dataDir);
