@@ -368,16 +368,6 @@ class Clock {
   }
 }
 
-/**
- * The id as one flat string: an id built by concatenation (decide's uuidv7) is a tree of string
- * pieces, ~600 B where the flat string is ~60; reading a character flattens it in place, and the
- * GC then drops the tree.
- */
-function flat(id: string): string {
-  id.charCodeAt(0);
-  return id;
-}
-
 /** Whether `found` holds a pending decision of this policy and the event's tenant (no closure: this runs per decision). */
 function holdsSame(found: Pending | readonly Pending[] | undefined, event: LearningEvent, policyId: string): boolean {
   if (found === undefined) return false;
@@ -483,7 +473,7 @@ class Step {
       if (this.isRepeat(event, policy.id)) continue;
       const ref = refFor(policy, event, key);
       const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey) : POPULATION;
-      const pending = new Pending(event.seq, flat(event.decisionId), ref, policy.armKeys[at]!, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs, 0);
+      const pending = new Pending(event.seq, event.decisionId, ref, policy.armKeys[at]!, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs, 0);
       this.added.push(pending);
       const found = this.addedById.get(pending.decisionId);
       if (found === undefined) this.addedById.set(pending.decisionId, pending);
