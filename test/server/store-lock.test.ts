@@ -5,10 +5,25 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../cli/helpers.js";
-import { serveProcess } from "../cli/serve-process.js";
+import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
 
 /** Longer than the server's busy timeout (5 s): its appends give up while the lock is still held. */
 const HOLD_MS = 8_000;
+
+/** Each step gets this long; a hung one fails saying which, with what the server wrote, instead of the test's bare timeout. */
+const STEP_MS = 30_000;
+
+async function within<T>(server: ServeProcess, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`${what}: nothing within ${STEP_MS} ms\nvane serve's stderr:\n${server.stderr().slice(-4000)}`)), STEP_MS);
+  });
+  try {
+    return await Promise.race([work, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const track = (id: string) => ({ id, type: "track", unitKey: "u1", timestamp: "2026-11-21T12:00:00Z", event: "click" });
 
@@ -39,16 +54,16 @@ describe("another process holds the write lock", () => {
       const batch = fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) });
       // Each of these must come back while the lock is still held, not after.
       for (let i = 0; i < 5; i++) {
-        const answers = await Promise.all([
+        const answers = await within(server, "health and config while the lock is held", Promise.all([
           fetch(`${server.url}/health`),
           fetch(`${server.url}/v1/config/demo`, { headers: { ...auth(server.pk), "If-None-Match": etag } }),
-        ]);
+        ]));
         expect(Date.now()).toBeLessThan(releasedAt);
         expect(answers[0].status).toBe(200);
         expect(answers[1].status).toBe(304);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      const refused = await batch;
+      const refused = await within(server, "the batch sent while the lock is held", batch);
       expect(Date.now()).toBeLessThan(heldAt + HOLD_MS);
       expect(refused.status).toBe(503);
       expect(refused.headers.get("Retry-After")).toBe("2");
@@ -56,15 +71,15 @@ describe("another process holds the write lock", () => {
       const health = await (await fetch(`${server.url}/health`)).json();
       expect(Date.now()).toBeLessThan(releasedAt);
       expect(health).toMatchObject({ status: "degraded", stores: { events: "down", bundles: "ok", keys: "ok" } });
-      expect([200, 503]).toContain((await resolved).status);
+      expect([200, 503]).toContain((await within(server, "the resolve sent while the lock is held", resolved)).status);
     } finally {
       await release;
     }
-    const retried = await fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) });
+    const retried = await within(server, "the batch resent after the lock", fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) }));
     expect(retried.status).toBe(200);
     expect(await retried.json()).toMatchObject({ accepted: 1, duplicates: 0 });
     expect(await (await fetch(`${server.url}/health`)).json()).toMatchObject({ status: "ok", stores: { events: "ok" } });
     server.child.kill("SIGTERM");
-    await server.exited;
+    expect(await within(server, "the exit after SIGTERM", server.exited)).toMatchObject({ code: 0 });
   });
 });
