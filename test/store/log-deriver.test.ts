@@ -32,6 +32,7 @@ function setup() {
   /** Appends one batch as the writer thread does (commit, keep, tell the deriver); returns the log's end. */
   const append = (size: number): number => {
     const { batch, lastSeq } = db.transaction(() => log.append(JSON.stringify(makeBatch(`b${n++}`, size))))();
+    log.groupEnded();
     if (batch) log.keep(batch);
     deriver.appended(lastSeq);
     return lastSeq;

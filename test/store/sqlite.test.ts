@@ -61,6 +61,33 @@ describeStoreContract("sqlite, appends on a writer thread", async () => {
 });
 
 describe("sqlite store: the event log", () => {
+  it("derives each event's row as written: the body's JSON text, absent and false fields, odd strings and numbers, and reads the event back the same", async () => {
+    const dir = tempDir();
+    const stores = open(dir);
+    const odd = { id: "client-odd", s: "é \u2028 \" \\ \n \u0001 😀 \ud800", n: [0.1, 1e21, -1.5e-7, 12.5, 0, 9007199254740993], nested: { a: [{}, [], null, true, false] }, "": "empty key", __proto__: { x: 1 } };
+    const events = [
+      makeEvent("odd", { body: odd, clientId: "client-odd" }),
+      makeEvent("bare", { name: undefined, body: { type: "exposure" }, type: "exposure", decisionId: "dec-1" }),
+      makeEvent("found", { discovered: true, name: "signup" }),
+      makeEvent("known", { discovered: false }),
+    ].map((event) => JSON.parse(JSON.stringify(event)) as typeof event); // undefined fields absent, as stored
+    await stores.events.append(events);
+    const raw = new Database(path.join(dir, DB_FILE_NAME), { readonly: true });
+    try {
+      const rows = raw.prepare("SELECT id, name, decision_id, discovered, body FROM events ORDER BY seq").all() as { id: string; name: string | null; decision_id: string | null; discovered: number | null; body: string }[];
+      expect(rows.map((row) => row.body)).toEqual(events.map((event) => JSON.stringify(event.body)));
+      expect(rows.map((row) => [row.id, row.name, row.decision_id, row.discovered])).toEqual([
+        ["evt-odd", "purchase", null, null],
+        ["evt-bare", null, "dec-1", null],
+        ["evt-found", "signup", null, 1],
+        ["evt-known", "purchase", null, 0],
+      ]);
+    } finally {
+      raw.close();
+    }
+    expect((await stores.events.readAfter(0, 10)).map((e) => e.event)).toEqual(events);
+  });
+
   it("keeps a batch in the log until the per-event table holds it; a reader derives it first; the table keeps events until retention", async () => {
     const dir = tempDir();
     const stores = open(dir);
@@ -114,6 +141,20 @@ describe("sqlite store: the file", () => {
     expect((await again.events.discovered()).map((row) => [row.name, row.count])).toEqual([["signup", 1]]);
     expect(await again.events.checkpoint("parquet")).toBe(lastSeq);
     expect((await again.events.append([makeEvent("c")])).lastSeq).toBe(lastSeq + 1);
+  });
+
+  it("gives two connections appending in turn distinct seqs: a group's log end is read again after its transaction", async () => {
+    const dir = tempDir();
+    const server = open(dir);
+    const cli = open(dir);
+    const ends: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      ends.push((await server.events.append(makeBatch(`s${i}`, 2))).lastSeq);
+      ends.push((await cli.events.append(makeBatch(`c${i}`, 3))).lastSeq);
+    }
+    expect(ends).toEqual([2, 5, 7, 10, 12, 15, 17, 20]);
+    const stored = await server.events.readAfter(0, 100);
+    expect(stored.map((entry) => entry.seq)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it("lets a second connection (the CLI) see writes at once, both ways", async () => {

@@ -30,6 +30,8 @@ export interface GroupCommitOptions<I, O> {
    */
   readonly lockWaitMs?: number;
   readonly waitAtMost?: (ms: number) => void;
+  /** Called once each group's transaction is over, committed or not (what `apply` kept for the group is stale). */
+  readonly afterGroup?: () => void;
 }
 
 /** What a call that waited its whole lockWaitMs gets, as SQLite's own busy error would say. */
@@ -52,6 +54,7 @@ export class GroupCommit<I, O> {
   private readonly durable: (() => Promise<void>) | undefined;
   private readonly lockWaitMs: number | undefined;
   private readonly waitAtMost: ((ms: number) => void) | undefined;
+  private readonly afterGroup: (() => void) | undefined;
 
   constructor(
     private readonly db: Database,
@@ -62,6 +65,7 @@ export class GroupCommit<I, O> {
     this.durable = options.durable;
     this.lockWaitMs = options.lockWaitMs;
     this.waitAtMost = options.waitAtMost;
+    this.afterGroup = options.afterGroup;
     // A transaction function called inside another one runs in a SAVEPOINT (better-sqlite3).
     const inSavepoint = db.transaction(options.apply);
     this.runGroup = db.transaction((calls: readonly PendingCall<I, O>[]) =>
@@ -124,6 +128,8 @@ export class GroupCommit<I, O> {
     } catch (error) {
       for (const call of calls) call.reject(error);
       return;
+    } finally {
+      this.afterGroup?.();
     }
     const committed: [PendingCall<I, O>, O][] = [];
     calls.forEach((call, i) => {

@@ -51,6 +51,8 @@ export class EventLog {
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
   private readonly deriveTx: Transaction<(from: number, batches: readonly Committed[], through: number) => boolean>;
+  /** The log's end as this group's appends left it: read once per group (groupEnded() forgets it). */
+  private groupEnd: number | undefined;
   private recent: Committed[] = [];
   private recentEvents = 0;
 
@@ -97,8 +99,9 @@ export class EventLog {
 
   /**
    * Stores one batch (the JSON text of StoredEvent[]): call it inside a write transaction (the
-   * group commit's savepoint). Reads the log's end under the lock, so another process appending to
-   * the same file never gets the same seqs.
+   * group commit's savepoint). Reads the log's end under the lock, once per group, so another
+   * process appending to the same file never gets the same seqs; call groupEnded() after the
+   * transaction.
    */
   append(batchJson: string): LogAppend & { readonly batch?: Committed } {
     const batch = JSON.parse(batchJson) as StoredEvent[];
@@ -109,13 +112,23 @@ export class EventLog {
       if (event.clientId === undefined || this.remember(event)) fresh.push(event);
       else skipped.push(i);
     });
-    const end = this.logEnd();
-    if (fresh.length === 0) return { firstSeq: end + 1, lastSeq: end, stored: 0, duplicates: skipped.length, skipped };
+    const end = this.groupEnd ?? this.logEnd();
+    if (fresh.length === 0) {
+      this.groupEnd = end;
+      return { firstSeq: end + 1, lastSeq: end, stored: 0, duplicates: skipped.length, skipped };
+    }
     let newest = fresh[0]!.receivedAt;
     for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
     this.insertLogStmt.run(end + 1, fresh.length, newest, skipped.length === 0 ? batchJson : JSON.stringify(fresh));
     for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
+    // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
+    this.groupEnd = end + fresh.length;
     return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch: { seq: end + 1, events: fresh } };
+  }
+
+  /** The group's transaction is over, committed or not: the next append reads the log's end again. */
+  groupEnded(): void {
+    this.groupEnd = undefined;
   }
 
   /**

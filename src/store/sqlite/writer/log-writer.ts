@@ -81,6 +81,7 @@ export class InlineLogWriter implements LogWriter {
     this.log = new EventLog(db);
     this.group = new GroupCommit(db, {
       apply: (input) => this.log.append(input.json),
+      afterGroup: () => this.log.groupEnded(),
       sizeOf: (input) => input.count,
       maxGroupSize: MAX_GROUP_EVENTS,
       durable: () => durability.sync(),

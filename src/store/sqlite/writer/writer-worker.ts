@@ -37,6 +37,7 @@ const deriver = new LogDeriver(
 );
 const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>(db, {
   apply: (input) => log.append(input.json),
+  afterGroup: () => log.groupEnded(),
   sizeOf: (input) => input.count,
   maxGroupSize: MAX_GROUP_EVENTS,
   lockWaitMs: options.busyTimeoutMs,
