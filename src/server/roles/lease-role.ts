@@ -23,6 +23,8 @@ export class LeaseRole {
   private held = false;
   private renewedAt = Number.NEGATIVE_INFINITY;
   private changing: Promise<void> = Promise.resolve();
+  /** Set by release(): the server is stopping, and no renewal may take the role back. */
+  private released = false;
 
   constructor(private readonly options: LeaseRoleOptions) {}
 
@@ -37,6 +39,7 @@ export class LeaseRole {
 
   /** Takes or renews the lease; rejects when the store cannot tell (the role stops once that lasts). */
   async renew(): Promise<void> {
+    if (this.released) return;
     const { leases, name, holder, ttlMs, now } = this.options;
     const asked = now(); // the lease runs from before the call, never from its answer
     let failure: unknown;
@@ -48,12 +51,19 @@ export class LeaseRole {
       failure = error;
       held = this.active;
     }
+    if (this.released) {
+      // Released while this renewal waited on the store: starting the work again would keep the
+      // stopping process alive, and a lease it took would keep another server waiting.
+      if (held) await leases.release(name, holder).catch(() => undefined);
+      return;
+    }
     await this.become(held);
     if (failure !== undefined) throw failure;
   }
 
-  /** Gives the lease up (a clean stop), so another server takes the role at once. */
+  /** Gives the lease up for good (a clean stop), so another server takes the role at once. */
   async release(): Promise<void> {
+    this.released = true;
     if (!this.held) return;
     await this.become(false);
     await this.options.leases.release(this.options.name, this.options.holder);
