@@ -89,12 +89,12 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
   return app;
 }
 
-/** Stores the decisions' events in one append; the 503 to answer when that fails, nothing was served. */
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
 function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: number): EventSource {
   return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, latencyMs: performance.now() - started };
 }
 
+/** Stores the decisions' events in one append; the 503 to answer when that fails, nothing was served. */
 async function record(c: Context<AppEnv>, events: EventStore, decided: readonly { decision: Decision; decisionId: string }[], source: EventSource): Promise<Response | undefined> {
   if (decided.length === 0) return undefined;
   try {
