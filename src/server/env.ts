@@ -7,7 +7,7 @@ import type { HeaderRecord } from "./answer.js";
 export interface RequestScope {
   readonly id: string;
   readonly tracer: Tracer;
-  /** The trace context holding the request's span: the parent of its child spans. */
+  /** The trace context holding the request's span (the parent of its child spans); without tracing, the request's parent context. */
   readonly trace: TraceContext;
 }
 
@@ -23,5 +23,7 @@ export interface AppEnv {
     answerHeaders: HeaderRecord;
     /** The last answer answer.ts built. */
     answer: Response;
+    /** The route label when it is not the matched route's pattern (one route serving two paths). */
+    routePath: string;
   };
 }

@@ -2,7 +2,7 @@
 // trace (traceparent), and, once the response is known, its route pattern, status and duration
 // to the metrics, the span and the request log. Runtime-free: @opentelemetry/api is a no-op
 // until the host registers an SDK. It also starts the headers every answer carries (answer.ts).
-import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, propagation, trace } from "@opentelemetry/api";
+import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { KeyRecord } from "../../store/types.js";
@@ -32,12 +32,16 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
     const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
-    const traced = trace.setSpan(parent, span);
+    // Without an SDK the span is a no-op with no trace id, and nothing below would read a context
+    // holding it: the request runs without one (no context, no store spans' checks, no child spans).
+    const tracing = isSpanContextValid(span.spanContext());
+    const traced = tracing ? trace.setSpan(parent, span) : parent;
     const headers: HeaderRecord = { "X-Request-Id": id };
     c.set("request", { id, tracer, trace: traced });
     c.set("answerHeaders", headers);
     try {
-      await context.with(traced, next);
+      if (tracing) await context.with(traced, next);
+      else await next();
       // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
       // request's headers here; only those, as reading c.res.headers makes a fast response a full one.
       if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
@@ -63,11 +67,13 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
 }
 
 /**
- * The pattern of the route that answered; when a middleware answered first (413, a preflight),
- * the first route the path matched; "unmatched" when none did. Never the raw path: it would give
- * metrics a label value per project or per probe.
+ * The label the route set (decide.ts), else the pattern of the route that answered; when a
+ * middleware answered first (413, a preflight), the first route the path matched; "unmatched"
+ * when none did. Never the raw path: it would give metrics a label value per project or per probe.
  */
-function routeOf(c: Context): string {
+function routeOf(c: Context<AppEnv>): string {
+  const labelled = c.get("routePath");
+  if (labelled !== undefined) return labelled;
   const routes = matchedRoutes(c);
   const answered = routes[c.req.routeIndex];
   if (answered !== undefined && answered.method !== "ALL") return answered.path;
@@ -87,6 +93,7 @@ function endSpan(span: Span, sample: RequestSample, projectId: string | undefine
 /** Runs `work` in a child span of the request's span (the resolver, for one). */
 export function inChildSpan<T>(c: Context<AppEnv>, name: string, work: () => T): T {
   const scope = c.get("request");
+  if (trace.getSpan(scope.trace) === undefined) return work(); // the request is not traced
   const span = scope.tracer.startSpan(name, {}, scope.trace);
   try {
     return context.with(trace.setSpan(scope.trace, span), work);

@@ -45,7 +45,10 @@ function observeStore<T extends object>(store: string, target: T, observers: Sto
 
 function observeCall(store: string, operation: string, observers: StoreObservers, call: () => unknown): unknown {
   const parent = context.active();
-  const span = trace.getSpan(parent) === undefined ? undefined : observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent);
+  const traced = trace.getSpan(parent) !== undefined;
+  // Nothing to count or trace (metrics off, no request span): the call as is, with no promise added.
+  if (!traced && observers.metrics === undefined) return call();
+  const span = traced ? observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent) : undefined;
   const failed = (error: unknown) => {
     observers.metrics?.storeError(store, operation);
     if (span !== undefined) {

@@ -44,49 +44,63 @@ interface Tenant {
   readonly env: string;
 }
 
+/** The route label metrics and traces give POST /v1/decide/batch. */
+const BATCH_ROUTE = "/v1/decide/batch";
+
 export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const access = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
 
-  // Registered first: "batch" is not a policy id.
-  app.post("/v1/decide/batch", access, async (c) => {
-    const started = performance.now();
-    const body = await readBody(c);
-    if (body instanceof Response) return body;
-    const tenant = tenantOf(c, body.env);
-    if (tenant instanceof Response) return tenant;
-    const items = body.value.decisions;
-    if (!Array.isArray(items)) return badRequest(c, "decisions must be an array");
-    if (items.length > MAX_BATCH_DECISIONS) return badRequest(c, `decisions holds ${items.length} items, at most ${MAX_BATCH_DECISIONS}`);
-    const entry = await bundleFor(c, deps, tenant);
-    if (entry instanceof Response) return entry;
-    await deps.learner.start();
-    const now = deps.clock.now();
-    const outcomes = inChildSpan(c, "vane.decide", () => items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
-    const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
-    const refused = await record(c, deps.events, decided, eventSource(tenant, entry, now, started));
-    if (refused) return refused;
-    return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
-  });
-
-  app.post("/v1/decide/:policyId", access, async (c) => {
-    const started = performance.now();
-    const body = await readBody(c);
-    if (body instanceof Response) return body;
-    const tenant = tenantOf(c, body.env);
-    if (tenant instanceof Response) return tenant;
-    const entry = await bundleFor(c, deps, tenant);
-    if (entry instanceof Response) return entry;
-    await deps.learner.start();
-    const now = deps.clock.now();
-    const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
-    const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
-    if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
-    const refused = await record(c, deps.events, [outcome], eventSource(tenant, entry, now, started));
-    if (refused) return refused;
-    return json(c, responseBody(outcome.decision, outcome.decisionId, entry, now));
-  });
+  // One route for both: Hono's fast router (RegExpRouter) refuses a static segment beside a
+  // parameter, and would leave every route to the slower TrieRouter. "batch" is not a policy id.
+  app.post(
+    "/v1/decide/:policyId",
+    (c, next) => {
+      if (c.req.param("policyId") === "batch") c.set("routePath", BATCH_ROUTE);
+      return next();
+    },
+    access,
+    (c) => (c.req.param("policyId") === "batch" ? decideBatch(c, deps) : decideOne(c, deps)),
+  );
   return app;
+}
+
+async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
+  const started = performance.now();
+  const body = await readBody(c);
+  if (body instanceof Response) return body;
+  const tenant = tenantOf(c, body.env);
+  if (tenant instanceof Response) return tenant;
+  const items = body.value.decisions;
+  if (!Array.isArray(items)) return badRequest(c, "decisions must be an array");
+  if (items.length > MAX_BATCH_DECISIONS) return badRequest(c, `decisions holds ${items.length} items, at most ${MAX_BATCH_DECISIONS}`);
+  const entry = await bundleFor(c, deps, tenant);
+  if (entry instanceof Response) return entry;
+  await deps.learner.start();
+  const now = deps.clock.now();
+  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
+  const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
+  const refused = await record(c, deps.events, decided, eventSource(tenant, entry, now, started));
+  if (refused) return refused;
+  return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
+}
+
+async function decideOne(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
+  const started = performance.now();
+  const body = await readBody(c);
+  if (body instanceof Response) return body;
+  const tenant = tenantOf(c, body.env);
+  if (tenant instanceof Response) return tenant;
+  const entry = await bundleFor(c, deps, tenant);
+  if (entry instanceof Response) return entry;
+  await deps.learner.start();
+  const now = deps.clock.now();
+  const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
+  const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
+  if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
+  const refused = await record(c, deps.events, [outcome], eventSource(tenant, entry, now, started));
+  if (refused) return refused;
+  return json(c, responseBody(outcome.decision, outcome.decisionId, entry, now));
 }
 
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */

@@ -93,6 +93,18 @@ describe("GET /metrics", () => {
     expect(scraped.text).not.toContain("admin.php");
   });
 
+  it("labels POST /v1/decide/batch apart from a policy's decide, also when auth refuses it", async () => {
+    const stranger = "vane_sk_notAKeyThatExistsAnywhere0123456789";
+    expect((await call(server, "/v1/decide/batch", { key: secret, body: { decisions: [] } })).status).toBe(200);
+    expect((await call(server, "/v1/decide/batch", { key: stranger, body: { decisions: [] } })).status).toBe(401);
+    expect((await call(server, "/v1/decide/no-such-policy", { key: secret, body: { context: { userId: "u-1" } } })).status).toBe(404);
+    const scraped = await read();
+    expect(value(scraped, "vane_http_request_duration_seconds_count", { method: "POST", route: "/v1/decide/batch", status: "200" })).toBe(1);
+    expect(value(scraped, "vane_http_request_duration_seconds_count", { method: "POST", route: "/v1/decide/batch", status: "401" })).toBe(1);
+    expect(value(scraped, "vane_http_request_duration_seconds_count", { method: "POST", route: "/v1/decide/:policyId", status: "404" })).toBe(1);
+    expect(scraped.text).not.toContain("no-such-policy");
+  });
+
   it("counts events accepted, duplicate, invalid and refused", async () => {
     const at = new Date(server.clock.now()).toISOString();
     const events = [
