@@ -34,10 +34,10 @@ export class ProjectOwners {
    * project before any bundle names it. A project owned by another org is refused either way.
    * Throws OwnersUnavailable when the store can't say and no recent answer is known.
    */
-  async allows(key: KeyRecord, projectId: string): Promise<boolean> {
-    const orgs = await this.orgsOf(projectId);
-    if (orgs.length === 0) return key.projectId === projectId;
-    return orgs.length === 1 && orgs[0] === key.orgId;
+  allows(key: KeyRecord, projectId: string): Promise<boolean> | boolean {
+    // A promise only when the store must be asked: the events route asks once per event.
+    const orgs = this.orgsOf(projectId);
+    return orgs instanceof Promise ? orgs.then((known) => permits(key, projectId, known)) : permits(key, projectId, orgs);
   }
 
   private orgsOf(projectId: string): Promise<readonly string[]> | readonly string[] {
@@ -67,4 +67,9 @@ export class ProjectOwners {
     }
     return orgs;
   }
+}
+
+function permits(key: KeyRecord, projectId: string, orgs: readonly string[]): boolean {
+  if (orgs.length === 0) return key.projectId === projectId;
+  return orgs.length === 1 && orgs[0] === key.orgId;
 }

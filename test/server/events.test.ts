@@ -185,3 +185,42 @@ describe("concurrency", () => {
     expect(new Set(stored.map((s) => s.event.id)).size).toBe(stored.length);
   });
 });
+
+describe("owners and event definitions from the caches", () => {
+  // The test server asks the store on every lookup (refresh 0); `vane serve` caches answers for a
+  // second, and then a batch is judged without a promise per event. Both paths must judge alike.
+  it("judges a batch the same whether the store is asked or the caches answer", async () => {
+    const cached = await startTestServer({ limits: { bundleRefreshMs: 60_000 } });
+    try {
+      await cached.putBundle({
+        ...sampleBundle(),
+        eventDefinitions: [{ name: "purchase", schemaEnforcement: "reject", propertySchema: { type: "object", required: ["sku"] } }],
+      });
+      await cached.putBundle({ ...sampleBundle(), orgId: "org-2", projectId: "proj-2" });
+      const orgKey = await cached.key({ orgId: "org-1", scopes: ["sdk:write"] });
+      const batch = [
+        track({ projectId: "proj-1", event: "purchase", properties: { sku: "A" } }),
+        track({ projectId: "proj-1", event: "purchase", properties: {} }),
+        track({ projectId: "proj-2" }),
+        track({ projectId: "proj-new" }),
+        track({ projectId: "proj-1", event: "never-defined" }),
+        { ...exposure, projectId: "proj-1" },
+      ];
+      const post = async () => {
+        const response = await call(cached, "/v1/events/batch", { key: orgKey, body: { events: batch } });
+        return { status: response.status, body: (await response.json()) as EventsBody };
+      };
+      const cold = await post();
+      const warm = await post();
+      expect(cold.status).toBe(200);
+      expect(cold.body.accepted).toBe(3);
+      expect(cold.body.validationErrors?.map((e) => e.index)).toEqual([1, 2, 3]);
+      expect(cold.body.validationErrors?.[1]?.error).toMatch(/not a project of this key's organization/);
+      expect(warm).toEqual(cold);
+      const discovered = await cached.stores.events.discovered();
+      expect(discovered.find((d) => d.name === "never-defined")).toMatchObject({ projectId: "proj-1", count: 2 });
+    } finally {
+      await cached.close();
+    }
+  });
+});

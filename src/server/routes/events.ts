@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import type { EventPipeline, EventStore } from "../../store/types.js";
 import { json } from "../answer.js";
-import type { BundleCache } from "../bundle-cache.js";
+import type { BundleCache, BundleLookup } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
@@ -41,6 +41,11 @@ function notStored(c: Context<AppEnv>, pipelineErrors: PipelineError[]): Respons
   return json(c, body, 503, { "Retry-After": String(RETRY_AFTER_SECONDS.events) });
 }
 
+function catalogOf(found: BundleLookup, orgId: string): EventCatalog | undefined {
+  if (found.status === "unavailable") throw new ConfigUnavailable("config store unavailable: event definitions unknown");
+  return found.status === "found" && found.entry.bundle.orgId === orgId ? found.entry.catalog : undefined;
+}
+
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
@@ -51,10 +56,10 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     unavailable: (c) => notStored(c, [{ pipeline: "auth", error: "key store unavailable" }]),
   });
 
-  const catalog = async (projectId: string, env: string, orgId: string): Promise<EventCatalog | undefined> => {
-    const found = await deps.bundles.lookup(projectId, env);
-    if (found.status === "unavailable") throw new ConfigUnavailable("config store unavailable: event definitions unknown");
-    return found.status === "found" && found.entry.bundle.orgId === orgId ? found.entry.catalog : undefined;
+  // A promise only when the cache must ask the store: a batch asks once per track event.
+  const catalog = (projectId: string, env: string, orgId: string): Promise<EventCatalog | undefined> | EventCatalog | undefined => {
+    const found = deps.bundles.lookup(projectId, env);
+    return found instanceof Promise ? found.then((settled) => catalogOf(settled, orgId)) : catalogOf(found, orgId);
   };
 
   const ingest = async (c: Context<AppEnv>): Promise<Response> => {

@@ -1,0 +1,144 @@
+// Bytes the server's main thread allocates per request, against a hello-world in the same
+// process (issue 15: "no per-request allocation that a hello-world doesn't have"). Unlike req/s
+// on a shared VM, this figure hardly moves between runs, so a change that allocates less shows.
+//
+// Vane runs as `vane serve` does (the built dist/, production defaults) beside a Hono
+// hello-world; autocannon, a child process on the other core, sends a fixed number of requests
+// to each. V8's sampling heap profiler counts every allocation, collected objects included,
+// while they run; the background work of those seconds (learner, caches) is counted with them.
+//
+//   npm run bench:alloc [-- --top 15]    (results: bench/results/allocation-latest.{md,json})
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
+import { seedBench } from "./http/seed.js";
+import { eventBatchPool } from "./http/scenarios.js";
+import type * as NodeServer from "../src/server/node.js";
+import { openSqliteStores } from "../src/store/sqlite/index.js";
+
+await pinSelf(SERVER_CORE);
+const { values } = parseArgs({ options: { top: { type: "string", default: "0" }, requests: { type: "string", default: "6000" } } });
+const TOP = Number(values.top);
+const REQUESTS = Number(values.requests);
+const WARMUP_REQUESTS = 3000;
+/** Bytes between samples: small enough that 6,000 requests give ~100,000 samples. */
+const SAMPLING_INTERVAL = 1024;
+const CONNECTIONS = 64;
+
+const { startNodeServer } = (await import(new URL("../dist/server/node.js", import.meta.url).href)) as typeof NodeServer;
+
+interface Target {
+  readonly key: string;
+  readonly name: string;
+  readonly url: string;
+  readonly args: readonly string[];
+  /** The hello-world row this one is compared with. */
+  readonly baseline?: string;
+}
+
+interface HeapNode {
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly selfSize: number;
+  readonly children: readonly HeapNode[];
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "vane-alloc-"));
+const seeding = openSqliteStores({ dataDir });
+const { key } = await seedBench(seeding);
+seeding.close();
+const vane = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir });
+const hello = await helloWorld();
+
+const auth = ["-H", `Authorization=Bearer ${key}`];
+const postJson = (body: string) => ["-m", "POST", "-H", "Content-Type=application/json", "-b", body];
+const context = JSON.stringify({ context: { userId: "user-1234", accountId: "acct-77", country: "US" } });
+const etag = (await fetch(`${vane.url}/v1/config/demo`, { headers: { authorization: `Bearer ${key}` } })).headers.get("etag") ?? "";
+
+const targets: Target[] = [
+  { key: "hello-get", name: "hello-world GET /", url: `${hello}/`, args: [] },
+  { key: "hello-post", name: "hello-world POST / (parses the resolve body)", url: `${hello}/`, args: [...auth, ...postJson(context)] },
+  { key: "config-304", name: "GET /v1/config → 304", url: `${vane.url}/v1/config/demo`, args: [...auth, "-H", `If-None-Match=${etag}`], baseline: "hello-get" },
+  { key: "resolve", name: "POST /v1/resolve", url: `${vane.url}/v1/resolve`, args: [...auth, ...postJson(context)], baseline: "hello-post" },
+  { key: "decide", name: "POST /v1/decide/bench-recs", url: `${vane.url}/v1/decide/bench-recs`, args: [...auth, ...postJson(context)], baseline: "hello-post" },
+  { key: "events", name: "POST /v1/events/batch (100 events)", url: `${vane.url}/v1/events/batch`, args: [...auth, ...postJson(eventBatchPool()[0]!)] },
+];
+
+const session = new Session();
+session.connect();
+const rows: { key: string; name: string; bytesPerRequest: number; vsBaseline: number | null; top: { site: string; bytesPerRequest: number }[] }[] = [];
+for (const target of targets) {
+  process.stderr.write(`${target.name}: warm-up…`);
+  await load(target, WARMUP_REQUESTS);
+  await session.post("HeapProfiler.startSampling", { samplingInterval: SAMPLING_INTERVAL, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  process.stderr.write(" measuring…");
+  await load(target, REQUESTS);
+  const { profile } = (await session.post("HeapProfiler.stopSampling")) as unknown as { profile: { head: HeapNode } };
+  const bySite = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode): void => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const site = `${functionName || "(anonymous)"} ${url.replace(/^.*\/(dist|src|node_modules)\//, "$1/")}:${lineNumber + 1}`;
+    bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  const bytesPerRequest = total / REQUESTS;
+  const baseline = rows.find((row) => row.key === target.baseline);
+  const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([site, bytes]) => ({ site, bytesPerRequest: bytes / REQUESTS }));
+  rows.push({ key: target.key, name: target.name, bytesPerRequest, vsBaseline: baseline ? bytesPerRequest / baseline.bytesPerRequest : null, top });
+  process.stderr.write(` ${(bytesPerRequest / 1024).toFixed(1)} KiB per request\n`);
+}
+session.disconnect();
+await vane.close();
+rmSync(dataDir, { recursive: true, force: true });
+
+const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+const lines = [
+  "| requests | KiB allocated per request (main thread) | × the same-run hello-world |",
+  "|---|---:|---:|",
+  ...rows.map((row) => `| ${row.name} | ${kib(row.bytesPerRequest)} | ${row.vsBaseline === null ? "" : `${row.vsBaseline.toFixed(2)}×`} |`),
+  "",
+  `${REQUESTS.toLocaleString("en")} requests per row after ${WARMUP_REQUESTS.toLocaleString("en")} to warm up, ${CONNECTIONS} connections (${pinning().disabledReason ?? `server on core ${SERVER_CORE}, autocannon on core ${LOADGEN_CORE}`}), V8's sampling heap profiler every ${SAMPLING_INTERVAL} bytes with collected objects counted. Vane from dist/ with production defaults; the events row is one fixed 100-event batch.`,
+  "",
+  `Machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}. Run ${new Date().toISOString()}.`,
+];
+for (const row of rows.filter((r) => r.top.length > 0)) {
+  lines.push("", `Top allocating functions, ${row.name} (KiB per request):`, "", ...row.top.map((t) => `- ${kib(t.bytesPerRequest)} ${t.site}`));
+}
+const markdown = `${lines.join("\n")}\n`;
+process.stdout.write(markdown);
+const results = new URL("./results/", import.meta.url);
+writeFileSync(new URL("allocation-latest.md", results), `# Allocation per request\n\n${markdown}`);
+writeFileSync(new URL("allocation-latest.json", results), `${JSON.stringify({ at: new Date().toISOString(), requests: REQUESTS, rows }, null, 2)}\n`);
+process.exit(0);
+
+/** The bench's hello-world (bench/http/serve-hello.ts), in this process so that its allocations are counted the same way. */
+async function helloWorld(): Promise<string> {
+  const app = new Hono();
+  app.get("/", (c) => c.text("Hello"));
+  app.post("/", async (c) => {
+    const body = JSON.parse(await c.req.text()) as unknown;
+    return c.json({ ok: true, object: typeof body === "object" && body !== null });
+  });
+  return new Promise((resolve) => {
+    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+  });
+}
+
+/** `amount` requests from autocannon, on the other core when pinning is on. */
+function load(target: Target, amount: number): Promise<void> {
+  const autocannon = new URL("../node_modules/.bin/autocannon", import.meta.url).pathname;
+  const { command, args } = onCore(LOADGEN_CORE, autocannon, ["-c", String(CONNECTIONS), "-a", String(amount), ...target.args, target.url]);
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ["ignore", "ignore", "ignore"] });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`autocannon exited with ${code}`))));
+  });
+}
