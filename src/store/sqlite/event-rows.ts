@@ -1,4 +1,5 @@
 // Mapping between StoredEvent and the events / discovered_events rows.
+import type { Statement } from "better-sqlite3";
 import { type EventFields, sequencedEvent } from "../event-records.js";
 import type { DiscoveredEvent, SequencedEvent, StoredEvent } from "../types.js";
 
@@ -24,21 +25,29 @@ export interface DiscoveredRow {
 export const EVENT_COLUMNS =
   "id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body";
 
-export function toEventRow(event: StoredEvent): EventRow {
-  return {
-    id: event.id,
-    received_at: event.receivedAt,
-    org_id: event.orgId,
-    project_id: event.projectId,
-    env: event.env,
-    type: event.type,
-    unit_key: event.unitKey,
-    timestamp: event.timestamp,
-    name: event.name ?? null,
-    decision_id: event.decisionId ?? null,
-    discovered: event.discovered === undefined ? null : Number(event.discovered),
-    body: JSON.stringify(event.body),
-  };
+/** The parameters of an INSERT of (seq, EVENT_COLUMNS), in that order. */
+export type EventRowParams = [seq: number, id: string, receivedAt: string, orgId: string, projectId: string, env: string, type: string, unitKey: string, timestamp: string, name: string | null, decisionId: string | null, discovered: number | null, body: string];
+
+/** `INSERT … (seq, EVENT_COLUMNS) VALUES (…)`'s placeholders. */
+export const EVENT_ROW_PLACEHOLDERS = Array.from({ length: EVENT_COLUMNS.split(", ").length + 1 }, () => "?").join(", ");
+
+/** Binds by position: named parameters (an object per event, looked up by name) cost ~3 µs more per event. */
+export function insertEventRow(insert: Statement<EventRowParams>, seq: number, event: StoredEvent): void {
+  insert.run(
+    seq,
+    event.id,
+    event.receivedAt,
+    event.orgId,
+    event.projectId,
+    event.env,
+    event.type,
+    event.unitKey,
+    event.timestamp,
+    event.name ?? null,
+    event.decisionId ?? null,
+    event.discovered === undefined ? null : Number(event.discovered),
+    JSON.stringify(event.body),
+  );
 }
 
 export function fromEventRow(row: SequencedRow): SequencedEvent {

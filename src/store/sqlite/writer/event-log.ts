@@ -10,7 +10,7 @@
 //   a batch of `count` stored events holds seqs seq .. seq + count - 1; batches are contiguous.
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { StoredEvent } from "../../types.js";
-import { EVENT_COLUMNS, countDiscovered, toEventRow, type DiscoveredRow, type EventRow } from "../event-rows.js";
+import { EVENT_COLUMNS, EVENT_ROW_PLACEHOLDERS, countDiscovered, insertEventRow, type DiscoveredRow, type EventRowParams } from "../event-rows.js";
 
 /**
  * Events per group commit: a group holds its thread and the write lock for its whole transaction
@@ -47,7 +47,7 @@ export class EventLog {
   private readonly readLogStmt: Statement<[number, number], { seq: number; events: string }>;
   private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
-  private readonly insertEventStmt: Statement<[EventRow & { seq: number }]>;
+  private readonly insertEventStmt: Statement<EventRowParams>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
   private readonly deriveTx: Transaction<(from: number, batches: readonly Committed[], through: number) => boolean>;
@@ -69,10 +69,9 @@ export class EventLog {
          first_seen = min(first_seen, excluded.first_seen),
          last_seen = max(last_seen, excluded.last_seen)`,
     );
-    const params = EVENT_COLUMNS.split(", ").map((column) => `@${column}`).join(", ");
     // Server ids are UUIDv7s, unique by construction; a batch repeating one is refused at append,
     // and should two batches ever share one, the table keeps the first rather than stall.
-    this.insertEventStmt = db.prepare(`INSERT OR IGNORE INTO events (seq, ${EVENT_COLUMNS}) VALUES (@seq, ${params})`);
+    this.insertEventStmt = db.prepare(`INSERT OR IGNORE INTO events (seq, ${EVENT_COLUMNS}) VALUES (${EVENT_ROW_PLACEHOLDERS})`);
     this.checkpointStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
@@ -81,7 +80,7 @@ export class EventLog {
       // Another connection (the CLI's, the Parquet thread's) may have derived these meanwhile.
       if (this.derivedThrough() !== from) return false;
       for (const batch of batches) {
-        batch.events.forEach((event, i) => this.insertEventStmt.run({ seq: batch.seq + i, ...toEventRow(event) }));
+        batch.events.forEach((event, i) => insertEventRow(this.insertEventStmt, batch.seq + i, event));
       }
       this.setCheckpointStmt.run(EVENTS_TABLE, through);
       return true;
