@@ -49,7 +49,8 @@ function area(node: ProfileNode): string {
   if (url.includes("node_modules/better-sqlite3")) return "better-sqlite3 (JS side)";
   if (url.includes("node_modules/hyparquet")) return "hyparquet-writer";
   if (url.includes("node_modules/ajv")) return "ajv";
-  if (url.includes("/src/")) return `src/${url.split("/src/")[1]?.split("/")[0] ?? ""}`;
+  // The server's own code, from src/ (under tsx) or as built (dist/), under one name.
+  for (const root of ["/src/", "/dist/"]) if (url.includes(root)) return `src/${url.split(root)[1]?.split("/")[0] ?? ""}`;
   if (url.startsWith("node:")) return "node internals";
   if (url === "") return "native / builtins";
   return "other";

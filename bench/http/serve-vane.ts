@@ -1,7 +1,7 @@
 // The Vane server under load, as a child process of bench/http.bench.ts (which pins it to a core
 // with taskset). Seeds the data folder with the demo bundle and one server-side key
-// (sdk:read + sdk:write), then runs startNodeServer with the production defaults: no limits
-// passed, the store's default synchronous=FULL, the Parquet pipeline on. Prints one JSON line,
+// (sdk:read + sdk:write), then runs the built startNodeServer (dist/) with the production
+// defaults: no limits passed, the store's default synchronous=FULL, the Parquet pipeline on. Prints one JSON line,
 // {"url","key","pid","dataDir","projectId","bundleVersion"}, for the parent; stops cleanly on
 // SIGTERM/SIGINT (a SIGKILL is also fine: what was acknowledged is committed).
 //
@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { pino } from "pino";
-import { startNodeServer } from "../../src/server/node.js";
+import type * as NodeServer from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { type Seeded, seedBench } from "./seed.js";
 
@@ -27,6 +27,8 @@ const { values } = parseArgs({
   },
 });
 const dataDir = values.data ?? mkdtempSync(join(tmpdir(), "vane-bench-"));
+// The built server, as `vane serve` runs it (npm run build:ts first); this script itself runs under tsx.
+const { startNodeServer } = (await import(new URL("../../dist/server/node.js", import.meta.url).href)) as typeof NodeServer;
 
 /** The bench bundle and a fresh server-side key, written before the server opens the folder. */
 async function seed(): Promise<Seeded> {
