@@ -33,7 +33,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
     const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
     // Without an SDK the span is a no-op with no trace id, and nothing below would read a context
-    // holding it: the request runs without one (no context, no store spans' checks, no child spans).
+    // holding it: the request runs without one, and its store calls and child steps start no spans.
     const tracing = isSpanContextValid(span.spanContext());
     const traced = tracing ? trace.setSpan(parent, span) : parent;
     const headers: HeaderRecord = { "X-Request-Id": id };
