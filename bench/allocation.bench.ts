@@ -15,8 +15,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
-import { Hono } from "hono";
 import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
+import { helloApp } from "./http/hello-app.js";
 import { seedBench } from "./http/seed.js";
 import { eventBatchPool } from "./http/scenarios.js";
 import type * as NodeServer from "../src/server/node.js";
@@ -119,16 +119,10 @@ writeFileSync(new URL("allocation-latest.md", results), `# Allocation per reques
 writeFileSync(new URL("allocation-latest.json", results), `${JSON.stringify({ at: new Date().toISOString(), requests: REQUESTS, rows }, null, 2)}\n`);
 process.exit(0);
 
-/** The bench's hello-world (bench/http/serve-hello.ts), in this process so that its allocations are counted the same way. */
+/** The HTTP bench's hello-world, in this process so that its allocations are counted the same way. */
 async function helloWorld(): Promise<string> {
-  const app = new Hono();
-  app.get("/", (c) => c.text("Hello"));
-  app.post("/", async (c) => {
-    const body = JSON.parse(await c.req.text()) as unknown;
-    return c.json({ ok: true, object: typeof body === "object" && body !== null });
-  });
   return new Promise((resolve) => {
-    serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+    serve({ fetch: helloApp().fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(`http://127.0.0.1:${info.port}`));
   });
 }
 
