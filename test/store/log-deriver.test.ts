@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
+import { encodeLogRow } from "../../src/store/sqlite/writer/log-row.js";
 import { DERIVE_DELAY_MS, DERIVE_EVENTS, LogDeriver } from "../../src/store/sqlite/writer/log-deriver.js";
 import { makeBatch } from "./fixtures.js";
 
@@ -31,7 +32,7 @@ function setup() {
   let n = 0;
   /** Appends one batch as the writer thread does (commit, keep, tell the deriver); returns the log's end. */
   const append = (size: number): number => {
-    const { batch, lastSeq } = db.transaction(() => log.append(JSON.stringify(makeBatch(`b${n++}`, size))))();
+    const { batch, lastSeq } = db.transaction(() => log.append(encodeLogRow(makeBatch(`b${n++}`, size))))();
     log.groupEnded();
     if (batch) log.keep(batch);
     deriver.appended(lastSeq);

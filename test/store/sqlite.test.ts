@@ -12,6 +12,7 @@ import {
   type SqliteStores,
 } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
+import { encodeLogRow } from "../../src/store/sqlite/writer/log-row.js";
 import { describeStoreContract } from "./contract.js";
 import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 
@@ -96,7 +97,7 @@ describe("sqlite store: the event log", () => {
     const raw = new Database(path.join(dir, DB_FILE_NAME));
     const logRows = () => raw.prepare("SELECT count(*) FROM event_log").pluck().get() as number;
     try {
-      raw.transaction(() => new EventLog(raw).append(JSON.stringify(makeBatch("b", 2))))();
+      raw.transaction(() => new EventLog(raw).append(encodeLogRow(makeBatch("b", 2))))();
       const rule = { eventsBeforeMs: 0, idsBeforeMs: 0, derived: ["parquet", "learning"] };
       expect(logRows()).toBe(2);
       await stores.events.prune(rule); // a read first: it derives the dead writer's batch

@@ -16,6 +16,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
 import { EVENTS_TABLE } from "./writer/event-log.js";
+import { encodeLogRow } from "./writer/log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -120,7 +121,8 @@ export class SqliteEventStore implements EventStore {
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.logEnd(), stored: 0, duplicates: 0 };
-    const receipt = await this.writer.append({ json: JSON.stringify(events), count: events.length });
+    const row = encodeLogRow(events);
+    const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length });
     if (receipt.stored > 0 && this.listeners.size > 0) {
       const skipped = new Set(receipt.skipped);
       const committed: SequencedEvent[] = [];

@@ -182,6 +182,10 @@ const MIGRATIONS: readonly string[] = [
     count      INTEGER NOT NULL
   );
   `,
+  // 8: the log row's format (writer/log-row.ts): rows written before this are JSON of StoredEvent[].
+  `
+  ALTER TABLE event_log ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -6,11 +6,13 @@
 // counts stay in the append: the answer reports duplicates, and the counts are per name, not per
 // event.
 //
-//   event_log: | seq = first event's seq | count | newest received_at | events JSON |
-//   a batch of `count` stored events holds seqs seq .. seq + count - 1; batches are contiguous.
+//   event_log: | seq = first event's seq | count | newest received_at | events | format |
+//   a batch of `count` stored events holds seqs seq .. seq + count - 1; batches are contiguous;
+//   `events` is the batch's text in `format` (log-row.ts).
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { StoredEvent } from "../../types.js";
 import { EVENT_COLUMNS, EVENT_ROW_PLACEHOLDERS, countDiscovered, insertEventRow, type DiscoveredRow, type EventRowParams } from "../event-rows.js";
+import { decodeLogRow, encodeLogRow, type LogRowText } from "./log-row.js";
 
 /**
  * Events per group commit: a group holds its thread and the write lock for its whole transaction
@@ -41,10 +43,10 @@ export interface Committed {
 const MAX_RECENT_EVENTS = 50_000;
 
 export class EventLog {
-  private readonly insertLogStmt: Statement<[number, number, string, string]>;
+  private readonly insertLogStmt: Statement<[number, number, string, string, number]>;
   private readonly logEndStmt: Statement<[], number | null>;
   private readonly sequenceStmt: Statement<[], number | null>;
-  private readonly readLogStmt: Statement<[number, number], { seq: number; events: string }>;
+  private readonly readLogStmt: Statement<[number, number], { seq: number; events: string; format: number }>;
   private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
   private readonly insertEventStmt: Statement<EventRowParams>;
@@ -57,10 +59,10 @@ export class EventLog {
   private recentEvents = 0;
 
   constructor(db: Database) {
-    this.insertLogStmt = db.prepare("INSERT INTO event_log (seq, count, received_at, events) VALUES (?, ?, ?, ?)");
+    this.insertLogStmt = db.prepare("INSERT INTO event_log (seq, count, received_at, events, format) VALUES (?, ?, ?, ?, ?)");
     this.logEndStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
     this.sequenceStmt = db.prepare<[], number | null>("SELECT seq FROM sqlite_sequence WHERE name = 'events'").pluck();
-    this.readLogStmt = db.prepare("SELECT seq, events FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?");
+    this.readLogStmt = db.prepare("SELECT seq, events, format FROM event_log WHERE seq > ? ORDER BY seq LIMIT ?");
     this.rememberIdStmt = db.prepare("INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, seen_at) VALUES (?, ?, ?, ?)");
     this.discoveredUpsertStmt = db.prepare(
       `INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
@@ -97,13 +99,12 @@ export class EventLog {
   }
 
   /**
-   * Stores one batch (the JSON text of StoredEvent[]): call it inside a write transaction (the
-   * group commit's savepoint). Reads the log's end under the lock, once per group, so another
-   * process appending to the same file never gets the same seqs; call groupEnded() after the
-   * transaction.
+   * Stores one batch (its text, encodeLogRow's): call it inside a write transaction (the group
+   * commit's savepoint). Reads the log's end under the lock, once per group, so another process
+   * appending to the same file never gets the same seqs; call groupEnded() after the transaction.
    */
-  append(batchJson: string): LogAppend & { readonly batch?: Committed } {
-    const batch = JSON.parse(batchJson) as StoredEvent[];
+  append(row: LogRowText): LogAppend & { readonly batch?: Committed } {
+    const batch = decodeLogRow(row.text, row.format);
     refuseRepeatedIds(batch);
     const fresh: StoredEvent[] = [];
     const skipped: number[] = [];
@@ -118,7 +119,8 @@ export class EventLog {
     }
     let newest = fresh[0]!.receivedAt;
     for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
-    this.insertLogStmt.run(end + 1, fresh.length, newest, skipped.length === 0 ? batchJson : JSON.stringify(fresh));
+    const stored = skipped.length === 0 ? row : encodeLogRow(fresh);
+    this.insertLogStmt.run(end + 1, fresh.length, newest, stored.text, stored.format);
     for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
     this.groupEnd = end + fresh.length;
@@ -159,7 +161,7 @@ export class EventLog {
     }
     // After a restart, a backlog larger than memory keeps, or another process's appends: the log.
     for (const row of this.readLogStmt.all(from, 64)) {
-      const parsed = JSON.parse(row.events) as StoredEvent[];
+      const parsed = decodeLogRow(row.events, row.format);
       if (events > 0 && events + parsed.length > maxEvents) break;
       batches.push({ seq: row.seq, events: parsed });
       events += parsed.length;

@@ -80,7 +80,7 @@ export class InlineLogWriter implements LogWriter {
   ) {
     this.log = new EventLog(db);
     this.group = new GroupCommit(db, {
-      apply: (input) => this.log.append(input.json),
+      apply: (input) => this.log.append(input),
       afterGroup: () => this.log.groupEnded(),
       sizeOf: (input) => input.count,
       maxGroupSize: MAX_GROUP_EVENTS,

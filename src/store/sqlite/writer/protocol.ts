@@ -1,5 +1,6 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
 import type { LogAppend } from "./event-log.js";
+import type { LogRowText } from "./log-row.js";
 
 export interface WriterOptions {
   /** The database file; the main thread has opened (and migrated) it first. */
@@ -8,9 +9,8 @@ export interface WriterOptions {
   readonly busyTimeoutMs: number;
 }
 
-/** A batch to append: the JSON text of its StoredEvent[] and how many events it holds. */
-export interface AppendInput {
-  readonly json: string;
+/** A batch to append: its log row's text (log-row.ts) and how many events it holds. */
+export interface AppendInput extends LogRowText {
   readonly count: number;
 }
 

@@ -36,7 +36,7 @@ const deriver = new LogDeriver(
   relaxed,
 );
 const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>(db, {
-  apply: (input) => log.append(input.json),
+  apply: (input) => log.append(input),
   afterGroup: () => log.groupEnded(),
   sizeOf: (input) => input.count,
   maxGroupSize: MAX_GROUP_EVENTS,
