@@ -171,6 +171,25 @@ describe("sqlite store: the file", () => {
     expect((await server.keys.byHash(makeKey(7).secretHash))?.revokedAt).toBe("2026-01-03T00:00:00.000Z");
   });
 
+  it("derives, after an upgrade, the log rows a server of schema 7 left underived (their JSON of StoredEvent[])", async () => {
+    const dir = tempDir();
+    open(dir).close();
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    const backlog = makeBatch("old", 3);
+    try {
+      // The file as schema 7 left it: no format column, one batch in the log and not in the table.
+      raw.exec("ALTER TABLE event_log DROP COLUMN format");
+      raw.pragma("user_version = 7");
+      raw.prepare("INSERT INTO event_log (seq, count, received_at, events) VALUES (1, 3, ?, ?)").run(backlog[0]!.receivedAt, JSON.stringify(backlog));
+    } finally {
+      raw.close();
+    }
+    const upgraded = open(dir);
+    expect((await upgraded.events.readAfter(0, 10)).map((e) => e.event)).toEqual(backlog);
+    await upgraded.events.append(makeBatch("new", 2));
+    expect(await upgraded.events.count()).toBe(5);
+  });
+
   it("refuses a database written by a newer schema", () => {
     const dir = tempDir();
     open(dir).close();
