@@ -106,7 +106,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics });
-  const parquet = new ParquetRole({ dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 });
+  const parquet = new ParquetRole(
+    { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
+    () => opened.events.committedFeed?.(),
+  );
   const engine = await loadEngine();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });

@@ -2,11 +2,11 @@
 // the caller, or, when the project runs from its TypeScript source, that source under tsx.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import { type Transferable, Worker } from "node:worker_threads";
 
-/** `entry`: the thread's compiled file (`new URL("./x-worker.js", import.meta.url)`). */
-export function startThread(entry: URL, workerData: object): Worker {
-  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData });
+/** `entry`: the thread's compiled file (`new URL("./x-worker.js", import.meta.url)`); `transferList`: ports in workerData. */
+export function startThread(entry: URL, workerData: object, transferList: Transferable[] = []): Worker {
+  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData, transferList });
   const sourceEntry = entry.href.replace(/\.js$/, ".ts");
-  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry } });
+  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry }, transferList });
 }

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { DB_FILE_NAME } from "../../src/store/sqlite/index.js";
-import { LOG_FORMAT_COMPACT } from "../../src/store/sqlite/writer/log-row.js";
+import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
 

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
-import { encodeLogRow } from "../../src/store/sqlite/writer/log-row.js";
+import { encodeLogRow } from "../../src/store/log-row.js";
 import { DERIVE_DELAY_MS, DERIVE_EVENTS, LogDeriver } from "../../src/store/sqlite/writer/log-deriver.js";
 import { makeBatch } from "./fixtures.js";
 

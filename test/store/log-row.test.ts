@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
-import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow } from "../../src/store/sqlite/writer/log-row.js";
+import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
 const word = fc.string({ minLength: 1, maxLength: 8 });

@@ -1,11 +1,14 @@
-// The Parquet copy's thread yields the core to requests: on Linux it runs at a lower priority
-// (its own nice value), while the server's threads keep theirs.
+// The Parquet copy's thread: it takes what this process's writer thread committed from memory, and
+// it yields the core to requests (on Linux it runs at a lower priority, its own nice value, while
+// the server's threads keep theirs).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ParquetThread } from "../../src/store/parquet/parquet-thread.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { parquetRows } from "./parquet-files.js";
+import { makeBatch } from "./fixtures.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,6 +45,43 @@ describe.skipIf(process.platform !== "linux")("ParquetThread (Linux only: per-th
       for (const [tid, nice] of before) if (nices.has(tid)) expect(nices.get(tid)).toBe(nice);
     } finally {
       await thread.close();
+    }
+  });
+});
+
+describe("ParquetThread fed by the writer thread", () => {
+  it("copies this process's committed batches from memory, each event once, and the rest from the table", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-feed-"));
+    dirs.push(dataDir);
+    // Another process's batch, stored before this server started: only the table has it.
+    const before = openSqliteStores({ dataDir });
+    await before.events.append(makeBatch("before", 3));
+    await before.close();
+    const stores = openSqliteStores({ dataDir, writer: "worker" });
+    const feed = stores.events.committedFeed?.();
+    expect(feed).toBeDefined();
+    const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, feed);
+    const copiedThrough = async (seq: number) => {
+      for (let tries = 0; tries < 400 && (await stores.events.checkpoint("parquet")) < seq; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        await thread.deliverThrough();
+      }
+    };
+    try {
+      await copiedThrough(3); // the thread is up and has read the table's batch
+      for (let b = 0; b < 5; b++) {
+        await stores.events.append(makeBatch(`b${b}`, 20));
+        await thread.deliverThrough();
+      }
+      await copiedThrough(103);
+      const seqs = (await parquetRows(dataDir)).map((row) => Number(row.seq)).sort((a, b) => a - b);
+      expect(seqs).toEqual(Array.from({ length: 103 }, (_, i) => i + 1));
+      // Its report of the last run may still be on its way.
+      for (let tries = 0; tries < 100 && thread.fromMemory < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(thread.fromMemory).toBe(100); // told to look after each answer, it finds every batch in memory
+    } finally {
+      await thread.close();
+      await stores.close();
     }
   });
 });

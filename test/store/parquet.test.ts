@@ -4,7 +4,10 @@ import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js";
+import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
+import { CommittedFeed } from "../../src/store/parquet/committed-feed.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import { type CommittedRow, encodeLogRow } from "../../src/store/log-row.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
 import type { EventStore, StoredEvent } from "../../src/store/types.js";
 import { MemoryEventStore } from "./memory-events.js";
@@ -315,6 +318,64 @@ describe("ParquetPipeline", () => {
       readAfter: () => store.readAfter(0, 2),
     });
     await expect(new ParquetPipeline({ events: stuck, sink, batchRows: 2 }).catchUp()).rejects.toThrow(/not after 2/);
+  });
+});
+
+describe("ParquetPipeline fed the committed batches from memory", () => {
+  /** The same batches appended to two stores; the feed gets each batch's log row, but those of `missing`. */
+  async function twoStores(sizes: number[], missing: number[]) {
+    const [memory, table] = [new MemoryEventStore(), new MemoryEventStore()];
+    const { port1, port2 } = new MessageChannel();
+    let next = 1;
+    const fed: CommittedRow[] = [];
+    for (const [b, size] of sizes.entries()) {
+      const batch = events(next, next + size - 1).map((e) => ({ ...e, receivedAt: new Date(Date.parse(BASE) + next * 200_000).toISOString() }));
+      await memory.append(batch);
+      await table.append(batch);
+      if (!missing.includes(b)) fed.push({ seq: next, count: size, ...encodeLogRow(batch) });
+      next += size;
+    }
+    port1.postMessage(fed);
+    return { memory, table, feed: new CommittedFeed(port2), total: next - 1, close: () => port1.close() };
+  }
+
+  it("writes the same files as reading the store, taking from the store only what memory lacks", async () => {
+    // Three hours of receipt times; batch 2 is another process's (not fed); pages of 5 end mid-batch.
+    const { memory, table, feed, total, close } = await twoStores([4, 7, 3, 9, 6, 2], [2]);
+    try {
+      const [fromFeed, fromTable] = [new MemorySink(), new MemorySink()];
+      await new ParquetPipeline({ events: memory, feed, sink: fromFeed, batchRows: 5 }).catchUp();
+      await new ParquetPipeline({ events: table, sink: fromTable, batchRows: 5 }).catchUp();
+      await expectExactlyOnce(fromFeed.files, total);
+      expect(fromFeed.files).toEqual(fromTable.files);
+      expect(fromFeed.files.size).toBeGreaterThan(1);
+      // Batch 2 (3 events) came from the store, and so did what that page of 5 read past it.
+      expect(feed.fromMemory).toBe(total - 5);
+      expect(await memory.checkpoint("parquet")).toBe(total);
+    } finally {
+      close();
+      feed.close();
+    }
+  });
+
+  it("holds at most its bound: batches past it are read from the store when their turn comes", async () => {
+    const { memory, total, close } = await twoStores([4, 4, 4], []);
+    const { port1, port2 } = new MessageChannel();
+    const small = new CommittedFeed(port2, 5);
+    const rows: CommittedRow[] = [];
+    for (const { seq, event } of await memory.readAfter(0, 100)) rows.push({ seq, count: 1, ...encodeLogRow([event]) });
+    port1.postMessage(rows);
+    try {
+      small.collect(); // as the copy's timer does while no run reads: the port is emptied, the feed keeps its bound
+      expect(receiveMessageOnPort(port2)).toBeUndefined();
+      const sink = new MemorySink();
+      await new ParquetPipeline({ events: memory, feed: small, sink }).catchUp();
+      await expectExactlyOnce(sink.files, total);
+      expect(small.fromMemory).toBe(5);
+    } finally {
+      close();
+      port1.close();
+    }
   });
 });
 

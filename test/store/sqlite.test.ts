@@ -12,7 +12,7 @@ import {
   type SqliteStores,
 } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
-import { encodeLogRow } from "../../src/store/sqlite/writer/log-row.js";
+import { encodeLogRow } from "../../src/store/log-row.js";
 import { describeStoreContract } from "./contract.js";
 import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 

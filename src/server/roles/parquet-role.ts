@@ -4,15 +4,20 @@ import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
 import { ParquetThread } from "../../store/parquet/parquet-thread.js";
 import type { EventPipeline } from "../../store/types.js";
+import type { MessagePort } from "node:worker_threads";
 
 export class ParquetRole implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private thread: ParquetThread | undefined;
 
-  constructor(private readonly options: ParquetOptions) {}
+  constructor(
+    private readonly options: ParquetOptions,
+    /** A fresh feed of the store's committed batches for each start (EventStore.committedFeed). */
+    private readonly feed: () => MessagePort | undefined = () => undefined,
+  ) {}
 
   start(): void {
-    this.thread ??= new ParquetThread(this.options);
+    this.thread ??= new ParquetThread(this.options, this.feed());
   }
 
   /** Delivers what is stored, then stops the thread. */

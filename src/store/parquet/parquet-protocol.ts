@@ -14,6 +14,7 @@ export interface ParquetOptions {
 export type ToParquet = { readonly type: "look" } | { readonly type: "close" };
 
 export type FromParquet =
-  | { readonly type: "caught-up"; readonly through: number }
+  /** `fromMemory`: events taken from the writer thread's feed so far, not read back from the store. */
+  | { readonly type: "caught-up"; readonly through: number; readonly fromMemory: number }
   | { readonly type: "failed"; readonly error: string }
   | { readonly type: "closed" };

@@ -2,7 +2,7 @@
 // wait: deliverThrough asks the thread to look and answers at once, rejecting only while the copy
 // is failing, so the events answer carries `pipelineErrors` then (the batch is stored; the copy
 // catches up from its checkpoint when it can).
-import type { Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
@@ -15,17 +15,26 @@ export class ParquetThread implements EventPipeline {
   private closed: Promise<void> | undefined;
   private asked = false;
 
-  constructor(options: ParquetOptions) {
-    this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), options);
+  private taken = 0;
+
+  /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
+  constructor(options: ParquetOptions, feed?: MessagePort) {
+    this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), feed === undefined ? options : { ...options, feed }, feed === undefined ? [] : [feed]);
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
         this.failure = undefined;
+        this.taken = message.fromMemory;
       } else if (message.type === "failed") {
         this.failure = message.error;
       }
       if (message.type !== "closed") this.asked = false;
     });
     this.worker.on("error", (error) => (this.failure = error.message));
+  }
+
+  /** Events the thread took from the feed rather than the store, as of its last report. */
+  get fromMemory(): number {
+    return this.taken;
   }
 
   async deliverThrough(): Promise<void> {

@@ -1,6 +1,7 @@
-// The Parquet delivery: a tailer of the primary event store. It reads events after its checkpoint,
-// writes them as hourly-partitioned files, then advances the checkpoint. A failed write loses
-// nothing: the events stay in the primary store and the next delivery starts from the same place.
+// The Parquet delivery: a tailer of the primary event store. It reads events after its checkpoint
+// (from the committed batches in memory where it can, else from the store), writes them as
+// hourly-partitioned files, then advances the checkpoint. A failed write loses nothing: the
+// events stay in the primary store and the next delivery starts from the same place.
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
 import { groupByHour, partitionFile } from "./partitions.js";
 import { encodeEvents } from "./rows.js";
@@ -17,8 +18,16 @@ const DEFAULT_BATCH_ROWS = 1_000;
  */
 const DEFAULT_FLUSH_ROWS = 10_000;
 
+/** Committed events held in memory (committed-feed.ts). */
+export interface CommittedEvents {
+  /** Events from seq `after` + 1 on, in order without a gap, about `max` at most; none when memory does not hold `after` + 1. */
+  take(after: number, max: number): SequencedEvent[];
+}
+
 export interface ParquetPipelineOptions {
   readonly events: EventStore;
+  /** What to read before the store: the same events, already in memory. */
+  readonly feed?: CommittedEvents;
   readonly sink: FileSink;
   /** Events per readAfter call; default 1,000. */
   readonly batchRows?: number;
@@ -37,6 +46,7 @@ interface NextRun {
 export class ParquetPipeline implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private readonly events: EventStore;
+  private readonly feed: CommittedEvents | undefined;
   private readonly sink: FileSink;
   private readonly batchRows: number;
   private readonly flushRows: number;
@@ -45,6 +55,7 @@ export class ParquetPipeline implements EventPipeline {
 
   constructor(options: ParquetPipelineOptions) {
     this.events = options.events;
+    this.feed = options.feed;
     this.sink = options.sink;
     this.batchRows = positiveInteger("batchRows", options.batchRows ?? DEFAULT_BATCH_ROWS);
     this.flushRows = positiveInteger("flushRows", options.flushRows ?? DEFAULT_FLUSH_ROWS);
@@ -106,7 +117,8 @@ export class ParquetPipeline implements EventPipeline {
     const rows: SequencedEvent[] = [];
     let cursor = after;
     while (cursor < target && rows.length < this.flushRows) {
-      const page = await this.events.readAfter(cursor, this.batchRows);
+      const fed = this.feed?.take(cursor, this.batchRows) ?? [];
+      const page = fed.length > 0 ? fed : await this.events.readAfter(cursor, this.batchRows);
       const last = page.at(-1);
       if (!last) return { rows, more: false };
       // A store that repeats seqs would make this loop forever: refuse it instead.
@@ -115,7 +127,7 @@ export class ParquetPipeline implements EventPipeline {
       }
       for (const row of page) rows.push(row);
       cursor = last.seq;
-      if (page.length < this.batchRows) return { rows, more: false };
+      if (fed.length === 0 && page.length < this.batchRows) return { rows, more: false };
     }
     return { rows, more: true };
   }

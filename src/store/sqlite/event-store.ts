@@ -1,6 +1,7 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
 // Appends go to the event log through a LogWriter (writer/); reads come from the per-event
 // `events` table derived from it, after it has caught up with this process's appends.
+import type { MessagePort } from "node:worker_threads";
 import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
@@ -16,7 +17,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
 import { EVENTS_TABLE } from "./writer/event-log.js";
-import { encodeLogRow } from "./writer/log-row.js";
+import { encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -132,6 +133,10 @@ export class SqliteEventStore implements EventStore {
       for (const listener of this.listeners) listener(committed);
     }
     return { lastSeq: receipt.lastSeq, stored: receipt.stored, duplicates: receipt.duplicates };
+  }
+
+  committedFeed(): MessagePort | undefined {
+    return this.writer.committedFeed?.();
   }
 
   onCommitted(listener: CommitListener): () => void {

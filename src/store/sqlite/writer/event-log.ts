@@ -12,7 +12,7 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { StoredEvent } from "../../types.js";
 import { EVENT_COLUMNS, EVENT_ROW_PLACEHOLDERS, countDiscovered, insertEventRow, type DiscoveredRow, type EventRowParams } from "../event-rows.js";
-import { decodeLogRow, encodeLogRow, type LogRowText } from "./log-row.js";
+import { decodeLogRow, encodeLogRow, type LogRowText } from "../../log-row.js";
 
 /**
  * Events per group commit: a group holds its thread and the write lock for its whole transaction
@@ -103,7 +103,7 @@ export class EventLog {
    * commit's savepoint). Reads the log's end under the lock, once per group, so another process
    * appending to the same file never gets the same seqs; call groupEnded() after the transaction.
    */
-  append(row: LogRowText): LogAppend & { readonly batch?: Committed } {
+  append(row: LogRowText): LogAppend & { readonly batch?: Committed; readonly row?: LogRowText } {
     const batch = decodeLogRow(row.text, row.format);
     refuseRepeatedIds(batch);
     const fresh: StoredEvent[] = [];
@@ -124,7 +124,7 @@ export class EventLog {
     for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
     this.groupEnd = end + fresh.length;
-    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch: { seq: end + 1, events: fresh } };
+    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch: { seq: end + 1, events: fresh }, row: stored };
   }
 
   /** The group's transaction is over, committed or not: the next append reads the log's end again. */

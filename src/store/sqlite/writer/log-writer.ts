@@ -6,7 +6,7 @@
 //   group-committed and derived on the caller's thread.
 // Either way, reads through this process's event store wait until the per-event table holds
 // what this writer acknowledged (read your writes); other processes see the table as derived.
-import type { Worker } from "node:worker_threads";
+import { type MessagePort, MessageChannel, type Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import { startThread } from "../../threads.js";
 import type { StoreHealth } from "../../types.js";
@@ -20,6 +20,8 @@ export interface LogWriter {
   append(input: AppendInput): Promise<LogAppend>;
   /** Resolves once the per-event table holds every event this writer has acknowledged. */
   derived(): Promise<void>;
+  /** A port fed each committed batch, off this thread (EventStore.committedFeed); only a writer thread has one. */
+  committedFeed?(): MessagePort | undefined;
   /** "down" from a failed append until an append succeeds: what /health reports for writes. */
   health(): StoreHealth;
   /** Commits what is queued and closes. */
@@ -69,7 +71,7 @@ class WriteHealth {
 
 export class InlineLogWriter implements LogWriter {
   private readonly log: EventLog;
-  private readonly group: GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>;
+  private readonly group: GroupCommit<AppendInput, ReturnType<EventLog["append"]>>;
   private readonly deriver: LogDeriver;
   private readonly writes = new WriteHealth();
 
@@ -91,7 +93,7 @@ export class InlineLogWriter implements LogWriter {
 
   async append(input: AppendInput): Promise<LogAppend> {
     try {
-      const { batch, ...receipt } = await this.group.submit(input);
+      const { batch, row: _row, ...receipt } = await this.group.submit(input);
       this.writes.ok();
       if (batch) this.log.keep(batch);
       // Derived at once: inline is for the CLI and tests, where another connection reading the
@@ -176,6 +178,14 @@ export class WorkerLogWriter implements LogWriter {
 
   derived(): Promise<void> {
     return this.waiters.wait();
+  }
+
+  /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the table until it asks again. */
+  committedFeed(): MessagePort | undefined {
+    if (this.closing || !this.alive) return undefined;
+    const { port1, port2 } = new MessageChannel();
+    this.worker.postMessage({ type: "feed", port: port1 } satisfies ToWriter, [port1]);
+    return port2;
   }
 
   health(): StoreHealth {

@@ -1,6 +1,7 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
+import type { MessagePort } from "node:worker_threads";
 import type { LogAppend } from "./event-log.js";
-import type { LogRowText } from "./log-row.js";
+import type { LogRowText } from "../../log-row.js";
 
 export interface WriterOptions {
   /** The database file; the main thread has opened (and migrated) it first. */
@@ -22,7 +23,11 @@ export type AppendItem = { readonly id: number; readonly sentAt: number } & Appe
  * answers likewise): on a shared core each message is a wake-up and a context switch, and one
  * per request kept the writer's groups small.
  */
-export type ToWriter = { readonly type: "append"; readonly items: readonly AppendItem[] } | { readonly type: "close" };
+export type ToWriter =
+  | { readonly type: "append"; readonly items: readonly AppendItem[] }
+  /** From now on, each group's committed batches go to `port` too, as one CommittedRow[] message (the Parquet copy's feed). */
+  | { readonly type: "feed"; readonly port: MessagePort }
+  | { readonly type: "close" };
 
 export interface WriteFailure {
   readonly message: string;

@@ -3,10 +3,11 @@
 // server's event loop: config, health and reads go on, and the writes that need the lock wait
 // for it (busy_timeout) and then fail, which the server answers with the contract's 503.
 // Commits are synchronous=FULL here: fsynced before the answer, off the event loop.
-import { parentPort, workerData } from "node:worker_threads";
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
-import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
+import type { CommittedRow } from "../../log-row.js";
+import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { LogDeriver } from "./log-deriver.js";
 import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
 
@@ -35,7 +36,7 @@ const deriver = new LogDeriver(
   { derived: (through) => send({ type: "derived", through }), failed: (error) => send({ type: "derive-failed", error: failureOf(error) }) },
   relaxed,
 );
-const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<EventLog["keep"]>[0] }>(db, {
+const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
   apply: (input) => log.append(input),
   afterGroup: () => log.groupEnded(),
   sizeOf: (input) => input.count,
@@ -45,6 +46,9 @@ const group = new GroupCommit<AppendInput, LogAppend & { batch?: Parameters<Even
 });
 const poll = setInterval(() => deriver.poke(), DERIVE_POLL_MS);
 
+/** The Parquet copy's thread, when it runs in this process: it takes committed batches from memory. */
+let feed: MessagePort | undefined;
+
 port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
     clearInterval(poll);
@@ -53,14 +57,25 @@ port.on("message", (message: ToWriter) => {
     deriver.stop();
     db.close();
     send({ type: "closed" });
+    feed?.close();
     port.close();
+    return;
+  }
+  if (message.type === "feed") {
+    feed?.close();
+    feed = message.port;
+    // Closed from the other side when the copy stops (its lease lost): nothing more is posted.
+    message.port.once("close", () => {
+      if (feed === message.port) feed = undefined;
+    });
     return;
   }
   for (const item of message.items) {
     const { id } = item;
     group.submit(item, item.sentAt).then(
-      ({ batch, ...receipt }) => {
+      ({ batch, row, ...receipt }) => {
         if (batch) log.keep(batch);
+        if (batch && row && feed) fed.push({ seq: batch.seq, count: batch.events.length, text: row.text, format: row.format });
         answer({ id, receipt });
         deriver.appended(receipt.lastSeq);
       },
@@ -69,10 +84,14 @@ port.on("message", (message: ToWriter) => {
   }
 });
 
-/** Answers of a group go back in one message. */
+/** Answers of a group go back in one message, and its batches to the feed in another. */
 let answers: Answer[] = [];
+let fed: CommittedRow[] = [];
 function answer(one: Answer): void {
   if (answers.length === 0) setImmediate(() => {
+    // The feed first: a copy told to look once an append is answered finds the batch in memory.
+    if (fed.length > 0) feed?.postMessage(fed);
+    fed = [];
     send({ type: "answers", answers });
     answers = [];
   });

@@ -1,4 +1,5 @@
-// The text of one event_log row, in one of two formats (the row's `format` column says which):
+// The text of one event-log row (SQLite's event_log, and what its writer thread feeds the
+// Parquet copy), in one of two formats (the row's `format` column says which):
 //
 //   1 (EVENTS):  JSON of StoredEvent[], every event's envelope beside its body.
 //   2 (COMPACT): JSON of [receivedAt, [id, body], [id, body, 1], …], the 1 marking a discovered
@@ -11,7 +12,7 @@
 // parse there and write. A batch whose envelope the body does not repeat exactly (another
 // producer, a differing receivedAt) is written in format 1, so what is read back is always what
 // format 1 would have given: JSON.parse(JSON.stringify(events)).
-import type { StoredEvent } from "../../types.js";
+import type { StoredEvent } from "./types.js";
 
 export const LOG_FORMAT_EVENTS = 1;
 export const LOG_FORMAT_COMPACT = 2;
@@ -93,4 +94,10 @@ function bodyRepeatsEnvelope(event: StoredEvent, receivedAt: string | undefined)
     (typeof body.id === "string" ? body.id === event.clientId : event.clientId === undefined) &&
     (event.discovered === undefined || event.discovered === true)
   );
+}
+
+/** A committed batch as the writer thread feeds it to another thread: seqs seq .. seq + count - 1, and its row. */
+export interface CommittedRow extends LogRowText {
+  readonly seq: number;
+  readonly count: number;
 }

@@ -1,0 +1,61 @@
+// The Parquet copy's view of what the store's writer thread committed (EventStore.committedFeed):
+// batches taken from memory instead of read back from the per-event table. The port is drained
+// when the copy reads and on a slow timer (collect()), never per message, so the writer does not
+// wake the copy per group commit, and a copy stuck on a hung disk still holds at most the bound.
+// Whatever memory does not hold (another process's batches, a backlog after a restart, batches
+// past the bound) the copy reads from the table as before.
+import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
+import { type CommittedRow, decodeLogRow } from "../log-row.js";
+import type { SequencedEvent } from "../types.js";
+import type { CommittedEvents } from "./pipeline.js";
+
+/** Events held at most; past it new batches are dropped and read from the table when their turn comes. */
+export const MAX_FEED_EVENTS = 100_000;
+
+export class CommittedFeed implements CommittedEvents {
+  private readonly held: CommittedRow[] = [];
+  private heldEvents = 0;
+  private taken = 0;
+
+  constructor(
+    private readonly port: MessagePort,
+    private readonly maxEvents = MAX_FEED_EVENTS,
+  ) {}
+
+  /** Events served from memory so far. */
+  get fromMemory(): number {
+    return this.taken;
+  }
+
+  take(after: number, max: number): SequencedEvent[] {
+    this.collect();
+    while (this.held.length > 0 && this.held[0]!.seq + this.held[0]!.count - 1 <= after) this.heldEvents -= this.held.shift()!.count;
+    const events: SequencedEvent[] = [];
+    let cursor = after;
+    while (events.length < max && this.held.length > 0 && this.held[0]!.seq <= cursor + 1) {
+      const batch = this.held.shift()!;
+      this.heldEvents -= batch.count;
+      const stored = decodeLogRow(batch.text, batch.format);
+      // The table may have delivered the start of this batch already (its pages end anywhere).
+      for (let i = cursor + 1 - batch.seq; i < stored.length; i++) events.push({ seq: batch.seq + i, event: stored[i]! });
+      cursor = batch.seq + batch.count - 1;
+    }
+    this.taken += events.length;
+    return events;
+  }
+
+  close(): void {
+    this.port.close();
+  }
+
+  /** Moves what the port holds into memory, up to the bound. */
+  collect(): void {
+    for (let message = receiveMessageOnPort(this.port); message !== undefined; message = receiveMessageOnPort(this.port)) {
+      for (const batch of message.message as CommittedRow[]) {
+        if (this.heldEvents + batch.count > this.maxEvents) continue;
+        this.held.push(batch);
+        this.heldEvents += batch.count;
+      }
+    }
+  }
+}
