@@ -358,6 +358,23 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
     }
   });
 
+  it("hands out thousands of one-event batches in order, in small takes, none twice", () => {
+    const { port1, port2 } = new MessageChannel();
+    const feed = new CommittedFeed(port2);
+    const one = events(1, 1)[0]!;
+    port1.postMessage(Array.from({ length: 3_000 }, (_, k): CommittedRow => ({ seq: k + 1, count: 1, ...encodeLogRow([{ ...one, id: `e-${k + 1}` }]) })));
+    const seqs: number[] = [];
+    for (let taken = feed.take(0, 7); taken.length > 0; taken = feed.take(seqs.at(-1)!, 7)) {
+      for (const { seq, event } of taken) {
+        expect(event.id).toBe(`e-${seq}`);
+        seqs.push(seq);
+      }
+    }
+    expect(seqs).toEqual(Array.from({ length: 3_000 }, (_, k) => k + 1));
+    expect(feed.fromMemory).toBe(3_000);
+    port1.close();
+  });
+
   it("holds at most its bound: batches past it are read from the store when their turn comes", async () => {
     const { memory, total, close } = await twoStores([4, 4, 4], []);
     const { port1, port2 } = new MessageChannel();

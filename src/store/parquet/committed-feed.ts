@@ -13,7 +13,9 @@ import type { CommittedEvents } from "./pipeline.js";
 export const MAX_FEED_EVENTS = 100_000;
 
 export class CommittedFeed implements CommittedEvents {
-  private readonly held: CommittedRow[] = [];
+  /** Batches in seq order from `first` on; the ones before it were taken or passed (no shift(): a long array would move on each). */
+  private held: CommittedRow[] = [];
+  private first = 0;
   private heldEvents = 0;
   private taken = 0;
 
@@ -29,23 +31,23 @@ export class CommittedFeed implements CommittedEvents {
 
   take(after: number, max: number): SequencedEvent[] {
     this.collect();
-    while (this.held.length > 0 && this.held[0]!.seq + this.held[0]!.count - 1 <= after) this.heldEvents -= this.held.shift()!.count;
+    while (this.first < this.held.length && this.endOf(this.held[this.first]!) <= after) this.heldEvents -= this.held[this.first++]!.count;
     const events: SequencedEvent[] = [];
     let cursor = after;
-    while (events.length < max && this.held.length > 0 && this.held[0]!.seq <= cursor + 1) {
-      const batch = this.held.shift()!;
+    while (events.length < max && this.first < this.held.length && this.held[this.first]!.seq <= cursor + 1) {
+      const batch = this.held[this.first++]!;
       this.heldEvents -= batch.count;
       const stored = decodeLogRow(batch.text, batch.format);
       // The table may have delivered the start of this batch already (its pages end anywhere).
       for (let i = cursor + 1 - batch.seq; i < stored.length; i++) events.push({ seq: batch.seq + i, event: stored[i]! });
-      cursor = batch.seq + batch.count - 1;
+      cursor = this.endOf(batch);
+    }
+    if (this.first > 1_024 && this.first * 2 > this.held.length) {
+      this.held = this.held.slice(this.first);
+      this.first = 0;
     }
     this.taken += events.length;
     return events;
-  }
-
-  close(): void {
-    this.port.close();
   }
 
   /** Moves what the port holds into memory, up to the bound. */
@@ -57,5 +59,13 @@ export class CommittedFeed implements CommittedEvents {
         this.heldEvents += batch.count;
       }
     }
+  }
+
+  close(): void {
+    this.port.close();
+  }
+
+  private endOf(batch: CommittedRow): number {
+    return batch.seq + batch.count - 1;
   }
 }
