@@ -6,6 +6,7 @@
 // past the bound) the copy reads from the table as before.
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { type CommittedRow, decodeLogRow } from "../log-row.js";
+import { Queue } from "../queue.js";
 import type { SequencedEvent } from "../types.js";
 import type { CommittedEvents } from "./pipeline.js";
 
@@ -13,9 +14,7 @@ import type { CommittedEvents } from "./pipeline.js";
 export const MAX_FEED_EVENTS = 100_000;
 
 export class CommittedFeed implements CommittedEvents {
-  /** Batches in seq order from `first` on; the ones before it were taken or passed (no shift(): a long array would move on each). */
-  private held: CommittedRow[] = [];
-  private first = 0;
+  private readonly held = new Queue<CommittedRow>();
   private heldEvents = 0;
   private taken = 0;
 
@@ -31,20 +30,16 @@ export class CommittedFeed implements CommittedEvents {
 
   take(after: number, max: number): SequencedEvent[] {
     this.collect();
-    while (this.first < this.held.length && this.endOf(this.held[this.first]!) <= after) this.heldEvents -= this.held[this.first++]!.count;
+    while (this.held.length > 0 && endOf(this.held.at(0)!) <= after) this.heldEvents -= this.held.shift()!.count;
     const events: SequencedEvent[] = [];
     let cursor = after;
-    while (events.length < max && this.first < this.held.length && this.held[this.first]!.seq <= cursor + 1) {
-      const batch = this.held[this.first++]!;
+    while (events.length < max && this.held.length > 0 && this.held.at(0)!.seq <= cursor + 1) {
+      const batch = this.held.shift()!;
       this.heldEvents -= batch.count;
       const stored = decodeLogRow(batch.text, batch.format);
       // The table may have delivered the start of this batch already (its pages end anywhere).
       for (let i = cursor + 1 - batch.seq; i < stored.length; i++) events.push({ seq: batch.seq + i, event: stored[i]! });
-      cursor = this.endOf(batch);
-    }
-    if (this.first > 1_024 && this.first * 2 > this.held.length) {
-      this.held = this.held.slice(this.first);
-      this.first = 0;
+      cursor = endOf(batch);
     }
     this.taken += events.length;
     return events;
@@ -64,8 +59,6 @@ export class CommittedFeed implements CommittedEvents {
   close(): void {
     this.port.close();
   }
-
-  private endOf(batch: CommittedRow): number {
-    return batch.seq + batch.count - 1;
-  }
 }
+
+const endOf = (batch: CommittedRow): number => batch.seq + batch.count - 1;

@@ -13,6 +13,7 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { StoredEvent } from "../../types.js";
 import { EVENT_COLUMNS, EVENT_ROW_PLACEHOLDERS, countDiscovered, insertEventRow, type DiscoveredRow, type EventRowParams } from "../event-rows.js";
 import { decodeLogRow, encodeLogRow, type LogRowText } from "../../log-row.js";
+import { Queue } from "../../queue.js";
 
 /**
  * Events per group commit: a group holds its thread and the write lock for its whole transaction
@@ -55,7 +56,7 @@ export class EventLog {
   private readonly deriveTx: Transaction<(from: number, batches: readonly Committed[], through: number) => boolean>;
   /** The log's end as this group's appends left it: read once per group (groupEnded() forgets it). */
   private groupEnd: number | undefined;
-  private recent: Committed[] = [];
+  private readonly recent = new Queue<Committed>();
   private recentEvents = 0;
 
   constructor(db: Database) {
@@ -147,11 +148,12 @@ export class EventLog {
   }
 
   private nextBatches(from: number, maxEvents: number): Committed[] {
-    while (this.recent.length > 0 && this.recent[0]!.seq <= from) this.recentEvents -= this.recent.shift()!.events.length;
+    while (this.recent.length > 0 && this.recent.at(0)!.seq <= from) this.recentEvents -= this.recent.shift()!.events.length;
     const batches: Committed[] = [];
     let events = 0;
-    if (this.recent[0]?.seq === from + 1) {
-      for (const batch of this.recent) {
+    if (this.recent.at(0)?.seq === from + 1) {
+      for (let i = 0; i < this.recent.length; i++) {
+        const batch = this.recent.at(i)!;
         if (events > 0 && events + batch.events.length > maxEvents) break;
         if (batches.length > 0 && batch.seq !== from + 1 + events) break; // a gap: another process's batch
         batches.push(batch);
