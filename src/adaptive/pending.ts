@@ -2,6 +2,7 @@
 // id (a reward, a repeated decision), and kept in log order per window length, so the oldest are
 // the first spilled to the store past the bound and the first whose window closes. Nothing here
 // is durable: after a restart the learner rebuilds it from the log (learner.ts).
+import { Queue } from "../store/queue.js";
 
 /** A policy of a tenant as its pending decisions share it: one object for all of them. */
 export interface PolicyRef {
@@ -47,34 +48,10 @@ export class Pending {
   }
 }
 
-/** A queue in log order; its head moves instead of shifting the array. */
-class Queue {
-  items: Pending[] = [];
-  head = 0;
-
-  get size(): number {
-    return this.items.length - this.head;
-  }
-
-  peek(at = 0): Pending | undefined {
-    return this.items[this.head + at];
-  }
-
-  shift(): Pending {
-    const item = this.items[this.head]!;
-    this.items[this.head++] = undefined as unknown as Pending; // let it go now
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
-    }
-    return item;
-  }
-}
-
 export class PendingBook {
   private readonly byId = new Map<string, Pending | Pending[]>();
   /** Per window length, in log order: closes come in order too, near enough (receive times follow seqs). */
-  private readonly queues = new Map<number, Queue>();
+  private readonly queues = new Map<number, Queue<Pending>>();
   private count = 0;
 
   get size(): number {
@@ -88,8 +65,8 @@ export class PendingBook {
     else if (Array.isArray(found)) found.push(p);
     else this.byId.set(p.decisionId, [found, p]);
     let queue = this.queues.get(p.ref.windowMs);
-    if (!queue) this.queues.set(p.ref.windowMs, (queue = new Queue()));
-    queue.items.push(p);
+    if (!queue) this.queues.set(p.ref.windowMs, (queue = new Queue<Pending>()));
+    queue.push(p);
     this.count++;
   }
 
@@ -102,7 +79,7 @@ export class PendingBook {
   oldestSeq(): number | undefined {
     let oldest: number | undefined;
     for (const queue of this.queues.values()) {
-      const head = queue.peek();
+      const head = queue.at(0);
       if (head && (oldest === undefined || head.seq < oldest)) oldest = head.seq;
     }
     return oldest;
@@ -113,16 +90,16 @@ export class PendingBook {
    * or before `throughSeq`, but no more than about `max`; a decision event's layers stay together.
    */
   oldest(count: number, throughSeq: number, max = Number.POSITIVE_INFINITY): Pending[] {
-    const cursors = new Map<Queue, number>();
+    const cursors = new Map<Queue<Pending>, number>();
     const out: Pending[] = [];
     for (;;) {
-      let best: Queue | undefined;
+      let best: Queue<Pending> | undefined;
       for (const queue of this.queues.values()) {
-        const next = queue.peek(cursors.get(queue) ?? 0);
-        if (next && (!best || next.seq < best.peek(cursors.get(best) ?? 0)!.seq)) best = queue;
+        const next = queue.at(cursors.get(queue) ?? 0);
+        if (next && (!best || next.seq < best.at(cursors.get(best) ?? 0)!.seq)) best = queue;
       }
       if (!best) return out;
-      const next = best.peek(cursors.get(best) ?? 0)!;
+      const next = best.at(cursors.get(best) ?? 0)!;
       const last = out[out.length - 1];
       if (next.seq !== last?.seq && out.length >= count && (next.seq > throughSeq || out.length >= max)) return out;
       out.push(next);
@@ -134,7 +111,7 @@ export class PendingBook {
   removeOldest(spilled: readonly Pending[]): void {
     for (const p of spilled) {
       const queue = this.queues.get(p.ref.windowMs)!;
-      if (queue.peek() !== p) throw new Error("pending decisions spilled out of order");
+      if (queue.at(0) !== p) throw new Error("pending decisions spilled out of order");
       queue.shift();
       this.forget(p);
     }
@@ -144,8 +121,8 @@ export class PendingBook {
   closeDue(nowMs: number): number {
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
-      while (queue.size > 0 && queue.peek()!.closesAt <= nowMs) {
-        const p = queue.shift();
+      while (queue.length > 0 && queue.at(0)!.closesAt <= nowMs) {
+        const p = queue.shift()!;
         this.forget(p);
         if (!p.rewarded) unrewarded++;
       }

@@ -1,7 +1,7 @@
 // A first-in, first-out queue: an array and the index of its head. Array.prototype.shift moves
 // every element once an array outgrows what V8 can trim in place (~16k elements here: a shift
 // took 66 µs at 20,000 elements and 159 µs at 50,000), and the batches waiting to be derived or
-// copied can number 50,000 and more.
+// copied, like the learner's pending decisions, can number 50,000 and more.
 export class Queue<T> {
   private items: (T | undefined)[] = [];
   private head = 0;
