@@ -69,26 +69,16 @@ function envelopeOf(id: string, receivedAt: string, body: Body, discovered: bool
   return event;
 }
 
+/** The envelope's fields every event has, each repeated in the body under its own name. */
+const REPEATED_FIELDS = ["orgId", "projectId", "env", "type", "unitKey", "timestamp"] as const;
+
 /** Whether envelopeOf(event's id, receivedAt, body) gives the event back: each field is checked, none assumed. */
 function bodyRepeatsEnvelope(event: StoredEvent, receivedAt: string | undefined): boolean {
   const body = event.body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  if (typeof event.receivedAt !== "string" || event.receivedAt !== receivedAt || typeof event.id !== "string") return false;
+  for (const field of REPEATED_FIELDS) if (typeof event[field] !== "string" || body[field] !== event[field]) return false;
   return (
-    typeof event.receivedAt === "string" &&
-    event.receivedAt === receivedAt &&
-    typeof event.id === "string" &&
-    typeof event.orgId === "string" &&
-    body.orgId === event.orgId &&
-    typeof event.projectId === "string" &&
-    body.projectId === event.projectId &&
-    typeof event.env === "string" &&
-    body.env === event.env &&
-    typeof event.type === "string" &&
-    body.type === event.type &&
-    typeof event.unitKey === "string" &&
-    body.unitKey === event.unitKey &&
-    typeof event.timestamp === "string" &&
-    body.timestamp === event.timestamp &&
     (event.type === "track" ? body.event : undefined) === event.name &&
     body.decisionId === event.decisionId &&
     (typeof body.id === "string" ? body.id === event.clientId : event.clientId === undefined) &&

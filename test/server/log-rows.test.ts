@@ -9,35 +9,13 @@ import type { Bundle } from "../../src/bundle/types.js";
 import { DB_FILE_NAME } from "../../src/store/sqlite/index.js";
 import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
+import { policyBundle } from "../adaptive/fixtures.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
 
 const T = "2026-11-21T12:00:00.000Z";
 
-const bundle: Bundle = {
-  version: "2026-11-21T00:00:00.000Z",
-  orgId: "org-1",
-  projectId: "proj-1",
-  env: "production",
-  hashing: { unitKey: "userId" },
-  parameters: [{ key: "price", type: "string", default: "none", layerId: "layer-1", namespace: "shop" }],
-  layers: [
-    {
-      id: "layer-1",
-      policies: [
-        {
-          id: "pol-price",
-          key: "price-bandit",
-          state: "running",
-          kind: "thompson",
-          conditions: [],
-          allocations: ["a", "b"].map((name) => ({ id: `alloc-${name}`, name, key: `arm-${name}`, bucketRange: [0, 999] as [number, number], overrides: { price: name } })),
-          reward: { event: "purchase", type: "binary", windowSeconds: 3600 },
-        },
-      ],
-    },
-  ],
-  eventDefinitions: [{ name: "purchase" }],
-};
+// One Thompson policy ("pol", rewarded by "win") on org "org", project "proj"; "win" is a defined event.
+const bundle: Bundle = { ...policyBundle({}, 2), eventDefinitions: [{ name: "win" }] };
 
 let server: TestServer;
 let sk: string;
@@ -56,7 +34,7 @@ beforeEach(async () => {
       return stores;
     },
   });
-  sk = await server.key({ kind: "sk", orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write", "events:write"] });
+  sk = await server.key({ kind: "sk", orgId: "org", projectId: "proj", scopes: ["sdk:read", "sdk:write", "events:write"] });
   await server.putBundle(bundle);
 });
 afterEach(() => server.close());
@@ -67,26 +45,26 @@ describe("the event log's rows", () => {
       const response = await call(server, route, { key: sk, body });
       expect(response.status, `${route}: ${await response.text()}`).toBe(200);
     };
-    await ok("/v1/decide/pol-price", { context: { userId: "u-1" } });
-    await ok("/v1/decide/batch", { decisions: [{ policyId: "pol-price", context: { userId: "u-2" } }, { policyId: "pol-price", context: { userId: "u-3" } }] });
+    await ok("/v1/decide/pol", { context: { userId: "u-1" } });
+    await ok("/v1/decide/batch", { decisions: [{ policyId: "pol", context: { userId: "u-2" } }, { policyId: "pol", context: { userId: "u-3" } }] });
     await ok("/v1/resolve", { context: { userId: "u-4" } });
     await ok("/v1/events/batch", {
       events: [
-        { type: "track", unitKey: "u-1", timestamp: T, event: "purchase", id: "sender-1", value: 1 },
+        { type: "track", unitKey: "u-1", timestamp: T, event: "win", id: "sender-1", value: 1 },
         { type: "track", unitKey: "u-2", timestamp: T, event: "never-defined" },
-        { type: "exposure", unitKey: "u-3", timestamp: T, assignments: { "shop.price": "a" }, layers: [{ layerId: "layer-1", bucket: 7 }] },
+        { type: "exposure", unitKey: "u-3", timestamp: T, assignments: { "n.variant": "v0" }, layers: [{ layerId: "layer", bucket: 7 }] },
         { type: "decision", unitKey: "u-4", timestamp: T, decisionId: "client-decision", assignments: {}, layers: [] },
       ],
     });
 
     // The sender's id, read back from the compact row at append, still makes a resend harmless.
-    const resent = await call(server, "/v1/events/batch", { key: sk, body: { events: [{ type: "track", unitKey: "u-1", timestamp: T, event: "purchase", id: "sender-1", value: 1 }] } });
+    const resent = await call(server, "/v1/events/batch", { key: sk, body: { events: [{ type: "track", unitKey: "u-1", timestamp: T, event: "win", id: "sender-1", value: 1 }] } });
     expect(await resent.json()).toMatchObject({ accepted: 0, duplicates: 1 });
 
     const stored = (await server.stores.events.readAfter(0, 100)).map((s) => s.event);
     expect(handed.map((e) => e.type)).toEqual(["decision", "decision", "decision", "decision", "track", "track", "exposure", "decision", "track"]);
     expect(stored).toStrictEqual(handed.slice(0, -1));
-    expect(stored.find((e) => e.clientId === "sender-1")).toMatchObject({ name: "purchase" });
+    expect(stored.find((e) => e.clientId === "sender-1")).toMatchObject({ name: "win" });
     expect(stored.find((e) => e.name === "never-defined")).toMatchObject({ discovered: true });
 
     const raw = new Database(path.join(server.dataDir, DB_FILE_NAME), { readonly: true });
