@@ -9,7 +9,7 @@ import { adaptiveCatalog } from "../adaptive/policy.js";
 import type { LearnedState, LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
 import type { LeaseClaim, Stores } from "../store/types.js";
-import { BundleCache } from "./bundle-cache.js";
+import { BundleCache, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 
 export interface LearnerDeps {
@@ -33,7 +33,7 @@ export function createLearner(deps: LearnerDeps): Learner {
     catalogs: async ({ orgId, projectId, env }) => {
       const found = await bundles.lookup(projectId, env);
       if (found.status === "unavailable") throw new Error(`bundle store unavailable for ${projectId}/${env}`);
-      return found.status === "found" && found.entry.bundle.orgId === orgId ? adaptiveCatalog(found.entry.compiled) : undefined;
+      return foundFor(found, orgId) ? adaptiveCatalog(found.entry.compiled) : undefined;
     },
   });
 }

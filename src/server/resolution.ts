@@ -4,7 +4,7 @@
 import { type Resolution, contextProblems, resolve } from "../bundle/resolve.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import type { EventStore } from "../store/types.js";
-import type { BundleCache, BundleEntry } from "./bundle-cache.js";
+import { type BundleCache, type BundleEntry, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 import { decisionEvent } from "./decision-event.js";
 
@@ -46,7 +46,7 @@ export async function bundleFor(
 ): Promise<{ ok: true; entry: BundleEntry; stale: boolean } | NotServed> {
   const found = await bundles.lookup(where.projectId, where.env);
   if (found.status === "unavailable") return { ok: false, reason: "unavailable" };
-  if (found.status === "missing" || found.entry.bundle.orgId !== where.orgId) return { ok: false, reason: "missing" };
+  if (!foundFor(found, where.orgId)) return { ok: false, reason: "missing" };
   return { ok: true, entry: found.entry, stale: found.stale };
 }
 

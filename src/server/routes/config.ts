@@ -1,7 +1,7 @@
 // GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
 import { Hono } from "hono";
 import { empty, servedStale, text } from "../answer.js";
-import type { BundleCache } from "../bundle-cache.js";
+import { type BundleCache, foundFor } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
@@ -28,8 +28,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     }
     const found = await bundles.lookup(projectId, env);
     if (found.status === "unavailable") return configUnavailable(c);
-    // Another organization's bundle is answered as missing: its existence is not for this key.
-    if (found.status === "missing" || found.entry.bundle.orgId !== key.orgId) {
+    if (!foundFor(found, key.orgId)) {
       return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
     }
     const { entry, stale } = found;

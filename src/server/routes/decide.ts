@@ -8,7 +8,7 @@ import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import type { EventStore, StoredEvent } from "../../store/types.js";
 import { json, servedStale } from "../answer.js";
-import type { BundleCache, BundleEntry } from "../bundle-cache.js";
+import { type BundleCache, type BundleEntry, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
@@ -141,7 +141,7 @@ function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
 async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): Promise<BundleEntry | Response> {
   const found = await deps.bundles.lookup(tenant.projectId, tenant.env);
   if (found.status === "unavailable") return configUnavailable(c);
-  if (found.status === "missing" || found.entry.bundle.orgId !== tenant.orgId) {
+  if (!foundFor(found, tenant.orgId)) {
     return fail(c, "NOT_FOUND", `Bundle not found for ${clip(tenant.projectId)}/${clip(tenant.env)}`);
   }
   if (found.stale) servedStale(c);

@@ -5,7 +5,7 @@
 import { Hono, type Context } from "hono";
 import type { EventPipeline, EventStore } from "../../store/types.js";
 import { json } from "../answer.js";
-import type { BundleCache, BundleLookup } from "../bundle-cache.js";
+import { type BundleCache, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
@@ -43,7 +43,7 @@ function notStored(c: Context<AppEnv>, pipelineErrors: PipelineError[]): Respons
 
 function catalogOf(found: BundleLookup, orgId: string): EventCatalog | undefined {
   if (found.status === "unavailable") throw new ConfigUnavailable("config store unavailable: event definitions unknown");
-  return found.status === "found" && found.entry.bundle.orgId === orgId ? found.entry.catalog : undefined;
+  return foundFor(found, orgId) ? found.entry.catalog : undefined;
 }
 
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
