@@ -47,6 +47,14 @@ export type BundleLookup =
   | { readonly status: "missing" }
   | { readonly status: "unavailable" };
 
+/**
+ * Whether the lookup found a bundle `orgId` may see. Another organization's bundle is answered as
+ * missing, on every route: its existence is not for this key.
+ */
+export function foundFor(found: BundleLookup, orgId: string): found is Extract<BundleLookup, { status: "found" }> {
+  return found.status === "found" && found.entry.bundle.orgId === orgId;
+}
+
 export interface BundleCacheOptions {
   readonly bundles: BundleStore;
   readonly engine: Engine;
