@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
-import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow } from "../../src/store/log-row.js";
+import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow, soleBodyText } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
 const word = fc.string({ minLength: 1, maxLength: 8 });
@@ -90,6 +90,18 @@ describe("the log row", () => {
         const alone = field === "receivedAt" && batch.length === 1;
         expect(format).toBe(alone ? LOG_FORMAT_COMPACT : LOG_FORMAT_EVENTS);
         expect(read).toStrictEqual(JSON.parse(JSON.stringify(batch)));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("gives a one-event row's body text exactly as JSON.stringify(body) writes it, for the derived row", () => {
+    fc.assert(
+      fc.property(fc.oneof(consistentEvent, broken.map(({ odd }) => odd)), (event) => {
+        const row = encodeLogRow([event]);
+        const body = soleBodyText(row, event);
+        if (row.format === LOG_FORMAT_COMPACT) expect(body).toBe(JSON.stringify(event.body));
+        else expect(body).toBeUndefined();
       }),
       { numRuns: 2_000 },
     );

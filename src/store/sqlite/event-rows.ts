@@ -31,8 +31,11 @@ export type EventRowParams = [seq: number, id: string, receivedAt: string, orgId
 /** `INSERT … (seq, EVENT_COLUMNS) VALUES (…)`'s placeholders. */
 export const EVENT_ROW_PLACEHOLDERS = Array.from({ length: EVENT_COLUMNS.split(", ").length + 1 }, () => "?").join(", ");
 
-/** Binds by position: named parameters (an object per event, looked up by name) cost ~3 µs more per event. */
-export function insertEventRow(insert: Statement<EventRowParams>, seq: number, event: StoredEvent): void {
+/**
+ * Binds by position: named parameters (an object per event, looked up by name) cost ~3 µs more
+ * per event. `bodyText`: the body's JSON when the caller has it already (log-row.ts soleBodyText).
+ */
+export function insertEventRow(insert: Statement<EventRowParams>, seq: number, event: StoredEvent, bodyText?: string): void {
   insert.run(
     seq,
     event.id,
@@ -46,7 +49,7 @@ export function insertEventRow(insert: Statement<EventRowParams>, seq: number, e
     event.name ?? null,
     event.decisionId ?? null,
     event.discovered === undefined ? null : Number(event.discovered),
-    JSON.stringify(event.body),
+    bodyText ?? JSON.stringify(event.body),
   );
 }
 

@@ -12,7 +12,7 @@
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import type { StoredEvent } from "../../types.js";
 import { EVENT_COLUMNS, EVENT_ROW_PLACEHOLDERS, countDiscovered, insertEventRow, type DiscoveredRow, type EventRowParams } from "../event-rows.js";
-import { decodeLogRow, encodeLogRow, type LogRowText } from "../../log-row.js";
+import { type LogFormat, type LogRowText, decodeLogRow, encodeLogRow, soleBodyText } from "../../log-row.js";
 import { Queue } from "../../queue.js";
 
 /**
@@ -38,6 +38,8 @@ export interface LogAppend {
 export interface Committed {
   readonly seq: number;
   readonly events: readonly StoredEvent[];
+  /** The body's JSON of a one-event batch, cut from its row (soleBodyText). */
+  readonly soleBody?: string;
 }
 
 /** Batches parsed at append and kept for derive(), so the usual case re-reads nothing. */
@@ -83,7 +85,7 @@ export class EventLog {
       // Another connection (the CLI's, the Parquet thread's) may have derived these meanwhile.
       if (this.derivedThrough() !== from) return false;
       for (const batch of batches) {
-        batch.events.forEach((event, i) => insertEventRow(this.insertEventStmt, batch.seq + i, event));
+        batch.events.forEach((event, i) => insertEventRow(this.insertEventStmt, batch.seq + i, event, batch.soleBody));
       }
       this.setCheckpointStmt.run(EVENTS_TABLE, through);
       return true;
@@ -105,11 +107,11 @@ export class EventLog {
    * appending to the same file never gets the same seqs; call groupEnded() after the transaction.
    */
   append(row: LogRowText): LogAppend & { readonly batch?: Committed; readonly row?: LogRowText } {
-    const batch = decodeLogRow(row.text, row.format);
-    refuseRepeatedIds(batch);
+    const events = decodeLogRow(row.text, row.format);
+    refuseRepeatedIds(events);
     const fresh: StoredEvent[] = [];
     const skipped: number[] = [];
-    batch.forEach((event, i) => {
+    events.forEach((event, i) => {
       if (event.clientId === undefined || this.remember(event)) fresh.push(event);
       else skipped.push(i);
     });
@@ -122,10 +124,11 @@ export class EventLog {
     for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
     const stored = skipped.length === 0 ? row : encodeLogRow(fresh);
     this.insertLogStmt.run(end + 1, fresh.length, newest, stored.text, stored.format);
-    for (const row of countDiscovered(fresh)) this.discoveredUpsertStmt.run(row);
+    for (const counted of countDiscovered(fresh)) this.discoveredUpsertStmt.run(counted);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
     this.groupEnd = end + fresh.length;
-    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch: { seq: end + 1, events: fresh }, row: stored };
+    const batch: Committed = { seq: end + 1, events: fresh, soleBody: fresh.length === 1 ? soleBodyText(stored, fresh[0]!) : undefined };
+    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, batch, row: stored };
   }
 
   /** The group's transaction is over, committed or not: the next append reads the log's end again. */
@@ -165,7 +168,8 @@ export class EventLog {
     for (const row of this.readLogStmt.all(from, 64)) {
       const parsed = decodeLogRow(row.events, row.format);
       if (events > 0 && events + parsed.length > maxEvents) break;
-      batches.push({ seq: row.seq, events: parsed });
+      const soleBody = parsed.length === 1 ? soleBodyText({ text: row.events, format: row.format as LogFormat }, parsed[0]!) : undefined;
+      batches.push({ seq: row.seq, events: parsed, soleBody });
       events += parsed.length;
     }
     return batches;
