@@ -114,6 +114,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
+  metrics?.watchParquet(parquet);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now() });
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const role = (name: string, gained: () => Promise<void> | void, lost: () => Promise<void> | void) =>

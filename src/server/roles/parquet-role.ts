@@ -9,6 +9,10 @@ import type { MessagePort } from "node:worker_threads";
 export class ParquetRole implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private thread: ParquetThread | undefined;
+  /** A thread delivering its last events before it stops (a lease lost, a shutdown). */
+  private stopping: ParquetThread | undefined;
+  /** Events the copy's stopped threads took from memory. */
+  private earlier = 0;
 
   constructor(
     private readonly options: ParquetOptions,
@@ -24,7 +28,15 @@ export class ParquetRole implements EventPipeline {
   async stop(): Promise<void> {
     const thread = this.thread;
     this.thread = undefined;
+    this.stopping = thread;
     await thread?.close();
+    this.earlier += thread?.fromMemory ?? 0;
+    if (this.stopping === thread) this.stopping = undefined;
+  }
+
+  /** Events the copy took from the store's feed rather than reading them back, since this process started. */
+  get fromMemory(): number {
+    return this.earlier + (this.thread?.fromMemory ?? 0) + (this.stopping?.fromMemory ?? 0);
   }
 
   deliverThrough(): Promise<void> {
