@@ -1,8 +1,15 @@
-// Two servers on one SQLite file: what `vane serve --workers 2` runs.
+// Two servers on one SQLite file: what `vane serve --workers 2` runs. The Parquet copy's feed is
+// SQLite's alone (the writer thread's), so its test with both servers appending is here.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { nodeSha256 } from "../../src/cli/store-access.js";
+import { createKey } from "../../src/server/auth/key-admin.js";
+import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { scrape, value } from "../server/observability/scrape.js";
+import { parquetRows } from "../store/parquet-files.js";
 import { describeSharedStore } from "./shared-store.js";
 
 describeSharedStore("SQLite", async () => {
@@ -12,4 +19,52 @@ describeSharedStore("SQLite", async () => {
     open: async () => openSqliteStores({ dataDir }),
     cleanup: async () => rmSync(dataDir, { recursive: true, force: true }),
   };
+});
+
+describe("two servers on one SQLite file: the Parquet copy", () => {
+  const folders: string[] = [];
+  const running: RunningServer[] = [];
+  afterEach(async () => {
+    for (const server of running.splice(0)) await server.close().catch(() => undefined);
+    for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("copies every event once while both servers append at once: the holder's own batches from memory, the other's from the table", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vane-shared-parquet-"));
+    folders.push(dataDir);
+    const seeded = openSqliteStores({ dataDir });
+    const { secret } = await createKey(seeded.keys, { kind: "sk", orgId: "org", projectId: "proj", scopes: ["sdk:write"] }, { sha256: nodeSha256, now: Date.now() });
+    seeded.close();
+    const servers = [];
+    for (let i = 0; i < 2; i++) {
+      const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, leaseTtlMs: 1_000, catchUpMs: 200, metrics: "on" });
+      running.push(server);
+      servers.push(server);
+    }
+    const at = new Date().toISOString();
+    let accepted = 0;
+    for (let round = 0; round < 10; round++) {
+      // Both at once: their group commits interleave in the log, so neither copy's feed is gapless.
+      const answers = await Promise.all(
+        servers.map((server, s) => {
+          const events = Array.from({ length: 20 }, (_, i) => ({ type: "track", unitKey: `u-${round}-${s}-${i}`, timestamp: at, event: "signup" }));
+          return fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
+        }),
+      );
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        accepted += ((await answer.json()) as { accepted: number }).accepted;
+      }
+    }
+    expect(accepted).toBe(400);
+    const copied = async () => (await parquetRows(dataDir)).map((row) => String(row.unit_key));
+    for (const until = Date.now() + 20_000; (await copied()).length < accepted && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    const units = await copied();
+    expect(units.length).toBe(400);
+    expect(new Set(units).size).toBe(400);
+    // The copy ran on one of the two (the lease): it took that server's batches from memory.
+    const fromMemory = await Promise.all(servers.map(async (server) => value(await scrape(server.metricsUrl!), "vane_parquet_events_from_memory_total")));
+    expect(fromMemory.some((n) => n > 0)).toBe(true);
+    expect(fromMemory.reduce((a, b) => a + b, 0)).toBeLessThan(400); // the other server's events came from the table
+  }, 60_000);
 });

@@ -349,8 +349,8 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
       await expectExactlyOnce(fromFeed.files, total);
       expect(fromFeed.files).toEqual(fromTable.files);
       expect(fromFeed.files.size).toBeGreaterThan(1);
-      // Batch 2 (3 events) came from the store, and so did what that page of 5 read past it.
-      expect(feed.fromMemory).toBe(total - 5);
+      // Batch 2 (3 events) came from the store, read up to where memory went on.
+      expect(feed.fromMemory).toBe(total - 3);
       expect(await memory.checkpoint("parquet")).toBe(total);
     } finally {
       close();

@@ -28,9 +28,15 @@ export class CommittedFeed implements CommittedEvents {
     return this.taken;
   }
 
+  heldAfter(after: number): number | undefined {
+    this.collect();
+    this.forget(after);
+    return this.held.at(0)?.seq;
+  }
+
   take(after: number, max: number): SequencedEvent[] {
     this.collect();
-    while (this.held.length > 0 && endOf(this.held.at(0)!) <= after) this.heldEvents -= this.held.shift()!.count;
+    this.forget(after);
     const events: SequencedEvent[] = [];
     let cursor = after;
     while (events.length < max && this.held.length > 0 && this.held.at(0)!.seq <= cursor + 1) {
@@ -58,6 +64,11 @@ export class CommittedFeed implements CommittedEvents {
 
   close(): void {
     this.port.close();
+  }
+
+  /** Drops the batches the copy has passed. */
+  private forget(after: number): void {
+    while (this.held.length > 0 && endOf(this.held.at(0)!) <= after) this.heldEvents -= this.held.shift()!.count;
   }
 }
 

@@ -22,6 +22,8 @@ const DEFAULT_FLUSH_ROWS = 10_000;
 export interface CommittedEvents {
   /** Events from seq `after` + 1 on, in order without a gap, about `max` at most; none when memory does not hold `after` + 1. */
   take(after: number, max: number): SequencedEvent[];
+  /** The first seq after `after` that memory holds: what lies between is another process's, for the store to give. */
+  heldAfter(after: number): number | undefined;
 }
 
 export interface ParquetPipelineOptions {
@@ -118,7 +120,11 @@ export class ParquetPipeline implements EventPipeline {
     let cursor = after;
     while (cursor < target && rows.length < this.flushRows) {
       const fed = this.feed?.take(cursor, this.batchRows) ?? [];
-      const page = fed.length > 0 ? fed : await this.events.readAfter(cursor, this.batchRows);
+      // From the store only up to what memory holds next: with two servers appending, their
+      // batches alternate in the log, and a full page would pass this server's own by.
+      const held = fed.length > 0 ? undefined : this.feed?.heldAfter(cursor);
+      const limit = held === undefined ? this.batchRows : Math.min(this.batchRows, held - cursor - 1);
+      const page = fed.length > 0 ? fed : await this.events.readAfter(cursor, limit);
       const last = page.at(-1);
       if (!last) return { rows, more: false };
       // A store that repeats seqs would make this loop forever: refuse it instead.
@@ -127,7 +133,7 @@ export class ParquetPipeline implements EventPipeline {
       }
       for (const row of page) rows.push(row);
       cursor = last.seq;
-      if (fed.length === 0 && page.length < this.batchRows) return { rows, more: false };
+      if (fed.length === 0 && page.length < limit) return { rows, more: false };
     }
     return { rows, more: true };
   }
