@@ -60,42 +60,50 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
       return next();
     },
     access,
-    (c) => (c.req.param("policyId") === "batch" ? decideBatch(c, deps) : decideOne(c, deps)),
+    (c) => decideRoute(c, deps),
   );
   return app;
 }
 
-async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
+/** Both paths: the body, the tenant, the batch's items (refused before the bundle is looked up), the bundle, the learned state. */
+async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
   const started = performance.now();
   const body = await readBody(c);
   if (body instanceof Response) return body;
   const tenant = tenantOf(c, body.env);
   if (tenant instanceof Response) return tenant;
-  const items = body.value.decisions;
-  if (!Array.isArray(items)) return badRequest(c, "decisions must be an array");
-  if (items.length > MAX_BATCH_DECISIONS) return badRequest(c, `decisions holds ${items.length} items, at most ${MAX_BATCH_DECISIONS}`);
+  const items = c.req.param("policyId") === "batch" ? batchItems(c, body.value.decisions) : undefined;
+  if (items instanceof Response) return items;
   const entry = await bundleFor(c, deps, tenant);
   if (entry instanceof Response) return entry;
   await deps.learner.start();
-  const now = deps.clock.now();
-  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item: unknown) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
+  const prepared = { tenant, entry, now: deps.clock.now(), started };
+  return items === undefined ? decideOne(c, deps, prepared, body.value) : decideBatch(c, deps, prepared, items);
+}
+
+interface Prepared {
+  readonly tenant: Tenant;
+  readonly entry: BundleEntry;
+  readonly now: number;
+  readonly started: number;
+}
+
+function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
+  if (!Array.isArray(items)) return badRequest(c, "decisions must be an array");
+  if (items.length > MAX_BATCH_DECISIONS) return badRequest(c, `decisions holds ${items.length} items, at most ${MAX_BATCH_DECISIONS}`);
+  return items;
+}
+
+async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Promise<Response> {
+  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
   const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
   const refused = await record(c, deps.events, decided, eventSource(tenant, entry, now, started));
   if (refused) return refused;
   return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
 }
 
-async function decideOne(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
-  const started = performance.now();
-  const body = await readBody(c);
-  if (body instanceof Response) return body;
-  const tenant = tenantOf(c, body.env);
-  if (tenant instanceof Response) return tenant;
-  const entry = await bundleFor(c, deps, tenant);
-  if (entry instanceof Response) return entry;
-  await deps.learner.start();
-  const now = deps.clock.now();
-  const item = { policyId: c.req.param("policyId"), context: body.value.context, entityId: body.value.entityId };
+async function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Promise<Response> {
+  const item = { policyId: c.req.param("policyId"), context: body.context, entityId: body.entityId };
   const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
   const refused = await record(c, deps.events, [outcome], eventSource(tenant, entry, now, started));
