@@ -2,7 +2,8 @@
 // decide >= 60% of hello POST with p99 < 10 ms; config 304 >= 85% of hello GET; events >= 200k
 // events/s stored durably; events also at 1 and 16 connections). The servers run
 // as child processes pinned to core 0, this load generator re-executes itself on core 1. A bare
-// Hono hello-world runs first, then Vane on a fresh data folder with production defaults
+// Hono hello-world runs first (GET, POST, and the floors under the durable rows: the same bodies
+// parsed and also appended to a file with an fdatasync per group, resolve's and the batches), then Vane on a fresh data folder with production defaults
 // (synchronous=FULL, Parquet pipeline on); Vane is then killed with SIGKILL and its store is
 // counted: every acknowledged event must be there.
 //
@@ -52,7 +53,9 @@ let serverCpus = "";
 async function helloPhase(): Promise<void> {
   const scenarios = selected(helloScenarios());
   if (scenarios.length === 0) return;
-  const hello = await launchServer(new URL("./http/serve-hello.ts", import.meta.url), [], { label: "hello" });
+  // The durable baselines' file: on the same file system as Vane's data folder.
+  const logDir = mkdtempSync(join(tmpdir(), "vane-bench-hello-"));
+  const hello = await launchServer(new URL("./http/serve-hello.ts", import.meta.url), ["--log", join(logDir, "bodies.log")], { label: "hello" });
   serverCpus = hello.cpus;
   try {
     for (const scenario of scenarios) {
@@ -61,6 +64,7 @@ async function helloPhase(): Promise<void> {
     }
   } finally {
     await hello.stop("SIGTERM");
+    rmSync(logDir, { recursive: true, force: true });
   }
 }
 
@@ -157,7 +161,8 @@ const report: HttpReport = {
     ...(loadgenBound.length === 0
       ? []
       : [`Load generator at ≥ ${LOADGEN_SATURATED_PERCENT}% of its core for: ${loadgenBound.join("; ")}. These rows are lower bounds of the server's capacity (the ratios to hello-world are then generous to Vane).`]),
-    "Resolve and hello-world POST send the same headers and the same kind of body (a random userId, accountId and country each request); the OFREP rows the same context with the user as targetingKey, one decision event each. Events: 100 valid events per batch (50 exposures; track: purchase, signup, add_to_cart (discovered)).",
+    "The hello-world's durable rows (bench/http/durable-log.ts) append each body to one file and answer once an fdatasync covers it, bodies arriving meanwhile sharing the next sync: what storing a request durably costs any server on this adapter, Node and disk, beside the targets they bound.",
+    "Resolve and hello-world POST send the same headers and the same kind of body (a random userId, accountId and country each request); the OFREP rows the same context with the user as targetingKey, one decision event each. Events (Vane's and the hello-world's batch rows): the same pool of 100 valid events per batch (50 exposures; track: purchase, signup, add_to_cart (discovered)).",
   ],
 };
 

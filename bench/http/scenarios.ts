@@ -87,15 +87,36 @@ export function eventBatchPool(): string[] {
   });
 }
 
+/** Events a batch answer acknowledges: Vane's `{"accepted": n, …}`, and the hello-world's. */
+const acceptedEvents = (body: string): number => (JSON.parse(body) as { accepted?: number }).accepted ?? 0;
+
 export function helloScenarios(): Scenario[] {
+  // The same headers and bodies as the resolve and events scenarios, so the load generator does the same work.
+  const headers = json("vane_sk_helloworldhelloworldhelloworldhello");
+  const batches = eventBatchPool();
+  const batchOf = (path: string) => () => postEach(path, headers, () => batches[pick(batches.length)]!);
   return [
     { key: "hello-get", name: "hello-world GET /", path: "/", requests: () => [{ method: "GET", path: "/" }] },
+    { key: "hello-post", name: "hello-world POST / (parses the resolve body)", path: "/", requests: () => postEach("/", headers, resolveBody) },
     {
-      key: "hello-post",
-      name: "hello-world POST / (parses the resolve body)",
-      path: "/",
-      // The same headers and bodies as the resolve scenario, so both load generators do the same work.
-      requests: () => postEach("/", json("vane_sk_helloworldhelloworldhelloworldhello"), resolveBody),
+      key: "hello-durable",
+      name: "hello-world POST /durable (parses the resolve body, appends it to a file, fdatasync per group)",
+      path: "/durable",
+      requests: () => postEach("/durable", headers, resolveBody),
+    },
+    {
+      key: "hello-batch",
+      name: `hello-world POST /batch (parses the events rows' ${EVENTS_PER_BATCH}-event batches)`,
+      path: "/batch",
+      requests: batchOf("/batch"),
+      accepted: acceptedEvents,
+    },
+    {
+      key: "hello-durable-batch",
+      name: `hello-world POST /durable/batch (parses the same batches, appends each to a file, fdatasync per group)`,
+      path: "/durable/batch",
+      requests: batchOf("/durable/batch"),
+      accepted: acceptedEvents,
     },
   ];
 }
@@ -124,7 +145,7 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       name: `POST /v1/events/batch, ${EVENTS_PER_BATCH} events, ${connections} connection${connections === 1 ? "" : "s"}`,
       path: "/v1/events/batch",
       requests: () => postEach("/v1/events/batch", json(vane.key), () => batches[pick(batches.length)]!),
-      accepted: (body: string) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
+      accepted: acceptedEvents,
       connections,
     })),
     {
@@ -132,7 +153,7 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       name: `POST /v1/events/batch, ${EVENTS_PER_BATCH} events`,
       path: "/v1/events/batch",
       requests: () => postEach("/v1/events/batch", json(vane.key), () => batches[pick(batches.length)]!),
-      accepted: (body) => (JSON.parse(body) as { accepted?: number }).accepted ?? 0,
+      accepted: acceptedEvents,
     },
     // Issue 15's "p99 of resolve while the Parquet copy and the learner are busy": right after
     // the 64-connection events row, with its backlog still being derived and copied.
