@@ -2,10 +2,10 @@
 // decide >= 60% of hello POST with p99 < 10 ms; config 304 >= 85% of hello GET; events >= 200k
 // events/s stored durably; events also at 1 and 16 connections). The servers run
 // as child processes pinned to core 0, this load generator re-executes itself on core 1. A bare
-// Hono hello-world runs first (GET, POST, and the floors under the durable rows: the same bodies
-// parsed and also appended to a file with an fdatasync per group, resolve's and the batches), then Vane on a fresh data folder with production defaults
-// (synchronous=FULL, Parquet pipeline on); Vane is then killed with SIGKILL and its store is
-// counted: every acknowledged event must be there.
+// Hono hello-world runs first (GET, POST, and the floors under the durable rows: resolve's body and
+// the events batches parsed, and also appended to a file with an fdatasync per group), then Vane on
+// a fresh data folder with production defaults (synchronous=FULL, Parquet pipeline on); Vane is
+// then killed with SIGKILL and its store is counted: every acknowledged event must be there.
 //
 //   npm run bench:http
 //   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64 BENCH_HTTP_PIPELINING=1
