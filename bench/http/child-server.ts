@@ -22,11 +22,14 @@ export interface LaunchOptions {
   readonly label: string;
   /** The cores the server may use (a taskset list); SERVER_CORE when absent. */
   readonly cores?: string;
+  /** A command the server runs under, e.g. valgrind and its options (it must keep the process's pid). */
+  readonly wrapper?: readonly string[];
 }
 
 export async function launchServer(script: URL, args: readonly string[], options: LaunchOptions): Promise<ChildServer> {
   const node = [...(options.nodeFlags ?? []), "--import", "tsx", fileURLToPath(script), ...args];
-  const { command, args: argv } = onCore(options.cores ?? SERVER_CORE, process.execPath, node);
+  const [program, ...programArgs] = [...(options.wrapper ?? []), process.execPath, ...node];
+  const { command, args: argv } = onCore(options.cores ?? SERVER_CORE, program!, programArgs);
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<string>((done) => child.on("exit", (code, signal) => done(signal ?? String(code))));
   createInterface({ input: child.stderr! }).on("line", (line) => process.stderr.write(`  [${options.label}] ${line}\n`));
