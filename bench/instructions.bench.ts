@@ -16,7 +16,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { Agent, request } from "undici";
+import { Agent, request } from "node:http";
 import { launchServer } from "./http/child-server.js";
 import { machine, machineLine } from "./report.js";
 
@@ -59,22 +59,34 @@ const TARGETS: readonly Target[] = [
   { key: "resolve", name: "POST /v1/resolve (+ a durable decision event)", server: "vane", baseline: "hello-post", request: (v) => ({ path: "/v1/resolve", method: "POST", headers: postJson(v.key), body: context }) },
 ];
 
-async function send(url: string, spec: ReturnType<Target["request"]>, count: number): Promise<void> {
-  const agent = new Agent({ connections: CONNECTIONS, pipelining: 1 });
+/** One request on a keep-alive agent; rejects on a 4xx or 5xx. */
+function once(agent: Agent, url: URL, spec: ReturnType<Target["request"]>): Promise<void> {
+  return new Promise((done, failed) => {
+    const outgoing = request(url, { agent, method: spec.method, headers: spec.headers }, (answer) => {
+      answer.resume();
+      answer.on("end", () => ((answer.statusCode ?? 500) >= 400 ? failed(new Error(`${spec.method} ${spec.path}: ${answer.statusCode}`)) : done()));
+      answer.on("error", failed);
+    });
+    outgoing.on("error", failed);
+    outgoing.end(spec.body?.());
+  });
+}
+
+async function send(base: string, spec: ReturnType<Target["request"]>, count: number): Promise<void> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const url = new URL(spec.path, base);
   let sent = 0;
   try {
     await Promise.all(
       Array.from({ length: CONNECTIONS }, async () => {
         while (sent < count) {
           sent++;
-          const answer = await request(`${url}${spec.path}`, { dispatcher: agent, method: spec.method, headers: spec.headers, body: spec.body?.() });
-          await answer.body.text();
-          if (answer.statusCode >= 400) throw new Error(`${spec.method} ${spec.path}: ${answer.statusCode}`);
+          await once(agent, url, spec);
         }
       }),
     );
   } finally {
-    await agent.close();
+    agent.destroy();
   }
 }
 
