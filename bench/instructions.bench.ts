@@ -18,6 +18,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent, request } from "node:http";
 import { launchServer } from "./http/child-server.js";
+import { HELLO_KEY, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine } from "./report.js";
 
 const { values } = parseArgs({
@@ -49,14 +50,12 @@ interface VaneInfo {
   readonly etag: string;
 }
 
-const context = () => JSON.stringify({ context: { userId: `user-${Math.floor(Math.random() * 1e6)}`, accountId: `acct-${Math.floor(Math.random() * 5e4)}`, country: "US" } });
-const postJson = (key: string) => ({ "content-type": "application/json", authorization: `Bearer ${key}` });
 
 const TARGETS: readonly Target[] = [
   { key: "hello-get", name: "hello-world GET /", server: "hello", request: () => ({ path: "/", method: "GET", headers: {} }) },
   { key: "config-304", name: "GET /v1/config → 304", server: "vane", baseline: "hello-get", request: (v) => ({ path: `/v1/config/${v.projectId}`, method: "GET", headers: { authorization: `Bearer ${v.key}`, "if-none-match": v.etag } }) },
-  { key: "hello-post", name: "hello-world POST / (parses the resolve body)", server: "hello", request: () => ({ path: "/", method: "POST", headers: postJson("vane_sk_helloworldhelloworldhelloworldhello"), body: context }) },
-  { key: "resolve", name: "POST /v1/resolve (+ a durable decision event)", server: "vane", baseline: "hello-post", request: (v) => ({ path: "/v1/resolve", method: "POST", headers: postJson(v.key), body: context }) },
+  { key: "hello-post", name: "hello-world POST / (parses the resolve body)", server: "hello", request: () => ({ path: "/", method: "POST", headers: json(HELLO_KEY), body: resolveBody }) },
+  { key: "resolve", name: "POST /v1/resolve (+ a durable decision event)", server: "vane", baseline: "hello-post", request: (v) => ({ path: "/v1/resolve", method: "POST", headers: json(v.key), body: resolveBody }) },
 ];
 
 /** One request on a keep-alive agent; rejects on a 4xx or 5xx. */

@@ -19,12 +19,13 @@ const BATCH_POOL = 64;
 const pick = (n: number): number => Math.floor(Math.random() * n);
 
 /** A fresh resolve body per request: `{"context":{"userId","accountId","country"}}`. */
-function resolveBody(): string {
+export function resolveBody(): string {
   const context = { userId: `user-${pick(USERS)}`, accountId: `acct-${pick(ACCOUNTS)}`, country: COUNTRIES[pick(COUNTRIES.length)] };
   return JSON.stringify({ context });
 }
 
-const json = (key?: string): Record<string, string> => ({
+/** A JSON POST's headers, with the key when given. */
+export const json = (key?: string): Record<string, string> => ({
   "Content-Type": "application/json",
   ...(key !== undefined && { Authorization: `Bearer ${key}` }),
 });
@@ -90,9 +91,12 @@ export function eventBatchPool(): string[] {
 /** Events a batch answer acknowledges: Vane's `{"accepted": n, …}`, and the hello-world's. */
 const acceptedEvents = (body: string): number => (JSON.parse(body) as { accepted?: number }).accepted ?? 0;
 
+/** What the hello-world is sent as a key: the same length as Vane's, so both parse the same headers. */
+export const HELLO_KEY = "vane_sk_helloworldhelloworldhelloworldhello";
+
 export function helloScenarios(): Scenario[] {
   // The same headers and bodies as the resolve and events scenarios, so the load generator does the same work.
-  const headers = json("vane_sk_helloworldhelloworldhelloworldhello");
+  const headers = json(HELLO_KEY);
   const batches = eventBatchPool();
   const batchOf = (path: string) => () => postEach(path, headers, () => batches[pick(batches.length)]!);
   return [
