@@ -35,9 +35,10 @@ describe("two servers on one SQLite file: the Parquet copy", () => {
     const seeded = openSqliteStores({ dataDir });
     const { secret } = await createKey(seeded.keys, { kind: "sk", orgId: "org", projectId: "proj", scopes: ["sdk:write"] }, { sha256: nodeSha256, now: Date.now() });
     seeded.close();
-    const servers = [];
+    const servers: RunningServer[] = [];
     for (let i = 0; i < 2; i++) {
-      const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, leaseTtlMs: 1_000, catchUpMs: 200, metrics: "on" });
+      // A lease long enough that a loaded machine does not move the copy between servers mid-test.
+      const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, leaseTtlMs: 10_000, catchUpMs: 200, metrics: "on" });
       running.push(server);
       servers.push(server);
     }
@@ -62,8 +63,13 @@ describe("two servers on one SQLite file: the Parquet copy", () => {
     const units = await copied();
     expect(units.length).toBe(400);
     expect(new Set(units).size).toBe(400);
-    // The copy ran on one of the two (the lease): it took that server's batches from memory.
-    const fromMemory = await Promise.all(servers.map(async (server) => value(await scrape(server.metricsUrl!), "vane_parquet_events_from_memory_total")));
+    // The copy ran on one of the two (the lease): it took that server's batches from memory. Its
+    // thread reports the count after each run, so a run that wrote the files may not have told yet.
+    const fromMemoryNow = () => Promise.all(servers.map(async (server) => value(await scrape(server.metricsUrl!), "vane_parquet_events_from_memory_total")));
+    let fromMemory = await fromMemoryNow();
+    for (const until = Date.now() + 10_000; !fromMemory.some((n) => n > 0) && Date.now() < until; fromMemory = await fromMemoryNow()) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     expect(fromMemory.some((n) => n > 0)).toBe(true);
     expect(fromMemory.reduce((a, b) => a + b, 0)).toBeLessThan(400); // the other server's events came from the table
   }, 60_000);
