@@ -7,6 +7,7 @@ import { availableParallelism } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { NodeServerOptions, RunningServer } from "../server/node.js";
+import type { StopOutcome } from "../server/stop-steps.js";
 import { UsageError } from "./args.js";
 
 /** Primary → worker. */
@@ -71,12 +72,14 @@ export async function startCluster(options: NodeServerOptions, how: { workers: n
     void forked.exited.then(() => live.delete(forked.worker));
     return forked;
   };
-  const close = async () => {
+  // Each worker bounds its own stop (and exits past it), so waiting for their exits is bounded too.
+  const close = async (): Promise<StopOutcome> => {
     stopping.abort();
     const exits = [...live].map((worker) => new Promise((done) => (worker.isDead() ? done(undefined) : worker.once("exit", done))));
     for (const worker of live) if (worker.isConnected()) worker.send({ type: "stop" } satisfies ToWorker);
     await Promise.all(exits);
     process.off("exit", killLeft);
+    return { complete: true };
   };
   /** Replaces the slot's worker whenever it dies, later each time it dies young. */
   const keep = async (first: Forked) => {

@@ -34,6 +34,8 @@ const server =
 if (server !== undefined) {
   send({ type: "listening", url: server.url, metricsUrl: server.metricsUrl });
   await stopped;
-  await server.close();
+  const outcome = await server.close();
+  // Past its deadline the stop gave up on a step; the threads it waited on would keep this process.
+  if (!outcome.complete) process.exit(1);
 }
 cluster.worker!.disconnect();

@@ -97,7 +97,12 @@ export const serveVerb: Verb = {
     }
     const signal = await stop.received;
     io.err(`vane serve: ${signal}, stopping`);
-    await server.close();
+    const outcome = await server.close();
+    if (!outcome.complete) {
+      // What it waited on would keep the process alive; acknowledged events are already stored.
+      io.err(`vane serve: stopped without waiting longer on ${outcome.waitingOn}; the derived copies resume from their checkpoints at the next start`);
+      process.exit(1);
+    }
     io.err("vane serve: stopped");
     return 0;
   },

@@ -29,6 +29,7 @@ import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";
+import { STOP_DEADLINE_MS, type StopOutcome, stopWithin } from "./stop-steps.js";
 
 /** GET /metrics: not served, served on the API's port, or on a port of its own (bound to the same host). */
 export type MetricsExposure = "off" | "on" | { readonly port: number };
@@ -57,6 +58,8 @@ export interface NodeServerOptions {
   readonly pruneMs?: number;
   /** "off" when absent. */
   readonly metrics?: MetricsExposure;
+  /** How long close() waits for the stop's steps before it gives up on them (stop-steps.ts). */
+  readonly stopDeadlineMs?: number;
   /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
   readonly log?: LogOptions;
   /** How long a role's lease lives unless renewed (renewed five times as often): how soon another server takes over a dead one's roles. */
@@ -92,7 +95,8 @@ export interface RunningServer {
   readonly url: string;
   /** Where GET /metrics answers, when metrics are on. */
   readonly metricsUrl?: string;
-  close(): Promise<void>;
+  /** Drains and closes; past the deadline it stops waiting and says on what (the caller may then exit). */
+  close(): Promise<StopOutcome>;
 }
 
 export const packageVersion = (): string =>
@@ -163,17 +167,27 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       reject(error);
     });
   });
-  const close = async () => {
+  const close = (deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS): Promise<StopOutcome> => {
     stopTimers();
     shutdown.abort(); // ends open event streams, which closing the server would otherwise wait for
-    await metricsListener?.close();
-    await closeApi();
-    await learning.catchUp().catch(() => undefined);
-    learning.close();
-    await releaseRoles();
-    await opened.close();
-    await rateLimiter?.close();
-    log?.flush();
+    const failed = (step: string, error: unknown) => {
+      if (log !== undefined) log.warn({ err: error, step }, "stop step failed");
+      else console.error(`vane: stopping, ${step} failed:`, error instanceof Error ? error.message : error);
+    };
+    return stopWithin(
+      [
+        { name: "the metrics listener", run: () => metricsListener?.close() },
+        { name: "requests in flight", run: closeApi },
+        { name: "the learner's last step", run: () => learning.catchUp() },
+        { name: "the learner", run: () => learning.close() },
+        { name: "the roles' leases (the Parquet copy's last delivery)", run: releaseRoles },
+        { name: "the store (queued appends)", run: () => opened.close() },
+        { name: "Redis", run: () => rateLimiter?.close() },
+        { name: "the log", run: () => log?.flush() },
+      ],
+      deadlineMs,
+      failed,
+    );
   };
   if (metrics !== undefined && typeof exposure === "object") {
     try {

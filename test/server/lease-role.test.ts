@@ -52,4 +52,28 @@ describe("LeaseRole", () => {
     expect(leases.pending()).toBe(0);
     expect(events).toEqual(["gained", "lost"]);
   });
+
+  it("a start that fails (a store error) is tried again at the next renewal, and later changes still run", async () => {
+    let holder: string | undefined;
+    const leases: LeaseStore = {
+      acquire: async (_name, who) => ((holder ??= who) === who),
+      release: async (_name, who) => void (holder === who && (holder = undefined)),
+    };
+    const events: string[] = [];
+    let failStart = true;
+    const gained = () => {
+      events.push("gained");
+      if (failStart) throw new Error("no such table: pending_decisions");
+    };
+    const role = new LeaseRole({ leases, name: "learner", holder: "a", ttlMs: 5_000, now: () => Date.now(), gained, lost: () => void events.push("lost") });
+
+    await expect(role.renew()).rejects.toThrow("no such table");
+    expect(role.active).toBe(false);
+    failStart = false;
+    await role.renew();
+    expect(events).toEqual(["gained", "gained"]);
+    expect(role.active).toBe(true);
+    await role.release();
+    expect(events).toEqual(["gained", "gained", "lost"]);
+  });
 });

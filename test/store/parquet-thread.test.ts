@@ -4,6 +4,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { ParquetThread } from "../../src/store/parquet/parquet-thread.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
@@ -82,6 +83,53 @@ describe("ParquetThread fed by the writer thread", () => {
     } finally {
       await thread.close();
       await stores.close();
+    }
+  });
+});
+
+describe("ParquetThread when its store will not open", () => {
+  const until = async (check: () => Promise<boolean> | boolean, what: string) => {
+    for (let tries = 0; tries < 400; tries++) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  };
+  const refuses = (thread: ParquetThread) => thread.deliverThrough().then(() => false, () => true);
+
+  it("reports the copy failing, stays up to retry, resumes once the store opens, and closes promptly", async () => {
+    // The data folder sits under a regular file for now: opening the store fails (ENOTDIR), as a
+    // table renamed by another connection while the thread starts did (issue 32).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-unopened-"));
+    dirs.push(root);
+    const blocker = path.join(root, "blocker");
+    fs.writeFileSync(blocker, "not a folder");
+    const dataDir = path.join(blocker, "data");
+    const thread = new ParquetThread({ dataDir, intervalMs: 50, flushRows: 1_000 });
+    try {
+      await until(() => refuses(thread), "the copy to report its failure");
+      expect(thread.stoppedOnItsOwn).toBe(false); // still there, retrying
+      fs.rmSync(blocker);
+      await until(async () => !(await refuses(thread)), "the copy to recover once the store opens");
+    } finally {
+      await thread.close();
+    }
+  });
+
+  it("close() ends a thread whose last delivery hangs, after its bound", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-hung-"));
+    dirs.push(dataDir);
+    openSqliteStores({ dataDir }).close();
+    // Another connection holds the lock for the whole test: the thread's open waits on it.
+    const db = new Database(path.join(dataDir, "vane.db"));
+    db.exec("BEGIN EXCLUSIVE");
+    const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, undefined, 300);
+    try {
+      await thread.close(); // resolves with the lock still held: the bound ended the thread
+      expect(thread.stoppedOnItsOwn).toBe(false);
+    } finally {
+      db.exec("ROLLBACK");
+      db.close();
     }
   });
 });

@@ -73,7 +73,15 @@ export class LeaseRole {
     if (held === this.held) return this.changing;
     this.held = held;
     const hook = held ? this.options.gained : this.options.lost;
-    this.changing = this.changing.then(async () => hook?.());
+    // After a failed hook too: one store error must not leave every later change skipped.
+    this.changing = this.changing.catch(() => undefined).then(async () => {
+      try {
+        await hook?.();
+      } catch (error) {
+        if (held) this.held = false; // not started: the next renewal starts it again
+        throw error;
+      }
+    });
     return this.changing;
   }
 }

@@ -1,12 +1,20 @@
 // The server's handle on the Parquet copy's thread. As an EventPipeline it never makes a request
-// wait: deliverThrough asks the thread to look and answers at once, rejecting only while the copy
-// is failing, so the events answer carries `pipelineErrors` then (the batch is stored; the copy
-// catches up from its checkpoint when it can).
+// wait: deliverThrough asks the thread to look and answers at once, rejecting while the copy is
+// failing or its thread has stopped, so the events answer carries `pipelineErrors` then (the batch
+// is stored; the copy catches up from its checkpoint when it can) and never counts as handed to a
+// copy that is not there.
 import type { MessagePort, Worker } from "node:worker_threads";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
+
+/**
+ * How long close() lets the thread deliver what is stored before it is terminated. Nothing is lost
+ * by that: the checkpoint moves only after a file is written, so the next start writes the same
+ * files again; but a store or a disk that hangs must not hold the server's stop.
+ */
+export const PARQUET_CLOSE_MS = 5_000;
 
 export class ParquetThread implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
@@ -14,11 +22,17 @@ export class ParquetThread implements EventPipeline {
   private failure: string | undefined;
   private closed: Promise<void> | undefined;
   private asked = false;
-
   private taken = 0;
+  /** Resolves when the thread has ended, whether asked to or not. */
+  readonly exited: Promise<void>;
+  private ended = false;
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
-  constructor(options: ParquetOptions, feed?: MessagePort) {
+  constructor(
+    options: ParquetOptions,
+    feed?: MessagePort,
+    private readonly closeMs = PARQUET_CLOSE_MS,
+  ) {
     this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), feed === undefined ? options : { ...options, feed }, feed === undefined ? [] : [feed]);
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
@@ -30,6 +44,18 @@ export class ParquetThread implements EventPipeline {
       if (message.type !== "closed") this.asked = false;
     });
     this.worker.on("error", (error) => (this.failure = error.message));
+    this.exited = new Promise<void>((resolve) =>
+      this.worker.once("exit", (code) => {
+        this.ended = true;
+        if (this.closed === undefined) this.failure = `the Parquet copy's thread stopped (exit code ${code})${this.failure === undefined ? "" : `: ${this.failure}`}`;
+        resolve();
+      }),
+    );
+  }
+
+  /** Whether the thread ended without being closed: its owner starts another. */
+  get stoppedOnItsOwn(): boolean {
+    return this.ended && this.closed === undefined;
   }
 
   /** Events the thread took from the feed rather than the store, as of its last report. */
@@ -38,6 +64,7 @@ export class ParquetThread implements EventPipeline {
   }
 
   async deliverThrough(): Promise<void> {
+    if (this.ended) throw new Error(this.failure ?? "the Parquet copy's thread has stopped");
     if (!this.asked && !this.closed) {
       this.asked = true; // one look in flight covers every batch acknowledged before it starts
       this.worker.postMessage({ type: "look" } satisfies ToParquet);
@@ -45,12 +72,18 @@ export class ParquetThread implements EventPipeline {
     if (this.failure !== undefined) throw new Error(this.failure);
   }
 
-  /** Delivers what is stored, then stops the thread. */
+  /** Delivers what is stored, then stops the thread; terminates it when that takes longer than closeMs. */
   close(): Promise<void> {
-    this.closed ??= new Promise<void>((resolve) => {
-      this.worker.once("exit", () => resolve());
-      this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    });
+    this.closed ??= this.ended ? Promise.resolve() : this.closeWithin();
     return this.closed;
+  }
+
+  private async closeWithin(): Promise<void> {
+    this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.closeMs)));
+    const how = await Promise.race([this.exited, late]);
+    clearTimeout(timer);
+    if (how === "late") await this.worker.terminate();
   }
 }

@@ -6,7 +6,7 @@
 // when to look.
 import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { openStores } from "../open-stores.js";
+import { type OpenedStores, openStores } from "../open-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
 import { ParquetPipeline } from "./pipeline.js";
@@ -32,8 +32,17 @@ const feed = options.feed === undefined ? undefined : new CommittedFeed(options.
 const send = (message: FromParquet): void => port.postMessage(message);
 
 // It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
-const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
-const pipeline = new ParquetPipeline({ events: stores.events, feed, sink: options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir), flushRows: options.flushRows });
+// Opened by the first run, not at the thread's start: a store that fails to open (a table renamed
+// for a moment, a lock, a server down) fails that run, which is retried, instead of killing the
+// thread, which would leave the copy stalled and the server's stop waiting for it.
+let opened: { stores: OpenedStores; pipeline: ParquetPipeline } | undefined;
+async function open(): Promise<{ stores: OpenedStores; pipeline: ParquetPipeline }> {
+  if (opened !== undefined) return opened;
+  const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
+  const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
+  opened = { stores, pipeline: new ParquetPipeline({ events: stores.events, feed, sink, flushRows: options.flushRows }) };
+  return opened;
+}
 
 let wanted = false;
 let running = false;
@@ -46,6 +55,7 @@ async function run(): Promise<void> {
     while (wanted) {
       wanted = false;
       try {
+        const { stores, pipeline } = await open();
         await pipeline.catchUp();
         send({ type: "caught-up", through: await stores.events.checkpoint(pipeline.name), fromMemory: feed?.fromMemory ?? 0 });
       } catch (error) {
@@ -67,7 +77,8 @@ function finish(): void {
   clearInterval(timer);
   clearInterval(collecting);
   feed?.close();
-  void stores.close().then(() => {
+  const closed = opened?.stores.close() ?? Promise.resolve();
+  void closed.catch(() => undefined).then(() => {
     send({ type: "closed" });
     port.close();
   });

@@ -91,28 +91,51 @@ function probe(check: () => void): StoreHealth {
   }
 }
 
-export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
-  const opened = openDatabase(options);
+/** The stores on one connection; the writer thread is started last, once every statement prepared. */
+function wire(opened: ReturnType<typeof openDatabase>, options: SqliteStoreOptions) {
   const { db, busyTimeoutMs } = opened;
-  let durability = opened.durability;
-  let writer: LogWriter;
-  if (options.writer === "worker" && options.dataDir !== MEMORY_DATA_DIR) {
-    writer = new WorkerLogWriter({ path: db.name, busyTimeoutMs }, db);
-    db.pragma("busy_timeout = 0");
-    durability = gated(durability, whenWritable(busyTimeoutMs));
-  } else {
-    writer = new InlineLogWriter(db, durability, { deriveOnRead: options.deriveOnRead ?? true });
-  }
+  const worker = options.writer === "worker" && options.dataDir !== MEMORY_DATA_DIR;
+  const durability = worker ? gated(opened.durability, whenWritable(busyTimeoutMs)) : opened.durability;
   const bundles = new SqliteBundleStore(db, durability);
   const keys = new SqliteKeyStore(db, durability);
-  const events = new SqliteEventStore(db, durability, writer);
   const leases = new SqliteLeaseStore(db, durability);
+  const learning = new SqliteLearningStore(db, durability, (claim) => leases.holds(claim));
+  let writer: LogWriter;
+  if (worker) {
+    writer = new WorkerLogWriter({ path: db.name, busyTimeoutMs }, db);
+    db.pragma("busy_timeout = 0");
+  } else {
+    writer = new InlineLogWriter(db, opened.durability, { deriveOnRead: options.deriveOnRead ?? true });
+  }
+  try {
+    const events = new SqliteEventStore(db, durability, writer);
+    return { writer, durability, bundles, keys, events, leases, learning };
+  } catch (error) {
+    void writer.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
+  const opened = openDatabase(options);
+  let wired: ReturnType<typeof wire>;
+  try {
+    wired = wire(opened, options);
+  } catch (error) {
+    // A table missing for a moment (renamed by another connection): nothing of this open may
+    // stay behind, neither the connection nor the WAL's file handle.
+    opened.durability.close();
+    opened.db.close();
+    throw error;
+  }
+  const { db } = opened;
+  const { writer, durability, bundles, keys, events, leases, learning } = wired;
   let closed: Promise<void> | undefined;
   return {
     bundles,
     keys,
     events,
-    learning: new SqliteLearningStore(db, durability, (claim) => leases.holds(claim)),
+    learning,
     leases,
     async health() {
       return {
