@@ -1,0 +1,144 @@
+// A short store fault under load, then SIGTERM (issue 32): a real `vane serve` takes events,
+// decisions and config polls while one store table is renamed away for 2 s by another connection
+// (or the whole file is locked, or the Parquet folder is unusable), and then is told to stop. It
+// must exit within 10 s, every acknowledged event must be stored exactly once, and after a
+// restart the Parquet copy must hold every stored event exactly once.
+import { renameSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { inStore, tempDir } from "../cli/helpers.js";
+import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
+import { parquetRows } from "../store/parquet-files.js";
+
+const FAULT_MS = 2_000;
+const PER_BATCH = 20;
+
+interface Fault {
+  readonly name: string;
+  /** Starts the fault; the returned function ends it. */
+  begin(dataDir: string): () => void;
+}
+
+const renamed = (table: string): Fault => ({
+  name: `table ${table} renamed`,
+  begin(dataDir) {
+    const db = new Database(join(dataDir, "vane.db"), { timeout: 5_000 });
+    db.exec(`ALTER TABLE ${table} RENAME TO ${table}_away`);
+    return () => {
+      db.exec(`ALTER TABLE ${table}_away RENAME TO ${table}`);
+      db.close();
+    };
+  },
+});
+
+const FAULTS: readonly Fault[] = [
+  ...["bundles", "keys", "event_log", "events", "event_ids", "checkpoints", "leases", "learned_arms", "pending_decisions"].map(renamed),
+  {
+    name: "the database locked by another process",
+    begin(dataDir) {
+      const db = new Database(join(dataDir, "vane.db"), { timeout: 5_000 });
+      db.exec("BEGIN EXCLUSIVE");
+      return () => {
+        db.exec("ROLLBACK");
+        db.close();
+      };
+    },
+  },
+  {
+    name: "the Parquet folder unusable (I/O errors: a file where the folder was)",
+    begin(dataDir) {
+      const folder = join(dataDir, "parquet");
+      mkdirSync(folder, { recursive: true });
+      renameSync(folder, `${folder}-away`);
+      writeFileSync(folder, "not a folder");
+      return () => {
+        rmSync(folder);
+        renameSync(`${folder}-away`, folder);
+      };
+    },
+  },
+];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Event batches, decisions and config polls until stopped; the ids of every acknowledged event. */
+function load(served: ServeProcess) {
+  const acked: string[] = [];
+  let stopped = false;
+  const headers = (key: string) => ({ Authorization: `Bearer ${key}`, "Content-Type": "application/json" });
+  const writer = async (w: number) => {
+    for (let n = 0; !stopped; n++) {
+      const events = Array.from({ length: PER_BATCH }, (_, i) => ({ id: `w${w}-b${n}-e${i}`, type: "track", unitKey: `u${w}-${n}`, timestamp: new Date().toISOString(), event: "purchase", properties: { sku: "A-1" } }));
+      const response = await fetch(`${served.url}/v1/events/batch`, { method: "POST", headers: headers(served.pk), body: JSON.stringify({ events }) });
+      const body = (await response.json()) as { accepted?: number };
+      if (response.status === 200) {
+        expect(body.accepted).toBe(PER_BATCH);
+        acked.push(...events.map((e) => e.id));
+      } else {
+        expect(response.status).toBe(503); // the contract's answer to a store that fails: nothing stored
+        await sleep(50);
+      }
+    }
+  };
+  const other = async () => {
+    for (let n = 0; !stopped; n++) {
+      const decided = await fetch(`${served.url}/v1/decide/recs-strategy`, { method: "POST", headers: headers(served.sk), body: JSON.stringify({ context: { userId: `d${n}` } }) });
+      expect([200, 503]).toContain(decided.status);
+      await decided.arrayBuffer();
+      const config = await fetch(`${served.url}/v1/config/demo`, { headers: headers(served.pk) });
+      expect([200, 503]).toContain(config.status);
+      await config.arrayBuffer();
+    }
+  };
+  const running = Promise.all([writer(0), writer(1), other()]);
+  return {
+    acked,
+    stop: async () => {
+      stopped = true;
+      await running;
+    },
+  };
+}
+
+const storedTracks = (dataDir: string) =>
+  inStore(dataDir, async (stores) => (await stores.events.list({ type: "track", limit: 1_000_000 })).map((e) => ({ seq: e.seq, id: e.event.clientId! })));
+
+async function exitWithin(served: ServeProcess, ms: number): Promise<{ code: number | null } | "still running"> {
+  const late = sleep(ms).then(() => "still running" as const);
+  return Promise.race([served.exited, late]);
+}
+
+describe("vane serve after a short store fault under load", () => {
+  it.each(FAULTS)("$name: SIGTERM exits within 10 s, nothing acknowledged is lost, and the copies catch up after a restart", async (fault) => {
+    const dataDir = tempDir();
+    const served = await serveProcess(dataDir, ["--log-level", "silent"]);
+    const traffic = load(served);
+    await sleep(300);
+    const end = fault.begin(dataDir);
+    await sleep(FAULT_MS);
+    end();
+    await sleep(300);
+    await traffic.stop();
+    expect(traffic.acked.length).toBeGreaterThan(0);
+
+    served.child.kill("SIGTERM");
+    const exit = await exitWithin(served, 10_000);
+    if (exit === "still running") served.child.kill("SIGKILL");
+    expect(exit).toEqual({ code: 0, signal: null });
+
+    const stored = await storedTracks(dataDir);
+    expect(new Set(stored.map((s) => s.id)).size).toBe(stored.length); // none twice
+    const storedIds = new Set(stored.map((s) => s.id));
+    expect(traffic.acked.filter((id) => !storedIds.has(id))).toEqual([]); // none acknowledged lost
+
+    const again = await serveProcess(dataDir, ["--log-level", "silent"]);
+    const copied = async () => (await parquetRows(dataDir)).filter((row) => row.type === "track").map((row) => Number(row.seq));
+    for (let waited = 0; (await copied()).length < stored.length && waited < 30_000; waited += 250) await sleep(250);
+    again.child.kill("SIGTERM");
+    expect(await exitWithin(again, 10_000)).toEqual({ code: 0, signal: null });
+    const seqs = await copied();
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs.sort((a, b) => a - b)).toEqual(stored.map((s) => s.seq).sort((a, b) => a - b));
+  }, 90_000);
+});
