@@ -9,6 +9,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { inStore, tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
+import { LEARNED_CHECKPOINT } from "../../src/store/sqlite/learning-store.js";
 import { parquetRows } from "../store/parquet-files.js";
 
 const FAULT_MS = 2_000;
@@ -134,7 +135,10 @@ describe("vane serve after a short store fault under load", () => {
 
     const again = await serveProcess(dataDir, ["--log-level", "silent"]);
     const copied = async () => (await parquetRows(dataDir)).filter((row) => row.type === "track").map((row) => Number(row.seq));
-    for (let waited = 0; (await copied()).length < stored.length && waited < 30_000; waited += 250) await sleep(250);
+    const lastSeq = Math.max(...stored.map((s) => s.seq));
+    const learned = () => inStore(dataDir, (stores) => stores.events.checkpoint(LEARNED_CHECKPOINT));
+    for (let waited = 0; ((await copied()).length < stored.length || (await learned()) < lastSeq) && waited < 30_000; waited += 250) await sleep(250);
+    expect(await learned()).toBeGreaterThanOrEqual(lastSeq); // the learner resumed too
     again.child.kill("SIGTERM");
     expect(await exitWithin(again, 10_000)).toEqual({ code: 0, signal: null });
     const seqs = await copied();
