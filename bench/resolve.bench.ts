@@ -3,6 +3,8 @@
 // a bundle of 1,000 parameters. Run with --expose-gc for the memory figure.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { compileBundle, loadEngine, resolve } from "../src/index.js";
+import { resolveParameter } from "../src/bundle/resolve.js";
+import { createClient } from "../src/sdk/index.js";
 import { LARGE, REALISTIC, makeBundle, makeContexts } from "./bundle-workload.js";
 import { formatDuration, machine, machineLine } from "./report.js";
 
@@ -26,18 +28,18 @@ function timeEach(count: number, run: (i: number) => unknown): Float64Array {
   return times.sort();
 }
 
-console.log(`[1/4] warm-up and per-call latency over ${RESOLVES.toLocaleString()} resolves …`);
+console.log(`[1/5] warm-up and per-call latency over ${RESOLVES.toLocaleString()} resolves …`);
 timeEach(100_000, (i) => resolve(compiled, contexts[i & mask]!, { now }));
 const latency = timeEach(RESOLVES, (i) => resolve(compiled, contexts[i & mask]!, { now }));
 const timerOverhead = percentile(timeEach(100_000, () => undefined), 0.5);
 
-console.log("[2/4] throughput (back-to-back resolves, no timer per call) …");
+console.log("[2/5] throughput (back-to-back resolves, no timer per call) …");
 let sink = 0;
 const loopStart = process.hrtime.bigint();
 for (let i = 0; i < RESOLVES; i++) sink += resolve(compiled, contexts[i & mask]!, { now }).layers.length;
 const perSecond = RESOLVES / (Number(process.hrtime.bigint() - loopStart) / 1e9);
 
-console.log("[3/4] memory of a compiled bundle …");
+console.log("[3/5] memory of a compiled bundle …");
 const gc = (globalThis as { gc?: () => void }).gc;
 let compiledBytes: number | null = null;
 if (gc) {
@@ -50,15 +52,31 @@ if (gc) {
   sink += kept.length;
 }
 
-console.log("[4/4] compileBundle with 1,000 parameters …");
+console.log("[4/5] compileBundle with 1,000 parameters …");
 const large = makeBundle(LARGE, 1000);
 const compileTimes = timeEach(200, () => compileBundle(large, engine));
+
+console.log("[5/5] one flag: resolveParameter, and a client's getter (exposure, decision id) …");
+const keys = bundle.parameters.map((p) => p.key);
+const keyMask = 63; // 64 of the 100 keys, a power of two for the index
+const perCall = (run: (i: number) => unknown): number => {
+  for (let i = 0; i < 100_000; i++) run(i);
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < RESOLVES; i++) run(i);
+  return Number(process.hrtime.bigint() - start) / RESOLVES;
+};
+const oneFlag = perCall((i) => (sink += resolveParameter(compiled, contexts[i & mask]!, keys[i & keyMask]!, { now }).layers.length));
+const client = await createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "vane_pk_bench", projectId: bundle.projectId, bootstrap: bundle, wasm: new URL("../build/vane.wasm", import.meta.url), fetch: async () => Response.json({ accepted: 0 }), onError: () => undefined, flushAt: 1_000, flushIntervalMs: 3_600_000 });
+const getter = perCall((i) => (sink += client.getString(keys[i & keyMask]!, "x", contexts[i & mask]!).length));
+void client.close();
 
 const rows = [
   ["resolve p50", formatDuration(percentile(latency, 0.5)), "≤ 3 µs"],
   ["resolve p99", formatDuration(percentile(latency, 0.99)), "≤ 10 µs"],
   ["resolve p99.9", formatDuration(percentile(latency, 0.999)), ""],
   ["resolves/s, one core", `${Math.round(perSecond).toLocaleString("en-US")}`, "≥ 300,000"],
+  ["one flag, resolveParameter (its layer alone), mean", formatDuration(oneFlag), "≤ 0.5 µs"],
+  ["one flag, client getter (+ decision id, exposure dedup), mean", formatDuration(getter), "≤ 0.5 µs"],
   ["compiled bundle (8 layers, 20 policies, 100 parameters), heap", compiledBytes === null ? "run with --expose-gc" : `${(compiledBytes / 1024).toFixed(1)} KiB`, ""],
   ["compileBundle, 1,000 parameters (20 layers, 40 policies), p50", formatDuration(percentile(compileTimes, 0.5)), ""],
 ] as const;

@@ -4,7 +4,7 @@
 import type { BucketEngine } from "../engine/bucket-engine.js";
 import type { BucketRange, RangeTable, SaltSet } from "../engine/tables.js";
 import { type ConditionPredicate, compileCondition } from "./conditions.js";
-import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Layer, type Policy } from "./types.js";
+import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Policy } from "./types.js";
 import { type BundleProblem, formatProblem, validateBundle } from "./validate.js";
 import { isoTimestampMs } from "./validate-values.js";
 
@@ -45,6 +45,8 @@ export interface CompiledPolicy {
 export interface CompiledLayer {
   readonly id: string;
   readonly index: number;
+  /** What its units are hashed with (the layer's salt, else its id). */
+  readonly salt: string;
   readonly unitKey: string;
   /** Where its bucket comes from: groups[group], salt number `slot` of that group. */
   group: number;
@@ -93,6 +95,7 @@ export function compileBundle<E extends BucketEngine>(bundle: Bundle, engine: E)
   const layers = bundle.layers.map((layer, index): CompiledLayer => ({
     id: layer.id,
     index,
+    salt: layer.salt ?? layer.id,
     unitKey: layer.unitKey ?? bundle.hashing.unitKey,
     group: -1,
     slot: -1,
@@ -109,7 +112,7 @@ export function compileBundle<E extends BucketEngine>(bundle: Bundle, engine: E)
     unitKey: bundle.hashing.unitKey,
     bucketCount,
     layers,
-    groups: groupByUnit(layers, bundle.layers, engine, bucketCount),
+    groups: groupByUnit(layers, engine, bucketCount),
     ranges: rangeTable(engine, rangeLists),
     // Not frozen itself: V8 copies a frozen object ~20× slower, and every resolution copies it.
     defaults: Object.fromEntries(bundle.parameters.map((p) => [p.key, frozenCopy(p.default)])),
@@ -176,14 +179,14 @@ function union(ranges: readonly BucketRange[]): BucketRange[] {
 /** Arm choice hashes into a million buckets: x = bucket(policy.key, unit, 1e6) / 1e6. */
 export const ARM_BUCKETS = 1_000_000;
 
-function groupByUnit(layers: readonly CompiledLayer[], source: readonly Layer[], engine: BucketEngine, bucketCount: number): UnitGroup[] {
+function groupByUnit(layers: readonly CompiledLayer[], engine: BucketEngine, bucketCount: number): UnitGroup[] {
   const byUnit = new Map<string, CompiledLayer[]>();
   for (const layer of layers) append(byUnit, layer.unitKey, layer);
   return [...byUnit].map(([unitKey, members], group) => {
     members.forEach((layer, slot) => Object.assign(layer, { group, slot }));
     const adaptive = members.flatMap((l) => l.policies.filter((p) => p.adaptive));
     adaptive.forEach((policy, i) => (policy.armSlot = members.length + i));
-    const layerSalts = members.map((l) => source[l.index]!.salt ?? l.id);
+    const layerSalts = members.map((l) => l.salt);
     const salts =
       adaptive.length === 0
         ? engine.saltSet(layerSalts)

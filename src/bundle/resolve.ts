@@ -56,23 +56,35 @@ export function contextProblems(compiled: CompiledBundle, context: unknown): str
   const keys = new Set(compiled.layers.map((l) => l.unitKey));
   const problems: string[] = [];
   for (const key of keys) {
-    const value = (context as Context)[key];
-    const ok = value === undefined || value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
-    if (!ok) problems.push(`context.${key} must be a string or a finite number, got ${Array.isArray(value) ? "an array" : typeof value === "number" ? String(value) : typeof value}`);
+    const problem = unitProblem(key, (context as Context)[key]);
+    if (problem !== undefined) problems.push(problem);
   }
   return problems;
 }
 
+function unitProblem(key: string, value: unknown): string | undefined {
+  const ok = value === undefined || value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+  if (ok) return undefined;
+  return `context.${key} must be a string or a finite number, got ${Array.isArray(value) ? "an array" : typeof value === "number" ? String(value) : typeof value}`;
+}
+
+/** contextProblems for one parameter: only the project's unit key and the parameter's layer's matter. */
+export function flagContextProblem(compiled: CompiledBundle, context: unknown, key: string): string | undefined {
+  if (context === null || typeof context !== "object" || Array.isArray(context)) return "context must be an object";
+  const layerUnit = compiled.parameterLayer.get(key)?.unitKey;
+  for (const unitKey of layerUnit === undefined || layerUnit === compiled.unitKey ? [compiled.unitKey] : [compiled.unitKey, layerUnit]) {
+    const problem = unitProblem(unitKey, (context as Context)[unitKey]);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 export function resolve(compiled: CompiledBundle, context: Context, options: ResolveOptions = {}): Resolution {
-  const now = options.now === undefined ? Date.now() : +options.now;
-  // An invalid clock would silently open every schedule window.
-  if (!Number.isFinite(now)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(options.now)}`);
-  const ctx: Context = context !== null && typeof context === "object" && !Array.isArray(context) ? context : {};
+  const now = evaluationTime(options.now);
+  const ctx = contextOf(context);
   const wanted = options.parameters ? new Set(options.parameters) : undefined;
   const resolution: Resolution = { assignments: wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, layers: [] };
-  const unit = unitValue(ctx, compiled.unitKey);
-  if (unit !== undefined) resolution.unitKeyValue = unit;
-  else resolution.unitKeyMissing = true;
+  withUnit(resolution, unitValue(ctx, compiled.unitKey));
   if (wanted) {
     const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
     if (unknown.length > 0) resolution.unknownParameters = unknown;
@@ -85,7 +97,7 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
     buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes));
   }
-  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined };
+  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined, unit: "" };
   for (const layer of compiled.layers) {
     const hashed = buckets[layer.group];
     if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
@@ -96,14 +108,62 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   return resolution;
 }
 
+/**
+ * One parameter, as a flag getter asks for it: only the layer that holds it is resolved (one hash,
+ * plus its adaptive arm's when one is reached), so `layers` has that layer alone, never the
+ * attribution-only others a server resolve carries (runtime-api.md requires those of the server,
+ * not of a local getter). Its value and its layer's answer equal resolve()'s for the same key.
+ */
+export function resolveParameter(compiled: CompiledBundle, context: Context, key: string, options: Pick<ResolveOptions, "now"> = {}): Resolution {
+  const now = evaluationTime(options.now);
+  const ctx = contextOf(context);
+  const resolution: Resolution = { assignments: {}, layers: [] };
+  withUnit(resolution, unitValue(ctx, compiled.unitKey));
+  if (!Object.hasOwn(compiled.defaults, key)) {
+    resolution.unknownParameters = [key];
+    return resolution;
+  }
+  resolution.assignments[key] = compiled.defaults[key]!;
+  const layer = compiled.parameterLayer.get(key);
+  const unit = layer === undefined ? undefined : unitValue(ctx, layer.unitKey);
+  if (layer === undefined || unit === undefined) return resolution; // no unit: the layer is skipped
+  const bucket = compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
+  const input: LayerInput = { ctx, now, wanted: { has: (wantedKey) => wantedKey === key }, resolution, bucket, hashes: undefined, unit };
+  resolution.layers.push(resolveLayer(compiled, layer, input));
+  return resolution;
+}
+
+function evaluationTime(now: number | Date | undefined): number {
+  const ms = now === undefined ? Date.now() : +now;
+  // An invalid clock would silently open every schedule window.
+  if (!Number.isFinite(ms)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(now)}`);
+  return ms;
+}
+
+function contextOf(context: Context): Context {
+  return context !== null && typeof context === "object" && !Array.isArray(context) ? context : {};
+}
+
+function withUnit(resolution: Resolution, unit: string | undefined): void {
+  if (unit !== undefined) resolution.unitKeyValue = unit;
+  else resolution.unitKeyMissing = true;
+}
+
+/** The parameters asked for: a Set, or one key. */
+interface Wanted {
+  has(key: string): boolean;
+}
+
 interface LayerInput {
   readonly ctx: Context;
   readonly now: number;
-  readonly wanted: ReadonlySet<string> | undefined;
+  readonly wanted: Wanted | undefined;
   readonly resolution: Resolution;
   bucket: number;
-  /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes. */
+  /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes; absent when one layer is hashed alone. */
   hashes: Uint32Array | undefined;
+  /** The layer's unit, for an arm hash made on demand when `hashes` is absent. */
+  readonly unit: string;
 }
 
 function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, input: LayerInput): LayerResolution {
@@ -146,10 +206,11 @@ function choose(compiled: CompiledBundle, policy: CompiledPolicy, input: LayerIn
   const { engine, ranges } = compiled;
   const held = engine.allocationIndex(ranges, policy.rangeList, input.bucket);
   if (held < 0 || !policy.adaptive) return held;
-  return engine.pickWeighted(policy.weights, input.hashes![policy.armSlot]! / ARM_BUCKETS);
+  const armHash = input.hashes !== undefined ? input.hashes[policy.armSlot]! : engine.bucket(policy.key, input.unit, ARM_BUCKETS);
+  return engine.pickWeighted(policy.weights, armHash / ARM_BUCKETS);
 }
 
-function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: ReadonlySet<string> | undefined): void {
+function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: Wanted | undefined): void {
   const { overrideKeys: keys, overrideValues: values } = allocation;
   // Indexed loops: destructuring entries in a for-of costs more than the stores themselves.
   if (!wanted) for (let i = 0; i < keys.length; i++) assignments[keys[i]!] = values[i]!;

@@ -1,7 +1,7 @@
 // The client: the engine and the bundle poller for local resolution (the resolver the server
 // runs), the service for server mode, and the event queue that carries exposures and track
 // events to POST /v1/events/batch.
-import { contextProblems, resolve } from "../bundle/resolve.js";
+import { contextProblems, flagContextProblem, resolve, resolveParameter } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { BucketEngine } from "../engine/bucket-engine.js";
@@ -137,6 +137,22 @@ class Client implements VaneClient {
     return result;
   }
 
+  resolveFlag(context: Record<string, unknown>, key: string): ResolveResult {
+    this.checkOpen();
+    if (typeof key !== "string") throw new TypeError("the flag's key must be a string");
+    const compiled = this.poller.compiled;
+    if (compiled === undefined) throw new Error("no bundle yet: local resolution needs a bootstrap bundle or a fetched one");
+    const problem = flagContextProblem(compiled, context, key);
+    if (problem !== undefined) throw new TypeError(problem);
+    const now = this.now();
+    const resolution = resolveParameter(compiled, context, key, { now });
+    const decision = { decisionId: uuidv7(now), timestamp: new Date(now).toISOString() };
+    const result = resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
+    this.remember(result);
+    for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
+    return result;
+  }
+
   getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean {
     return this.details(key, defaultValue, context).value;
   }
@@ -158,7 +174,7 @@ class Client implements VaneClient {
     const type = typeof defaultValue;
     let result: ResolveResponse;
     try {
-      result = this.resolveLocal(context, [key]);
+      result = this.resolveFlag(context, key);
     } catch (error) {
       return errorDetails(defaultValue as Widen<T>, error instanceof TypeError ? "INVALID_CONTEXT" : "PROVIDER_NOT_READY");
     }

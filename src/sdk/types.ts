@@ -58,6 +58,11 @@ export interface VaneClient {
   /** From the bundle, synchronously; throws when there is none yet or the context is unusable. */
   resolveLocal(context: Record<string, unknown>, parameters?: string[]): ResolveResult;
   /**
+   * One parameter from the bundle, as the getters read it: only the layer that holds it is
+   * resolved, and exposed (metadata.layers has that layer alone). Throws as resolveLocal does.
+   */
+  resolveFlag(context: Record<string, unknown>, key: string): ResolveResult;
+  /**
    * A parameter's value for a context, from the bundle (local resolution, exposure recorded);
    * `defaultValue` when there is no bundle yet, the context is unusable, the parameter is unknown
    * or its value is of another type. Never throws.

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Engine, compileBundle, loadEngine, resolve } from "../../src/index.js";
+import { resolveParameter } from "../../src/bundle/resolve.js";
 import type { Bundle, Policy, PolicyState } from "../../src/bundle/types.js";
 import { allocation, arbitraryBundle, sampleBundle, staticPolicy } from "./bundles.js";
 
@@ -35,6 +36,26 @@ describe("resolution properties", () => {
           const resolution = resolve(first, context, { now: NOW });
           expect(resolve(first, { ...context }, { now: NOW })).toEqual(resolution);
           expect(resolve(second, context, { now: NOW })).toEqual(resolution);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("one parameter resolved alone (the flag getters' path) equals its layer and value in a full resolve, for every key", () => {
+    fc.assert(
+      fc.property(arbitraryBundle, fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 5 }), fc.constantFrom("NL", "DE"), (bundle, users, country) => {
+        const compiled = compileBundle(bundle, engine);
+        for (const userId of users) {
+          const context = { userId, accountId: `acct-${userId}`, country, plan: "gold", appVersion: "2.1.0" };
+          const full = resolve(compiled, context, { now: NOW });
+          for (const { key, layerId } of bundle.parameters) {
+            const one = resolveParameter(compiled, context, key, { now: NOW });
+            expect(one.assignments).toEqual({ [key]: full.assignments[key] });
+            expect(one.layers).toEqual(full.layers.filter((l) => l.layerId === layerId));
+            expect(one.unitKeyValue).toBe(full.unitKeyValue);
+          }
+          expect(resolveParameter(compiled, context, "no-such-parameter", { now: NOW }).unknownParameters).toEqual(["no-such-parameter"]);
         }
       }),
       { numRuns: 300 },

@@ -165,6 +165,19 @@ describe("exposure events", () => {
     expect(events.slice(1).map((e) => (e.layers as { layerId: string }[]).map((l) => l.layerId))).toEqual([["pricing", "recommendations"], ["onboarding"]]);
   });
 
+  it("from a flag getter, are those of the flag's layer alone, which it alone resolves; the value is resolveLocal's", async () => {
+    const { sdk, c } = await start();
+    const context = { userId: "user-7", country: "US", accountId: "acct-7" };
+    const detail = c.details("checkout.buttonColor", "none", context);
+    expect(detail.value).toBe(c.resolveLocal(context, ["checkout.buttonColor"]).assignments["checkout.buttonColor"]);
+    expect(c.resolveFlag(context, "checkout.buttonColor").metadata.layers.map((l) => l.layerId)).toEqual(["checkout"]);
+    await c.flush();
+    const events = await storedEvents(sdk.server, "exposure");
+    expect(events).toHaveLength(1); // the getter's; resolveLocal's narrow resolve exposed the same layer, once per session
+    expect((events[0]!.layers as { layerId: string }[]).map((l) => l.layerId)).toEqual(["checkout"]);
+    expect(events[0]!.decisionId).not.toBeUndefined();
+  });
+
   it("carry the chosen arm's weight as probability for adaptive policies", async () => {
     const bundle = demoBundle(VERSION_1);
     const weights = [0.25, 0.75];

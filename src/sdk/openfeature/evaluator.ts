@@ -1,6 +1,6 @@
 // One OpenFeature evaluation on Vane's client: the flag (a parameter) resolved locally for the
-// context with the client's resolveLocal (the server's resolver; the exposure recorded as for any
-// local resolve), and its details read from the bundle exactly as the OFREP endpoints read them
+// context with the client's resolveFlag (the server's resolver, for the flag's layer alone; its
+// exposure recorded as for any local resolve), and its details read from the bundle exactly as the OFREP endpoints read them
 // (src/bundle/openfeature.ts). Shared by the server and the web provider; OpenFeature's error
 // codes are returned, not thrown, so an evaluation never fails the caller.
 import type { ErrorCode, EvaluationContext, FlagValueType, ResolutionDetails, ResolutionReason, TrackingEventDetails } from "@openfeature/core";
@@ -23,7 +23,7 @@ export class FlagEvaluator {
     if (!index.has(flagKey)) return failed(defaultValue, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
     let result;
     try {
-      result = client.resolveLocal(vaneContext(context, bundle.hashing.unitKey), [flagKey]);
+      result = client.resolveFlag(vaneContext(context, bundle.hashing.unitKey), flagKey);
     } catch (error) {
       return failed(defaultValue, "INVALID_CONTEXT", error instanceof Error ? error.message : String(error));
     }
