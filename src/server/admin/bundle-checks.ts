@@ -1,15 +1,14 @@
-// What refuses a bundle at publish time (`vane import`, `vane bundles put`): validation, property
-// schemas that do not compile, a bundle the engine cannot hold, and a changed bundle that keeps
-// the stored version — servers and SDKs notice changes by version (ETag), so they would keep
-// serving the old one.
-import { compileBundle } from "../bundle/compile.js";
-import type { Bundle } from "../bundle/types.js";
-import { type BundleProblem, validateBundle } from "../bundle/validate.js";
-import { ROOT, at } from "../bundle/validate-values.js";
-import type { Engine } from "../engine/engine.js";
-import { schemaProblems } from "../server/events/schemas.js";
-import type { BundleStore } from "../store/types.js";
-import { errorMessage } from "./output.js";
+// What refuses a bundle at publish time (`vane import`, `vane bundles put`, the admin API): validation,
+// property schemas that do not compile, a bundle the engine cannot hold, a changed bundle that
+// keeps the stored version — servers and SDKs notice changes by version (ETag), so they would keep
+// serving the old one — and a version older than the stored one, unless it is a rollback on purpose.
+import { compileBundle } from "../../bundle/compile.js";
+import type { Bundle } from "../../bundle/types.js";
+import { type BundleProblem, validateBundle } from "../../bundle/validate.js";
+import { ROOT, at, isoTimestampMs } from "../../bundle/validate-values.js";
+import type { Engine } from "../../engine/engine.js";
+import type { BundleStore } from "../../store/types.js";
+import { schemaProblems } from "../events/schemas.js";
 
 /** Every problem of `raw` with paths under `base` ("" for a bundle on its own); the bundle when none. */
 export function checkBundle(raw: unknown, base: string, engine: Engine): { problems: BundleProblem[]; bundle?: Bundle } {
@@ -25,7 +24,7 @@ export function checkBundle(raw: unknown, base: string, engine: Engine): { probl
     compileBundle(bundle, engine);
   } catch (error) {
     const found = (error as { problems?: BundleProblem[] }).problems;
-    const compileProblems = Array.isArray(found) ? found : [{ path: ROOT, message: `does not compile: ${errorMessage(error)}` }];
+    const compileProblems = Array.isArray(found) ? found : [{ path: ROOT, message: `does not compile: ${error instanceof Error ? error.message : String(error)}` }];
     return { problems: compileProblems.map(under(base)) };
   }
   return { problems: [], bundle };
@@ -37,6 +36,22 @@ export async function versionProblems(bundle: Bundle, base: string, bundles: Bun
   if (stored === undefined || stored.bundle.version !== bundle.version || canonical(stored.bundle) === canonical(bundle)) return [];
   const message = `the stored bundle of ${bundle.projectId}/${bundle.env} has this version with other content; give the new bundle a new version (servers and SDKs notice changes by version)`;
   return [{ path: base === "" ? "version" : at(base, "version"), message }];
+}
+
+/** What the stored bundle of its project/env refuses: same version with other content, an older version. */
+export async function storedProblems(bundle: Bundle, bundles: BundleStore, how: { rollback?: boolean }): Promise<BundleProblem[]> {
+  const problems = await versionProblems(bundle, "", bundles);
+  if (problems.length > 0 || how.rollback === true) return problems;
+  const stored = await bundles.version(bundle.projectId, bundle.env);
+  if (stored === undefined || stored === bundle.version) return problems;
+  const [mine, theirs] = [isoTimestampMs(bundle.version), isoTimestampMs(stored)];
+  if (mine !== undefined && theirs !== undefined && mine <= theirs) {
+    problems.push({
+      path: "version",
+      message: `${bundle.version} is not newer than the stored version ${stored} of ${bundle.projectId}/${bundle.env}; give the bundle a later version, or pass --rollback to publish an older one on purpose`,
+    });
+  }
+  return problems;
 }
 
 /** Moves a bundle's problem paths under `base`: `layers[0]` → `bundles[2].layers[0]`. */
