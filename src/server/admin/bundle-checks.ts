@@ -8,15 +8,18 @@ import { type BundleProblem, validateBundle } from "../../bundle/validate.js";
 import { ROOT, at, isoTimestampMs } from "../../bundle/validate-values.js";
 import type { Engine } from "../../engine/engine.js";
 import type { BundleStore } from "../../store/types.js";
-import { schemaProblems } from "../events/schemas.js";
+import { type SchemaCompiler, schemaProblems } from "../events/schemas.js";
 
-/** Every problem of `raw` with paths under `base` ("" for a bundle on its own); the bundle when none. */
-export function checkBundle(raw: unknown, base: string, engine: Engine): { problems: BundleProblem[]; bundle?: Bundle } {
+/**
+ * Every problem of `raw` with paths under `base` ("" for a bundle on its own); the bundle when none.
+ * Property schemas compile with `compileSchema` (ajv's by default; a Worker passes one that needs no eval).
+ */
+export function checkBundle(raw: unknown, base: string, engine: Engine, compileSchema?: SchemaCompiler): { problems: BundleProblem[]; bundle?: Bundle } {
   const problems = validateBundle(raw);
   // Schemas compile only from well-formed definitions; the rest of the bundle need not be valid,
   // so a file with both kinds of mistake shows both at once.
   const definitionsChecked = !problems.some((p) => p.path === ROOT || p.path.startsWith("eventDefinitions"));
-  if (definitionsChecked) problems.push(...schemaProblems((raw as Partial<Bundle>).eventDefinitions));
+  if (definitionsChecked) problems.push(...schemaProblems((raw as Partial<Bundle>).eventDefinitions, compileSchema));
   // Compiling assumes a valid bundle.
   if (problems.length > 0) return { problems: problems.map(under(base)) };
   const bundle = raw as Bundle;

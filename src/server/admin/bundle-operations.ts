@@ -15,7 +15,7 @@ export interface BundleWhere {
 }
 
 export async function publishBundle(stores: Stores, raw: unknown, how: { rollback?: boolean }, deps: OperationDependencies): Promise<Published> {
-  const { problems, bundle } = checkBundle(raw, "", await deps.engine());
+  const { problems, bundle } = checkBundle(raw, "", await deps.engine(), deps.schemaCompiler);
   if (bundle === undefined) throw refusedInput(problems);
   const stale = await storedProblems(bundle, stores.bundles, how);
   if (stale.length > 0) throw refusedInput(stale);
@@ -59,6 +59,7 @@ export async function versionOf(bundles: BundleStore, version: string, where: Bu
   throw new AdminRefusal("NOT_FOUND", `no version ${version} of ${where.project}/${where.env} (see \`vane bundles history\`)`);
 }
 
-function summaryOf(bundle: Bundle, storedAt: string): BundleSummary {
+/** What the store lists of a bundle stored at `storedAt`. */
+export function summaryOf(bundle: Bundle, storedAt: string): BundleSummary {
   return { orgId: bundle.orgId, projectId: bundle.projectId, env: bundle.env, version: bundle.version, storedAt };
 }

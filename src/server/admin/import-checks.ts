@@ -6,6 +6,7 @@ import type { BundleProblem } from "../../bundle/validate.js";
 import { ARRAY, ROOT, at, fields, isRecord, mustBe } from "../../bundle/validate-values.js";
 import type { Engine } from "../../engine/engine.js";
 import type { KeyInput } from "../auth/api-key.js";
+import type { SchemaCompiler } from "../events/schemas.js";
 import type { BundleStore } from "../../store/types.js";
 import { checkBundle, versionProblems } from "./bundle-checks.js";
 import { checkImportKey, unknownFields } from "./key-checks.js";
@@ -26,7 +27,7 @@ export interface PlannedBundle {
  * holds the parts without problems (so that store checks can run on them too); it is to be
  * written only when there are no problems at all.
  */
-export function checkImport(raw: unknown, engine: Engine): { plan: ImportPlan; problems: BundleProblem[] } {
+export function checkImport(raw: unknown, engine: Engine, compileSchema?: SchemaCompiler): { plan: ImportPlan; problems: BundleProblem[] } {
   if (!isRecord(raw)) {
     return { plan: { keys: [], bundles: [] }, problems: [{ path: ROOT, message: mustBe('an object { "keys": [...], "bundles": [...] }', raw) }] };
   }
@@ -37,7 +38,7 @@ export function checkImport(raw: unknown, engine: Engine): { plan: ImportPlan; p
   const rawBundles = f.maybe("bundles", ARRAY);
   if (raw.keys === undefined && raw.bundles === undefined) problems.push({ path: ROOT, message: 'holds neither "keys" nor "bundles"' });
   const keys = checkKeys(problems, rawKeys ?? []);
-  const bundles = checkBundles(problems, rawBundles ?? [], engine);
+  const bundles = checkBundles(problems, rawBundles ?? [], { engine, compileSchema });
   return { plan: { keys, bundles }, problems };
 }
 
@@ -57,12 +58,12 @@ function checkKeys(out: BundleProblem[], raw: readonly unknown[]): KeyInput[] {
   return keys;
 }
 
-function checkBundles(out: BundleProblem[], raw: readonly unknown[], engine: Engine): PlannedBundle[] {
+function checkBundles(out: BundleProblem[], raw: readonly unknown[], how: { engine: Engine; compileSchema: SchemaCompiler | undefined }): PlannedBundle[] {
   const bundles: PlannedBundle[] = [];
   const firstIndex = new Map<string, number>();
   raw.forEach((item, i) => {
     const base = at("bundles", i);
-    const { problems, bundle } = checkBundle(item, base, engine);
+    const { problems, bundle } = checkBundle(item, base, how.engine, how.compileSchema);
     out.push(...problems);
     if (bundle === undefined) return;
     const where = `${bundle.projectId}/${bundle.env}`;

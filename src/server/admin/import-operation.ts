@@ -1,15 +1,15 @@
 // `vane import` and the admin API's import: the whole file checked (shape, keys, bundles, the
 // stored versions, tenancy), then its keys and bundles written in one transaction.
-import type { Bundle } from "../../bundle/types.js";
 import { type KeyInput, toKeyRecord } from "../auth/api-key.js";
 import type { KeyRecord, Stores } from "../../store/types.js";
+import { summaryOf } from "./bundle-operations.js";
 import { type ImportPlan, checkImport, storeProblems } from "./import-checks.js";
 import { type Imported, type OperationDependencies, publicKey } from "./operations.js";
 import { refusedInput } from "./refusal.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 
 export async function importFile(stores: Stores, raw: unknown, deps: OperationDependencies): Promise<Imported> {
-  const { plan, problems } = checkImport(raw, await deps.engine());
+  const { plan, problems } = checkImport(raw, await deps.engine(), deps.schemaCompiler);
   problems.push(...(await storeProblems(plan.bundles, stores.bundles)), ...(await tenancyProblems(plan, stores.bundles)));
   if (problems.length > 0) throw refusedInput(problems);
   return write(stores, plan, new Date(deps.now()).toISOString(), deps);
@@ -34,8 +34,4 @@ async function keyToWrite(stores: Stores, input: KeyInput, at: { now: string; de
   // The file decides the key's fields; its history (first stored, first revoked) stays.
   const revoked = fresh.revokedAt !== undefined && { revokedAt: existing.revokedAt ?? fresh.revokedAt };
   return { record: { ...fresh, createdAt: existing.createdAt, ...revoked }, replaced: true };
-}
-
-function summaryOf(bundle: Bundle, storedAt: string) {
-  return { orgId: bundle.orgId, projectId: bundle.projectId, env: bundle.env, version: bundle.version, storedAt };
 }

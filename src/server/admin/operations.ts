@@ -5,6 +5,7 @@
 import type { Engine } from "../../engine/engine.js";
 import type { BundleSummary, DiscoveredEvent, EventFilter, KeyKind, KeyRecord, RateLimit, SequencedEvent } from "../../store/types.js";
 import type { Sha256 } from "../auth/api-key.js";
+import type { SchemaCompiler } from "../events/schemas.js";
 
 /** A key as the admin API shows it: everything but the hash its secret is looked up by. */
 export type PublicKey = Omit<KeyRecord, "secretHash">;
@@ -71,6 +72,8 @@ export interface OperationDependencies {
   /** The engine a bundle must fit (loaded on first use: the CLI's reads need none). */
   readonly engine: () => Promise<Engine>;
   readonly sha256: Sha256;
+  /** How bundles' property schemas compile: ajv's when absent (the host's, where eval is not allowed). */
+  readonly schemaCompiler?: SchemaCompiler;
   /** ms since the epoch. */
   readonly now: () => number;
 }

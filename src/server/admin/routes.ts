@@ -8,6 +8,7 @@ import { json } from "../answer.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { badRequest, errorBody, fail } from "../errors.js";
+import type { SchemaCompiler } from "../events/schemas.js";
 import { isObject, readJson } from "../request.js";
 import { requireAdminToken } from "./admin-token.js";
 import { EVENT_TYPES, MAX_EVENTS_LISTED } from "./event-reads.js";
@@ -21,6 +22,7 @@ export interface AdminRouteDependencies {
   readonly engine: Engine;
   readonly sha256: (bytes: Uint8Array) => Uint8Array;
   readonly clock: Clock;
+  readonly schemaCompiler?: SchemaCompiler;
 }
 
 const DEFAULT_EVENTS_LISTED = 20;
@@ -52,7 +54,7 @@ function eventsFilter(c: Context<AppEnv>): EventsFilter | string {
 
 export function adminRoutes(deps: AdminRouteDependencies): Hono<AppEnv> {
   const { stores } = deps;
-  const ops = localOperations(stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, now: () => deps.clock.now() });
+  const ops = localOperations(stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() });
   const where = (c: Context<AppEnv>) => ({ project: c.req.param("project")!, env: c.req.param("env")! });
   const app = new Hono<AppEnv>();
   app.use("*", requireAdminToken(deps.token));
