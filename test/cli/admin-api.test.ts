@@ -184,6 +184,12 @@ describe("the admin API", () => {
     expect((await v1("POST", "/ofrep/v1/evaluate/flags", { token: TOKEN, body: { context: { targetingKey: "u-1" } } })).status).toBe(401);
   });
 
+  it("is opened on every worker of --workers", async () => {
+    const { call } = await adminServer(["--workers", "2"]);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call("GET", "/admin/v1/bundles")));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+  });
+
   it("is not there without an admin token, and a short token is refused at start", async () => {
     const { url } = await serveProcess(tempDir());
     expect(await client(url)("GET", "/admin/v1/keys", { token: TOKEN })).toEqual({ status: 404, body: { error: { code: "NOT_FOUND", message: "Route not found: GET /admin/v1/keys" } } });
