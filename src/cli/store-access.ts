@@ -31,8 +31,12 @@ export const REMOTE_STORE_OPTIONS = { ...STORE_OPTIONS, remote: { type: "string"
 
 /** The --remote lines of a usage, its text starting at `column` like the other options'. */
 export function remoteHelp(column: number): string {
-  return `  ${"--remote URL".padEnd(column - 2)}work through the admin API of the server at URL instead, with the
-  ${"".padEnd(column - 2)}token in VANE_ADMIN_TOKEN`;
+  const option = "--remote URL";
+  const indent = " ".repeat(column);
+  // An option as wide as its column gets a line of its own, as `vane serve` lays out its long ones.
+  const lead = option.length + 4 > column ? `  ${option}\n${indent}` : `  ${option.padEnd(column - 2)}`;
+  return `${lead}work through the admin API of the server at URL instead, with the
+${indent}token in VANE_ADMIN_TOKEN`;
 }
 
 /** What a verb works with, wherever the store is. */
