@@ -119,7 +119,7 @@ describe("the admin API", () => {
   });
 
   it("refuses a key of bad fields with every problem, and one for another organization's project", async () => {
-    const { call } = await adminServer();
+    const { call, url } = await adminServer();
     await call("POST", "/admin/v1/bundles", { token: TOKEN, body: { bundle: bundleFor("shop", V1) } });
     const bad = await call("POST", "/admin/v1/keys", { token: TOKEN, body: { orgId: "org-1", scopes: ["admin"], kind: "pk", expiresAt: "soon", scope: [] } });
     expect(bad.status).toBe(400);
@@ -132,6 +132,8 @@ describe("the admin API", () => {
     expect(crossing.body.error.problems).toEqual([{ path: "projectId", message: "project shop belongs to organization org-1 (the store), not org-2" }]);
     expect((await call("GET", "/admin/v1/keys")).body.keys.filter((k: { orgId: string }) => k.orgId === "org-2")).toEqual([]);
     expect(await call("POST", "/admin/v1/keys", { token: TOKEN, body: ["not", "an", "object"] })).toMatchObject({ status: 400, body: { error: { code: "BAD_REQUEST", message: "The body must be a JSON object" } } });
+    const notJson = await fetch(`${url}/admin/v1/keys`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "application/json" }, body: "{orgId:" });
+    expect({ status: notJson.status, body: await notJson.json() }).toEqual({ status: 400, body: { error: { code: "BAD_REQUEST", message: "Invalid JSON body" } } });
   });
 
   it("imports keys and bundles all or nothing, and reads the events a key sent", async () => {
