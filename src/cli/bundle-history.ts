@@ -9,7 +9,7 @@ import { CliError, parseVerbArgs } from "./args.js";
 import { diffBundles } from "./bundle-diff.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
-import { WHERE_HELP, WHERE_OPTIONS, projectOf, published } from "./publish.js";
+import { WHERE_HELP, WHERE_OPTIONS, projectOf, printPublication } from "./publish.js";
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
@@ -83,7 +83,7 @@ export const rollbackVerb: Verb = {
       const where = { project: await projectOf(stores.bundles, values.project), env: values.env };
       const heading = `vane bundles rollback: refused version ${version}, nothing was written`;
       const lead = `Rolling ${where.project}/${where.env} back to the content of version ${version}.`;
-      return published({ heading, lead, where: values, io }, () => stores.admin.rollbackBundle(where, version));
+      return printPublication({ heading, lead, where: values, io }, () => stores.admin.rollbackBundle(where, version));
     });
   },
 };

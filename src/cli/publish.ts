@@ -33,11 +33,11 @@ export async function fileProblems(raw: unknown): Promise<{ problems: BundleProb
 
 /** Checks and stores `raw` (here or, with --remote, on the server); prints what was stored or every problem. The exit code. */
 export function publish(raw: unknown, stores: VerbStores, how: Publication & { io: Io }): Promise<number> {
-  return published(how, () => stores.admin.publishBundle(raw, { rollback: how.rollback }));
+  return printPublication(how, () => stores.admin.publishBundle(raw, { rollback: how.rollback }));
 }
 
 /** Runs a publication (a put, a rollback) and prints what was stored, after `lead` when given, or every problem. The exit code. */
-export async function published(how: Publication & { io: Io; lead?: string }, publication: () => Promise<Published>): Promise<number> {
+export async function printPublication(how: Publication & { io: Io; lead?: string }, publication: () => Promise<Published>): Promise<number> {
   const { io, heading } = how;
   let result: Published;
   try {
