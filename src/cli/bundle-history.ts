@@ -3,12 +3,13 @@
 // publishing an earlier version's content again as a new version.
 import { existsSync } from "node:fs";
 import { isRecord } from "../bundle/validate-values.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore } from "../store/types.js";
+import { versionOf } from "../server/admin/bundle-operations.js";
+import { BUNDLE_HISTORY_LIMIT } from "../store/types.js";
 import { CliError, parseVerbArgs } from "./args.js";
 import { diffBundles } from "./bundle-diff.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
-import { WHERE_HELP, WHERE_OPTIONS, nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { WHERE_HELP, WHERE_OPTIONS, projectOf, printPublication } from "./publish.js";
 import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
@@ -80,11 +81,9 @@ export const rollbackVerb: Verb = {
     const version = positionals[0]!;
     return withStores(values, "existing", async (stores) => {
       const where = { project: await projectOf(stores.bundles, values.project), env: values.env };
-      const earlier = await versionOf(stores.bundles, version, where);
-      const current = await storedBundle(stores.bundles, where);
-      const bundle = { ...earlier, version: nextVersion(current.bundle.version, Date.now()) };
-      io.out(`Rolling ${where.project}/${where.env} back to the content of version ${version}.`);
-      return publish(bundle, stores, { heading: `vane bundles rollback: refused version ${version}, nothing was written`, where: values, io });
+      const heading = `vane bundles rollback: refused version ${version}, nothing was written`;
+      const lead = `Rolling ${where.project}/${where.env} back to the content of version ${version}.`;
+      return printPublication({ heading, lead, where: values, io }, () => stores.admin.rollbackBundle(where, version));
     });
   },
 };
@@ -92,13 +91,4 @@ export const rollbackVerb: Verb = {
 function fileValue(read: ReturnType<typeof readJsonFile>): unknown {
   if (!read.ok) throw new CliError(read.problem.message);
   return read.value;
-}
-
-async function versionOf(bundles: BundleStore, version: string, where: { project: string; env: string }): Promise<Record<string, unknown>> {
-  if (version === "current") return { ...(await storedBundle(bundles, where)).bundle };
-  const found = await bundles.historyVersion(where.project, where.env, version);
-  if (found !== undefined) return { ...found.bundle };
-  const current = await bundles.get(where.project, where.env);
-  if (current?.bundle.version === version) return { ...current.bundle };
-  throw new CliError(`no version ${version} of ${where.project}/${where.env} (see \`vane bundles history\`)`);
 }

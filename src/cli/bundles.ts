@@ -1,12 +1,12 @@
 // `vane bundles put|validate|list|get|history|diff|rollback`: publishing one bundle with the
 // checks `vane import` makes (and the version order), checking one without storing it, and
 // seeing what is and was stored.
-import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { CliError, dataHelp, parseVerbArgs } from "./args.js";
 import { diffVerb, historyVerb, rollbackVerb } from "./bundle-history.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
 import { fileProblems, publish, refuse, storedProblems } from "./publish.js";
-import { storeExists, withStores, describeStore } from "./store-access.js";
+import { REMOTE_STORE_OPTIONS, remoteHelp, storeExists, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 const PUT_USAGE = `Usage: vane bundles put FILE [--rollback] [--data DIR]
@@ -16,26 +16,30 @@ one. Refused, with every problem listed, when it is invalid (unknown fields incl
 property schema does not compile, it does not fit the engine, it changes the stored bundle
 without a new version, or its version is older than the stored one.
   --rollback   publish a version older than the stored one on purpose
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const VALIDATE_USAGE = `Usage: vane bundles validate FILE [--data DIR]
 
 Checks the bundle in FILE as \`vane bundles put\` would, and stores nothing. With a data folder
 that holds a store, also checks FILE against the stored bundle of its project/env (version).
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const LIST_USAGE = `Usage: vane bundles list [--data DIR]
 
 Lists the stored bundles: project, env, organization, version, when stored.
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const GET_USAGE = `Usage: vane bundles get PROJECT [--env production] [--data DIR]
 
 Prints the stored bundle of PROJECT and env as JSON.
   --env E      the environment (default production)
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
-const DATA_OPTION = STORE_OPTIONS;
+const DATA_OPTION = REMOTE_STORE_OPTIONS;
 
 const putVerb: Verb = {
   name: "put",

@@ -1,22 +1,23 @@
 // `vane events discovered|list|count`: a look at stored events from the command line. `list`
 // prints one compact JSON object per line (newest first), so its output pipes into jq.
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
-import type { EventFilter, EventStore, EventType, SequencedEvent } from "../store/types.js";
-import { CliError, dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { EVENT_TYPES, MAX_EVENTS_LISTED } from "../server/admin/event-reads.js";
+import type { EventsFilter } from "../server/admin/operations.js";
+import type { EventType, SequencedEvent } from "../store/types.js";
+import { dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
-import { withStores, describeStore } from "./store-access.js";
+import { REMOTE_STORE_OPTIONS, remoteHelp, withOpenedStores, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const EVENT_TYPES: readonly EventType[] = ["exposure", "track", "decision"];
 const DEFAULT_LIMIT = 20;
-const MAX_LIMIT = 100_000;
 
 const DISCOVERED_USAGE = `Usage: vane events discovered [--data DIR]
 
 Lists auto-discovered events: track events whose name no event definition of their bundle has,
 per project and env, with how often and when they were first and last seen.
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const FILTER_HELP = `  --org O      only events of organization O
   --project P  only events of project P (a project with events of two organizations needs --org)
@@ -28,13 +29,15 @@ Prints stored events newest first, one compact JSON object per line: the event a
 (tenant fields set from its key) with seq, id, receivedAt and discovered.
 ${FILTER_HELP}
   --limit N    at most N events (default ${DEFAULT_LIMIT})
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const COUNT_USAGE = `Usage: vane events count [--org O] [--project P] [--type T] [--data DIR]
 
 Prints how many events are stored.
 ${FILTER_HELP}
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}] [--data DIR]
 
@@ -45,10 +48,10 @@ the same every minute with its own options. The Parquet files are never pruned.
   --dedup-hours H  recognise a resent event id this many hours (default ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS})
 ${dataHelp(17)}`;
 
-const DATA_OPTION = STORE_OPTIONS;
+const DATA_OPTION = REMOTE_STORE_OPTIONS;
 const FILTER_OPTIONS = { ...DATA_OPTION, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
 
-function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
+function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): EventsFilter {
   const type = values.type as EventType | undefined;
   if (type !== undefined && !EVENT_TYPES.includes(type)) throw new UsageError(`--type must be one of ${EVENT_TYPES.join(", ")}, got "${values.type}"`, usage);
   return {
@@ -56,14 +59,6 @@ function filterOf(values: { org?: string; project?: string; type?: string }, usa
     ...(values.project !== undefined && { projectId: values.project }),
     ...(type !== undefined && { type }),
   };
-}
-
-/** A project id alone may name projects of two organizations in an old store: then --org must say which. */
-async function unambiguous(events: EventStore, filter: Omit<EventFilter, "limit">): Promise<Omit<EventFilter, "limit">> {
-  if (filter.projectId === undefined || filter.orgId !== undefined) return filter;
-  const orgs = await events.orgsWithEvents(filter.projectId);
-  if (orgs.length > 1) throw new CliError(`project ${filter.projectId} has events of ${orgs.length} organizations (${orgs.join(", ")}): pass --org`);
-  return filter;
 }
 
 /** The line `events list` prints: the accepted body, led by what the server added. */
@@ -79,7 +74,7 @@ const discoveredVerb: Verb = {
   usage: DISCOVERED_USAGE,
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: DATA_OPTION, positionals: [0, 0] });
-    const found = await withStores(values, "existing", (stores) => stores.events.discovered());
+    const found = await withStores(values, "existing", (stores) => stores.admin.discoveredEvents());
     if (found.length === 0) {
       io.out(`No auto-discovered events in ${describeStore(values)}.`);
       return 0;
@@ -100,9 +95,9 @@ const listVerb: Verb = {
       options: { ...FILTER_OPTIONS, limit: { type: "string", default: String(DEFAULT_LIMIT) } },
       positionals: [0, 0],
     });
-    const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_LIMIT, usage: LIST_USAGE });
+    const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_EVENTS_LISTED, usage: LIST_USAGE });
     const filter = filterOf(values, LIST_USAGE);
-    const events = await withStores(values, "existing", async (stores) => stores.events.list({ ...(await unambiguous(stores.events, filter)), limit }));
+    const events = await withStores(values, "existing", (stores) => stores.admin.listEvents({ ...filter, limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -117,7 +112,7 @@ const countVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
     const filter = filterOf(values, COUNT_USAGE);
-    io.out(String(await withStores(values, "existing", async (stores) => stores.events.count(await unambiguous(stores.events, filter)))));
+    io.out(String(await withStores(values, "existing", (stores) => stores.admin.countEvents(filter))));
     return 0;
   },
 };
@@ -130,7 +125,7 @@ const pruneVerb: Verb = {
     const { values } = parseVerbArgs(args, {
       usage: PRUNE_USAGE,
       options: {
-        ...DATA_OPTION,
+        ...STORE_OPTIONS,
         "retain-days": { type: "string", default: String(DEFAULT_RETENTION.retainMs / DAY_MS) },
         "dedup-hours": { type: "string", default: String(DEFAULT_RETENTION.dedupWindowMs / HOUR_MS) },
       },
@@ -140,7 +135,7 @@ const pruneVerb: Verb = {
       retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: PRUNE_USAGE }),
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: PRUNE_USAGE }),
     };
-    const pruned = await withStores(values, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
+    const pruned = await withOpenedStores(values, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
     io.out(`Pruned ${pruned.events} events and ${pruned.eventIds} remembered event ids from ${describeStore(values)}.`);
     return 0;
   },

@@ -1,16 +1,15 @@
-// `vane import FILE`: keys and bundles from one JSON file (decisions.md §8), all or nothing.
-import type { Bundle } from "../bundle/types.js";
+// `vane import FILE`: keys and bundles from one JSON file (decisions.md §8), all or nothing, checked
+// and written by the admin operations (server/admin/import-operation.ts), here or on the server.
 import type { BundleProblem } from "../bundle/validate.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
-import { type KeyInput, toKeyRecord } from "../server/auth/api-key.js";
-import type { SqliteStores } from "../store/sqlite/index.js";
-import type { KeyRecord, Stores } from "../store/types.js";
-import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
-import { type ImportPlan, type PlannedBundle, checkImport, readJsonFile, storeProblems } from "./import-file.js";
+import { checkImport } from "../server/admin/import-checks.js";
+import type { Imported, PublicKey, Published } from "../server/admin/operations.js";
+import { AdminRefusal } from "../server/admin/refusal.js";
+import { dataHelp, parseVerbArgs } from "./args.js";
+import { readJsonFile } from "./import-file.js";
 import { type Io, plural, problemList } from "./output.js";
-import { nodeSha256, storeExists, withStores, describeStore } from "./store-access.js";
-import { tenancyProblems } from "./tenancy-checks.js";
+import { REMOTE_STORE_OPTIONS, remoteHelp, storeExists, withStores, describeStore } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane import FILE [--data DIR]
@@ -22,7 +21,8 @@ Loads keys and bundles from FILE: { "keys": [Key...], "bundles": [Bundle...] } (
        rateLimit: { requestsPerSecond, burst }
 Everything is checked first: one problem refuses the whole file and nothing is written.
 A bundle for a project/env that has one replaces it; a key already stored is replaced.
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 export const importVerb: Verb = {
   name: "import",
@@ -31,20 +31,25 @@ export const importVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { ...STORE_OPTIONS },
+      options: REMOTE_STORE_OPTIONS,
       positionals: [1, 1],
     });
     const file = positionals[0]!;
     const read = readJsonFile(file);
     if (!read.ok) return refuse(io, file, [read.problem]);
-    const { plan, problems } = checkImport(read.value, await loadEngine());
+    const { problems } = checkImport(read.value, await loadEngine());
     // A new store has nothing to compare with: refuse without creating the folder.
     if (problems.length > 0 && !storeExists(values)) return refuse(io, file, problems);
     return withStores(values, "create", async (stores) => {
-      problems.push(...(await storeProblems(plan.bundles, stores.bundles)), ...(await tenancyProblems(plan, stores.bundles)));
-      if (problems.length > 0) return refuse(io, file, problems);
-      const lines = await write(stores, plan);
-      io.out([`Imported ${plural(plan.keys.length, "key")} and ${plural(plan.bundles.length, "bundle")} into ${describeStore(values)}`, ...lines].join("\n"));
+      let imported: Imported;
+      try {
+        imported = await stores.admin.importFile(read.value);
+      } catch (error) {
+        if (error instanceof AdminRefusal && error.problems.length > 0) return refuse(io, file, error.problems);
+        throw error;
+      }
+      const lines = [...imported.keys.map(keyLine), ...imported.bundles.map(bundleLine)];
+      io.out([`Imported ${plural(imported.keys.length, "key")} and ${plural(imported.bundles.length, "bundle")} into ${describeStore(values)}`, ...lines].join("\n"));
       if (lines.length > 0) io.out(`A running server sees them within about ${Math.ceil(Math.max(DEFAULT_LIMITS.bundleRefreshMs, DEFAULT_LIMITS.keyCacheMs) / 1000)} s.`);
       return 0;
     });
@@ -56,32 +61,13 @@ function refuse(io: Io, file: string, problems: readonly BundleProblem[]): numbe
   return 1;
 }
 
-/** Writes the checked plan in one transaction; one summary line per key and bundle, never a secret. */
-async function write(stores: SqliteStores, plan: ImportPlan): Promise<string[]> {
-  const now = new Date().toISOString();
-  const keys = await Promise.all(plan.keys.map((input) => keyToWrite(stores, input, now)));
-  const bundles = await Promise.all(plan.bundles.map(async ({ bundle }: PlannedBundle) => ({ bundle, previous: await stores.bundles.version(bundle.projectId, bundle.env) })));
-  // All or nothing: a failure part way (a full disk) leaves the store as it was.
-  await stores.writeAll({ keys: keys.map((k) => k.record), bundles: bundles.map((b) => b.bundle), storedAt: now });
-  return [...keys.map(keyLine), ...bundles.map(bundleLine)];
-}
-
-async function keyToWrite(stores: Stores, input: KeyInput, now: string): Promise<{ record: KeyRecord; replaced: boolean }> {
-  const fresh = toKeyRecord(input, nodeSha256, now);
-  const existing = await stores.keys.byId(fresh.id);
-  if (existing === undefined) return { record: fresh, replaced: false };
-  // The file decides the key's fields; its history (first stored, first revoked) stays.
-  const revoked = fresh.revokedAt !== undefined && { revokedAt: existing.revokedAt ?? fresh.revokedAt };
-  return { record: { ...fresh, createdAt: existing.createdAt, ...revoked }, replaced: true };
-}
-
-function keyLine({ record, replaced }: { record: KeyRecord; replaced: boolean }): string {
+function keyLine({ key: record, replaced }: { key: PublicKey; replaced: boolean }): string {
   const tenant = `${record.orgId}/${record.projectId ?? "(org)"}`;
   const state = record.revokedAt !== undefined ? ", revoked" : "";
   return `  key     ${record.id}  ${record.kind}  ${tenant}  ${record.scopes.join(",")}${state}  ${replaced ? "replaced" : "new"}`;
 }
 
-function bundleLine({ bundle, previous }: { bundle: Bundle; previous: string | undefined }): string {
+function bundleLine({ stored: bundle, previous }: Published): string {
   const was = previous === undefined ? "new" : previous === bundle.version ? "unchanged" : `replaced version ${previous}`;
   return `  bundle  ${bundle.projectId}/${bundle.env}  org ${bundle.orgId}  version ${bundle.version}  ${was}`;
 }

@@ -3,10 +3,9 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Bundle } from "../bundle/types.js";
-import { createKey } from "../server/auth/key-admin.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { publish } from "./publish.js";
-import { nodeSha256, withStores } from "./store-access.js";
+import { withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_FILE = "vane.bundle.json";
@@ -79,9 +78,8 @@ export const initVerb: Verb = {
       if (code !== 0) return code;
       writeFileSync(values.file, `${JSON.stringify(bundle, null, 2)}\n`);
       const tenant = { orgId: values.org, projectId: values.project };
-      const at = { sha256: nodeSha256, now };
-      const pk = await createKey(stores.keys, { kind: "pk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
-      const sk = await createKey(stores.keys, { kind: "sk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
+      const pk = await stores.admin.createKey({ kind: "pk", ...tenant, scopes: ["sdk:read", "sdk:write"] });
+      const sk = await stores.admin.createKey({ kind: "sk", ...tenant, scopes: ["sdk:read", "sdk:write"] });
       io.out(
         [
           `Wrote ${resolve(values.file)}`,

@@ -1,9 +1,10 @@
 // `vane keys list`, and how a key is described: public fields and status only — the store has
 // no secrets, and hashes are not shown either (they are what a lookup matches).
-import type { KeyRecord } from "../store/types.js";
-import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { keyStatus } from "../server/admin/key-operations.js";
+import type { PublicKey } from "../server/admin/operations.js";
+import { dataHelp, parseVerbArgs } from "./args.js";
 import { shortTime, table } from "./output.js";
-import { withStores, describeStore } from "./store-access.js";
+import { REMOTE_STORE_OPTIONS, remoteHelp, withStores, describeStore } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane keys list [--data DIR]
@@ -11,19 +12,11 @@ const USAGE = `Usage: vane keys list [--data DIR]
 Lists every key: id, kind, organization, project ("(org)" for an org-scoped key), scopes,
 rate limit, creation time and status (active, expired, revoked, or rotated-grace: replaced by
 rotation and still valid until the date shown). Never shows a secret.
-${dataHelp(15)}`;
-
-export type KeyStatus = "active" | "expired" | "revoked" | "rotated-grace";
-
-/** The key's status at `now`, decided as the server's authentication decides it. */
-export function keyStatus(key: KeyRecord, now: number): KeyStatus {
-  if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return "revoked";
-  if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return "expired";
-  return key.rotatedTo !== undefined ? "rotated-grace" : "active";
-}
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 /** `rotated-grace until 2026-11-28T12:00:00Z (replaced by key_…)`, `active`, ... */
-export function statusText(key: KeyRecord, now: number): string {
+export function statusText(key: PublicKey, now: number): string {
   const status = keyStatus(key, now);
   const replaced = key.rotatedTo === undefined ? "" : ` (replaced by ${key.rotatedTo})`;
   switch (status) {
@@ -39,7 +32,7 @@ export function statusText(key: KeyRecord, now: number): string {
 }
 
 /** `sk, demo-org/demo, sdk:read,sdk:write`. */
-export function describeKey(key: KeyRecord): string {
+export function describeKey(key: PublicKey): string {
   return `${key.kind}, ${key.orgId}/${key.projectId ?? "(org)"}, ${key.scopes.join(",")}`;
 }
 
@@ -48,8 +41,8 @@ export const keysListVerb: Verb = {
   summary: "list keys and their status (never secrets)",
   usage: USAGE,
   async run(args, io) {
-    const { values } = parseVerbArgs(args, { usage: USAGE, options: { ...STORE_OPTIONS }, positionals: [0, 0] });
-    const keys = await withStores(values, "existing", (stores) => stores.keys.list());
+    const { values } = parseVerbArgs(args, { usage: USAGE, options: REMOTE_STORE_OPTIONS, positionals: [0, 0] });
+    const keys = await withStores(values, "existing", (stores) => stores.admin.listKeys());
     if (keys.length === 0) {
       io.out(`No keys in ${describeStore(values)}. Create one with \`vane keys create\`.`);
       return 0;

@@ -2,15 +2,15 @@
 // never stored; revoke and rotate take a key's id or its full secret.
 import type { BundleProblem } from "../bundle/validate.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
-import { keyKind } from "../server/auth/api-key.js";
-import { createKey, findKey, revokeKey, rotateKey } from "../server/auth/key-admin.js";
-import type { KeyKind, KeyRecord, KeyStore } from "../store/types.js";
-import { CliError, dataHelp, UsageError, parseVerbArgs, required, STORE_OPTIONS } from "./args.js";
-import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "./key-checks.js";
-import { describeKey, keyStatus, keysListVerb } from "./key-list.js";
+import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "../server/admin/key-checks.js";
+import type { AdminOperations, PublicKey } from "../server/admin/operations.js";
+import { AdminRefusal } from "../server/admin/refusal.js";
+import { keyIdOf, keyKind, secretHash } from "../server/auth/api-key.js";
+import type { KeyKind } from "../store/types.js";
+import { CliError, dataHelp, UsageError, parseVerbArgs, required } from "./args.js";
+import { describeKey, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
-import { nodeSha256, withStores, describeStore } from "./store-access.js";
-import { tenancyProblems } from "./tenancy-checks.js";
+import { REMOTE_STORE_OPTIONS, nodeSha256, remoteHelp, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
 const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P] --scopes S1,S2 [--kind sk]
@@ -25,23 +25,26 @@ Creates a key and prints its secret once (the store keeps only its hash).
   --expires ISO    expiry, an ISO 8601 time with a zone, e.g. 2027-01-01T00:00:00Z
   --rate N         rate limit: requests per second (with --burst)
   --burst M        rate limit: bucket size, at least 1 (with --rate)
-${dataHelp(19)}`;
+${dataHelp(19)}
+${remoteHelp(19)}`;
 
 const REVOKE_NOTE = `Running servers refuse it within about ${Math.ceil(DEFAULT_LIMITS.keyCacheMs / 1000)} s.`;
 const REVOKE_USAGE = `Usage: vane keys revoke ID|SECRET [--data DIR]
 
 Revokes a key, named by its id (key_…, see \`vane keys list\`) or its full secret.
 ${REVOKE_NOTE}
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
 const ROTATE_USAGE = `Usage: vane keys rotate ID|SECRET [--data DIR]
 
 Issues a replacement with the same organization, project, scopes, expiry and rate limit, and
 prints its secret once. The old key stays valid for 7 days (or until its own earlier expiry).
 Revoked, expired and already rotated keys are not rotated.
-${dataHelp(15)}`;
+${dataHelp(15)}
+${remoteHelp(15)}`;
 
-const DATA_OPTION = STORE_OPTIONS;
+const DATA_OPTION = REMOTE_STORE_OPTIONS;
 /** Where a problem of the key's fields came from on the command line. */
 const FLAG_OF: Readonly<Record<string, string>> = {
   orgId: "--org",
@@ -93,11 +96,15 @@ const createVerb: Verb = {
       return 2;
     }
     const created = await withStores(values, "create", async (stores) => {
-      const [refused] = await tenancyProblems({ keys: [input], bundles: [] }, stores.bundles);
-      if (refused !== undefined) throw new CliError(`refused: --project ${refused.message}`);
-      return createKey(stores.keys, { kind, ...input }, { sha256: nodeSha256, now });
+      try {
+        return await stores.admin.createKey({ kind, ...input });
+      } catch (error) {
+        const [refused] = error instanceof AdminRefusal ? error.problems : [];
+        if (refused !== undefined) throw new CliError(`refused: ${FLAG_OF[refused.path] ?? refused.path} ${refused.message}`);
+        throw error;
+      }
     });
-    io.out(newKeyText(`Created key ${created.record.id} (${describeKey(created.record)}${limitsText(created.record)}) in ${describeStore(values)}`, created.secret));
+    io.out(newKeyText(`Created key ${created.key.id} (${describeKey(created.key)}${limitsText(created.key)}) in ${describeStore(values)}`, created.secret));
     return 0;
   },
 };
@@ -109,12 +116,12 @@ const revokeVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: REVOKE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
     return withStores(values, "existing", async (stores) => {
-      const key = await lookUp(stores.keys, positionals[0]!);
-      if (key.revokedAt !== undefined) {
-        io.out(`${key.id} (${describeKey(key)}) was already revoked at ${shortTime(key.revokedAt)}.`);
+      const key = await lookUp(stores.admin, positionals[0]!);
+      const { key: revoked, alreadyRevoked } = await stores.admin.revokeKey(key.id);
+      if (alreadyRevoked) {
+        io.out(`${key.id} (${describeKey(key)}) was already revoked at ${shortTime(revoked.revokedAt!)}.`);
         return 0;
       }
-      const revoked = await revokeKey(stores.keys, key, Date.now());
       io.out(`Revoked ${key.id} (${describeKey(key)}) at ${shortTime(revoked.revokedAt!)}. ${REVOKE_NOTE}`);
       return 0;
     });
@@ -128,14 +135,11 @@ const rotateVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: ROTATE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
     return withStores(values, "existing", async (stores) => {
-      const key = await lookUp(stores.keys, positionals[0]!);
-      const now = Date.now();
-      refuseRotation(key, now);
-      const replacement = await rotateKey(stores.keys, key, { sha256: nodeSha256, now });
-      const old = (await stores.keys.byId(key.id)) ?? key;
-      const expiry = replacement.record.expiresAt === undefined ? "" : `\nThe new key expires at ${shortTime(replacement.record.expiresAt)}, as the old one did.`;
+      const key = await lookUp(stores.admin, positionals[0]!);
+      const { key: replacement, secret, old } = await stores.admin.rotateKey(key.id);
+      const expiry = replacement.expiresAt === undefined ? "" : `\nThe new key expires at ${shortTime(replacement.expiresAt)}, as the old one did.`;
       io.out(
-        newKeyText(`Rotated ${key.id} → ${replacement.record.id} (${describeKey(replacement.record)})`, replacement.secret) +
+        newKeyText(`Rotated ${key.id} → ${replacement.id} (${describeKey(replacement)})`, secret) +
           `\nThe old key stays valid until ${shortTime(old.expiresAt ?? "")}, then answers 401 "API key has expired".${expiry}`,
       );
       return 0;
@@ -143,20 +147,14 @@ const rotateVerb: Verb = {
   },
 };
 
-function refuseRotation(key: KeyRecord, now: number): void {
-  const status = keyStatus(key, now);
-  if (status === "revoked") throw new CliError(`${key.id} was revoked at ${shortTime(key.revokedAt!)}: a revoked key is not rotated; create a new one with \`vane keys create\``);
-  if (status === "expired") throw new CliError(`${key.id} expired at ${shortTime(key.expiresAt!)}: create a new one with \`vane keys create\``);
-  if (key.rotatedTo !== undefined) throw new CliError(`${key.id} was already rotated to ${key.rotatedTo}; rotate that key instead`);
-}
-
 /** The key named by id or secret; the message never repeats a secret. */
-async function lookUp(keys: KeyStore, idOrSecret: string): Promise<KeyRecord> {
+async function lookUp(admin: AdminOperations, idOrSecret: string): Promise<PublicKey> {
   const isSecret = keyKind(idOrSecret) !== undefined;
   if (!isSecret && !/^key_[0-9a-f]{16}$/.test(idOrSecret)) {
     throw new CliError("expected a key id (key_ and 16 hex digits, see `vane keys list`) or a full key secret (vane_<kind>_…)");
   }
-  const key = await findKey(keys, idOrSecret, nodeSha256);
+  // A secret is looked up by the id its hash gives: it never leaves this process.
+  const key = await admin.findKey(isSecret ? keyIdOf(secretHash(idOrSecret, nodeSha256)) : idOrSecret);
   if (key === undefined) throw new CliError(isSecret ? "no key has that secret" : `no key ${idOrSecret}`);
   return key;
 }
@@ -165,7 +163,7 @@ function newKeyText(heading: string, secret: string): string {
   return `${heading}\nSecret (shown once: the store keeps only its hash):\n  ${secret}`;
 }
 
-function limitsText(key: KeyRecord): string {
+function limitsText(key: PublicKey): string {
   const expiry = key.expiresAt === undefined ? "" : `, expires ${shortTime(key.expiresAt)}`;
   const rate = key.rateLimit === undefined ? "" : `, ${key.rateLimit.requestsPerSecond}/s burst ${key.rateLimit.burst}`;
   return expiry + rate;

@@ -24,10 +24,7 @@ export function table(headers: readonly string[], rows: readonly (readonly strin
   return [line(headers), ...rows.map(line)].join("\n");
 }
 
-/** `2026-11-21T12:00:00.000Z` → `2026-11-21T12:00:00Z`: milliseconds only widen the tables. */
-export function shortTime(iso: string): string {
-  return iso.replace(/\.\d+Z$/, "Z");
-}
+export { shortTime } from "../server/admin/key-operations.js";
 
 /** `1 bundle`, `2 bundles`. */
 export function plural(count: number, noun: string): string {

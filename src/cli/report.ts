@@ -7,7 +7,7 @@ import type { Bundle, Policy } from "../bundle/types.js";
 import type { BundleStore, EventStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { shortTime, table } from "./output.js";
-import { withStores } from "./store-access.js";
+import { withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
@@ -42,7 +42,7 @@ export const reportVerb: Verb = {
       positionals: [1, 1],
     });
     const nowMs = Date.now();
-    const report = await withStores(values, "existing", async (stores) => {
+    const report = await withOpenedStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
       const outcomes = await readOutcomes(stores.events, subject);
       const refused = refusal(subject, outcomes.counts(nowMs));

@@ -11,7 +11,7 @@ import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { resultsHtml } from "./results-html.js";
 import { metricSpecs, timeOption } from "./results-options.js";
 import { overlapNote, resultsText } from "./results-text.js";
-import { storeUrlOf, withStores } from "./store-access.js";
+import { storeUrlOf, withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
@@ -60,7 +60,7 @@ export const resultsVerb: Verb = {
     const since = timeOption(values.since, "--since", USAGE);
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
     if (storeUrlOf(values) !== undefined) throw new CliError("vane results reads the data folder's SQLite store; on PostgreSQL it is not built yet (docs/deploy.md)");
-    const { subject, aggregates } = await withStores(values, "existing", async (stores) => {
+    const { subject, aggregates } = await withOpenedStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
       // The per-event table is derived from the event log: reading through the store first copies
       // in what the log holds beyond it (a server killed before deriving), so the query sees it all.

@@ -1,6 +1,7 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
 import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
+import { adminTokenProblem } from "../server/admin/admin-token.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
 import { sharedStoreUrl } from "../store/open-stores.js";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS } from "../store/retention.js";
@@ -9,7 +10,7 @@ import { durationOption } from "./duration-option.js";
 import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
 import { startCluster, workersOption } from "./serve-cluster.js";
-import { describeStore, storeUrlOf, withStores } from "./store-access.js";
+import { describeStore, storeUrlOf, withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
@@ -18,6 +19,7 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
+                  [--admin-token T]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -40,6 +42,10 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
   --pending-in-memory N
                adaptive decisions waiting for their reward kept in memory at most (default
                ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~220 B each); older ones wait in the store
+  --admin-token T
+               open the admin API (/admin/v1) to this token, at least 32 characters (default: the
+               VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
+               without either there is no admin API)
   --redis URL  share each key's rate limit with every server on this Redis (default: the
                VANE_REDIS environment variable; without either each server limits on its own);
                while Redis is away each server limits on its own and requests still answer
@@ -56,7 +62,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -72,9 +78,10 @@ export const serveVerb: Verb = {
     const metrics = metricsOption(values.metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
     const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
+    const adminToken = adminTokenOption(values["admin-token"] ?? (process.env.VANE_ADMIN_TOKEN || undefined));
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
     const server = workers === 1 ? await startNodeServer(options) : await startCluster(options, { workers, log: io.err });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
@@ -82,9 +89,10 @@ export const serveVerb: Verb = {
       const now = Date.now();
       const banner: Banner = { version: packageVersion(), url: server.url, dataPath: describeStore(values), dataArg: values.data, now };
       if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
+      if (adminToken !== undefined) io.out(`Admin API: ${server.url}/admin/v1 (Authorization: Bearer <the admin token>)`);
       if (workers > 1) io.out(`Workers: ${workers} processes on one port; signal this one (pid ${process.pid}) to stop them`);
       io.out(
-        await withStores(values, "create", async (stores) => {
+        await withOpenedStores(values, "create", async (stores) => {
           const run = await seedFirstRun(stores, now);
           if (run !== undefined) return firstRunText(banner, run);
           return laterStartText(banner, { bundles: await stores.bundles.list(), keys: await stores.keys.list() });
@@ -114,6 +122,12 @@ function checkedStoreUrl(url: string): void {
   } catch (error) {
     throw new UsageError((error as Error).message, USAGE);
   }
+}
+
+function adminTokenOption(value: string | undefined): string | undefined {
+  const problem = value === undefined ? undefined : adminTokenProblem(value);
+  if (problem !== undefined) throw new UsageError(`--admin-token (or VANE_ADMIN_TOKEN): ${problem}`, USAGE);
+  return value;
 }
 
 /** A URL ioredis can take: refused here, not by a server that would retry it forever. */

@@ -31,6 +31,8 @@ import { resolveRoutes } from "./routes/resolve.js";
 import { ChangeHub } from "./changes/change-hub.js";
 import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
+import { adminTokenProblem } from "./admin/admin-token.js";
+import { adminRoutes } from "./admin/routes.js";
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -56,6 +58,8 @@ export interface AppOptions {
   readonly starting?: (ready: Promise<void>) => void;
   /** Per-key token buckets: this process's memory when absent; the Node host passes a Redis one with --redis. */
   readonly rateLimiter?: RateLimiter;
+  /** Opens the admin API under /admin/v1 to this token (admin/admin-token.ts); no admin API when absent. */
+  readonly adminToken?: string;
 }
 
 export interface AppLimits {
@@ -188,6 +192,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
   app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
+  if (options.adminToken !== undefined) {
+    const problem = adminTokenProblem(options.adminToken);
+    if (problem !== undefined) throw new TypeError(problem);
+    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler }));
+  }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
   app.onError((error, c) => {

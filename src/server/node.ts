@@ -66,6 +66,8 @@ export interface NodeServerOptions {
   readonly leaseTtlMs?: number;
   /** Redis for per-key rate limits shared by every server (redis-rate-limiter.ts); each server limits alone when absent. */
   readonly redisUrl?: string;
+  /** Opens the admin API (/admin/v1) to this token; no admin API when absent. */
+  readonly adminToken?: string;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -134,7 +136,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, starting: (ready) => starting.push(ready) });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),

@@ -1,9 +1,8 @@
 // Which store a server or a command works on: the embedded SQLite file in the data folder (the
 // default), or a store several servers share, named by URL (`--store`, or VANE_STORE).
-import type { Bundle } from "../bundle/types.js";
 import { openPostgresStores } from "./postgres/open.js";
 import { openSqliteStores } from "./sqlite/index.js";
-import type { KeyRecord, Stores } from "./types.js";
+import type { StoreWrites, Stores } from "./types.js";
 
 export interface StoreLocation {
   /** The data folder: vane.db when no URL is given, and the Parquet files either way. */
@@ -13,8 +12,7 @@ export interface StoreLocation {
 }
 
 export interface OpenedStores extends Stores {
-  /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
-  writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
+  writeAll(writes: StoreWrites): Promise<void>;
   /** Commits what is queued, then closes; idempotent. */
   close(): Promise<void>;
 }

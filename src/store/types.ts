@@ -432,6 +432,18 @@ export interface Stores {
   readonly leases: LeaseStore;
   /** Present on a store servers share and that can tell them of changes (PostgreSQL's LISTEN/NOTIFY). */
   readonly changes?: ChangeFeed;
+  /**
+   * Stores keys and bundles in one transaction: all of them, or (on a failure) none. What `vane
+   * import` and the admin API's import write with; a store without it cannot import.
+   */
+  writeAll?(writes: StoreWrites): Promise<void>;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
+}
+
+/** Keys and bundles written together (Stores.writeAll). */
+export interface StoreWrites {
+  readonly keys: readonly KeyRecord[];
+  readonly bundles: readonly Bundle[];
+  readonly storedAt: string;
 }

@@ -2,7 +2,7 @@
 // revoke, rotate. Rotation issues a replacement with the same tenant, scopes and limits and
 // keeps the old key valid for 7 days (or until its own earlier expiry).
 import type { KeyKind, KeyRecord, KeyStore } from "../../store/types.js";
-import { type KeyInput, type Sha256, generateKey, keyKind, secretHash, toKeyRecord } from "./api-key.js";
+import { type KeyInput, type Sha256, generateKey, toKeyRecord } from "./api-key.js";
 
 export const ROTATION_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -18,12 +18,6 @@ export async function createKey(keys: KeyStore, input: Omit<KeyInput, "key"> & {
   const record = toKeyRecord({ ...rest, key: secret }, at.sha256, new Date(at.now).toISOString());
   await keys.put(record);
   return { secret, record };
-}
-
-/** The key named by its id (`key_…`) or its full secret. */
-export async function findKey(keys: KeyStore, idOrSecret: string, sha256: Sha256): Promise<KeyRecord | undefined> {
-  if (keyKind(idOrSecret) !== undefined) return keys.byHash(secretHash(idOrSecret, sha256));
-  return keys.byId(idOrSecret);
 }
 
 export async function revokeKey(keys: KeyStore, record: KeyRecord, now: number): Promise<KeyRecord> {

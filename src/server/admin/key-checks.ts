@@ -1,12 +1,12 @@
 // Checks of a key as the import file gives it (decisions.md §1, §8), shared with `keys create`:
 // every problem with its path, as bundle validation reports them. Secrets never appear in a
 // message, not even in part.
-import type { BundleProblem } from "../bundle/validate.js";
+import type { BundleProblem } from "../../bundle/validate.js";
 import {
   NON_EMPTY_STRING, OBJECT, POSITIVE_NUMBER, STRING, at, fields, isRecord, mustBe, show, type Guard, type Problems,
-} from "../bundle/validate-values.js";
-import { type KeyInput, keyKind } from "../server/auth/api-key.js";
-import type { KeyKind } from "../store/types.js";
+} from "../../bundle/validate-values.js";
+import { type KeyInput, keyKind } from "../auth/api-key.js";
+import type { KeyKind } from "../../store/types.js";
 
 export const KNOWN_SCOPES: readonly string[] = ["sdk:read", "sdk:write", "mgmt:read", "mgmt:write", "admin"];
 export const KEY_KINDS: readonly KeyKind[] = ["pk", "sk", "mk", "ak"];

@@ -1,9 +1,9 @@
 // A project belongs to the organization of its bundles (src/store/tenancy.ts). Before anything is
-// written, the CLI refuses a bundle or a project-pinned key that would give a project a second
+// written, the CLI and the admin API refuse a bundle or a project-pinned key that would give a project a second
 // organization, naming where in the file and who owns the project.
-import type { BundleProblem } from "../bundle/validate.js";
-import type { BundleStore } from "../store/types.js";
-import type { PlannedBundle } from "./import-file.js";
+import type { BundleProblem } from "../../bundle/validate.js";
+import type { BundleStore } from "../../store/types.js";
+import type { PlannedBundle } from "./import-checks.js";
 
 type TenantOf = { readonly orgId: string; readonly projectId?: string };
 

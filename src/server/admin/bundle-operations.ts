@@ -1,0 +1,65 @@
+// Publishing bundles (`vane bundles put|rollback`, `flags set`, `rollout`, `init`, the admin API):
+// every check of bundle-checks.ts, then the put; a rollback publishes an earlier version's content
+// again as a new version, through the same checks.
+import type { Bundle } from "../../bundle/types.js";
+import { isoTimestampMs } from "../../bundle/validate-values.js";
+import { ProjectOwnedElsewhere } from "../../store/tenancy.js";
+import type { BundleStore, BundleSummary, StoredBundle, Stores } from "../../store/types.js";
+import { checkBundle, storedProblems } from "./bundle-checks.js";
+import type { OperationDependencies, Published } from "./operations.js";
+import { AdminRefusal, refusedInput } from "./refusal.js";
+
+export interface BundleWhere {
+  readonly project: string;
+  readonly env: string;
+}
+
+export async function publishBundle(stores: Stores, raw: unknown, how: { rollback?: boolean }, deps: OperationDependencies): Promise<Published> {
+  const { problems, bundle } = checkBundle(raw, "", await deps.engine(), deps.schemaCompiler);
+  if (bundle === undefined) throw refusedInput(problems);
+  const stale = await storedProblems(bundle, stores.bundles, how);
+  if (stale.length > 0) throw refusedInput(stale);
+  const previous = await stores.bundles.version(bundle.projectId, bundle.env);
+  const storedAt = new Date(deps.now()).toISOString();
+  try {
+    await stores.bundles.put(bundle, storedAt);
+  } catch (error) {
+    if (error instanceof ProjectOwnedElsewhere) throw new AdminRefusal("BAD_REQUEST", error.message);
+    throw error;
+  }
+  return { stored: summaryOf(bundle, storedAt), ...(previous !== undefined && { previous }) };
+}
+
+export async function rollbackBundle(stores: Stores, target: { where: BundleWhere; version: string }, deps: OperationDependencies): Promise<Published> {
+  const earlier = await versionOf(stores.bundles, target.version, target.where);
+  const current = await storedBundle(stores.bundles, target.where);
+  return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, {}, deps);
+}
+
+/** A version for a bundle made from the stored one: now, or just after the stored version when the clock is behind it. */
+export function nextVersion(storedVersion: string, now: number): string {
+  const stored = isoTimestampMs(storedVersion) ?? -Infinity;
+  return new Date(Math.max(now, stored + 1)).toISOString();
+}
+
+/** The stored bundle of a project/env, or a refusal naming it. */
+export async function storedBundle(bundles: BundleStore, where: BundleWhere): Promise<StoredBundle> {
+  const stored = await bundles.get(where.project, where.env);
+  if (stored === undefined) throw new AdminRefusal("NOT_FOUND", `no bundle for ${where.project}/${where.env}`);
+  return stored;
+}
+
+/** One version's content: from the history, or "current" (or the stored version) from the stored bundle. */
+export async function versionOf(bundles: BundleStore, version: string, where: BundleWhere): Promise<Record<string, unknown>> {
+  if (version === "current") return { ...(await storedBundle(bundles, where)).bundle };
+  const found = await bundles.historyVersion(where.project, where.env, version);
+  if (found !== undefined) return { ...found.bundle };
+  const current = await bundles.get(where.project, where.env);
+  if (current?.bundle.version === version) return { ...current.bundle };
+  throw new AdminRefusal("NOT_FOUND", `no version ${version} of ${where.project}/${where.env} (see \`vane bundles history\`)`);
+}
+
+/** What the store lists of a bundle stored at `storedAt`. */
+export function summaryOf(bundle: Bundle, storedAt: string): BundleSummary {
+  return { orgId: bundle.orgId, projectId: bundle.projectId, env: bundle.env, version: bundle.version, storedAt };
+}
