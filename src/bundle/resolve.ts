@@ -114,7 +114,30 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
  * attribution-only others a server resolve carries (runtime-api.md requires those of the server,
  * not of a local getter). Its value and its layer's answer equal resolve()'s for the same key.
  */
-export function resolveParameter(compiled: CompiledBundle, context: Context, key: string, options: Pick<ResolveOptions, "now"> = {}): Resolution {
+export interface ParameterOptions extends Pick<ResolveOptions, "now"> {
+  /** Buckets already hashed, per layer and unit (a client's getters ask the same unit again and again). */
+  readonly buckets?: BucketMemo;
+}
+
+/** A layer's bucket for a unit is fixed by its salt: kept per compiled layer, at most `limit` units each. */
+export class BucketMemo {
+  private readonly byLayer = new WeakMap<CompiledLayer, Map<string, number>>();
+  constructor(private readonly limit = 10_000) {}
+
+  bucket(compiled: CompiledBundle, layer: CompiledLayer, unit: string): number {
+    let units = this.byLayer.get(layer);
+    if (units === undefined) this.byLayer.set(layer, (units = new Map()));
+    let bucket = units.get(unit);
+    if (bucket === undefined) {
+      if (units.size >= this.limit) units.clear();
+      bucket = compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
+      units.set(unit, bucket);
+    }
+    return bucket;
+  }
+}
+
+export function resolveParameter(compiled: CompiledBundle, context: Context, key: string, options: ParameterOptions = {}): Resolution {
   const now = evaluationTime(options.now);
   const ctx = contextOf(context);
   const resolution: Resolution = { assignments: {}, layers: [] };
@@ -127,7 +150,7 @@ export function resolveParameter(compiled: CompiledBundle, context: Context, key
   const layer = compiled.parameterLayer.get(key);
   const unit = layer === undefined ? undefined : unitValue(ctx, layer.unitKey);
   if (layer === undefined || unit === undefined) return resolution; // no unit: the layer is skipped
-  const bucket = compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
+  const bucket = options.buckets?.bucket(compiled, layer, unit) ?? compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
   const input: LayerInput = { ctx, now, wanted: { has: (wantedKey) => wantedKey === key }, resolution, bucket, hashes: undefined, unit };
   resolution.layers.push(resolveLayer(compiled, layer, input));
   return resolution;

@@ -1,7 +1,7 @@
 // The client: the engine and the bundle poller for local resolution (the resolver the server
 // runs), the service for server mode, and the event queue that carries exposures and track
 // events to POST /v1/events/batch.
-import { contextProblems, flagContextProblem, resolve, resolveParameter } from "../bundle/resolve.js";
+import { BucketMemo, contextProblems, flagContextProblem, resolve, resolveParameter } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { BucketEngine } from "../engine/bucket-engine.js";
@@ -41,6 +41,8 @@ class Client implements VaneClient {
   private readonly poller: ConfigPoller;
   private readonly queue: EventQueue;
   private readonly exposures: ExposureLog;
+  /** The getters' layer buckets per unit: a page reads many flags for one user. */
+  private readonly buckets = new BucketMemo();
   private readonly stamp: EventStamp;
   private last: { readonly unit: string; readonly decisionId: string } | undefined;
   private leaveListener: () => void = () => {};
@@ -145,7 +147,7 @@ class Client implements VaneClient {
     const problem = flagContextProblem(compiled, context, key);
     if (problem !== undefined) throw new TypeError(problem);
     const now = this.now();
-    const resolution = resolveParameter(compiled, context, key, { now });
+    const resolution = resolveParameter(compiled, context, key, { now, buckets: this.buckets });
     const decision = { decisionId: uuidv7(now), timestamp: new Date(now).toISOString() };
     const result = resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
     this.remember(result);
