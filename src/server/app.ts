@@ -195,7 +195,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
-    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler }));
+    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

@@ -164,3 +164,33 @@ describe("Parquet pipeline", () => {
     expect(units.length).toBe(await server.stores.events.count());
   });
 });
+
+describe("admin API with a store down", () => {
+  const ADMIN = "admin-token-for-the-faults-test-0123456789";
+  let admin: TestServer;
+  let failing: FaultyStores;
+  beforeAll(async () => {
+    admin = await startTestServer({ adminToken: ADMIN, wrapStores: (stores) => (failing = new FaultyStores(stores)) });
+  });
+  afterAll(() => admin.close());
+
+  it.each([
+    ["bundles", "GET", "/admin/v1/bundles"],
+    ["keys", "GET", "/admin/v1/keys"],
+    ["keys", "POST", "/admin/v1/keys/key_0123456789abcdef/revoke"],
+    ["events", "GET", "/admin/v1/events/count"],
+  ] as const)("%s down: %s %s is 503 SERVICE_UNAVAILABLE with Retry-After, the fault told to the operator", async (store, method, path) => {
+    failing.down.add(store);
+    try {
+      const reported = admin.errors.length;
+      const response = await call(admin, path, { method, headers: { Authorization: `Bearer ${ADMIN}` } });
+      expect(response.status).toBe(503);
+      expect(response.headers.get("Retry-After")).toBe("5");
+      expect(await response.json()).toEqual({ error: { code: "SERVICE_UNAVAILABLE", message: "Store temporarily unavailable, retry shortly" } });
+      expect(admin.errors.length).toBe(reported + 1);
+    } finally {
+      failing.down.delete(store);
+    }
+    expect((await call(admin, path, { method, headers: { Authorization: `Bearer ${ADMIN}` } })).status).not.toBe(503);
+  });
+});

@@ -35,6 +35,8 @@ export interface TestServerOptions {
   readonly limits?: Partial<AppLimits>;
   /** Wraps the SQLite stores, e.g. to make one fail. */
   readonly wrapStores?: (stores: Stores) => Stores;
+  /** Mounts the admin API (/admin/v1) behind this token. */
+  readonly adminToken?: string;
   readonly pipelines?: (stores: Stores, dataDir: string) => EventPipeline[];
   /** An existing data folder (a restart): it is kept when the server closes. */
   readonly dataDir?: string;
@@ -83,6 +85,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     limits: { bundleRefreshMs: 0, keyCacheMs: 0, ...options.limits },
     onInternalError: options.onInternalError ?? ((error) => errors.push(error)),
     observability: options.observability,
+    adminToken: options.adminToken,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const { answered } = options;

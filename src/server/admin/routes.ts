@@ -7,7 +7,7 @@ import type { EventType, Stores } from "../../store/types.js";
 import { json } from "../answer.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { badRequest, errorBody, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, errorBody, fail } from "../errors.js";
 import type { SchemaCompiler } from "../events/schemas.js";
 import { isObject, readJson } from "../request.js";
 import { requireAdminToken } from "./admin-token.js";
@@ -23,16 +23,25 @@ export interface AdminRouteDependencies {
   readonly sha256: (bytes: Uint8Array) => Uint8Array;
   readonly clock: Clock;
   readonly schemaCompiler?: SchemaCompiler;
+  /** Where a store's failure behind a 503 is told (the app's onInternalError). */
+  readonly reportError?: (error: unknown, requestId?: string) => void;
 }
 
 const DEFAULT_EVENTS_LISTED = 20;
+const STORE_UNAVAILABLE = "Store temporarily unavailable, retry shortly";
 
 /** An admin operation's answer, or its refusal in the contract's error shape (with `problems` for refused input). */
-async function answer(c: Context<AppEnv>, work: () => Promise<unknown>, status = 200): Promise<Response> {
+async function answerOr(report: (error: unknown, requestId?: string) => void, c: Context<AppEnv>, work: () => Promise<unknown>, status = 200): Promise<Response> {
   try {
     return json(c, await work(), status);
   } catch (error) {
-    if (!(error instanceof AdminRefusal)) throw error;
+    // Anything but a refusal comes from the store (the operations only check and store): as for
+    // every other route, a store that fails is a 503 the caller may retry, with nothing half-done
+    // (each write is one transaction).
+    if (!(error instanceof AdminRefusal)) {
+      report(error, c.get("request")?.id);
+      return fail(c, "SERVICE_UNAVAILABLE", STORE_UNAVAILABLE, RETRY_AFTER_SECONDS.config);
+    }
     const body = errorBody(error.code, error.message);
     return json(c, error.problems.length === 0 ? body : { error: { ...body.error, problems: error.problems } }, error.code === "NOT_FOUND" ? 404 : 400);
   }
@@ -57,6 +66,7 @@ export function adminRoutes(deps: AdminRouteDependencies): Hono<AppEnv> {
   const ops = localOperations(stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() });
   const where = (c: Context<AppEnv>) => ({ project: c.req.param("project")!, env: c.req.param("env")! });
   const app = new Hono<AppEnv>();
+  const answer = (c: Context<AppEnv>, work: () => Promise<unknown>, status = 200) => answerOr(deps.reportError ?? (() => undefined), c, work, status);
   app.use("*", requireAdminToken(deps.token));
 
   app.get("/bundles", (c) => answer(c, async () => ({ bundles: await stores.bundles.list() })));
