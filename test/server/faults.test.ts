@@ -194,3 +194,23 @@ describe("admin API with a store down", () => {
     expect((await call(admin, path, { method, headers: { Authorization: `Bearer ${ADMIN}` } })).status).not.toBe(503);
   });
 });
+
+describe("learning store down before the learned state was ever loaded", () => {
+  it("decide is 503 SERVICE_UNAVAILABLE with Retry-After (not a 500), and answers once the store is back", async () => {
+    let learning!: FaultyStores;
+    const fresh = await startTestServer({ wrapStores: (stores) => (learning = new FaultyStores(stores)) });
+    try {
+      const sk = await fresh.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read"], kind: "sk" });
+      await fresh.putBundle(sampleBundle());
+      learning.down.add("learning");
+      const refused = await call(fresh, "/v1/decide/discount-bandit", { key: sk, body: { context: { userId: "u1" } } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get("Retry-After")).toBe("5");
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+      learning.down.delete("learning");
+      expect((await call(fresh, "/v1/decide/discount-bandit", { key: sk, body: { context: { userId: "u1" } } })).status).toBe(200);
+    } finally {
+      await fresh.close();
+    }
+  });
+});

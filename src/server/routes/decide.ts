@@ -76,7 +76,13 @@ async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promis
   if (items instanceof Response) return items;
   const entry = await bundleFor(c, deps, tenant);
   if (entry instanceof Response) return entry;
-  await deps.learner.start();
+  // The learned state is loaded once; a store that fails before it ever was is a 503 like a
+  // bundle that cannot be read (the next request tries again), never a 500.
+  const learned = await deps.learner.start().then(
+    () => true,
+    () => false,
+  );
+  if (!learned) return configUnavailable(c);
   const prepared = { tenant, entry, now: deps.clock.now(), started };
   return items === undefined ? decideOne(c, deps, prepared, body.value) : decideBatch(c, deps, prepared, items);
 }
