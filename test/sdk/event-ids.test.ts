@@ -17,29 +17,30 @@ afterEach(async () => {
 });
 
 /** A network whose first answer to an events batch is lost after the service has stored it. */
-class LosingFirstAnswer extends FetchLog {
-  lost = 0;
-  readonly inner = this.fetch;
-  override readonly fetch: typeof fetch = async (input, init) => {
-    const response = await this.inner(input, init);
-    if (String(input).endsWith("/v1/events/batch") && this.lost === 0) {
-      this.lost++;
+function losingFirstAnswer(log: FetchLog): { log: FetchLog; lost: () => number } {
+  let lost = 0;
+  const deliver = log.fetch;
+  const lossy: typeof fetch = async (input, init) => {
+    const response = await deliver(input, init);
+    if (String(input).endsWith("/v1/events/batch") && lost === 0) {
+      lost++;
       throw new TypeError("fetch failed: the connection dropped before the answer arrived");
     }
     return response;
   };
+  return { log: Object.assign(log, { fetch: lossy }), lost: () => lost };
 }
 
 describe("event ids", () => {
   it("a batch resent after its answer was lost is stored once: the same UUIDv7 ids go again", async () => {
     sdk = await startSdkServer();
     fakeTimers();
-    const log = new LosingFirstAnswer();
+    const { log, lost } = losingFirstAnswer(new FetchLog());
     const errors: unknown[] = [];
     c = await client(sdk, log, errors, { bootstrap: demoBundle(VERSION_1), flushIntervalMs: 3_600_000 });
     for (const n of [0, 1, 2]) c.track("click", { unitKey: `unit-${n}`, properties: { n } });
     await c.flush();
-    expect(log.lost).toBe(1);
+    expect(lost()).toBe(1);
     expect(await sdk.server.stores.events.count({ type: "track" })).toBe(3); // stored, though the client never heard
 
     await vi.advanceTimersByTimeAsync(1_000); // the retry after an unreachable service
