@@ -7,15 +7,16 @@ import { type KeyInput, toKeyRecord } from "../server/auth/api-key.js";
 import type { SqliteStores } from "../store/sqlite/index.js";
 import type { KeyRecord, Stores } from "../store/types.js";
 import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
-import { type ImportPlan, type PlannedBundle, checkImport, readJsonFile, storeProblems } from "./import-file.js";
+import { type ImportPlan, type PlannedBundle, checkImport, fileLabel, readJsonFile, storeProblems } from "./import-file.js";
 import { type Io, plural, problemList } from "./output.js";
 import { nodeSha256, storeExists, withStores, describeStore } from "./store-access.js";
+import { noteNewStore } from "./command-hints.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb } from "./verb.js";
 
-const USAGE = `Usage: vane import FILE [--data DIR]
+const USAGE = `Usage: vane import FILE|- [--data DIR]
 
-Loads keys and bundles from FILE: { "keys": [Key...], "bundles": [Bundle...] } (either may be absent).
+Loads keys and bundles from FILE (- reads stdin): { "keys": [Key...], "bundles": [Bundle...] } (either may be absent).
   Key  { key, orgId, projectId?, scopes, expiresAt?, revoked?, rateLimit? }
        key: the full secret, vane_<pk|sk|mk|ak>_<32+ base62/base64url characters>
        scopes: sdk:read, sdk:write, mgmt:read, mgmt:write, admin
@@ -40,6 +41,7 @@ export const importVerb: Verb = {
     const { plan, problems } = checkImport(read.value, await loadEngine());
     // A new store has nothing to compare with: refuse without creating the folder.
     if (problems.length > 0 && !storeExists(values)) return refuse(io, file, problems);
+    noteNewStore(values, io);
     return withStores(values, "create", async (stores) => {
       problems.push(...(await storeProblems(plan.bundles, stores.bundles)), ...(await tenancyProblems(plan, stores.bundles)));
       if (problems.length > 0) return refuse(io, file, problems);
@@ -52,7 +54,7 @@ export const importVerb: Verb = {
 };
 
 function refuse(io: Io, file: string, problems: readonly BundleProblem[]): number {
-  io.err(problemList(`vane import: refused ${file}, nothing was written`, problems));
+  io.err(problemList(`vane import: refused ${fileLabel(file)}, nothing was written`, problems));
   return 1;
 }
 

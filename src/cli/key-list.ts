@@ -4,6 +4,7 @@ import type { KeyRecord } from "../store/types.js";
 import { dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { shortTime, table } from "./output.js";
 import { withStores, describeStore } from "./store-access.js";
+import { vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane keys list [--data DIR]
@@ -51,7 +52,7 @@ export const keysListVerb: Verb = {
     const { values } = parseVerbArgs(args, { usage: USAGE, options: { ...STORE_OPTIONS }, positionals: [0, 0] });
     const keys = await withStores(values, "existing", (stores) => stores.keys.list());
     if (keys.length === 0) {
-      io.out(`No keys in ${describeStore(values)}. Create one with \`vane keys create\`.`);
+      io.out(`No keys in ${describeStore(values)}. Create one with \`${vaneCommand()} keys create --org ORG --scopes SCOPES${whereArgs(values)}\`.`);
       return 0;
     }
     const now = Date.now();

@@ -1,24 +1,28 @@
 // `vane keys create|list|revoke|rotate` (decisions.md §1, §8). New secrets are printed once and
 // never stored; revoke and rotate take a key's id or its full secret.
+import { didYouMean } from "../bundle/unknown-fields.js";
 import type { BundleProblem } from "../bundle/validate.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import { keyKind } from "../server/auth/api-key.js";
 import { createKey, findKey, revokeKey, rotateKey } from "../server/auth/key-admin.js";
-import type { KeyKind, KeyRecord, KeyStore } from "../store/types.js";
+import type { BundleStore, KeyKind, KeyRecord, KeyStore } from "../store/types.js";
 import { CliError, dataHelp, UsageError, parseVerbArgs, required, STORE_OPTIONS } from "./args.js";
 import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "./key-checks.js";
 import { describeKey, keyStatus, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
 import { nodeSha256, withStores, describeStore } from "./store-access.js";
+import { noteNewStore, vaneCommand, whereArgs } from "./command-hints.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P] --scopes S1,S2 [--kind sk]
+const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P [--force]] --scopes S1,S2 [--kind sk]
                         [--expires ISO] [--rate N --burst M] [--data DIR]
 
 Creates a key and prints its secret once (the store keeps only its hash).
   --org ORG        the key's organization
-  --project P      pins the key to one project (default: org-scoped)
+  --project P      pins the key to one project (default: org-scoped); refused when no stored
+                   bundle has that project (a typo), unless --force
+  --force          create a key for a project that has no bundle yet
   --scopes LIST    comma-separated: ${KNOWN_SCOPES.join(", ")}
   --kind K         pk publishable (browser-safe; SDK scopes only), sk server-side (default),
                    mk management, ak admin
@@ -68,6 +72,7 @@ const createVerb: Verb = {
         expires: { type: "string" },
         rate: { type: "string" },
         burst: { type: "string" },
+        force: { type: "boolean", default: false },
       },
       positionals: [0, 0],
     });
@@ -92,9 +97,11 @@ const createVerb: Verb = {
       io.err([`vane keys create: refused`, ...lines].join("\n"));
       return 2;
     }
+    noteNewStore(values, io);
     const created = await withStores(values, "create", async (stores) => {
       const [refused] = await tenancyProblems({ keys: [input], bundles: [] }, stores.bundles);
       if (refused !== undefined) throw new CliError(`refused: --project ${refused.message}`);
+      if (input.projectId !== undefined && !values.force) await refuseUnknownProject(stores.bundles, input.projectId);
       return createKey(stores.keys, { kind, ...input }, { sha256: nodeSha256, now });
     });
     io.out(newKeyText(`Created key ${created.record.id} (${describeKey(created.record)}${limitsText(created.record)}) in ${describeStore(values)}`, created.secret));
@@ -130,7 +137,7 @@ const rotateVerb: Verb = {
     return withStores(values, "existing", async (stores) => {
       const key = await lookUp(stores.keys, positionals[0]!);
       const now = Date.now();
-      refuseRotation(key, now);
+      refuseRotation(key, { now, createHint: `\`${vaneCommand()} keys create${whereArgs(values)}\`` });
       const replacement = await rotateKey(stores.keys, key, { sha256: nodeSha256, now });
       const old = (await stores.keys.byId(key.id)) ?? key;
       const expiry = replacement.record.expiresAt === undefined ? "" : `\nThe new key expires at ${shortTime(replacement.record.expiresAt)}, as the old one did.`;
@@ -143,10 +150,19 @@ const rotateVerb: Verb = {
   },
 };
 
-function refuseRotation(key: KeyRecord, now: number): void {
-  const status = keyStatus(key, now);
-  if (status === "revoked") throw new CliError(`${key.id} was revoked at ${shortTime(key.revokedAt!)}: a revoked key is not rotated; create a new one with \`vane keys create\``);
-  if (status === "expired") throw new CliError(`${key.id} expired at ${shortTime(key.expiresAt!)}: create a new one with \`vane keys create\``);
+/** A project that no stored bundle has is most likely a typo: refused, with the nearest project. */
+async function refuseUnknownProject(bundles: BundleStore, project: string): Promise<void> {
+  const projects = [...new Set((await bundles.list()).map((b) => b.projectId))];
+  if (projects.includes(project)) return;
+  const guess = didYouMean(project, projects);
+  const known = guess !== undefined ? ` (did you mean ${guess}?)` : projects.length === 0 ? " (no bundles are stored yet)" : ` (the stored projects: ${projects.join(", ")})`;
+  throw new CliError(`refused: no bundle has project ${project}${known}; publish its bundle first, or pass --force to create the key anyway`);
+}
+
+function refuseRotation(key: KeyRecord, at: { now: number; createHint: string }): void {
+  const status = keyStatus(key, at.now);
+  if (status === "revoked") throw new CliError(`${key.id} was revoked at ${shortTime(key.revokedAt!)}: a revoked key is not rotated; create a new one with ${at.createHint}`);
+  if (status === "expired") throw new CliError(`${key.id} expired at ${shortTime(key.expiresAt!)}: create a new one with ${at.createHint}`);
   if (key.rotatedTo !== undefined) throw new CliError(`${key.id} was already rotated to ${key.rotatedTo}; rotate that key instead`);
 }
 

@@ -8,7 +8,7 @@ import { isoTimestampMs } from "../bundle/validate-values.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import type { BundleStore, StoredBundle, Stores } from "../store/types.js";
-import { CliError, dataHelp, STORE_OPTIONS } from "./args.js";
+import { CliError, dataHelp, STORE_OPTIONS, UsageError } from "./args.js";
 import { checkBundle, versionProblems } from "./bundle-checks.js";
 import { type Io, problemList } from "./output.js";
 import { type StoreWhere, describeStore } from "./store-access.js";
@@ -76,12 +76,13 @@ export async function storedBundle(bundles: BundleStore, where: { project: strin
   return stored;
 }
 
-/** The project named by --project, or the only project in the store. */
-export async function projectOf(bundles: BundleStore, given: string | undefined): Promise<string> {
+/** The project named by --project, or the only project in the store; several and no --project is a usage error. */
+export async function projectOf(bundles: BundleStore, given: string | undefined, usage: string): Promise<string> {
   if (given !== undefined) return given;
   const projects = [...new Set((await bundles.list()).map((b) => b.projectId))];
   if (projects.length === 1) return projects[0]!;
-  throw new CliError(projects.length === 0 ? "no bundles stored yet" : `the store holds ${projects.length} projects (${projects.join(", ")}); pass --project`);
+  if (projects.length === 0) throw new CliError("no bundles stored yet");
+  throw new UsageError(`the store holds ${projects.length} projects (${projects.join(", ")}); pass --project`, usage);
 }
 
 /** Which stored bundle a change verb works on: the options and help that bundles history, flags and rollout share. */

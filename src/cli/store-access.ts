@@ -8,6 +8,7 @@ import type { Sha256 } from "../server/auth/api-key.js";
 import { type OpenedStores, StoreUrlError, describeStoreUrl, openStores } from "../store/open-stores.js";
 import { DB_FILE_NAME } from "../store/sqlite/index.js";
 import { CliError } from "./args.js";
+import { checkDataFolder } from "./data-folder.js";
 
 export const nodeSha256: Sha256 = (bytes) => createHash("sha256").update(bytes).digest();
 
@@ -41,6 +42,7 @@ export function storeExists(where: StoreWhere): boolean {
 }
 
 export async function withStores<T>(where: StoreWhere, need: StoreNeed, use: (stores: OpenedStores) => Promise<T>): Promise<T> {
+  checkDataFolder({ data: where.data, storeUrl: storeUrlOf(where) });
   if (need === "existing" && !storeExists(where)) {
     throw new CliError(`no Vane data in ${resolve(where.data)} (no ${DB_FILE_NAME}); pass --data DIR or --store URL, or start with \`vane serve\` or \`vane import FILE\``);
   }
