@@ -8,7 +8,7 @@ import { createKey } from "../server/auth/key-admin.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { publish } from "./publish.js";
 import { nodeSha256, withStores } from "./store-access.js";
-import { noteNewStore, shellWord, whereArgs } from "./command-hints.js";
+import { noteNewStore, shellWord, vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_FILE = "vane.bundle.json";
@@ -91,21 +91,21 @@ export const initVerb: Verb = {
       const at = { sha256: nodeSha256, now };
       const pk = await createKey(stores.keys, { kind: "pk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
       const sk = await createKey(stores.keys, { kind: "sk", ...tenant, scopes: ["sdk:read", "sdk:write"] }, at);
-      const file = shellWord(values.file);
-      const where = `${values.env === "production" ? "" : ` --env ${shellWord(values.env)}`}${whereArgs(values)}`;
-      const project = ` --project ${shellWord(values.project)}${where}`;
+      const [vane, file, store] = [vaneCommand(), shellWord(values.file), whereArgs(values)];
+      const project = ` --project ${shellWord(values.project)}${values.env === "production" ? "" : ` --env ${shellWord(values.env)}`}${store}`;
+      const how = vane === "vane" ? "" : " (npx vane runs the vane of this clone, or of your project's node_modules; `npm link` in the clone puts vane on your PATH)";
       io.out(
         [
           `Wrote ${resolve(values.file)}`,
           "Keys (shown once; the store keeps only their hashes):",
           `  publishable key  ${pk.secret}   browsers: resolve locally, send events`,
           `  server-side key  ${sk.secret}   servers: /v1/resolve, /v1/decide`,
-          `Next (npx vane runs the vane of this clone, or of your project's node_modules; \`npm link\` in the clone puts vane on your PATH):`,
+          `Next${how}:`,
           `  # edit ${file}, then check it and publish it`,
-          `  npx vane bundles validate ${file}${whereArgs(values)} && npx vane bundles put ${file}${whereArgs(values)}`,
+          `  ${vane} bundles validate ${file}${store} && ${vane} bundles put ${file}${store}`,
           `  # serve app.newFeature = true to 10% of users, then to everyone`,
-          `  npx vane rollout new-feature-rollout 10${project}`,
-          `  npx vane flags set app.newFeature true${project}`,
+          `  ${vane} rollout new-feature-rollout 10${project}`,
+          `  ${vane} flags set app.newFeature true${project}`,
         ].join("\n"),
       );
       return 0;

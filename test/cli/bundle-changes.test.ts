@@ -1,7 +1,7 @@
 // The CLI for everyday bundle changes (issue 19): validate without storing, put refusing an older
 // version unless --rollback, history, diff, rollback, flags set, rollout, and init.
-import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -179,5 +179,15 @@ describe("vane init", () => {
     const web = await inStore(data, async (stores) => (await stores.bundles.get("web", "production"))?.bundle);
     expect(web?.parameters[0]?.default).toBe(true);
     expect(web?.layers[0]?.policies[0]).toMatchObject({ state: "running" });
+  });
+
+  it("prints plain vane commands when it was run as vane from the PATH (the image, npm link)", () => {
+    const bin = tempDir();
+    symlinkSync(fileURLToPath(new URL("../../bin/vane.js", import.meta.url)), join(bin, "vane"));
+    const dir = tempDir();
+    const run = spawnSync("vane", ["init", "--data", "d"], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("\n  vane bundles validate vane.bundle.json --data d && vane bundles put vane.bundle.json --data d\n");
+    expect(run.stdout).not.toContain("npx");
   });
 });
