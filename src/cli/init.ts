@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import type { Bundle } from "../bundle/types.js";
 import { createKey } from "../server/auth/key-admin.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { noteNewStore, shellWord, vaneCommand, whereArgs } from "./command-hints.js";
 import { publish } from "./publish.js";
 import { nodeSha256, withStores } from "./store-access.js";
-import { noteNewStore, shellWord, vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_FILE = "vane.bundle.json";
@@ -27,7 +27,7 @@ printed once. Refuses to overwrite the file or a project that has a bundle.
 ${dataHelp(15)}`;
 
 /** The schema's path as seen from the bundle file's folder, as editors resolve `$schema`. */
-export function schemaPathFrom(file: string): string {
+function schemaPathFrom(file: string): string {
   const path = relative(dirname(resolve(file)), SCHEMA_FILE).split(sep).join("/");
   return path.startsWith("../") ? path : `./${path}`;
 }
@@ -82,7 +82,7 @@ export const initVerb: Verb = {
     noteNewStore(values, io);
     return withStores(values, "create", async (stores) => {
       if ((await stores.bundles.version(values.project, values.env)) !== undefined) {
-        throw new CliError(`${values.project}/${values.env} has a bundle already (vane bundles get ${values.project})`);
+        throw new CliError(`${values.project}/${values.env} has a bundle already (${vaneCommand()} bundles get ${shellWord(values.project)}${whereArgs(values)})`);
       }
       const code = await publish(bundle, stores, { heading: `vane init: refused, nothing was written`, where: values, io });
       if (code !== 0) return code;

@@ -7,11 +7,11 @@ import { keyKind } from "../server/auth/api-key.js";
 import { createKey, findKey, revokeKey, rotateKey } from "../server/auth/key-admin.js";
 import type { BundleStore, KeyKind, KeyRecord, KeyStore } from "../store/types.js";
 import { CliError, dataHelp, UsageError, parseVerbArgs, required, STORE_OPTIONS } from "./args.js";
+import { noteNewStore, vaneCommand, whereArgs } from "./command-hints.js";
 import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "./key-checks.js";
 import { describeKey, keyStatus, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
 import { nodeSha256, withStores, describeStore } from "./store-access.js";
-import { noteNewStore, vaneCommand, whereArgs } from "./command-hints.js";
 import { tenancyProblems } from "./tenancy-checks.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
