@@ -1,6 +1,6 @@
 # Vane's server: `vane serve` on a data volume, as an unprivileged user (docs/deploy.md).
 #   docker build -t vane .
-#   docker run -d --name vane -p 8787:8787 -p 9464:9464 -v vane-data:/data vane
+#   docker run -d --name vane -p 8787:8787 -p 127.0.0.1:9464:9464 -v vane-data:/data vane
 # Stage 1 builds (native SQLite binding, WebAssembly engine, TypeScript) and drops dev
 # dependencies; stage 2 holds only what `vane serve` runs. No secret is baked in: keys live in
 # the data volume, created with `docker exec vane vane keys create ...` (the volume is the working
@@ -8,14 +8,15 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
-# better-sqlite3 compiles from source (.npmrc: build-from-source), which needs a toolchain here only.
+# better-sqlite3's install takes its prebuilt binary where GitHub is reachable and otherwise compiles
+# it, which needs a toolchain (here only).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 # node-gyp takes Node's headers from the image instead of downloading them.
 ENV npm_config_nodedir=/usr/local
 WORKDIR /src
-COPY package.json package-lock.json .npmrc ./
+COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY . .
 RUN npm run build:wasm && npm run build:ts && npm prune --omit=dev --no-audit --no-fund

@@ -40,7 +40,7 @@ export const historyVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: HISTORY_USAGE, options: WHERE_OPTIONS, positionals: [0, 0] });
     return withStores(values, "existing", async (stores) => {
-      const project = await projectOf(stores.bundles, values.project);
+      const project = await projectOf(stores.bundles, values.project, HISTORY_USAGE);
       const [history, current] = await Promise.all([stores.bundles.history(project, values.env), stores.bundles.version(project, values.env)]);
       if (history.length === 0) throw new CliError(`no published versions of ${project}/${values.env}`);
       const rows = history.map((h) => [h.version === current ? "*" : "", h.version, shortTime(h.storedAt), h.orgId]);
@@ -63,7 +63,7 @@ export const diffVerb: Verb = {
       ? files
       : await withStores(values, "existing", async (stores) => {
           const named = files.map((f) => (isRecord(f) ? f.projectId : undefined)).find((p) => typeof p === "string");
-          const where = { project: await projectOf(stores.bundles, values.project ?? named), env: values.env };
+          const where = { project: await projectOf(stores.bundles, values.project ?? named, DIFF_USAGE), env: values.env };
           return Promise.all(positionals.map((p, i) => files[i] ?? versionOf(stores.bundles, p, where)));
         });
     const lines = diffBundles(sides[0], sides[1]);
@@ -80,7 +80,7 @@ export const rollbackVerb: Verb = {
     const { values, positionals } = parseVerbArgs(args, { usage: ROLLBACK_USAGE, options: WHERE_OPTIONS, positionals: [1, 1] });
     const version = positionals[0]!;
     return withStores(values, "existing", async (stores) => {
-      const where = { project: await projectOf(stores.bundles, values.project), env: values.env };
+      const where = { project: await projectOf(stores.bundles, values.project, ROLLBACK_USAGE), env: values.env };
       const heading = `vane bundles rollback: refused version ${version}, nothing was written`;
       const lead = `Rolling ${where.project}/${where.env} back to the content of version ${version}.`;
       return printPublication({ heading, lead, where: values, io }, () => stores.admin.rollbackBundle(where, version));

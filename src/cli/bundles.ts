@@ -3,25 +3,26 @@
 // seeing what is and was stored.
 import { CliError, dataHelp, parseVerbArgs } from "./args.js";
 import { diffVerb, historyVerb, rollbackVerb } from "./bundle-history.js";
-import { readJsonFile } from "./import-file.js";
+import { fileLabel, readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
 import { fileProblems, publish, refuse, storedProblems } from "./publish.js";
 import { REMOTE_STORE_OPTIONS, remoteHelp, storeExists, withStores, describeStore } from "./store-access.js";
+import { noteNewStore, vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const PUT_USAGE = `Usage: vane bundles put FILE [--rollback] [--data DIR]
+const PUT_USAGE = `Usage: vane bundles put FILE|- [--rollback] [--data DIR]
 
-Publishes the bundle in FILE (one bundle as JSON) for its projectId/env, replacing the stored
-one. Refused, with every problem listed, when it is invalid (unknown fields included), a
-property schema does not compile, it does not fit the engine, it changes the stored bundle
-without a new version, or its version is older than the stored one.
+Publishes the bundle in FILE (one bundle as JSON; - reads stdin) for its projectId/env,
+replacing the stored one. Refused, with every problem listed, when it is invalid (unknown fields
+included), a property schema does not compile, it does not fit the engine, it changes the stored
+bundle without a new version, or its version is older than the stored one.
   --rollback   publish a version older than the stored one on purpose
 ${dataHelp(15)}
 ${remoteHelp(15)}`;
 
-const VALIDATE_USAGE = `Usage: vane bundles validate FILE [--data DIR]
+const VALIDATE_USAGE = `Usage: vane bundles validate FILE|- [--data DIR]
 
-Checks the bundle in FILE as \`vane bundles put\` would, and stores nothing. With a data folder
+Checks the bundle in FILE (- reads stdin) as \`vane bundles put\` would, and stores nothing. With a data folder
 that holds a store, also checks FILE against the stored bundle of its project/env (version).
 ${dataHelp(15)}
 ${remoteHelp(15)}`;
@@ -52,12 +53,13 @@ const putVerb: Verb = {
       positionals: [1, 1],
     });
     const file = positionals[0]!;
-    const heading = `vane bundles put: refused ${file}, nothing was written`;
+    const heading = `vane bundles put: refused ${fileLabel(file)}, nothing was written`;
     const read = readJsonFile(file);
     if (!read.ok) return refuse(io, heading, [read.problem]);
     // A refused file creates no data folder.
     const { problems } = await fileProblems(read.value);
     if (problems.length > 0) return refuse(io, heading, problems);
+    noteNewStore(values, io);
     return withStores(values, "create", (stores) => publish(read.value, stores, { heading, rollback: values.rollback, where: values, io }));
   },
 };
@@ -69,7 +71,7 @@ const validateVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: VALIDATE_USAGE, options: DATA_OPTION, positionals: [1, 1] });
     const file = positionals[0]!;
-    const heading = `vane bundles validate: ${file} would be refused`;
+    const heading = `vane bundles validate: ${fileLabel(file)} would be refused`;
     const read = readJsonFile(file);
     if (!read.ok) return refuse(io, heading, [read.problem]);
     const { problems, bundle } = await fileProblems(read.value);
@@ -78,7 +80,7 @@ const validateVerb: Verb = {
       const stale = await withStores(values, "existing", (stores) => storedProblems(bundle, stores.bundles, {}));
       if (stale.length > 0) return refuse(io, heading, stale);
     }
-    io.out(`${file}: a valid bundle for ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}), version ${bundle.version}; nothing was stored`);
+    io.out(`${fileLabel(file)}: a valid bundle for ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}), version ${bundle.version}; nothing was stored`);
     return 0;
   },
 };
@@ -91,7 +93,7 @@ const listVerb: Verb = {
     const { values } = parseVerbArgs(args, { usage: LIST_USAGE, options: DATA_OPTION, positionals: [0, 0] });
     const bundles = await withStores(values, "existing", (stores) => stores.bundles.list());
     if (bundles.length === 0) {
-      io.out(`No bundles in ${describeStore(values)}. Publish one with \`vane bundles put FILE\`.`);
+      io.out(`No bundles in ${describeStore(values)}. Publish one with \`${vaneCommand()} bundles put FILE${whereArgs(values)}\`.`);
       return 0;
     }
     const rows = bundles.map((b) => [b.projectId, b.env, b.orgId, b.version, shortTime(b.storedAt)]);

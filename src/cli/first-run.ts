@@ -1,13 +1,14 @@
 // The first `vane serve` on an empty data folder: the demo project (its bundle and two keys
 // pinned to it), so that the printed curl commands work at once. The secrets exist only in what
 // this prints: the store keeps their hashes.
+import { resolve } from "node:path";
 import type { Bundle } from "../bundle/types.js";
 import { type NewKey, createKey } from "../server/auth/key-admin.js";
 import type { BundleSummary, KeyRecord, Stores } from "../store/types.js";
-import { DEFAULT_DATA_DIR } from "./args.js";
+import { passwordNote, vaneCommand, whereArgs } from "./command-hints.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "./demo-bundle.js";
 import { plural } from "./output.js";
-import { nodeSha256 } from "./store-access.js";
+import { describeStore, nodeSha256, storeUrlOf, type StoreWhere } from "./store-access.js";
 
 const DEMO_SCOPES = ["sdk:read", "sdk:write"];
 export const DEMO_CONTEXT = { userId: "user-1", accountId: "acct-1", country: "US" };
@@ -54,24 +55,24 @@ export function curlCommands(url: string, keys: { pk: string; sk: string }, now:
   ];
 }
 
-/** `vane keys create ...` with `--data` when the folder is not the default one. */
-function createHint(dataArg: string): string {
-  const data = dataArg === DEFAULT_DATA_DIR ? "" : ` --data ${shellWord(dataArg)}`;
-  return `vane keys create --org ${DEMO_ORG} --project ${DEMO_PROJECT} --scopes sdk:read,sdk:write --kind sk${data}`;
-}
-
-function shellWord(text: string): string {
-  return /^[\w./:@-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
-}
-
 export interface Banner {
   readonly version: string;
   readonly url: string;
-  /** Absolute path of the data folder. */
-  readonly dataPath: string;
-  /** The --data argument as given, for commands to paste. */
-  readonly dataArg: string;
+  /** The server's --data and --store, for the lines saying where its data is and for commands to paste. */
+  readonly where: StoreWhere;
   readonly now: number;
+}
+
+/** Where the server keeps its data: the folder's SQLite file, or the shared store (its Parquet copy still in the folder). */
+function storeLines(where: StoreWhere): string[] {
+  const folder = `Data folder: ${resolve(where.data)}`;
+  return storeUrlOf(where) === undefined ? [folder] : [`Store: ${describeStore(where)} (keys, bundles, events)`, folder];
+}
+
+/** A printed `vane` command, with the options that reach this server's store, and what *** stands for when it shows. */
+function command(verb: string, where: StoreWhere): string[] {
+  const note = passwordNote(where);
+  return [`${vaneCommand()} ${verb}${whereArgs(where)}`, ...(note === "" ? [] : [note])];
 }
 
 export function firstRunText(banner: Banner, run: FirstRun): string {
@@ -79,14 +80,14 @@ export function firstRunText(banner: Banner, run: FirstRun): string {
   const { publishable: pk, serverSide: sk, bundle } = run;
   return [
     `Vane ${banner.version} is listening on ${banner.url}`,
-    `Data folder: ${banner.dataPath}`,
+    ...storeLines(banner.where),
     "",
     "First run: the store was empty, so it now holds the demo project:",
     `  bundle           ${bundle.projectId}/${bundle.env} (org ${bundle.orgId}) version ${bundle.version}`,
     `  publishable key  ${pk.secret}  (id ${pk.record.id}; ${DEMO_SCOPES.join(", ")}; browser-safe)`,
     `  server-side key  ${sk.secret}  (id ${sk.record.id}; ${DEMO_SCOPES.join(", ")}; keep it on servers)`,
     "These secrets are shown once: the store keeps only their hashes. Make new keys with",
-    `  ${createHint(banner.dataArg)}`,
+    ...command(`keys create --org ${DEMO_ORG} --project ${DEMO_PROJECT} --scopes sdk:read,sdk:write --kind sk`, banner.where).map((line) => `  ${line}`),
     "",
     "Try it:",
     ...curlCommands(url, { pk: pk.secret, sk: sk.secret }, banner.now).map((line) => `  ${line}`),
@@ -100,12 +101,12 @@ export function laterStartText(banner: Banner, loaded: { bundles: readonly Bundl
   const shown = bundles.slice(0, 5).map((b) => `${b.projectId}/${b.env}`);
   const names = bundles.length === 0 ? "" : ` (${shown.join(", ")}${bundles.length > shown.length ? ", ..." : ""})`;
   const hints = [
-    ...(bundles.length === 0 ? ["No bundles yet: publish one with `vane bundles put FILE` or `vane import FILE`."] : []),
-    ...(keys.length === 0 ? ["No keys yet: create one with `vane keys create`."] : []),
+    ...(bundles.length === 0 ? ["No bundles yet: publish one with", ...command("bundles put FILE", banner.where).map((line) => `  ${line}`)] : []),
+    ...(keys.length === 0 ? ["No keys yet: create one with", ...command("keys create --org ORG --scopes SCOPES", banner.where).map((line) => `  ${line}`)] : []),
   ];
   return [
     `Vane ${banner.version} is listening on ${banner.url}`,
-    `Data folder: ${banner.dataPath}`,
+    ...storeLines(banner.where),
     `Loaded: ${plural(bundles.length, "bundle")}${names}, ${plural(keys.length, "key")}`,
     ...hints,
     `  curl -s ${reachableUrl(banner.url)}/health`,

@@ -27,9 +27,10 @@ ${WHERE_HELP}`;
 type Where = { readonly project?: string | undefined; readonly env: string; readonly data: string };
 
 /** Loads the stored bundle, applies `edit`, publishes the result as the next version. */
-async function editAndPublish(io: Io, where: Where, edit: (bundle: Bundle) => { bundle: Bundle; note: string }): Promise<number> {
+async function editAndPublish(how: { io: Io; usage: string }, where: Where, edit: (bundle: Bundle) => { bundle: Bundle; note: string }): Promise<number> {
+  const { io } = how;
   return withStores(where, "existing", async (stores) => {
-    const project = await projectOf(stores.bundles, where.project);
+    const project = await projectOf(stores.bundles, where.project, how.usage);
     const stored = await storedBundle(stores.bundles, { project, env: where.env });
     const { bundle, note } = edit(stored.bundle);
     bundle.version = nextVersion(stored.bundle.version, Date.now());
@@ -46,7 +47,7 @@ const setVerb: Verb = {
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: SET_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
     const [key, text] = positionals as [string, string];
-    return editAndPublish(io, values, (stored) => {
+    return editAndPublish({ io, usage: SET_USAGE }, values, (stored) => {
       const { bundle, overriddenBy } = setDefault(stored, key, text);
       const note = overriddenBy.length === 0 ? "" : `Note: running ${overriddenBy.length === 1 ? "policy" : "policies"} ${overriddenBy.join(", ")} still override ${key} for their units.`;
       return { bundle, note };
@@ -71,7 +72,7 @@ export const rolloutVerb: Verb = {
     if (text.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > 100) {
       throw new UsageError(`PERCENT must be a number from 0 to 100, got "${text}"`, ROLLOUT_USAGE);
     }
-    return editAndPublish(io, values, (stored) => {
+    return editAndPublish({ io, usage: ROLLOUT_USAGE }, values, (stored) => {
       const edit = setRollout(stored, policy, percent);
       const share = edit.buckets === 0 ? "paused (0%)" : `${(edit.buckets / edit.bucketCount) * 100}% (buckets 0..${edit.buckets - 1} of ${edit.bucketCount})`;
       return { bundle: edit.bundle, note: `Rollout ${edit.policy.key}: ${share}.` };

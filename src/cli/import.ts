@@ -7,14 +7,15 @@ import { checkImport } from "../server/admin/import-checks.js";
 import type { Imported, PublicKey, Published } from "../server/admin/operations.js";
 import { AdminRefusal } from "../server/admin/refusal.js";
 import { dataHelp, parseVerbArgs } from "./args.js";
-import { readJsonFile } from "./import-file.js";
+import { fileLabel, readJsonFile } from "./import-file.js";
 import { type Io, plural, problemList } from "./output.js";
 import { REMOTE_STORE_OPTIONS, remoteHelp, storeExists, withStores, describeStore } from "./store-access.js";
+import { noteNewStore } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
-const USAGE = `Usage: vane import FILE [--data DIR]
+const USAGE = `Usage: vane import FILE|- [--data DIR]
 
-Loads keys and bundles from FILE: { "keys": [Key...], "bundles": [Bundle...] } (either may be absent).
+Loads keys and bundles from FILE (- reads stdin): { "keys": [Key...], "bundles": [Bundle...] } (either may be absent).
   Key  { key, orgId, projectId?, scopes, expiresAt?, revoked?, rateLimit? }
        key: the full secret, vane_<pk|sk|mk|ak>_<32+ base62/base64url characters>
        scopes: sdk:read, sdk:write, mgmt:read, mgmt:write, admin
@@ -40,6 +41,7 @@ export const importVerb: Verb = {
     const { problems } = checkImport(read.value, await loadEngine());
     // A new store has nothing to compare with: refuse without creating the folder.
     if (problems.length > 0 && !storeExists(values)) return refuse(io, file, problems);
+    noteNewStore(values, io);
     return withStores(values, "create", async (stores) => {
       let imported: Imported;
       try {
@@ -57,7 +59,7 @@ export const importVerb: Verb = {
 };
 
 function refuse(io: Io, file: string, problems: readonly BundleProblem[]): number {
-  io.err(problemList(`vane import: refused ${file}, nothing was written`, problems));
+  io.err(problemList(`vane import: refused ${fileLabel(file)}, nothing was written`, problems));
   return 1;
 }
 

@@ -5,6 +5,7 @@ import type { PublicKey } from "../server/admin/operations.js";
 import { dataHelp, parseVerbArgs } from "./args.js";
 import { shortTime, table } from "./output.js";
 import { REMOTE_STORE_OPTIONS, remoteHelp, withStores, describeStore } from "./store-access.js";
+import { vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
 const USAGE = `Usage: vane keys list [--data DIR]
@@ -44,7 +45,7 @@ export const keysListVerb: Verb = {
     const { values } = parseVerbArgs(args, { usage: USAGE, options: REMOTE_STORE_OPTIONS, positionals: [0, 0] });
     const keys = await withStores(values, "existing", (stores) => stores.admin.listKeys());
     if (keys.length === 0) {
-      io.out(`No keys in ${describeStore(values)}. Create one with \`vane keys create\`.`);
+      io.out(`No keys in ${describeStore(values)}. Create one with \`${vaneCommand()} keys create --org ORG --scopes SCOPES${whereArgs(values)}\`.`);
       return 0;
     }
     const now = Date.now();

@@ -1,24 +1,28 @@
 // `vane keys create|list|revoke|rotate` (decisions.md §1, §8). New secrets are printed once and
 // never stored; revoke and rotate take a key's id or its full secret.
+import { didYouMean } from "../bundle/unknown-fields.js";
 import type { BundleProblem } from "../bundle/validate.js";
 import { DEFAULT_LIMITS } from "../server/app.js";
 import { KEY_KINDS, KNOWN_SCOPES, checkKeyFields } from "../server/admin/key-checks.js";
 import type { AdminOperations, PublicKey } from "../server/admin/operations.js";
 import { AdminRefusal } from "../server/admin/refusal.js";
 import { keyIdOf, keyKind, secretHash } from "../server/auth/api-key.js";
-import type { KeyKind } from "../store/types.js";
+import type { BundleStore, KeyKind } from "../store/types.js";
 import { CliError, dataHelp, UsageError, parseVerbArgs, required } from "./args.js";
+import { noteNewStore } from "./command-hints.js";
 import { describeKey, keysListVerb } from "./key-list.js";
 import { shortTime } from "./output.js";
 import { REMOTE_STORE_OPTIONS, nodeSha256, remoteHelp, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
-const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P] --scopes S1,S2 [--kind sk]
+const CREATE_USAGE = `Usage: vane keys create --org ORG [--project P [--force]] --scopes S1,S2 [--kind sk]
                         [--expires ISO] [--rate N --burst M] [--data DIR]
 
 Creates a key and prints its secret once (the store keeps only its hash).
   --org ORG        the key's organization
-  --project P      pins the key to one project (default: org-scoped)
+  --project P      pins the key to one project (default: org-scoped); refused when no stored
+                   bundle has that project (a typo), unless --force
+  --force          create a key for a project that has no bundle yet
   --scopes LIST    comma-separated: ${KNOWN_SCOPES.join(", ")}
   --kind K         pk publishable (browser-safe; SDK scopes only), sk server-side (default),
                    mk management, ak admin
@@ -71,6 +75,7 @@ const createVerb: Verb = {
         expires: { type: "string" },
         rate: { type: "string" },
         burst: { type: "string" },
+        force: { type: "boolean", default: false },
       },
       positionals: [0, 0],
     });
@@ -95,7 +100,9 @@ const createVerb: Verb = {
       io.err([`vane keys create: refused`, ...lines].join("\n"));
       return 2;
     }
+    noteNewStore(values, io);
     const created = await withStores(values, "create", async (stores) => {
+      if (input.projectId !== undefined && !values.force) await refuseUnknownProject(stores.bundles, input.projectId);
       try {
         return await stores.admin.createKey({ kind, ...input });
       } catch (error) {
@@ -146,6 +153,15 @@ const rotateVerb: Verb = {
     });
   },
 };
+
+/** A project that no stored bundle has is most likely a typo: refused, with the nearest project. */
+async function refuseUnknownProject(bundles: BundleStore, project: string): Promise<void> {
+  const projects = [...new Set((await bundles.list()).map((b) => b.projectId))];
+  if (projects.includes(project)) return;
+  const guess = didYouMean(project, projects);
+  const known = guess !== undefined ? ` (did you mean ${guess}?)` : projects.length === 0 ? " (no bundles are stored yet)" : ` (the stored projects: ${projects.join(", ")})`;
+  throw new CliError(`refused: no bundle has project ${project}${known}; publish its bundle first, or pass --force to create the key anyway`);
+}
 
 /** The key named by id or secret; the message never repeats a secret. */
 async function lookUp(admin: AdminOperations, idOrSecret: string): Promise<PublicKey> {

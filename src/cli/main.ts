@@ -6,6 +6,7 @@ import { UsageError, wantsHelp } from "./args.js";
 import { bundlesGroup } from "./bundles.js";
 import { eventsGroup } from "./events.js";
 import { flagsGroup, rolloutVerb } from "./flags.js";
+import { GLOBAL_OPTIONS, leadingOptions } from "./global-options.js";
 import { importVerb } from "./import.js";
 import { initVerb } from "./init.js";
 import { keysGroup } from "./keys.js";
@@ -31,6 +32,7 @@ const USAGE = [
   "Verbs:",
   ...listing(ENTRIES.map((e) => ({ name: "verbs" in e ? `${e.name} ${e.verbs.map((v) => v.name).join("|")}` : e.name, summary: e.summary }))),
   "",
+  "--data DIR and --store URL may also come before the verb: vane --data DIR keys list.",
   'Run "vane <verb> --help" for a verb\'s options; "vane --version" prints the version.',
 ].join("\n");
 
@@ -39,7 +41,10 @@ function groupUsage(group: VerbGroup): string {
 }
 
 export async function main(argv: readonly string[], io: Io = consoleIo): Promise<number> {
-  const [name, ...rest] = argv;
+  const leading = leadingOptions(argv);
+  if ("problem" in leading) return print(io.err, `vane: ${leading.problem}\n\n${USAGE}`, 2);
+  const { options } = leading;
+  const [name, ...rest] = leading.rest;
   if (name === undefined) return print(io.err, USAGE, 2);
   if (name === "--version" || name === "-v") return print(io.out, packageVersion(), 0);
   if (HELP_WORDS.includes(name)) {
@@ -47,14 +52,15 @@ export async function main(argv: readonly string[], io: Io = consoleIo): Promise
     return print(io.out, about === undefined ? USAGE : "verbs" in about ? groupUsage(about) : about.usage, 0);
   }
   const entry = ENTRIES.find((e) => e.name === name);
+  if (entry === undefined && name.startsWith("-")) return print(io.err, `vane: ${name} goes after the verb (only ${GLOBAL_OPTIONS.join(" and ")} may come before it)\n\n${USAGE}`, 2);
   if (entry === undefined) return print(io.err, `vane: unknown verb "${name}"\n\n${USAGE}`, 2);
-  if (!("verbs" in entry)) return runVerb(entry, rest, { io, label: `vane ${entry.name}` });
+  if (!("verbs" in entry)) return runVerb(entry, [...options, ...rest], { io, label: `vane ${entry.name}` });
   const [sub, ...subArgs] = rest;
   if (sub === undefined) return print(io.err, `vane ${entry.name}: which one?\n\n${groupUsage(entry)}`, 2);
   if (HELP_WORDS.includes(sub)) return print(io.out, groupUsage(entry), 0);
   const verb = entry.verbs.find((v) => v.name === sub);
   if (verb === undefined) return print(io.err, `vane ${entry.name}: unknown verb "${sub}"\n\n${groupUsage(entry)}`, 2);
-  return runVerb(verb, subArgs, { io, label: `vane ${entry.name} ${verb.name}` });
+  return runVerb(verb, [...options, ...subArgs], { io, label: `vane ${entry.name} ${verb.name}` });
 }
 
 async function runVerb(verb: Verb, args: readonly string[], how: { io: Io; label: string }): Promise<number> {

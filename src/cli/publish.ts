@@ -10,7 +10,7 @@ import { checkBundle } from "../server/admin/bundle-checks.js";
 import type { Published } from "../server/admin/operations.js";
 import { AdminRefusal } from "../server/admin/refusal.js";
 import type { BundleStore } from "../store/types.js";
-import { CliError, dataHelp } from "./args.js";
+import { CliError, dataHelp, UsageError } from "./args.js";
 import { type Io, problemList } from "./output.js";
 import { REMOTE_STORE_OPTIONS, type StoreWhere, type VerbStores, describeStore, remoteHelp } from "./store-access.js";
 
@@ -59,12 +59,13 @@ export function refuse(io: Io, heading: string, problems: readonly BundleProblem
   return 1;
 }
 
-/** The project named by --project, or the only project in the store. */
-export async function projectOf(bundles: BundleStore, given: string | undefined): Promise<string> {
+/** The project named by --project, or the only project in the store; several and no --project is a usage error. */
+export async function projectOf(bundles: BundleStore, given: string | undefined, usage: string): Promise<string> {
   if (given !== undefined) return given;
   const projects = [...new Set((await bundles.list()).map((b) => b.projectId))];
   if (projects.length === 1) return projects[0]!;
-  throw new CliError(projects.length === 0 ? "no bundles stored yet" : `the store holds ${projects.length} projects (${projects.join(", ")}); pass --project`);
+  if (projects.length === 0) throw new CliError("no bundles stored yet");
+  throw new UsageError(`the store holds ${projects.length} projects (${projects.join(", ")}); pass --project`, usage);
 }
 
 /** Which stored bundle a change verb works on: the options and help that bundles history, flags and rollout share. */

@@ -3,6 +3,7 @@
 // allocation, and the cumulative units per allocation over time.
 import type { ExperimentResults, MetricResults } from "../analysis/results/results.js";
 import type { ResultsAggregates } from "../analysis/results/source.js";
+import { numberTicks, tickMarks, timeTicks } from "./plot-axis.js";
 import { type ResultsContext, overlapNote, pText } from "./results-text.js";
 
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
@@ -95,7 +96,7 @@ function liftPlot(metric: MetricResults, keys: readonly string[]): string {
   return svg(height, [
     `<line class="zero" x1="${zero}" x2="${zero}" y1="${MARGIN.top - 6}" y2="${height - MARGIN.bottom}" stroke="#999" stroke-dasharray="4 3"/>`,
     ...rows,
-    ...axisTicks([low, high], x, height - MARGIN.bottom, fixed),
+    tickMarks(numberTicks(low, high), { x, y: height - MARGIN.bottom, width: WIDTH }),
   ], `lift of ${metric.event} per allocation with 95% intervals`);
 }
 
@@ -123,21 +124,12 @@ function cumulativePlot(hourly: HtmlContext["hourly"], keys: readonly string[]):
     const last = points[points.length - 1]!;
     return `<g class="cumulative" data-allocation="${escape(keys[i]!)}" data-units="${last[1]}"><path d="${d}" fill="none" stroke="${colour}" stroke-width="2"/><text x="${MARGIN.left + 8}" y="${MARGIN.top + 14 * i + 4}" fill="${colour}">${escape(keys[i]!)} ${last[1]}</text></g>`;
   });
-  const dateTick = (t: number) => new Date(t).toISOString().slice(5, 13).replace("T", " ") + "h";
-  return svg(height, [...lines, ...axisTicks([start, end], x, height - MARGIN.bottom, dateTick)], "cumulative units per allocation over time");
+  return svg(height, [...lines, tickMarks(timeTicks(start, end), { x, y: height - MARGIN.bottom, width: WIDTH })], "cumulative units per allocation over time");
 }
 
 function svg(height: number, parts: readonly string[], label: string): string {
   const axis = `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${height - MARGIN.bottom}" y2="${height - MARGIN.bottom}" stroke="#333"/>`;
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" role="img" aria-label="${escape(label)}">${axis}${parts.join("")}</svg>`;
-}
-
-function axisTicks(domain: readonly [number, number], x: (v: number) => number, y: number, format: (v: number) => string): string[] {
-  const TICKS = 5;
-  return Array.from({ length: TICKS }, (_, i) => {
-    const v = domain[0] + ((domain[1] - domain[0]) * i) / (TICKS - 1);
-    return `<line x1="${x(v)}" x2="${x(v)}" y1="${y}" y2="${y + 4}" stroke="#333"/><text x="${x(v)}" y="${y + 16}" text-anchor="middle">${escape(format(v))}</text>`;
-  });
 }
 
 function scale(domain: readonly [number, number], range: readonly [number, number]): (v: number) => number {

@@ -10,7 +10,9 @@ import { durationOption } from "./duration-option.js";
 import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
 import { startCluster, workersOption } from "./serve-cluster.js";
-import { describeStore, storeUrlOf, withOpenedStores } from "./store-access.js";
+import { checkDataFolder, markSharedStore } from "./data-folder.js";
+import { checkPorts, listenError } from "./serve-checks.js";
+import { storeUrlOf, withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
@@ -76,18 +78,24 @@ export const serveVerb: Verb = {
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: USAGE }),
     };
     const metrics = metricsOption(values.metrics, USAGE);
+    checkPorts(port, metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
     const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
     const adminToken = adminTokenOption(values["admin-token"] ?? (process.env.VANE_ADMIN_TOKEN || undefined));
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
+    checkDataFolder({ data: values.data, storeUrl });
     const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
-    const server = workers === 1 ? await startNodeServer(options) : await startCluster(options, { workers, log: io.err });
+    const server = await (workers === 1 ? startNodeServer(options) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
+      throw listenError(error, { host: values.host, port, metrics });
+    });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();
     try {
+      // CLI verbs pointed at this folder without --store are told where the data is (data-folder.ts).
+      if (storeUrl !== undefined) markSharedStore(values.data, storeUrl);
       const now = Date.now();
-      const banner: Banner = { version: packageVersion(), url: server.url, dataPath: describeStore(values), dataArg: values.data, now };
+      const banner: Banner = { version: packageVersion(), url: server.url, where: values, now };
       if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
       if (adminToken !== undefined) io.out(`Admin API: ${server.url}/admin/v1 (Authorization: Bearer <the admin token>)`);
       if (workers > 1) io.out(`Workers: ${workers} processes on one port; signal this one (pid ${process.pid}) to stop them`);

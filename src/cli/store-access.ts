@@ -13,6 +13,7 @@ import { type OpenedStores, StoreUrlError, describeStoreUrl, openStores } from "
 import { DB_FILE_NAME } from "../store/sqlite/index.js";
 import type { BundleStore } from "../store/types.js";
 import { CliError, STORE_OPTIONS } from "./args.js";
+import { checkDataFolder } from "./data-folder.js";
 import { AdminClient } from "./remote/admin-client.js";
 import { RemoteBundles } from "./remote/remote-bundles.js";
 import { remoteOperations } from "./remote/remote-operations.js";
@@ -88,6 +89,7 @@ function remoteStores(where: StoreWhere & { remote: string }): VerbStores {
 
 /** The store itself, for what only runs beside it (serve, prune, results): opened for one command and closed after. */
 export async function withOpenedStores<T>(where: StoreWhere, need: StoreNeed, use: (stores: OpenedStores) => Promise<T>): Promise<T> {
+  checkDataFolder({ data: where.data, storeUrl: storeUrlOf(where) });
   if (need === "existing" && !storeExists(where)) {
     throw new CliError(`no Vane data in ${resolve(where.data)} (no ${DB_FILE_NAME}); pass --data DIR or --store URL, or start with \`vane serve\` or \`vane import FILE\``);
   }

@@ -1,7 +1,10 @@
 // The CLI for everyday bundle changes (issue 19): validate without storing, put refusing an older
 // version unless --rollback, history, diff, rollback, flags set, rollout, and init.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { execFile, spawnSync } from "node:child_process";
+import { existsSync, readFileSync, symlinkSync } from "node:fs";
+import { dirname, join, resolve as resolvePath } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { compileBundle } from "../../src/bundle/compile.js";
 import { resolve } from "../../src/bundle/resolve.js";
@@ -148,7 +151,8 @@ describe("vane init", () => {
     const data = tempDir();
     const file = join(tempDir(), "vane.bundle.json");
     const run = await vane("init", "--project", "web", "--org", "acme", "--file", file, "--data", data);
-    expect(run).toMatchObject({ code: 0, err: "" });
+    expect(run.code).toBe(0);
+    expect(run.err).toMatch(/^note: .* had no vane\.db, so this makes a new store there/);
     expect(run.out).toMatch(/publishable key {2}vane_pk_\w+/);
     expect(run.out).toMatch(/server-side key {2}vane_sk_\w+/);
     const written = JSON.parse(readFileSync(file, "utf8")) as Bundle;
@@ -158,5 +162,32 @@ describe("vane init", () => {
     expect(keys.map((k) => [k.kind, k.orgId, k.projectId])).toEqual([["pk", "acme", "web"], ["sk", "acme", "web"]]);
     expect((await vane("init", "--project", "web", "--org", "acme", "--file", file, "--data", data)).code).toBe(1);
     expect((await vane("rollout", "new-feature-rollout", "10", "--data", data)).code).toBe(0);
+  });
+
+  it("writes a $schema that resolves from the file's folder, and prints next commands that run as printed", async () => {
+    const data = tempDir();
+    await vane("bundles", "put", jsonFile(bundleFor("shop", V1)), "--data", data); // a second project: the hints must name theirs
+    const file = join(tempDir(), "vane.bundle.json");
+    const run = await vane("init", "--project", "web", "--org", "acme", "--file", file, "--data", data);
+    expect(run.code).toBe(0);
+    const { $schema } = JSON.parse(readFileSync(file, "utf8")) as { $schema: string };
+    expect(resolvePath(dirname(file), $schema)).toBe(fileURLToPath(new URL("../../schema/bundle.schema.json", import.meta.url)));
+    const commands = run.out.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("npx vane "));
+    expect(commands).toHaveLength(3);
+    // From a clone, as a user pastes them (npx runs the clone's own bin/vane.js).
+    for (const command of commands) await promisify(execFile)("sh", ["-c", command], { cwd: fileURLToPath(new URL("../../", import.meta.url)) });
+    const web = await inStore(data, async (stores) => (await stores.bundles.get("web", "production"))?.bundle);
+    expect(web?.parameters[0]?.default).toBe(true);
+    expect(web?.layers[0]?.policies[0]).toMatchObject({ state: "running" });
+  });
+
+  it("prints plain vane commands when it was run as vane from the PATH (the image, npm link)", () => {
+    const bin = tempDir();
+    symlinkSync(fileURLToPath(new URL("../../bin/vane.js", import.meta.url)), join(bin, "vane"));
+    const dir = tempDir();
+    const run = spawnSync("vane", ["init", "--data", "d"], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain("\n  vane bundles validate vane.bundle.json --data d && vane bundles put vane.bundle.json --data d\n");
+    expect(run.stdout).not.toContain("npx");
   });
 });

@@ -2,9 +2,16 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ROTATION_GRACE_MS } from "../../src/server/auth/key-admin.js";
-import { inStore, jsonFile, rowOf, secret, sha256Hex, tempDir, vane } from "./helpers.js";
+import { bundleFor, inStore, jsonFile, rowOf, secret, sha256Hex, tempDir, vane } from "./helpers.js";
 
 const SECRET_LINE = /^ {2}(vane_(?:pk|sk|mk|ak)_[A-Za-z0-9_-]{32,})$/m;
+
+/** A data folder whose store holds a bundle of acme's project shop, the one the keys here are for. */
+async function shopStore(): Promise<string> {
+  const data = tempDir();
+  await inStore(data, (stores) => stores.bundles.put({ ...bundleFor("shop", "2026-01-01T00:00:00Z"), orgId: "acme" }, "2026-01-01T00:00:00Z"));
+  return data;
+}
 
 /** Runs `vane keys create ...`; returns the printed secret and id. */
 async function create(data: string, ...options: string[]): Promise<{ secret: string; id: string; out: string }> {
@@ -19,7 +26,7 @@ async function create(data: string, ...options: string[]): Promise<{ secret: str
 
 describe("vane keys create", () => {
   it("stores a new key by its hash only and prints its secret once, with its id", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const made = await create(data, "--org", "acme", "--project", "shop", "--scopes", "sdk:read,sdk:write", "--expires", "2099-01-01T00:00:00Z", "--rate", "5", "--burst", "20");
     expect(made.secret.startsWith("vane_sk_")).toBe(true);
     expect(made.out.split(made.secret)).toHaveLength(2);
@@ -39,7 +46,7 @@ describe("vane keys create", () => {
   });
 
   it("creates the kind asked for, org-scoped without --project", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const made = await create(data, "--org", "acme", "--scopes", "sdk:read", "--kind", "pk");
     expect(made.secret.startsWith("vane_pk_")).toBe(true);
     const record = await inStore(data, (stores) => stores.keys.byId(made.id));
@@ -75,9 +82,30 @@ describe("vane keys create", () => {
   });
 });
 
+describe("vane keys create for a project no bundle has", () => {
+  it("refuses it with the nearest stored project, and creates it with --force", async () => {
+    const data = await shopStore();
+    const typo = await vane("keys", "create", "--data", data, "--org", "acme", "--project", "shopp", "--scopes", "sdk:read");
+    expect(typo).toMatchObject({ code: 1, out: "" });
+    expect(typo.err).toBe("vane keys create: refused: no bundle has project shopp (did you mean shop?); publish its bundle first, or pass --force to create the key anyway");
+    const far = await vane("keys", "create", "--data", data, "--org", "acme", "--project", "warehouse", "--scopes", "sdk:read");
+    expect(far.err).toContain("no bundle has project warehouse (the stored projects: shop)");
+    expect(await inStore(data, (stores) => stores.keys.list())).toEqual([]);
+    const forced = await create(data, "--org", "acme", "--project", "shopp", "--scopes", "sdk:read", "--force");
+    expect(await inStore(data, (stores) => stores.keys.byId(forced.id))).toMatchObject({ projectId: "shopp" });
+  });
+
+  it("says when no bundle is stored at all", async () => {
+    const data = tempDir();
+    await vane("import", jsonFile({ bundles: [] }), "--data", data);
+    const run = await vane("keys", "create", "--data", data, "--org", "acme", "--project", "shop", "--scopes", "sdk:read");
+    expect(run).toMatchObject({ code: 1, err: expect.stringContaining("no bundle has project shop (no bundles are stored yet)") });
+  });
+});
+
 describe("vane keys revoke / rotate / list", () => {
   it("revokes by id and by secret; the secret is never echoed", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const a = await create(data, "--org", "acme", "--scopes", "sdk:read");
     const b = await create(data, "--org", "acme", "--scopes", "sdk:read");
     const byId = await vane("keys", "revoke", a.id, "--data", data);
@@ -95,7 +123,7 @@ describe("vane keys revoke / rotate / list", () => {
   });
 
   it("refuses unknown keys and arguments that are neither an id nor a secret", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     await create(data, "--org", "acme", "--scopes", "sdk:read");
     const unknownSecret = secret("sk", "never-stored");
     const bySecret = await vane("keys", "revoke", unknownSecret, "--data", data);
@@ -106,7 +134,7 @@ describe("vane keys revoke / rotate / list", () => {
   });
 
   it("rotates by id or secret: a new secret once, the old key valid for 7 more days", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const old = await create(data, "--org", "acme", "--project", "shop", "--scopes", "sdk:read,sdk:write", "--rate", "3", "--burst", "6");
     const started = Date.now();
     const run = await vane("keys", "rotate", old.id, "--data", data);
@@ -131,7 +159,7 @@ describe("vane keys revoke / rotate / list", () => {
   });
 
   it("refuses to rotate revoked, expired or already rotated keys, and creates no key then", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const revoked = await create(data, "--org", "acme", "--scopes", "sdk:read");
     await vane("keys", "revoke", revoked.id, "--data", data);
     const rotated = await create(data, "--org", "acme", "--scopes", "sdk:read");
@@ -147,7 +175,7 @@ describe("vane keys revoke / rotate / list", () => {
   });
 
   it("lists every key with its status and dates, never a secret or hash", async () => {
-    const data = tempDir();
+    const data = await shopStore();
     const active = await create(data, "--org", "acme", "--project", "shop", "--scopes", "sdk:read,sdk:write", "--expires", "2099-01-01T00:00:00Z");
     const orgWide = await create(data, "--org", "acme", "--scopes", "mgmt:read", "--kind", "mk", "--rate", "2", "--burst", "4");
     const revoked = await create(data, "--org", "acme", "--scopes", "sdk:read");
@@ -178,7 +206,7 @@ describe("vane keys revoke / rotate / list", () => {
   it("says so when there are no keys, and refuses a folder without a store", async () => {
     const data = tempDir();
     await vane("import", jsonFile({ bundles: [] }), "--data", data);
-    expect((await vane("keys", "list", "--data", data)).out).toMatch(/^No keys in .*`vane keys create`/);
+    expect((await vane("keys", "list", "--data", data)).out).toBe(`No keys in ${data}. Create one with \`npx vane keys create --org ORG --scopes SCOPES --data ${data}\`.`);
     const missing = await vane("keys", "list", "--data", join(data, "nope"));
     expect(missing.code).toBe(1);
     expect(missing.err).toMatch(/^vane keys list: no Vane data in .*nope \(no vane\.db\)/);

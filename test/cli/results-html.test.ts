@@ -23,7 +23,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-async function store(): Promise<string> {
+async function store(hours = 72): Promise<string> {
   const experiment = simulateExperiment(
     POLICY,
     {
@@ -31,7 +31,7 @@ async function store(): Promise<string> {
       green: { units: 600, events: { purchase: { rate: 0.15, meanValue: 40 }, error: { rate: 0.02 } } },
       gold: { units: 600, events: { purchase: { rate: 0.1, meanValue: 60 }, error: { rate: 0.1 } } },
     },
-    { seed: 4, hours: 72 },
+    { seed: 4, hours },
   );
   const bundle: Bundle = bundleFor("shop", "2026-11-01T00:00:00Z");
   bundle.layers.push({ id: "layer-pol-page", policies: [POLICY] });
@@ -116,5 +116,44 @@ describe("vane results --html", () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it("labels a one-hour window's time axis with distinct hours, round lift ticks, and no label past the plot's edge", async () => {
+    const data = await store(1);
+    const file = join(tempDir(), "results.html");
+    const run = await vane("results", "page-exp", "--metric", "purchase", "--until", "2026-11-10T00:00:00Z", "--data", data, "--html", file);
+    expect(run.code).toBe(0);
+    const page = await browser.newPage({ viewport: { width: 1000, height: 900 } });
+    await page.goto(pathToFileURL(file).href);
+    // Each plot's axis labels: the text under its axis line, with where it is drawn.
+    const axes = await page.$$eval("svg", (svgs) =>
+      svgs.map((svg) => {
+        const axisY = Number(svg.querySelector("line")!.getAttribute("y1"));
+        const width = Number(svg.getAttribute("width"));
+        const labels = Array.from(svg.querySelectorAll("text"))
+          .filter((t) => Number(t.getAttribute("y")) > axisY)
+          .map((t) => {
+            const box = t.getBBox();
+            return { text: t.textContent ?? "", left: box.x, right: box.x + box.width };
+          });
+        return { label: svg.getAttribute("aria-label"), width, labels };
+      }),
+    );
+    const [time, lift] = axes;
+    expect(time!.label).toBe("cumulative units per allocation over time");
+    expect(time!.labels.map((l) => l.text)).toEqual(["11-01 00:00", "11-01 01:00"]);
+    expect(lift!.label).toBe("lift of purchase per allocation with 95% intervals");
+    const liftTicks = lift!.labels.map((l) => Number(l.text));
+    const step = liftTicks[1]! - liftTicks[0]!;
+    expect(liftTicks.length).toBeGreaterThanOrEqual(3);
+    expect(step / 10 ** Math.floor(Math.log10(step) + 1e-9)).toBeOneOf([1, 2, 5].map((m) => expect.closeTo(m, 6)));
+    for (const tick of liftTicks) expect(Math.abs(Math.round(tick / step) * step - tick)).toBeLessThan(step * 1e-6);
+    for (const axis of axes) {
+      for (const l of axis.labels) {
+        expect(l.left, `${axis.label}: ${l.text}`).toBeGreaterThanOrEqual(0);
+        expect(l.right, `${axis.label}: ${l.text}`).toBeLessThanOrEqual(axis.width);
+      }
+    }
+    await page.close();
   });
 });

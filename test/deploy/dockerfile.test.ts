@@ -1,8 +1,11 @@
 // The Dockerfile's essentials, checked where no linter (hadolint) or docker engine is at hand
-// (.ci/run builds the image when `docker info` works): multi-stage, pinned bases, a non-root
+// (.ci/run builds and starts the image when `docker info` works): every file it copies from the
+// build context is in a clean clone and not dockerignored, multi-stage, pinned bases, a non-root
 // user, a HEALTHCHECK on /health at the port `vane serve` listens on, no secret baked in, and a
 // .dockerignore that keeps installs, local data and keys out of the build context.
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { serveVerb } from "../../src/cli/serve.js";
 
@@ -43,7 +46,44 @@ const args = (op: string, within = runtime) => within.filter((i) => i.op === op)
 const cmd = JSON.parse(args("CMD")[0] ?? "[]") as string[];
 const option = (name: string) => cmd[cmd.indexOf(name) + 1];
 
+/** What a clean clone holds: the tracked files, and every folder above one. */
+function trackedPaths(): Set<string> {
+  const files = execFileSync("git", ["ls-files", "-z"], { cwd: fileURLToPath(ROOT), encoding: "utf8" }).split("\0").filter((f) => f !== "");
+  const paths = new Set<string>(["."]);
+  for (const file of files) {
+    const parts = file.split("/");
+    for (let i = 1; i <= parts.length; i++) paths.add(parts.slice(0, i).join("/"));
+  }
+  return paths;
+}
+
+/** The sources of each COPY from the build context (not --from a stage), in either form. */
+function contextSources(all: Instruction[]): string[] {
+  return all
+    .filter((i) => i.op === "COPY" && !/--from=/.test(i.args))
+    .flatMap((i) => {
+      const words = i.args.startsWith("[") ? (JSON.parse(i.args) as string[]) : i.args.split(/\s+/).filter((w) => !w.startsWith("--"));
+      return words.slice(0, -1).map((source) => source.replace(/^\.\/(?=.)/, "").replace(/\/$/, ""));
+    });
+}
+
+/** Whether a .dockerignore entry (a name, a folder, or a * pattern) leaves `path` out of the context. */
+function ignores(entry: string, path: string): boolean {
+  const pattern = new RegExp(`^${entry.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replaceAll("*", "[^/]*")}(/.*)?$`);
+  return pattern.test(path);
+}
+
 describe("Dockerfile", () => {
+  it("copies from the build context only what a clean clone holds and .dockerignore lets through", () => {
+    const sources = contextSources(dockerfile);
+    expect(sources).toContain("package-lock.json");
+    const tracked = trackedPaths();
+    const ignored = text(".dockerignore").split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("#"));
+    const missing = sources.filter((source) => !tracked.has(source) || !existsSync(new URL(source, ROOT)));
+    expect(missing, "COPY sources that a clean clone does not have").toEqual([]);
+    expect(sources.filter((source) => ignored.some((entry) => ignores(entry, source))), "COPY sources that .dockerignore leaves out").toEqual([]);
+  });
+
   it("is multi-stage: the runtime stage copies what the build stage made", () => {
     expect(stages(dockerfile).length).toBeGreaterThanOrEqual(2);
     expect(args("FROM", dockerfile)[0]).toMatch(/ AS build$/i);
@@ -104,5 +144,23 @@ describe(".dockerignore", () => {
   it("keeps installs, builds, git, local data and env files out of the context", () => {
     const ignored = text(".dockerignore").split(/\r?\n/).map((line) => line.trim());
     for (const entry of ["node_modules", "dist", "build", ".git", ".vane", "*.db", ".env"]) expect(ignored).toContain(entry);
+  });
+});
+
+describe("docs/deploy.md and the Dockerfile agree", () => {
+  const published = (command: string) => [...command.matchAll(/-p\s+(\S+)/g)].map((m) => m[1]);
+  const deploy = text("docs/deploy.md").replace(/\\\r?\n\s*/g, " ");
+
+  it("publishes the API and the metrics port alike (metrics on loopback only)", () => {
+    const header = /^#\s+(docker run .*)$/m.exec(text("Dockerfile"))?.[1] ?? "";
+    const documented = /^(docker run -d --name vane .*)$/m.exec(deploy)?.[1] ?? "";
+    expect(published(header)).toEqual(["8787:8787", `127.0.0.1:${option("--metrics")}:${option("--metrics")}`]);
+    expect(published(documented)).toEqual(published(header));
+  });
+
+  it("installs without building twice: npm ci's prepare script already builds", () => {
+    const pkg = JSON.parse(text("package.json")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.prepare).toBe("npm run build");
+    expect(deploy).not.toMatch(/npm ci\b[^\n]*&&\s*npm run build/);
   });
 });

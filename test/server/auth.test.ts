@@ -45,8 +45,20 @@ describe("401", () => {
   });
 
   it.each(endpoints)("%s with an unknown or malformed key: Invalid API key", async (_name, path, body) => {
-    for (const header of [`Bearer vane_sk_${"x".repeat(40)}`, "Bearer not-a-key", `Basic ${btoa("a:b")}`, "Bearer"]) {
+    for (const header of [`Bearer vane_sk_${"x".repeat(40)}`, "Bearer not-a-key", `bearer  vane_sk_${"y".repeat(40)} `]) {
       await expectError(await call(server, path, { body, headers: { Authorization: header } }), 401, "UNAUTHORIZED", "Invalid API key");
+    }
+  });
+
+  it.each(endpoints)("%s with a header not of the form Bearer <key>: Invalid API key, the form in details", async (_name, path, body) => {
+    const key = await sdkKey();
+    for (const header of [key, `Basic ${btoa("a:b")}`, "Bearer", `Bearer: ${key}`, `Token ${key}`]) {
+      const response = await call(server, path, { body, headers: { Authorization: header } });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({
+        error: { code: "UNAUTHORIZED", message: "Invalid API key" },
+        details: 'The Authorization header must be "Bearer <key>": the word Bearer, a space, then the key (Bearer vane_sk_…)',
+      });
     }
   });
 

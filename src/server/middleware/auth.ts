@@ -8,7 +8,8 @@ import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { TokenHashes } from "../auth/token-hashes.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, fail } from "../errors.js";
+import { json } from "../answer.js";
+import { RETRY_AFTER_SECONDS, errorBody, fail } from "../errors.js";
 import type { KeyRecord } from "../../store/types.js";
 
 export interface AuthDependencies {
@@ -30,13 +31,16 @@ export interface Access {
 
 const SCOPE_MESSAGE = { "sdk:read": "SDK read scope required", "sdk:write": "SDK write scope required" } as const;
 const PUBLISHABLE_MESSAGE = "Publishable keys cannot call this endpoint; use a server-side key";
+/** Beside the contract's error object (its message stays "Invalid API key"), for a header of another form. */
+const HEADER_FORM = 'The Authorization header must be "Bearer <key>": the word Bearer, a space, then the key (Bearer vane_sk_…)';
 
 export function authenticate(deps: AuthDependencies, access: Access): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
     const header = c.req.header("Authorization");
     if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
     const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    const hash = token === undefined ? undefined : deps.hashes.hashOf(token);
+    if (token === undefined) return json(c, { ...errorBody("UNAUTHORIZED", "Invalid API key"), details: HEADER_FORM }, 401);
+    const hash = deps.hashes.hashOf(token);
     if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
     let key: KeyRecord | undefined;
     try {
