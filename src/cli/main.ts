@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], io: Io = consoleIo): Promise
     return print(io.out, about === undefined ? USAGE : "verbs" in about ? groupUsage(about) : about.usage, 0);
   }
   const entry = ENTRIES.find((e) => e.name === name);
-  if (entry === undefined && name.startsWith("-")) return print(io.err, `vane: ${name} goes after the verb (only ${GLOBAL_OPTIONS.join(" and ")} may come before it)\n\n${USAGE}`, 2);
+  if (entry === undefined && name.startsWith("-")) return print(io.err, `vane: ${name} goes after the verb (only ${GLOBAL_OPTIONS.slice(0, -1).join(", ")} and ${GLOBAL_OPTIONS.at(-1)} may come before it)\n\n${USAGE}`, 2);
   if (entry === undefined) return print(io.err, `vane: unknown verb "${name}"\n\n${USAGE}`, 2);
   if (!("verbs" in entry)) return runVerb(entry, [...options, ...rest], { io, label: `vane ${entry.name}` });
   const [sub, ...subArgs] = rest;

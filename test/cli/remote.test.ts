@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
-import { jsonFile, secret, tempDir, vane, type Run } from "./helpers.js";
+import { inStore, jsonFile, secret, tempDir, vane, type Run } from "./helpers.js";
 import { serveProcess } from "./serve-process.js";
 
 const TOKEN = "remote-admin-token-for-tests-0123456789";
@@ -104,6 +104,7 @@ describe("vane … --remote", () => {
     vi.stubEnv("VANE_ADMIN_TOKEN", TOKEN);
     const server = await serveProcess(tempDir(), ["--admin-token", TOKEN]);
     const data = tempDir();
+    await inStore(data, async () => undefined); // a server's folder, which holds vane.db, as the remote server's does
     const local = await scenario(["--data", data], data);
     const remote = await scenario(["--remote", server.url], server.url);
     SCENARIO.forEach((argv, i) => expect({ argv, ...remote[i] }).toEqual({ argv, ...local[i] }));

@@ -40,7 +40,7 @@ describe("store options before the verb", () => {
   it("refuses another option before the verb, and a store option without its value, as usage errors", async () => {
     const early = await vane("--port", "8788", "serve");
     expect(early.code).toBe(2);
-    expect(early.err).toMatch(/^vane: --port goes after the verb \(only --data and --store may come before it\)\n\nUsage: vane <verb>/);
+    expect(early.err).toMatch(/^vane: --port goes after the verb \(only --data, --store and --remote may come before it\)\n\nUsage: vane <verb>/);
     const bare = await vane("--data");
     expect(bare.code).toBe(2);
     expect(bare.err).toMatch(/^vane: --data needs a value/);
