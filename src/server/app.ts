@@ -184,7 +184,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", configRoutes(auth, bundles));
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
   const learner = options.learner ?? createLearner({ stores, engine, clock });
-  app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
+  app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
 

@@ -24,6 +24,8 @@ export interface DecideDependencies {
   readonly events: EventStore;
   readonly learner: LearnedStateSource;
   readonly clock: Clock;
+  /** Where a fault behind a 503 is told (the app's onInternalError): the operator sees its cause. */
+  readonly reportError?: (error: unknown, requestId?: string) => void;
 }
 
 export const MAX_BATCH_DECISIONS = 1000;
@@ -80,7 +82,10 @@ async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promis
   // bundle that cannot be read (the next request tries again), never a 500.
   const learned = await deps.learner.start().then(
     () => true,
-    () => false,
+    (error: unknown) => {
+      deps.reportError?.(error, c.get("request")?.id);
+      return false;
+    },
   );
   if (!learned) return configUnavailable(c);
   const prepared = { tenant, entry, now: deps.clock.now(), started };

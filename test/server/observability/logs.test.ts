@@ -67,14 +67,14 @@ describe("request logs", () => {
     expect(odd.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it("logs a fault at error with its cause and the id of the request it broke", async () => {
+  it("logs a fault at error with its cause and the id of the request it broke (a 503: the store failed)", async () => {
     const secret = await server.key({ orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:read"] });
     const response = await call(server, "/v1/decide/recs-strategy", { key: secret, body: { context: { userId: "u-1" } } });
-    expect(response.status).toBe(500);
+    expect(response.status).toBe(503);
     const id = response.headers.get("X-Request-Id")!;
     const fault = lines().find((l) => l.msg === "internal error");
     expect(fault).toMatchObject({ level: ERROR, reqId: id, err: { message: "learned state could not be read", cause: { message: "SQLITE_IOERR: disk I/O error" } } });
-    expect(requestLine(id)).toMatchObject([{ level: INFO, status: 500, route: "/v1/decide/:policyId" }]);
+    expect(requestLine(id)).toMatchObject([{ level: INFO, status: 503, route: "/v1/decide/:policyId" }]);
   });
 
   it("never writes a key's secret, whatever the request did with it", async () => {
@@ -92,7 +92,7 @@ describe("request logs", () => {
       (await call(server, "/v1/decide/recs-strategy", { key: good, body: { context: { userId: good } } })).status,
       (await call(server, "/health", { headers: { Authorization: `Bearer ${good}` } })).status,
     ];
-    expect(statuses).toEqual([200, 401, 401, 403, 200, 200, 500, 200]);
+    expect(statuses).toEqual([200, 401, 401, 403, 200, 200, 503, 200]);
     expect(lines().filter((l) => l.msg === "request")).toHaveLength(statuses.length);
     for (const secret of [good, revoked, unknown, publishable]) {
       expect(text).not.toContain(secret);
