@@ -78,6 +78,7 @@ class Client implements VaneClient {
       onValidationErrors: options.onValidationErrors,
       onError: this.onError,
       waitUntil: options.waitUntil,
+      now: () => this.now(),
     });
     this.exposures = new ExposureLog(this.stamp);
   }

@@ -28,6 +28,8 @@ export interface EventQueueOptions {
   readonly onError: (error: unknown) => void;
   /** Workers: keeps the isolate alive for each flush the queue starts. */
   readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+  /** The clock the events' timestamps come from: each batch says when it was sent on it (`sentAt`). */
+  readonly now: () => number;
 }
 
 /** A timer and the promise handed to waitUntil for it, settled when it fires or is cancelled. */
@@ -144,7 +146,8 @@ export class EventQueue {
       response = await service.fetch(endpoint(service, "/v1/events/batch"), {
         method: "POST",
         headers: { ...authorization(service), "Content-Type": "application/json" },
-        body: JSON.stringify({ events: batch }),
+        // sentAt: this clock now, so the server can correct the events' timestamps for its skew.
+        body: JSON.stringify({ sentAt: new Date(this.options.now()).toISOString(), events: batch }),
         keepalive,
       });
     } catch (error) {

@@ -17,6 +17,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { json } from "./answer.js";
 import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
+import { DEFAULT_MAX_EVENT_AGE_MS } from "./events/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { observeRequests } from "./middleware/observe.js";
@@ -77,6 +78,8 @@ export interface AppLimits {
   readonly streamHeartbeatMs: number;
   /** How long an event-stream URL's token is good for. */
   readonly streamTokenMs: number;
+  /** How long before its arrival an event's analysis time can be (events/event-time.ts). */
+  readonly maxEventAgeMs: number;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -87,6 +90,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   changeWatchMs: 250,
   streamHeartbeatMs: 25_000,
   streamTokenMs: 30 * 24 * 60 * 60 * 1000,
+  maxEventAgeMs: DEFAULT_MAX_EVENT_AGE_MS,
 };
 
 const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
@@ -186,7 +190,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });

@@ -54,6 +54,17 @@ describe("track", () => {
     expect(events[2]).toMatchObject({ unitKey: "buyer-1", decisionId: "decision-from-the-server" });
   });
 
+  it("says when each batch was sent on its own clock, so a device clock 3 h fast still stores the events' real times", async () => {
+    sdk = await startSdkServer();
+    const skew = 3 * 3_600_000;
+    c = await client(sdk, new FetchLog(), [], { ...bootstrap, now: () => sdk!.server.clock.now() + skew });
+    c.track("purchase", { unitKey: "buyer-2", properties: { sku: "A-1" } });
+    await c.flush();
+    const [event] = await storedEvents(sdk.server, "track");
+    expect(event!.timestamp).toBe(new Date(sdk.server.clock.now() + skew).toISOString()); // as the device said
+    expect(event!.eventTime).toBe(new Date(sdk.server.clock.now()).toISOString()); // when it happened
+  });
+
   it("refuses a missing name, and a missing unit when nothing was resolved yet", async () => {
     sdk = await startSdkServer();
     c = await client(sdk, new FetchLog(), [], bootstrap);
