@@ -57,6 +57,8 @@ export interface NodeServerOptions {
   readonly pruneMs?: number;
   /** "off" when absent. */
   readonly metrics?: MetricsExposure;
+  /** Set by `--workers` in each worker: a scrape answers the totals over every worker. */
+  readonly metricsAcrossWorkers?: boolean;
   /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
   readonly log?: LogOptions;
   /** How long a role's lease lives unless renewed (renewed five times as often): how soon another server takes over a dead one's roles. */
@@ -102,7 +104,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const version = packageVersion();
   const tracer = trace.getTracer("vane", version);
   const exposure = options.metrics ?? "off";
-  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
+  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true, acrossWorkers: options.metricsAcrossWorkers });
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics });
