@@ -11,11 +11,13 @@ import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first
 import { startCluster, workersOption } from "./serve-cluster.js";
 import { describeStore, storeUrlOf, withStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
+import { WEIGHTS_HELP, WEIGHTS_OPTIONS, weightsOptions } from "./weights-options.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
 const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
+                  [--weights-threshold 0.05] [--weights-min-minutes 10]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
 
@@ -32,6 +34,7 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                one that dies is restarted, and a signal to the first process drains them all
   --weights-every S
                recompute adaptive policies' published weights at most every S seconds (default 60)
+${WEIGHTS_HELP}
   --retain-days D
                delete stored events older than D days once the Parquet copy and the learner have
                read them (default ${RETAIN_DAYS}; fractions allowed); the Parquet files are kept
@@ -56,13 +59,14 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
     const weightsSeconds = integerOption(values["weights-every"], "--weights-every", { min: 1, max: 86_400, usage: USAGE });
     const maxPendingInMemory = integerOption(values["pending-in-memory"], "--pending-in-memory", { min: 0, max: 1_000_000_000, usage: USAGE });
     const workers = workersOption(values.workers, USAGE);
+    const weights = weightsOptions(values, USAGE);
     // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
     // secrets nobody saw, which would also keep the next start from seeding.
     const retention = {
@@ -74,7 +78,7 @@ export const serveVerb: Verb = {
     const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl };
     const server = workers === 1 ? await startNodeServer(options) : await startCluster(options, { workers, log: io.err });
     // Listening before the banner is printed: whoever reads it may signal at once.
     const stop = stopSignals();

@@ -51,6 +51,10 @@ export interface NodeServerOptions {
   readonly maxPendingInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
+  /** Publish learned weights only when an arm's weight moved by at least this (publisher.ts's default when absent). */
+  readonly weightsThreshold?: number;
+  /** Publish learned weights for a project and env at most this often (publisher.ts's default when absent). */
+  readonly weightsMinIntervalMs?: number;
   /** How long events and event ids are kept (store/retention.ts). */
   readonly retention?: Retention;
   /** How often retention runs. */
@@ -117,7 +121,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
   metrics?.watchParquet(parquet);
-  const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now() });
+  const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now(), threshold: options.weightsThreshold, minIntervalMs: options.weightsMinIntervalMs });
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const role = (name: string, gained: () => Promise<void> | void, lost: () => Promise<void> | void) =>
     new LeaseRole({ leases: stores.leases, name, holder, ttlMs, now: () => systemClock.now(), gained, lost });
