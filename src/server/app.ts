@@ -56,6 +56,8 @@ export interface AppOptions {
   readonly starting?: (ready: Promise<void>) => void;
   /** Per-key token buckets: this process's memory when absent; the Node host passes a Redis one with --redis. */
   readonly rateLimiter?: RateLimiter;
+  /** Whether another event stream may open now (the Node host: not near its open-file limit); every one when absent. */
+  readonly admitStream?: () => boolean;
 }
 
 export interface AppLimits {
@@ -187,7 +189,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
-  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
+  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }));
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
   app.onError((error, c) => {

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
+import type { Server } from "node:net";
 import { hostname } from "node:os";
 import { serve } from "@hono/node-server";
 import { trace } from "@opentelemetry/api";
@@ -27,6 +28,7 @@ import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogge
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
+import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";
 
@@ -136,7 +138,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, starting: (ready) => starting.push(ready) });
+  const openFiles = guardOpenFiles({ metrics, log });
+  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),
@@ -144,6 +147,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     every(SHARE_LEARNING_MS, "learned state", () => learning.share(), log),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", async () => roles.learner.active && publisher.publish(), log),
     every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
+    () => openFiles?.stop(),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
   // Given up on a clean stop, so another server takes the roles at once; the Parquet copy delivers what is stored first.
@@ -162,6 +166,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
     server.on("clientError", answerClientError);
+    openFiles?.watch(server as Server);
     server.once("error", (error) => {
       stopTimers();
       void releaseRoles().then(() => opened.close());

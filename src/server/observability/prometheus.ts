@@ -46,6 +46,7 @@ export class PrometheusMetrics implements ServiceMetrics {
   private readonly staleServes: Counter<"route">;
   private readonly eventCounts: Counter<"outcome">;
   private readonly storeErrors: Counter<"store" | "operation">;
+  private readonly streamsRefused: Counter<"reason">;
   private readonly scrapeAll?: () => Promise<{ contentType: string; body: string }>;
 
   constructor(options: PrometheusOptions = {}) {
@@ -55,6 +56,8 @@ export class PrometheusMetrics implements ServiceMetrics {
     this.staleServes = new Counter({ name: "vane_bundle_stale_serves_total", help: "Answers served from a stale bundle while the bundle store could not be read, by route pattern", labelNames: ["route"], registers });
     this.eventCounts = new Counter({ name: "vane_events_total", help: "Events sent to /v1/events by outcome: accepted (stored), duplicate (a resend, not stored again), invalid (refused one by one), refused (in a batch answered 503, not stored)", labelNames: ["outcome"], registers });
     this.storeErrors = new Counter({ name: "vane_store_errors_total", help: "Store calls that failed, by store and operation", labelNames: ["store", "operation"], registers });
+    this.streamsRefused = new Counter({ name: "vane_streams_refused_total", help: "Event streams (GET /ofrep/v1/changes) refused with 503, by reason: open_files (the process near its open-file limit)", labelNames: ["reason"], registers });
+    this.streamsRefused.inc({ reason: "open_files" }, 0);
     for (const outcome of OUTCOMES) this.eventCounts.inc({ outcome }, 0); // every series from the first scrape
     const bundleSources = this.bundleSources;
     new Gauge({
@@ -121,6 +124,10 @@ export class PrometheusMetrics implements ServiceMetrics {
 
   events(outcome: EventOutcome, n: number): void {
     if (n > 0) this.eventCounts.inc({ outcome }, n);
+  }
+
+  streamRefused(reason: "open_files"): void {
+    this.streamsRefused.inc({ reason });
   }
 
   storeError(store: string, operation: string): void {
