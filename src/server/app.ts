@@ -61,6 +61,8 @@ export interface AppOptions {
   readonly rateLimiter?: RateLimiter;
   /** Opens the admin API under /admin/v1 to this token (admin/admin-token.ts); no admin API when absent. */
   readonly adminToken?: string;
+  /** Whether another event stream may open now (the Node host: not near its open-file limit); every one when absent. */
+  readonly admitStream?: () => boolean;
 }
 
 export interface AppLimits {
@@ -195,7 +197,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
-  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
+  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }));
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
