@@ -9,6 +9,7 @@ import { mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { bannerOf } from "./serve-banner.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE_PER_S = Number(process.env.SOAK_RATE ?? 300);
@@ -21,14 +22,7 @@ const dataDir = mkdtempSync(join(tmpdir(), "vane-soak-"));
 const days = RETAIN_MINUTES / (24 * 60);
 // --log-level warn: a line per request would pile up in `banner`, which keeps reading stdout.
 const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60), "--log-level", "warn"], { cwd: ROOT });
-let banner = "";
-await new Promise<void>((ready, fail) => {
-  child.stdout.on("data", (chunk: Buffer) => {
-    banner += chunk.toString();
-    if (banner.includes("Stop with Ctrl-C.")) ready();
-  });
-  child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${banner}`)));
-});
+const banner = await bannerOf(child);
 const url = /is listening on (\S+)/.exec(banner)![1]!;
 const key = /server-side key\s+(\S+)/.exec(banner)![1]!;
 

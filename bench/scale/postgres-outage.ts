@@ -18,6 +18,7 @@ import { openPostgresStores } from "../../src/store/postgres/index.js";
 import { startPostgres } from "../../test/services/postgres.js";
 import { OutageLoad } from "./outage-load.js";
 import { type Timeline, outcomeText, progressLine, recovery, secondRows, table } from "./outage-report.js";
+import { bannerOf } from "../serve-banner.js";
 
 const STEADY_MS = 10_000;
 const OUTAGE_MS = Number(process.env.OUTAGE_SECONDS ?? 10) * 1000;
@@ -44,14 +45,7 @@ async function serve(name: string, storeUrl: string): Promise<string> {
   const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", join(work, name), "--store", storeUrl, "--log-level", "warn"], { cwd: ROOT });
   children.push(child);
   child.stderr.pipe(log);
-  let banner = "";
-  await new Promise<void>((ready, fail) => {
-    child.stdout.on("data", (chunk: Buffer) => {
-      banner += chunk.toString();
-      if (banner.includes("Stop with Ctrl-C.")) ready();
-    });
-    child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${banner}`)));
-  });
+  const banner = await bannerOf(child);
   child.stdout.pipe(log);
   return /is listening on (\S+)/.exec(banner)![1]!;
 }

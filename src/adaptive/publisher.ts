@@ -1,7 +1,11 @@
 // Publishes learned arm weights into the served bundles (decisions.md §6, issue 5 §4): for each
 // stored bundle with adaptive policies, the weights are recomputed from the population's state;
-// when any arm moved by at least `threshold`, a new bundle version carrying them replaces the
-// stored one — only if nobody replaced it meanwhile (compare and set on the version).
+// when any arm moved by at least `threshold`, and the learner's last publication for that
+// project and env is at least `minIntervalMs` old, a new bundle version carrying them replaces
+// the stored one — only if nobody replaced it meanwhile (compare and set on the version). Every
+// version is a full download for every polling client (a 200 instead of a 304), hence both
+// bounds (issue 32). The last publication's time is read from the bundle history, where the store
+// records each one as the learner's: it holds across restarts and across servers taking the role.
 import { compileBundle } from "../bundle/compile.js";
 import type { Bundle } from "../bundle/types.js";
 import type { Engine } from "../engine/engine.js";
@@ -19,9 +23,13 @@ export interface PublisherOptions {
   readonly now: () => number;
   /** Smallest change of any arm's weight worth a new version. */
   readonly threshold?: number;
+  /** Least time between two of the learner's publications for one project and env. */
+  readonly minIntervalMs?: number;
 }
 
-export const DEFAULT_WEIGHT_THRESHOLD = 0.01;
+/** Monte Carlo propensities (Thompson) jitter by about 0.005 between passes: 0.05 is a real shift of traffic. */
+export const DEFAULT_WEIGHT_THRESHOLD = 0.05;
+export const DEFAULT_PUBLISH_INTERVAL_MS = 10 * 60_000;
 
 export interface Publication {
   readonly projectId: string;
@@ -36,6 +44,7 @@ export class WeightsPublisher {
   async publish(): Promise<Publication[]> {
     const published: Publication[] = [];
     for (const summary of await this.options.bundles.list()) {
+      if (!(await this.due(summary.projectId, summary.env))) continue;
       const stored = await this.options.bundles.get(summary.projectId, summary.env);
       if (!stored) continue;
       const next = this.reweighted(stored.bundle);
@@ -46,6 +55,12 @@ export class WeightsPublisher {
       }
     }
     return published;
+  }
+
+  /** Whether the learner's last publication for this project and env is old enough for another. */
+  private async due(projectId: string, env: string): Promise<boolean> {
+    const last = (await this.options.bundles.history(projectId, env)).find((entry) => entry.by === "learner");
+    return last === undefined || this.options.now() - Date.parse(last.storedAt) >= (this.options.minIntervalMs ?? DEFAULT_PUBLISH_INTERVAL_MS);
   }
 
   /** The bundle with fresh weights and a new version, or undefined when no weight moved enough. */

@@ -16,8 +16,9 @@ import type { Verb } from "./verb.js";
 
 const HISTORY_USAGE = `Usage: vane bundles history [--project P] [--env E] [--data DIR]
 
-Lists the versions published for a project and env, newest first (the last ${BUNDLE_HISTORY_LIMIT} are kept;
-learned-weight publications are not listed). * marks the one served.
+Lists the versions published for a project and env, newest first, and by whom: an operator
+(import, put, rollback) or the learner (learned weights); the last ${BUNDLE_HISTORY_LIMIT} of each are kept.
+* marks the one served.
 ${WHERE_HELP}`;
 
 const DIFF_USAGE = `Usage: vane bundles diff A B [--project P] [--env E] [--data DIR]
@@ -43,9 +44,10 @@ export const historyVerb: Verb = {
       const project = await projectOf(stores.bundles, values.project, HISTORY_USAGE);
       const [history, current] = await Promise.all([stores.bundles.history(project, values.env), stores.bundles.version(project, values.env)]);
       if (history.length === 0) throw new CliError(`no published versions of ${project}/${values.env}`);
-      const rows = history.map((h) => [h.version === current ? "*" : "", h.version, shortTime(h.storedAt), h.orgId]);
-      if (current !== undefined && !history.some((h) => h.version === current)) rows.unshift(["*", current, "(learned weights)", ""]);
-      io.out(table(["", "VERSION", "STORED AT", "ORG"], rows));
+      const rows = history.map((h) => [h.version === current ? "*" : "", h.version, shortTime(h.storedAt), h.by, h.orgId]);
+      // Learned weights published by a build whose history did not record them yet.
+      if (current !== undefined && !history.some((h) => h.version === current)) rows.unshift(["*", current, "", "learner", ""]);
+      io.out(table(["", "VERSION", "STORED AT", "BY", "ORG"], rows));
       return 0;
     });
   },

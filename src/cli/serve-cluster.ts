@@ -8,6 +8,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { NodeServerOptions, RunningServer } from "../server/node.js";
 import type { StopOutcome } from "../server/stop-steps.js";
+import { sumWorkerMetrics } from "../server/observability/cluster-metrics.js";
 import { UsageError } from "./args.js";
 
 /** Primary → worker. */
@@ -61,6 +62,9 @@ function fork(options: NodeServerOptions, stopping: AbortSignal): Forked {
 export async function startCluster(options: NodeServerOptions, how: { workers: number; log: (line: string) => void }): Promise<RunningServer> {
   cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], serialization: "advanced" });
   const live = new Set<Worker>();
+  /** Workers whose server listens: the ones a scrape sums. */
+  const serving = new Set<Worker>();
+  const stopSumming = sumWorkerMetrics(() => serving);
   const stopping = new AbortController();
   // A forced exit (a second signal) must not leave workers behind.
   const killLeft = () => live.forEach((worker) => worker.process.kill("SIGKILL"));
@@ -69,7 +73,11 @@ export async function startCluster(options: NodeServerOptions, how: { workers: n
   const start = (): Forked => {
     const forked = fork(options, stopping.signal);
     live.add(forked.worker);
-    void forked.exited.then(() => live.delete(forked.worker));
+    forked.listening.then(() => serving.add(forked.worker), () => undefined);
+    void forked.exited.then(() => {
+      live.delete(forked.worker);
+      serving.delete(forked.worker);
+    });
     return forked;
   };
   // Each worker bounds its own stop (and exits past it), so waiting for their exits is bounded too.
@@ -79,6 +87,7 @@ export async function startCluster(options: NodeServerOptions, how: { workers: n
     for (const worker of live) if (worker.isConnected()) worker.send({ type: "stop" } satisfies ToWorker);
     await Promise.all(exits);
     process.off("exit", killLeft);
+    stopSumming();
     return { complete: true };
   };
   /** Replaces the slot's worker whenever it dies, later each time it dies young. */

@@ -17,8 +17,8 @@ let stop: () => void = () => undefined;
 const stopped = new Promise<undefined>((done) => (stop = () => done(undefined)));
 const started = new Promise<NodeServerOptions | undefined>((begin) => {
   process.on("message", (message: ToWorker) => {
-    if (message.type === "start") begin(message.options);
-    else stop();
+    if (message.type === "start") begin({ ...message.options, metricsAcrossWorkers: true });
+    else if (message.type === "stop") stop(); // the metrics' messages are cluster-metrics.ts's
   });
 });
 send({ type: "ready" });

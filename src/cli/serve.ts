@@ -14,11 +14,13 @@ import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
 import { storeUrlOf, withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
+import { WEIGHTS_HELP, WEIGHTS_OPTIONS, weightsOptions } from "./weights-options.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
 const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
+                  [--weights-threshold 0.05] [--weights-min-minutes 10]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
                   [--admin-token T]
@@ -36,6 +38,7 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                one that dies is restarted, and a signal to the first process drains them all
   --weights-every S
                recompute adaptive policies' published weights at most every S seconds (default 60)
+${WEIGHTS_HELP}
   --retain-days D
                delete stored events older than D days once the Parquet copy and the learner have
                read them (default ${RETAIN_DAYS}; fractions allowed); the Parquet files are kept
@@ -64,13 +67,14 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
     const weightsSeconds = integerOption(values["weights-every"], "--weights-every", { min: 1, max: 86_400, usage: USAGE });
     const maxPendingInMemory = integerOption(values["pending-in-memory"], "--pending-in-memory", { min: 0, max: 1_000_000_000, usage: USAGE });
     const workers = workersOption(values.workers, USAGE);
+    const weights = weightsOptions(values, USAGE);
     // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
     // secrets nobody saw, which would also keep the next start from seeding.
     const retention = {
@@ -85,7 +89,7 @@ export const serveVerb: Verb = {
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
     const server = await (workers === 1 ? startNodeServer(options) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });

@@ -8,6 +8,7 @@ import type { BucketEngine } from "../engine/bucket-engine.js";
 import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
 import { EventQueue } from "./event-queue.js";
+import type { EventsRefused } from "./events-refused.js";
 import { type EventStamp, ExposureLog } from "./exposures.js";
 import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
@@ -47,6 +48,7 @@ class Client implements VaneClient {
   private last: { readonly unit: string; readonly decisionId: string } | undefined;
   private leaveListener: () => void = () => {};
   private readonly changeListeners = new Set<(version: string) => void>();
+  private readonly refusedListeners = new Set<(refused: EventsRefused) => void>();
   private closed = false;
 
   constructor(
@@ -75,9 +77,10 @@ class Client implements VaneClient {
       service: this.service,
       flushAt: options.flushAt ?? DEFAULT_FLUSH_AT,
       flushIntervalMs: options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS,
-      onValidationErrors: options.onValidationErrors,
+      onRefused: (refused) => this.refused(refused),
       onError: this.onError,
       waitUntil: options.waitUntil,
+      now: () => this.now(),
     });
     this.exposures = new ExposureLog(this.stamp);
   }
@@ -186,6 +189,24 @@ class Client implements VaneClient {
   onChange(listener: (version: string) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
+  }
+
+  onEventsRefused(listener: (refused: EventsRefused) => void): () => void {
+    this.refusedListeners.add(listener);
+    return () => this.refusedListeners.delete(listener);
+  }
+
+  /** To every listener (the OpenFeature providers), then onValidationErrors when given, else onError. */
+  private refused(refused: EventsRefused): void {
+    for (const listener of this.refusedListeners) {
+      try {
+        listener(refused);
+      } catch (error) {
+        this.onError(error);
+      }
+    }
+    if (this.options.onValidationErrors !== undefined) this.options.onValidationErrors(refused.refused.map(({ index, error }) => ({ index, error })));
+    else this.onError(refused);
   }
 
   async decide(policyId: string, context: Record<string, unknown>): Promise<DecideResult> {

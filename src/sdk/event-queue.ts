@@ -6,6 +6,7 @@
 // resending cannot change them. Every event gets an `id` when queued, so a batch resent after a
 // network failure whose answer was lost is stored once (the service remembers ids for a window).
 import { uuidv7 } from "../ids/uuidv7.js";
+import { EventsRefused } from "./events-refused.js";
 import { type Service, authorization, endpoint, failure } from "./http.js";
 
 /** The contract's limit per request. */
@@ -24,10 +25,13 @@ export interface EventQueueOptions {
   readonly service: Service;
   readonly flushAt: number;
   readonly flushIntervalMs: number;
-  readonly onValidationErrors: ((errors: { index: number; error: string }[]) => void) | undefined;
+  /** Events the service refused one by one (validationErrors): final, never resent. */
+  readonly onRefused: (refused: EventsRefused) => void;
   readonly onError: (error: unknown) => void;
   /** Workers: keeps the isolate alive for each flush the queue starts. */
   readonly waitUntil: ((promise: Promise<unknown>) => void) | undefined;
+  /** The clock the events' timestamps come from: each batch says when it was sent on it (`sentAt`). */
+  readonly now: () => number;
 }
 
 /** A timer and the promise handed to waitUntil for it, settled when it fires or is cancelled. */
@@ -138,13 +142,14 @@ export class EventQueue {
 
   /** Posts one batch; the ms to wait before sending it again, or undefined when it is done with. */
   private async send(batch: OutgoingEvent[], keepalive: boolean): Promise<number | undefined> {
-    const { service, onError, onValidationErrors } = this.options;
+    const { service, onError, onRefused } = this.options;
     let response: Response;
     try {
       response = await service.fetch(endpoint(service, "/v1/events/batch"), {
         method: "POST",
         headers: { ...authorization(service), "Content-Type": "application/json" },
-        body: JSON.stringify({ events: batch }),
+        // sentAt: this clock now, so the server can correct the events' timestamps for its skew.
+        body: JSON.stringify({ sentAt: new Date(this.options.now()).toISOString(), events: batch }),
         keepalive,
       });
     } catch (error) {
@@ -157,7 +162,7 @@ export class EventQueue {
       this.failures = 0;
       const answer = (await response.json().catch(() => ({}))) as BatchAnswer;
       const errors = answer.validationErrors;
-      if (errors?.length) (onValidationErrors ?? ((e) => onError(new Error(`events refused: ${JSON.stringify(e)}`))))(errors);
+      if (errors?.length) onRefused(new EventsRefused(errors, batch));
       return undefined;
     }
     const error = await failure(response);

@@ -3,6 +3,7 @@
 // scripts/build-client.mjs (dist/client/vane-client.js, the .wasm files beside it).
 export { createClient } from "./client.js";
 export { VaneError } from "./http.js";
+export { EventsRefused, type RefusedEvent } from "./events-refused.js";
 export type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 export type { WasmSource } from "./engine-source.js";
 export type { DecideResult } from "./decider.js";

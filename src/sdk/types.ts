@@ -4,6 +4,7 @@ import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { DecideResult } from "./decider.js";
 import type { Details, Widen } from "./flag-values.js";
 import type { WasmSource } from "./engine-source.js";
+import type { EventsRefused } from "./events-refused.js";
 
 export interface ClientOptions {
   /** The service, e.g. https://vane.example.com (no /v1). */
@@ -29,9 +30,9 @@ export interface ClientOptions {
   flushAt?: number;
   /** Send this long after the first waiting event (default 2000). */
   flushIntervalMs?: number;
-  /** The events the service refused, by their index in the batch sent. */
+  /** The events the service refused, by their index in the batch sent; they go to onError (an EventsRefused) when absent. */
   onValidationErrors?: (errors: { index: number; error: string }[]) => void;
-  /** Failures that have no caller to throw to (polls, sends); default console.warn. */
+  /** Failures that have no caller to throw to (polls, sends, events refused by their schema: EventsRefused); default console.warn. */
   onError?: (error: unknown) => void;
   /** Workers: each flush the client starts is handed to it (ctx.waitUntil). */
   waitUntil?: (promise: Promise<unknown>) => void;
@@ -75,6 +76,8 @@ export interface VaneClient {
   details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>>;
   /** Calls `listener` with the version each time a new bundle version is fetched; returns the unsubscribe. */
   onChange(listener: (version: string) => void): () => void;
+  /** Calls `listener` with the events each time the service refuses some (their schema, their value), besides onError/onValidationErrors; returns the unsubscribe. */
+  onEventsRefused(listener: (refused: EventsRefused) => void): () => void;
   /** An adaptive policy's arm from the service's freshest learned state (POST /v1/decide); a server-side key only. */
   decide(policyId: string, context: Record<string, unknown>): Promise<DecideResult>;
   track(event: string, options?: TrackOptions): void;

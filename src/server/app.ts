@@ -17,6 +17,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { json } from "./answer.js";
 import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
+import { DEFAULT_MAX_EVENT_AGE_MS } from "./events/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { observeRequests } from "./middleware/observe.js";
@@ -60,6 +61,8 @@ export interface AppOptions {
   readonly rateLimiter?: RateLimiter;
   /** Opens the admin API under /admin/v1 to this token (admin/admin-token.ts); no admin API when absent. */
   readonly adminToken?: string;
+  /** Whether another event stream may open now (the Node host: not near its open-file limit); every one when absent. */
+  readonly admitStream?: () => boolean;
 }
 
 export interface AppLimits {
@@ -77,6 +80,8 @@ export interface AppLimits {
   readonly streamHeartbeatMs: number;
   /** How long an event-stream URL's token is good for. */
   readonly streamTokenMs: number;
+  /** How long before its arrival an event's analysis time can be (events/event-time.ts). */
+  readonly maxEventAgeMs: number;
 }
 
 export const DEFAULT_LIMITS: AppLimits = {
@@ -87,6 +92,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   changeWatchMs: 250,
   streamHeartbeatMs: 25_000,
   streamTokenMs: 30 * 24 * 60 * 60 * 1000,
+  maxEventAgeMs: DEFAULT_MAX_EVENT_AGE_MS,
 };
 
 const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
@@ -186,12 +192,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
-  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens }));
+  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }));
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);

@@ -4,6 +4,7 @@
 import type { KeyRecord, StoredEvent } from "../store/types.js";
 import type { EventCatalog } from "./events/schemas.js";
 import { formatViolations } from "./events/schemas.js";
+import { eventTimeMs } from "./events/event-time.js";
 import { validateEvent } from "./events/validate-event.js";
 import { show } from "../bundle/validate-values.js";
 import { deeperThan } from "./json-depth.js";
@@ -36,6 +37,12 @@ export interface BatchSource {
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
   readonly receivedAt: string;
+  /** Milliseconds of receivedAt. */
+  readonly receivedAtMs: number;
+  /** The request's top-level `sentAt` in ms, when it had one: the sender's clock when it sent the batch. */
+  readonly sentAtMs: number | undefined;
+  /** How long before its arrival an event can have happened (event-time.ts). */
+  readonly maxEventAgeMs: number;
   /** Whether the key's organization may write events into this project (tenancy.ts). */
   owns(projectId: string): Promise<boolean> | boolean;
   /** The project's event definitions; undefined when the project has no bundle for env. */
@@ -98,6 +105,8 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
     body.orgId = source.key.orgId;
     body.projectId = projectId;
     body.env = env;
+    // Set by the server, as the tenant fields are: what analysis orders events by (event-time.ts).
+    body.eventTime = new Date(eventTimeMs(Date.parse(event.timestamp), source.receivedAtMs, source.sentAtMs, source.maxEventAgeMs)).toISOString();
     batch.events.push({
       id: source.newId(),
       receivedAt: source.receivedAt,

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { ServerResponse } from "node:http";
+import type { Server } from "node:net";
 import { hostname } from "node:os";
 import { serve } from "@hono/node-server";
 import { trace } from "@opentelemetry/api";
@@ -27,6 +28,7 @@ import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogge
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
+import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";
 import { STOP_DEADLINE_MS, type StopOutcome, stopWithin } from "./stop-steps.js";
@@ -52,6 +54,10 @@ export interface NodeServerOptions {
   readonly maxPendingInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
+  /** Publish learned weights only when an arm's weight moved by at least this (publisher.ts's default when absent). */
+  readonly weightsThreshold?: number;
+  /** Publish learned weights for a project and env at most this often (publisher.ts's default when absent). */
+  readonly weightsMinIntervalMs?: number;
   /** How long events and event ids are kept (store/retention.ts). */
   readonly retention?: Retention;
   /** How often retention runs. */
@@ -60,6 +66,8 @@ export interface NodeServerOptions {
   readonly metrics?: MetricsExposure;
   /** How long close() waits for the stop's steps before it gives up on them (stop-steps.ts). */
   readonly stopDeadlineMs?: number;
+  /** Set by `--workers` in each worker: a scrape answers the totals over every worker. */
+  readonly metricsAcrossWorkers?: boolean;
   /** JSON logs (pino): one line per request, faults with their cause. None when absent. */
   readonly log?: LogOptions;
   /** How long a role's lease lives unless renewed (renewed five times as often): how soon another server takes over a dead one's roles. */
@@ -108,7 +116,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const version = packageVersion();
   const tracer = trace.getTracer("vane", version);
   const exposure = options.metrics ?? "off";
-  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true });
+  const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true, acrossWorkers: options.metricsAcrossWorkers });
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics });
@@ -121,7 +129,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
   metrics?.watchParquet(parquet);
-  const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now() });
+  const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now(), threshold: options.weightsThreshold, minIntervalMs: options.weightsMinIntervalMs });
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const role = (name: string, gained: () => Promise<void> | void, lost: () => Promise<void> | void) =>
     new LeaseRole({ leases: stores.leases, name, holder, ttlMs, now: () => systemClock.now(), gained, lost });
@@ -136,7 +144,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, starting: (ready) => starting.push(ready) });
+  const openFiles = guardOpenFiles({ metrics, log });
+  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),
@@ -144,6 +153,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     every(SHARE_LEARNING_MS, "learned state", () => learning.share(), log),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", async () => roles.learner.active && publisher.publish(), log),
     every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
+    () => openFiles?.stop(),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());
   // Given up on a clean stop, so another server takes the roles at once; the Parquet copy delivers what is stored first.
@@ -162,6 +172,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
     server.on("clientError", answerClientError);
+    openFiles?.watch(server as Server);
     server.once("error", (error) => {
       stopTimers();
       void releaseRoles().then(() => opened.close());

@@ -71,22 +71,30 @@ export interface BundleStore {
   put(bundle: Bundle, storedAt: string): Promise<void>;
   /**
    * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
-   * set: a publication of learned weights never overwrites a bundle imported meanwhile).
+   * set: a publication of learned weights never overwrites a bundle imported meanwhile), and
+   * records it in the history as the learner's.
    */
   replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean>;
   /** Every stored bundle, ordered by project then env. */
   list(): Promise<BundleSummary[]>;
   /**
-   * The versions published for a project/env by put() (the stored one included), newest
-   * publication first; at most BUNDLE_HISTORY_LIMIT are kept. Learned-weight publications
-   * (replace()) are not kept: they would push out what people published.
+   * The versions published for a project/env (the stored one included), newest publication
+   * first: by put() (an operator) and by replace() (the learner). At most BUNDLE_HISTORY_LIMIT of
+   * each are kept, so the learner's never push out what people published.
    */
-  history(projectId: string, env: string): Promise<BundleSummary[]>;
+  history(projectId: string, env: string): Promise<HistoryEntry[]>;
   /** One version of the history; undefined when it was never published or no longer kept. */
   historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined>;
 }
 
-/** Published versions kept per project and env. */
+/** Who published a version: an operator (put: import, `bundles put`, rollback) or the learner's weights (replace). */
+export type PublishedBy = "operator" | "learner";
+
+export interface HistoryEntry extends BundleSummary {
+  readonly by: PublishedBy;
+}
+
+/** Published versions kept per project and env, and as many of the learner's. */
 export const BUNDLE_HISTORY_LIMIT = 50;
 
 export type EventType = "exposure" | "track" | "decision";

@@ -25,8 +25,10 @@ afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
-export async function serveProcess(dataDir: string, args: readonly string[] = []): Promise<ServeProcess> {
-  const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, ...args], { cwd: ROOT });
+/** `wrapper` runs the server, e.g. ["prlimit", "--nofile=256:256"]. */
+export async function serveProcess(dataDir: string, args: readonly string[] = [], wrapper: readonly string[] = []): Promise<ServeProcess> {
+  const command = [...wrapper, process.execPath, "bin/vane.js", "serve", "--port", "0", "--data", dataDir, ...args];
+  const child = spawn(command[0]!, command.slice(1), { cwd: ROOT });
   started.push(child);
   let out = "";
   let err = "";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
-import { tempDir } from "./helpers.js";
+import { tempDir, vane } from "./helpers.js";
 import { serveProcess } from "./serve-process.js";
 
 const POLICY = "recs-strategy";
@@ -24,10 +24,12 @@ function servedWeights(bundle: Bundle): { keys: string[]; weights: number[] | un
 }
 
 describe("published weights follow what the policy learns", () => {
-  // The second run keeps no pending decision in memory: every decision waits in SQLite.
+  // The second run keeps no pending decision in memory: every decision waits in SQLite. No bound
+  // on how often weights are published (the default is 10 minutes): an early publication made
+  // before every click counted must not hold the next one back past the test.
   it.each([[[]], [["--pending-in-memory", "0"]]])("moves the served weights to the clicked arm within seconds of --weights-every 1 (%j)", async (extra: string[]) => {
     const data = tempDir();
-    const { url, pk, sk } = await serveProcess(data, ["--weights-every", "1", ...extra]);
+    const { url, pk, sk } = await serveProcess(data, ["--weights-every", "1", "--weights-min-minutes", "0", ...extra]);
     // 200 decisions, a click on half of the good arm's and on none of the others'.
     let clicks = 0;
     for (let round = 0; round < 2; round++) {
@@ -51,6 +53,10 @@ describe("published weights follow what the policy learns", () => {
       await new Promise((done) => setTimeout(done, 250));
     }
     expect(last?.weights?.[last.keys.indexOf(GOOD_ARM)]).toBeGreaterThanOrEqual(0.5);
+    // The publication is in the history, as the learner's.
+    const history = (await vane("bundles", "history", "--data", data)).out.split("\n");
+    expect(history[0]).toMatch(/VERSION +STORED AT +BY +ORG/);
+    expect(history[1]).toMatch(/^\* +\S+ +\S+ +learner +demo-org$/);
     const db = new Database(join(data, "vane.db"), { readonly: true });
     try {
       const stored = db.prepare<[], number>("SELECT count(*) FROM pending_decisions").pluck().get();
@@ -60,4 +66,17 @@ describe("published weights follow what the policy learns", () => {
       db.close();
     }
   }, 60_000);
+});
+
+describe("vane serve's bounds on publishing weights", () => {
+  it.each([
+    ["--weights-threshold", "1.5", "--weights-threshold must be a number from 0 to 1"],
+    ["--weights-threshold", "", "--weights-threshold must be a number from 0 to 1"],
+    ["--weights-min-minutes", "10081", "--weights-min-minutes must be a number of minutes from 0 to 10080"],
+    ["--weights-min-minutes", "soon", "--weights-min-minutes must be a number of minutes from 0 to 10080"],
+  ])("refuses %s %j as a usage error", async (option, value, message) => {
+    const run = await vane("serve", option, value, "--data", tempDir());
+    expect(run.code).toBe(2);
+    expect(run.err).toContain(message);
+  });
 });

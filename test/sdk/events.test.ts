@@ -4,7 +4,7 @@
 // hides or goes away, and flushes handed to waitUntil. Counts are the store's, exactly.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { EventPipeline } from "../../src/store/types.js";
-import type { VaneClient } from "../../src/sdk/index.js";
+import { EventsRefused, type VaneClient } from "../../src/sdk/index.js";
 import { FaultyStores } from "../server/faulty-stores.js";
 import { DEMO_ORG, DEMO_PROJECT, FetchLog, type SdkServer, VERSION_1, client, demoBundle, fakeTimers, startSdkServer, storedEvents, until } from "./helpers.js";
 
@@ -52,6 +52,17 @@ describe("track", () => {
     expect(events[1]).toMatchObject({ unitKey: "someone-else", event: "signup" });
     expect(events[1]).not.toHaveProperty("decisionId"); // another unit's decision is not this one's
     expect(events[2]).toMatchObject({ unitKey: "buyer-1", decisionId: "decision-from-the-server" });
+  });
+
+  it("says when each batch was sent on its own clock, so a device clock 3 h fast still stores the events' real times", async () => {
+    sdk = await startSdkServer();
+    const skew = 3 * 3_600_000;
+    c = await client(sdk, new FetchLog(), [], { ...bootstrap, now: () => sdk!.server.clock.now() + skew });
+    c.track("purchase", { unitKey: "buyer-2", properties: { sku: "A-1" } });
+    await c.flush();
+    const [event] = await storedEvents(sdk.server, "track");
+    expect(event!.timestamp).toBe(new Date(sdk.server.clock.now() + skew).toISOString()); // as the device said
+    expect(event!.eventTime).toBe(new Date(sdk.server.clock.now()).toISOString()); // when it happened
   });
 
   it("refuses a missing name, and a missing unit when nothing was resolved yet", async () => {
@@ -187,13 +198,35 @@ describe("retries", () => {
     expect(await sdk.server.stores.events.count({ type: "track" })).toBe(2);
   });
 
-  it("without the callback, reports validationErrors through onError", async () => {
+  it("without the callback, reports validationErrors through onError as an EventsRefused naming each event", async () => {
     sdk = await startSdkServer();
     const errors: unknown[] = [];
     c = await client(sdk, new FetchLog(), errors, bootstrap);
+    c.track("click", { unitKey: "u" });
     c.track("purchase", { unitKey: "u", properties: {} });
     await c.flush();
-    expect(String(errors[0])).toContain("Schema validation failed");
+    expect(errors).toHaveLength(1);
+    const refused = errors[0] as EventsRefused;
+    expect(refused).toBeInstanceOf(EventsRefused);
+    expect(refused.message).toMatch(/^1 event\(s\) refused by the service: "purchase" \(Schema validation failed/);
+    expect(refused.refused).toEqual([{ index: 1, event: "purchase", error: expect.stringContaining("sku"), id: expect.stringMatching(/^[0-9a-f-]{36}$/) }]);
+  });
+
+  it("tells onEventsRefused's listeners too, with or without onValidationErrors, until unsubscribed", async () => {
+    sdk = await startSdkServer();
+    const reported: unknown[] = [];
+    const heard: EventsRefused[] = [];
+    c = await client(sdk, new FetchLog(), [], { ...bootstrap, onValidationErrors: (errors) => reported.push(errors) });
+    const stop = c.onEventsRefused((refused) => heard.push(refused));
+    c.track("purchase", { unitKey: "u", properties: {} });
+    await c.flush();
+    expect(heard.map((r) => r.refused.map((e) => e.event))).toEqual([["purchase"]]);
+    expect(reported).toHaveLength(1);
+    stop();
+    c.track("purchase", { unitKey: "u", properties: {} });
+    await c.flush();
+    expect(heard).toHaveLength(1);
+    expect(reported).toHaveLength(2);
   });
 });
 

@@ -117,3 +117,60 @@ describe("weights publication", () => {
     expect((await config()).bundle).toEqual(newer);
   });
 });
+
+describe("weights publication's bounds (issue 32): a threshold, an interval, and the history", () => {
+  const MINUTE = 60_000;
+  /** The bundle as stored now, with these weights on the bandit (an operator's import). */
+  const importWithWeights = async (weights: number[]) => {
+    server.clock.advance(1000);
+    const current = (await server.stores.bundles.get("proj-1", "production"))!.bundle;
+    const version = new Date(server.clock.now()).toISOString();
+    const policies = current.layers[0]!.policies.map((p) => ({ ...p, weights }));
+    await server.putBundle({ ...current, version, layers: [{ ...current.layers[0]!, policies }] });
+  };
+  // After learnThatBWins(300), the learned weights are [0.135, 0.73, 0.135] (ε-greedy, floor 0.05).
+
+  it("does not publish weights that moved by less than the threshold (0.05 by default); a lower threshold does", async () => {
+    await learnThatBWins(300);
+    await importWithWeights([0.15, 0.7, 0.15]); // 0.03 from the learned ones at most
+    const etag = (await config()).etag;
+    expect(await publisher.publish()).toEqual([]);
+    expect((await config()).etag).toBe(etag);
+    const finer = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now(), threshold: 0.01 });
+    expect(await finer.publish()).toHaveLength(1);
+  });
+
+  it("publishes at most once per interval (10 minutes by default), each publication in the history as the learner's", async () => {
+    await learnThatBWins(300);
+    const [first] = await publisher.publish();
+    expect(first).toBeDefined();
+    // The operator imports the equal split again: the weights moved, but the learner published just now.
+    await importWithWeights([1 / 3, 1 / 3, 1 / 3]);
+    const imported = (await config()).bundle.version;
+    server.clock.advance(9 * MINUTE);
+    expect(await publisher.publish()).toEqual([]);
+    expect((await config()).bundle.version).toBe(imported);
+    server.clock.advance(MINUTE);
+    const [second] = await publisher.publish();
+    expect(second?.version).toBe(new Date(server.clock.now()).toISOString());
+    expect((await config()).bundle.version).toBe(second!.version);
+    const history = await server.stores.bundles.history("proj-1", "production");
+    expect(history.map((h) => [h.version, h.by])).toEqual([
+      [second!.version, "learner"],
+      [imported, "operator"],
+      [first!.version, "learner"],
+      [VERSION, "operator"],
+    ]);
+    expect((await server.stores.bundles.historyVersion("proj-1", "production", second!.version))?.bundle.layers[0]!.policies[0]!.weights![1]).toBeCloseTo(0.73, 6);
+  });
+
+  it("takes the interval from the history, so a restarted publisher waits too", async () => {
+    await learnThatBWins(300);
+    expect(await publisher.publish()).toHaveLength(1);
+    await importWithWeights([1 / 3, 1 / 3, 1 / 3]);
+    const restarted = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now() });
+    expect(await restarted.publish()).toEqual([]);
+    const unbounded = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now(), minIntervalMs: 0 });
+    expect(await unbounded.publish()).toHaveLength(1);
+  });
+});

@@ -1,5 +1,5 @@
-// The store contract, bundle history (issue 19): the versions put() published, newest first and
-// bounded; learned-weight replacements are not history.
+// The store contract, bundle history (issues 19, 32): the versions put() and the learner's
+// replace() published, newest first, each marked with who published it, and bounded per publisher.
 import { describe, expect, it } from "vitest";
 import { BUNDLE_HISTORY_LIMIT, type Stores } from "../../src/store/types.js";
 import { makeBundle } from "./fixtures.js";
@@ -35,12 +35,29 @@ export function describeBundleHistoryContract(stores: () => Stores): void {
       expect((await bundles.history("proj-1", "production")).map((h) => h.version)).toEqual([at(1), at(2)]);
     });
 
-    it("does not record learned-weight replacements", async () => {
+    it("records the learner's replacements, marked as the learner's, and only those that replaced", async () => {
       const bundles = stores().bundles;
       await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
-      expect(await bundles.replace(makeBundle("proj-1", "production", at(2)), at(11), at(1))).toBe(true);
+      const learned = { ...makeBundle("proj-1", "production", at(2)), savedGroups: { learned: ["u1"] } };
+      expect(await bundles.replace(learned, at(11), at(1))).toBe(true);
+      expect(await bundles.replace(makeBundle("proj-1", "production", at(3)), at(12), at(1))).toBe(false); // a stale compare and set
       expect(await bundles.version("proj-1", "production")).toBe(at(2));
-      expect((await bundles.history("proj-1", "production")).map((h) => h.version)).toEqual([at(1)]);
+      expect((await bundles.history("proj-1", "production")).map((h) => [h.version, h.storedAt, h.by])).toEqual([
+        [at(2), at(11), "learner"],
+        [at(1), at(10), "operator"],
+      ]);
+      expect(await bundles.historyVersion("proj-1", "production", at(2))).toStrictEqual({ bundle: learned, storedAt: at(11) });
+    });
+
+    it(`keeps the newest ${BUNDLE_HISTORY_LIMIT} of the learner's apart: they never push out an operator's`, async () => {
+      const bundles = stores().bundles;
+      await bundles.put(makeBundle("proj-1", "production", at(0)), at(0));
+      for (let i = 1; i <= BUNDLE_HISTORY_LIMIT + 2; i++) expect(await bundles.replace(makeBundle("proj-1", "production", at(i)), at(i), at(i - 1))).toBe(true);
+      const history = await bundles.history("proj-1", "production");
+      expect(history.filter((h) => h.by === "learner")).toHaveLength(BUNDLE_HISTORY_LIMIT);
+      expect(history[0]!.version).toBe(at(BUNDLE_HISTORY_LIMIT + 2));
+      expect(history.filter((h) => h.by === "operator").map((h) => h.version)).toEqual([at(0)]);
+      expect(await bundles.historyVersion("proj-1", "production", at(2))).toBeUndefined();
     });
 
     it(`keeps the newest ${BUNDLE_HISTORY_LIMIT} versions of a project and env`, async () => {

@@ -179,6 +179,7 @@ describe("sqlite store: the file", () => {
     try {
       // The file as schema 7 left it: no format column, one batch in the log and not in the table.
       raw.exec("ALTER TABLE event_log DROP COLUMN format");
+      raw.exec("ALTER TABLE bundle_history DROP COLUMN published_by");
       raw.pragma("user_version = 7");
       raw.prepare("INSERT INTO event_log (seq, count, received_at, events) VALUES (1, 3, ?, ?)").run(backlog[0]!.receivedAt, JSON.stringify(backlog));
     } finally {

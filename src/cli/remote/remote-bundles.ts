@@ -1,6 +1,6 @@
 // The stored bundles as the verbs read them, through the admin API. Publishing is not a store
 // write here: verbs publish through AdminOperations.publishBundle, which the server checks.
-import type { BundleStore, BundleSummary, StoredBundle } from "../../store/types.js";
+import type { BundleStore, BundleSummary, HistoryEntry, StoredBundle } from "../../store/types.js";
 import type { AdminClient } from "./admin-client.js";
 
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
@@ -24,8 +24,8 @@ export class RemoteBundles implements BundleStore {
     return (await this.client.call<{ bundles: BundleSummary[] }>("GET", "bundles")).bundles;
   }
 
-  async history(projectId: string, env: string): Promise<BundleSummary[]> {
-    return (await this.client.call<{ versions: BundleSummary[] }>("GET", `bundles/${path(projectId, env)}/history`)).versions;
+  async history(projectId: string, env: string): Promise<HistoryEntry[]> {
+    return (await this.client.call<{ versions: HistoryEntry[] }>("GET", `bundles/${path(projectId, env)}/history`)).versions;
   }
 
   historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined> {

@@ -9,6 +9,7 @@ import type { LearnedStateSource } from "../../adaptive/state.js";
 import { DELAYS } from "../../adaptive/state.js";
 import { count } from "../../adaptive/stats.js";
 import type { EventStore } from "../../store/types.js";
+import { clusterScrape } from "./cluster-metrics.js";
 import type { EventOutcome, RequestSample, ServedBundle, ServiceMetrics } from "./types.js";
 
 const OUTCOMES: readonly EventOutcome[] = ["accepted", "duplicate", "invalid", "refused"];
@@ -25,6 +26,11 @@ const LATENCY_BUCKETS_S = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
 export interface PrometheusOptions {
   /** Node's own process metrics (CPU, memory, event loop lag, GC). */
   readonly processMetrics?: boolean;
+  /**
+   * A `--workers` worker: a scrape answers the totals over every worker (cluster-metrics.ts).
+   * Counters and histograms are summed; each gauge says how it is merged (its `aggregator`).
+   */
+  readonly acrossWorkers?: boolean;
 }
 
 /** The log's end: an empty append stores nothing and returns the last stored seq (EventStore's contract). */
@@ -40,6 +46,8 @@ export class PrometheusMetrics implements ServiceMetrics {
   private readonly staleServes: Counter<"route">;
   private readonly eventCounts: Counter<"outcome">;
   private readonly storeErrors: Counter<"store" | "operation">;
+  private readonly streamsRefused: Counter<"reason">;
+  private readonly scrapeAll?: () => Promise<{ contentType: string; body: string }>;
 
   constructor(options: PrometheusOptions = {}) {
     const registers = [this.registry];
@@ -48,6 +56,8 @@ export class PrometheusMetrics implements ServiceMetrics {
     this.staleServes = new Counter({ name: "vane_bundle_stale_serves_total", help: "Answers served from a stale bundle while the bundle store could not be read, by route pattern", labelNames: ["route"], registers });
     this.eventCounts = new Counter({ name: "vane_events_total", help: "Events sent to /v1/events by outcome: accepted (stored), duplicate (a resend, not stored again), invalid (refused one by one), refused (in a batch answered 503, not stored)", labelNames: ["outcome"], registers });
     this.storeErrors = new Counter({ name: "vane_store_errors_total", help: "Store calls that failed, by store and operation", labelNames: ["store", "operation"], registers });
+    this.streamsRefused = new Counter({ name: "vane_streams_refused_total", help: "Event streams (GET /ofrep/v1/changes) refused with 503, by reason: open_files (the process near its open-file limit)", labelNames: ["reason"], registers });
+    this.streamsRefused.inc({ reason: "open_files" }, 0);
     for (const outcome of OUTCOMES) this.eventCounts.inc({ outcome }, 0); // every series from the first scrape
     const bundleSources = this.bundleSources;
     new Gauge({
@@ -55,6 +65,7 @@ export class PrometheusMetrics implements ServiceMetrics {
       help: "The bundle version served now for each project and env (value 1)",
       labelNames: ["project", "env", "version"],
       registers,
+      aggregator: "max", // 1 per version any worker serves
       collect() {
         this.reset();
         for (const source of bundleSources) for (const b of source()) this.set({ project: b.projectId, env: b.env, version: b.version }, 1);
@@ -64,6 +75,7 @@ export class PrometheusMetrics implements ServiceMetrics {
       collectDefaultMetrics({ register: this.registry });
       for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
     }
+    if (options.acrossWorkers === true) this.scrapeAll = clusterScrape(this.registry);
   }
 
   /** Learner lag (behind the end of `events`, the log it reads) and its decisions per policy and arm. */
@@ -73,6 +85,7 @@ export class PrometheusMetrics implements ServiceMetrics {
       name: "vane_learner_lag_events",
       help: "Events in the log the learner has not read yet (the log's last seq minus the learner's position); NaN while the log cannot be read",
       registers,
+      aggregator: "min", // the learning worker's: the others mirror its position, a second later
       async collect() {
         // A store that cannot be read makes the lag unknown (NaN) rather than failing the scrape,
         // whose store error counters matter most just then.
@@ -85,6 +98,7 @@ export class PrometheusMetrics implements ServiceMetrics {
       help: "Decisions the learner has counted per adaptive policy and arm (its population trials)",
       labelNames: ["project", "env", "policy", "arm"],
       registers,
+      aggregator: "max", // the learning worker's: the others mirror its state, a second later
       collect() {
         this.reset();
         for (const { projectId, env, policyId, state } of learner.state.entries()) {
@@ -112,6 +126,10 @@ export class PrometheusMetrics implements ServiceMetrics {
     if (n > 0) this.eventCounts.inc({ outcome }, n);
   }
 
+  streamRefused(reason: "open_files"): void {
+    this.streamsRefused.inc({ reason });
+  }
+
   storeError(store: string, operation: string): void {
     this.storeErrors.inc({ store, operation });
   }
@@ -134,6 +152,7 @@ export class PrometheusMetrics implements ServiceMetrics {
   }
 
   async scrape(): Promise<{ contentType: string; body: string }> {
+    if (this.scrapeAll !== undefined) return this.scrapeAll();
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

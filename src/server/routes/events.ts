@@ -11,6 +11,8 @@ import type { AppEnv } from "../env.js";
 import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "../errors.js";
 import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
+import { isIsoDateTime } from "../events/timestamp.js";
+import { show } from "../../bundle/validate-values.js";
 import { OwnersUnavailable, type ProjectOwners } from "../project-owners.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
@@ -27,6 +29,8 @@ export interface EventsDependencies {
   readonly pipelines: readonly EventPipeline[];
   readonly clock: Clock;
   readonly metrics?: Pick<ServiceMetrics, "events">;
+  /** How long before its arrival an event can have happened (events/event-time.ts). */
+  readonly maxEventAgeMs: number;
 }
 
 interface PipelineError {
@@ -67,6 +71,10 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     if (!body.ok) return badRequest(c, body.message);
     const events = isObject(body.value) ? body.value.events : undefined;
     if (!Array.isArray(events)) return badRequest(c, "Missing events array");
+    const sentAt = (body.value as Record<string, unknown>).sentAt;
+    if (sentAt !== undefined && !(typeof sentAt === "string" && isIsoDateTime(sentAt))) {
+      return badRequest(c, `sentAt must be an ISO 8601 date-time with a zone, got ${show(sentAt)}`);
+    }
     if (events.length > MAX_BATCH_EVENTS) {
       deps.metrics?.events("refused", events.length);
       return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
@@ -82,6 +90,9 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
         receivedAt: new Date(now).toISOString(),
+        receivedAtMs: now,
+        sentAtMs: sentAt === undefined ? undefined : Date.parse(sentAt),
+        maxEventAgeMs: deps.maxEventAgeMs,
         owns: (projectId) => deps.owners.allows(key, projectId),
         catalog: (projectId, env) => catalog(projectId, env, key.orgId),
         newId: () => uuidv7(now),

@@ -21,11 +21,13 @@ export interface OfrepDependencies extends ResolutionDependencies {
   readonly auth: AuthDependencies;
   readonly hub: ChangeHub;
   readonly tokens: StreamTokens;
+  readonly admitStream?: () => boolean;
 }
 
 /** OFREP's default: a hidden page closes its stream after this long (the provider re-fetches on return). */
 const INACTIVITY_DELAY_SEC = 120;
 const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
+const STREAMS_FULL = "Server cannot open more event streams now, retry shortly";
 const PROJECT_REQUIRED = "X-Project-Id header is required for organization-scoped keys";
 
 export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
@@ -89,6 +91,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const projectId = c.req.param("projectId");
     const key = c.get("key");
     if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
+    if (deps.admitStream?.() === false) return fail(c, "SERVICE_UNAVAILABLE", STREAMS_FULL, RETRY_AFTER_SECONDS.config);
     const env = c.req.query("env") || envOf(c);
     const found = await bundleFor(deps.bundles, { orgId: key.orgId, projectId, env });
     if (!found.ok) {

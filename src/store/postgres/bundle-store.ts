@@ -1,11 +1,11 @@
 // Config bundles, one per project and env, stored as JSON text next to the columns that find
-// them, and the versions put() published (bundle_history), the newest BUNDLE_HISTORY_LIMIT kept.
+// them, and the versions published (bundle_history): the newest BUNDLE_HISTORY_LIMIT of each publisher kept.
 import type pg from "pg";
 import { notifyChange } from "./changes.js";
 import { type Queryable, read, run, transaction } from "./db.js";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 
 interface SummaryRow {
   project_id: string;
@@ -49,6 +49,7 @@ export class PostgresBundleStore implements BundleStore {
         [bundle.orgId, bundle.version, storedAt, JSON.stringify(bundle), bundle.projectId, bundle.env, expectedVersion],
       );
       if (result.rowCount !== 1) return false;
+      await recordHistory(tx, bundle, { storedAt, by: "learner" });
       await notifyChange(tx, { kind: "bundle", projectId: bundle.projectId, env: bundle.env });
       return true;
     });
@@ -59,13 +60,13 @@ export class PostgresBundleStore implements BundleStore {
     return rows.map(summary);
   }
 
-  async history(projectId: string, env: string): Promise<BundleSummary[]> {
-    const rows = await read<SummaryRow>(
+  async history(projectId: string, env: string): Promise<HistoryEntry[]> {
+    const rows = await read<SummaryRow & { published_by: PublishedBy }>(
       this.pool,
-      "SELECT project_id, env, org_id, version, stored_at FROM bundle_history WHERE project_id = $1 AND env = $2 ORDER BY seq DESC",
+      "SELECT project_id, env, org_id, version, stored_at, published_by FROM bundle_history WHERE project_id = $1 AND env = $2 ORDER BY seq DESC",
       [projectId, env],
     );
-    return rows.map(summary);
+    return rows.map((row) => ({ ...summary(row), by: row.published_by }));
   }
 
   async historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined> {
@@ -89,28 +90,33 @@ export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string)
   const owners = (await run<{ org_id: string }>(tx, "SELECT org_id FROM bundles WHERE project_id = $1", [projectId])).rows;
   const owner = owners.find((row) => row.org_id !== orgId);
   if (owner !== undefined) throw new ProjectOwnedElsewhere(projectId, owner.org_id);
-  const json = JSON.stringify(bundle);
   await run(
     tx,
     `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (project_id, env) DO UPDATE SET org_id = EXCLUDED.org_id, version = EXCLUDED.version,
        stored_at = EXCLUDED.stored_at, bundle = EXCLUDED.bundle`,
-    [projectId, env, orgId, version, storedAt, json],
+    [projectId, env, orgId, version, storedAt, JSON.stringify(bundle)],
   );
+  await recordHistory(tx, bundle, { storedAt, by: "operator" });
+  await notifyChange(tx, { kind: "bundle", projectId, env });
+}
+
+/** The history entry and the pruning (the newest BUNDLE_HISTORY_LIMIT of each publisher); inside a transaction. */
+async function recordHistory(tx: Queryable, bundle: Bundle, how: { storedAt: string; by: PublishedBy }): Promise<void> {
+  const { projectId, env, orgId, version } = bundle;
   // Publishing a stored version again (an unchanged import) moves it to the front: a new seq.
   await run(tx, "DELETE FROM bundle_history WHERE project_id = $1 AND env = $2 AND version = $3", [projectId, env, version]);
   await run(
     tx,
-    "INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)",
-    [projectId, env, version, orgId, storedAt, json],
+    "INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle, published_by) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    [projectId, env, version, orgId, how.storedAt, JSON.stringify(bundle), how.by],
   );
   await run(
     tx,
-    `DELETE FROM bundle_history WHERE project_id = $1 AND env = $2 AND seq NOT IN
-       (SELECT seq FROM bundle_history WHERE project_id = $1 AND env = $2 ORDER BY seq DESC LIMIT $3)`,
-    [projectId, env, BUNDLE_HISTORY_LIMIT],
+    `DELETE FROM bundle_history WHERE project_id = $1 AND env = $2 AND published_by = $4 AND seq NOT IN
+       (SELECT seq FROM bundle_history WHERE project_id = $1 AND env = $2 AND published_by = $4 ORDER BY seq DESC LIMIT $3)`,
+    [projectId, env, BUNDLE_HISTORY_LIMIT, how.by],
   );
-  await notifyChange(tx, { kind: "bundle", projectId, env });
 }
 
 function summary(row: SummaryRow): BundleSummary {

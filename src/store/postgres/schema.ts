@@ -143,6 +143,10 @@ const MIGRATIONS: readonly string[] = [
     expires_at timestamptz NOT NULL
   );
   `,
+  // 2: publications of learned weights in the history too (issue 32), marked as the learner's.
+  `
+  ALTER TABLE bundle_history ADD COLUMN published_by text NOT NULL DEFAULT 'operator';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

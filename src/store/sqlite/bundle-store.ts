@@ -2,7 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
 interface BundleRow {
@@ -15,6 +15,7 @@ interface BundleRow {
 }
 
 type SummaryRow = Omit<BundleRow, "bundle">;
+type HistoryRow = SummaryRow & { published_by: PublishedBy };
 
 export class SqliteBundleStore implements BundleStore {
   private readonly getStmt: Statement<[string, string], Pick<BundleRow, "bundle" | "stored_at">>;
@@ -25,12 +26,14 @@ export class SqliteBundleStore implements BundleStore {
   private readonly orgsStmt: Statement<[string], string>;
   private readonly otherOwnerStmt: Statement<[string, string], string>;
   private readonly pingStmt: Statement<[]>;
-  private readonly recordStmt: Statement<[BundleRow]>;
-  private readonly pruneStmt: Statement<[{ project_id: string; env: string; keep: number }]>;
-  private readonly historyStmt: Statement<[string, string], SummaryRow>;
+  private readonly recordStmt: Statement<[BundleRow & { published_by: PublishedBy }]>;
+  private readonly pruneStmt: Statement<[{ project_id: string; env: string; published_by: PublishedBy; keep: number }]>;
+  private readonly historyStmt: Statement<[string, string], HistoryRow>;
   private readonly historyVersionStmt: Statement<[string, string, string], Pick<BundleRow, "bundle" | "stored_at">>;
   /** The bundle, its history entry and the pruning, together (a savepoint inside writeAll). */
   private readonly publish: (row: BundleRow) => void;
+  /** The learner's compare and set, with its history entry and pruning: whether it replaced. */
+  private readonly publishLearned: (row: BundleRow & { expected: string }) => boolean;
 
   constructor(
     db: Database,
@@ -60,21 +63,31 @@ export class SqliteBundleStore implements BundleStore {
     this.pingStmt = db.prepare("SELECT 1 FROM bundles LIMIT 1");
     // Publishing a stored version again (an unchanged import) moves it to the front.
     this.recordStmt = db.prepare(
-      `INSERT OR REPLACE INTO bundle_history (project_id, env, version, org_id, stored_at, bundle)
-       VALUES (@project_id, @env, @version, @org_id, @stored_at, @bundle)`,
+      `INSERT OR REPLACE INTO bundle_history (project_id, env, version, org_id, stored_at, bundle, published_by)
+       VALUES (@project_id, @env, @version, @org_id, @stored_at, @bundle, @published_by)`,
     );
+    // The newest BUNDLE_HISTORY_LIMIT of each publisher.
     this.pruneStmt = db.prepare(
-      `DELETE FROM bundle_history WHERE project_id = @project_id AND env = @env AND seq NOT IN
-         (SELECT seq FROM bundle_history WHERE project_id = @project_id AND env = @env ORDER BY seq DESC LIMIT @keep)`,
+      `DELETE FROM bundle_history WHERE project_id = @project_id AND env = @env AND published_by = @published_by AND seq NOT IN
+         (SELECT seq FROM bundle_history WHERE project_id = @project_id AND env = @env AND published_by = @published_by
+          ORDER BY seq DESC LIMIT @keep)`,
     );
     this.historyStmt = db.prepare(
-      "SELECT project_id, env, org_id, version, stored_at FROM bundle_history WHERE project_id = ? AND env = ? ORDER BY seq DESC",
+      "SELECT project_id, env, org_id, version, stored_at, published_by FROM bundle_history WHERE project_id = ? AND env = ? ORDER BY seq DESC",
     );
     this.historyVersionStmt = db.prepare("SELECT bundle, stored_at FROM bundle_history WHERE project_id = ? AND env = ? AND version = ?");
+    const record = (row: BundleRow, by: PublishedBy) => {
+      this.recordStmt.run({ ...row, published_by: by });
+      this.pruneStmt.run({ project_id: row.project_id, env: row.env, published_by: by, keep: BUNDLE_HISTORY_LIMIT });
+    };
     this.publish = db.transaction((row: BundleRow) => {
       this.putStmt.run(row);
-      this.recordStmt.run(row);
-      this.pruneStmt.run({ project_id: row.project_id, env: row.env, keep: BUNDLE_HISTORY_LIMIT });
+      record(row, "operator");
+    });
+    this.publishLearned = db.transaction((row: BundleRow & { expected: string }) => {
+      if (this.replaceStmt.run(row).changes !== 1) return false;
+      record(row, "learner");
+      return true;
     });
   }
 
@@ -92,7 +105,7 @@ export class SqliteBundleStore implements BundleStore {
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
-    return this.durability.commit(() => this.replaceStmt.run({ ...bundleRow(bundle, storedAt), expected: expectedVersion }).changes === 1);
+    return this.durability.commit(() => this.publishLearned({ ...bundleRow(bundle, storedAt), expected: expectedVersion }));
   }
 
   async orgsOf(projectId: string): Promise<string[]> {
@@ -110,8 +123,8 @@ export class SqliteBundleStore implements BundleStore {
     return this.listStmt.all().map(summary);
   }
 
-  async history(projectId: string, env: string): Promise<BundleSummary[]> {
-    return this.historyStmt.all(projectId, env).map(summary);
+  async history(projectId: string, env: string): Promise<HistoryEntry[]> {
+    return this.historyStmt.all(projectId, env).map((row) => ({ ...summary(row), by: row.published_by }));
   }
 
   async historyVersion(projectId: string, env: string, version: string): Promise<StoredBundle | undefined> {

@@ -186,6 +186,10 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE event_log ADD COLUMN format INTEGER NOT NULL DEFAULT 1;
   `,
+  // 9: publications of learned weights in the history too (issue 32), marked as the learner's.
+  `
+  ALTER TABLE bundle_history ADD COLUMN published_by TEXT NOT NULL DEFAULT 'operator';
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -38,7 +38,11 @@ export async function scrape(url: string): Promise<Scrape> {
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status}`);
   const contentType = response.headers.get("Content-Type") ?? "";
   if (!contentType.startsWith("text/plain; version=0.0.4")) throw new Error(`GET ${url}: Content-Type ${contentType}`);
-  const text = await response.text();
+  return parsedScrape(await response.text());
+}
+
+/** Exposition text as read by the parser and by sample line. */
+export function parsedScrape(text: string): Scrape {
   return { text, families: parsePrometheusTextFormat(text), samples: readSamples(text) };
 }
 
