@@ -1,10 +1,13 @@
-// `vane events discovered|list|count`: a look at stored events from the command line. `list`
-// prints one compact JSON object per line (newest first), so its output pipes into jq.
+// `vane events discovered|list|count`: a look at stored events from the command line, read
+// through DuckDB over the Parquet archive and the log's tail (event-reads.ts). `list` prints one
+// compact JSON object per line (newest first), so its output pipes into jq.
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
-import type { EventFilter, EventStore, EventType, SequencedEvent } from "../store/types.js";
+import type { EventView } from "../store/columnar/event-view.js";
+import type { EventFilter, EventType, SequencedEvent } from "../store/types.js";
 import { CliError, dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
+import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
 import { withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
@@ -16,25 +19,28 @@ const DISCOVERED_USAGE = `Usage: vane events discovered [--data DIR]
 
 Lists auto-discovered events: track events whose name no event definition of their bundle has,
 per project and env, with how often and when they were first and last seen.
-${dataHelp(15)}`;
+${dataHelp(19)}
+${readHelp(19)}`;
 
-const FILTER_HELP = `  --org O      only events of organization O
-  --project P  only events of project P (a project with events of two organizations needs --org)
-  --type T     only events of type T: ${EVENT_TYPES.join(", ")}`;
+const FILTER_HELP = `  --org O          only events of organization O
+  --project P      only events of project P (a project with events of two organizations needs --org)
+  --type T         only events of type T: ${EVENT_TYPES.join(", ")}`;
 
 const LIST_USAGE = `Usage: vane events list [--org O] [--project P] [--type T] [--limit ${DEFAULT_LIMIT}] [--data DIR]
 
 Prints stored events newest first, one compact JSON object per line: the event as accepted
 (tenant fields set from its key) with seq, id, receivedAt and discovered.
 ${FILTER_HELP}
-  --limit N    at most N events (default ${DEFAULT_LIMIT})
-${dataHelp(15)}`;
+  --limit N        at most N events (default ${DEFAULT_LIMIT})
+${dataHelp(19)}
+${readHelp(19)}`;
 
 const COUNT_USAGE = `Usage: vane events count [--org O] [--project P] [--type T] [--data DIR]
 
 Prints how many events are stored.
 ${FILTER_HELP}
-${dataHelp(15)}`;
+${dataHelp(19)}
+${readHelp(19)}`;
 
 const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}] [--data DIR]
 
@@ -46,7 +52,8 @@ the same every minute with its own options. The Parquet files are never pruned.
 ${dataHelp(17)}`;
 
 const DATA_OPTION = STORE_OPTIONS;
-const FILTER_OPTIONS = { ...DATA_OPTION, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
+const VIEW_OPTIONS = { ...STORE_OPTIONS, ...READ_OPTIONS };
+const FILTER_OPTIONS = { ...VIEW_OPTIONS, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
 
 function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): Omit<EventFilter, "limit"> {
   const type = values.type as EventType | undefined;
@@ -59,9 +66,9 @@ function filterOf(values: { org?: string; project?: string; type?: string }, usa
 }
 
 /** A project id alone may name projects of two organizations in an old store: then --org must say which. */
-async function unambiguous(events: EventStore, filter: Omit<EventFilter, "limit">): Promise<Omit<EventFilter, "limit">> {
+async function unambiguous(view: EventView, filter: Omit<EventFilter, "limit">): Promise<Omit<EventFilter, "limit">> {
   if (filter.projectId === undefined || filter.orgId !== undefined) return filter;
-  const orgs = await events.orgsWithEvents(filter.projectId);
+  const orgs = await view.orgsWithEvents(filter.projectId);
   if (orgs.length > 1) throw new CliError(`project ${filter.projectId} has events of ${orgs.length} organizations (${orgs.join(", ")}): pass --org`);
   return filter;
 }
@@ -78,8 +85,8 @@ const discoveredVerb: Verb = {
   summary: "auto-discovered event names with counts",
   usage: DISCOVERED_USAGE,
   async run(args, io) {
-    const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: DATA_OPTION, positionals: [0, 0] });
-    const found = await withStores(values, "existing", (stores) => stores.events.discovered());
+    const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: VIEW_OPTIONS, positionals: [0, 0] });
+    const found = await withEventView(values, DISCOVERED_USAGE, (view) => view.discovered());
     if (found.length === 0) {
       io.out(`No auto-discovered events in ${describeStore(values)}.`);
       return 0;
@@ -102,7 +109,7 @@ const listVerb: Verb = {
     });
     const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_LIMIT, usage: LIST_USAGE });
     const filter = filterOf(values, LIST_USAGE);
-    const events = await withStores(values, "existing", async (stores) => stores.events.list({ ...(await unambiguous(stores.events, filter)), limit }));
+    const events = await withEventView(values, LIST_USAGE, async (view) => view.list({ ...(await unambiguous(view, filter)), limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -117,7 +124,7 @@ const countVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
     const filter = filterOf(values, COUNT_USAGE);
-    io.out(String(await withStores(values, "existing", async (stores) => stores.events.count(await unambiguous(stores.events, filter)))));
+    io.out(String(await withEventView(values, COUNT_USAGE, async (view) => view.count(await unambiguous(view, filter)))));
     return 0;
   },
 };
