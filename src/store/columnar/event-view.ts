@@ -7,7 +7,9 @@ import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { DiscoveredEvent, EventFilter, EventStore, EventType, SequencedEvent } from "../types.js";
 import { sequencedEvent } from "../event-records.js";
 import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
-import { absolute, cover, listArchive } from "./archive-files.js";
+import { cover } from "../parquet/partitions.js";
+import { listArchive } from "./archive-files.js";
+import { appendEvents, createEventTable } from "./event-table.js";
 import { type Duck, type DuckSettings, openDuck, sqlString } from "./duck.js";
 
 export interface ViewSources {
@@ -21,10 +23,6 @@ export interface ViewSources {
 const TAIL_PAGE = 5_000;
 /** Times a read is retried when a file it listed was compacted away meanwhile. */
 const FILE_RETRIES = 3;
-
-const TAIL_TABLE = `CREATE TABLE tail (
-  seq BIGINT, id VARCHAR, received_ms BIGINT, org_id VARCHAR, project_id VARCHAR, env VARCHAR, type VARCHAR,
-  unit_key VARCHAR, event_timestamp VARCHAR, name VARCHAR, decision_id VARCHAR, discovered BOOLEAN, body VARCHAR)`;
 
 /** The columns an event is rebuilt from, in this order. */
 const EVENT_SELECT = "seq, id, received_ms, org_id, project_id, env, type, unit_key, event_timestamp, name, decision_id, discovered, body";
@@ -120,25 +118,18 @@ export class EventView {
   }
 
   private async loadTail(): Promise<void> {
-    const connection = this.duck.connection;
-    await connection.run(TAIL_TABLE);
-    const appender = await connection.createAppender("tail");
-    try {
-      for (let after = this.through; ; ) {
-        const page = await this.sources.events.readAfter(after, TAIL_PAGE);
-        for (const row of page) appendEvent(appender, row);
-        if (page.length < TAIL_PAGE) break;
-        after = page[page.length - 1]!.seq;
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
+    await createEventTable(this.duck.connection, "tail");
+    for (let after = this.through; ; ) {
+      const page = await this.sources.events.readAfter(after, TAIL_PAGE);
+      await appendEvents(this.duck.connection, "tail", page);
+      if (page.length < TAIL_PAGE) return;
+      after = page[page.length - 1]!.seq;
     }
   }
 
   /** `events`: the covering files' rows through the checkpoint, then the tail (BY NAME: a file of before `discovered` lacks it). */
   private async defineEvents(): Promise<void> {
-    const files = cover(await listArchive(this.sources.parquetDir), this.through).map((f) => sqlString(absolute(this.sources.parquetDir, f)));
+    const files = cover(await listArchive(this.sources.parquetDir), this.through).map((f) => sqlString(f.absolute));
     const archived =
       files.length === 0
         ? ""
@@ -158,25 +149,6 @@ export class EventView {
       }
     }
   }
-}
-
-type Appender = Awaited<ReturnType<DuckDBConnection["createAppender"]>>;
-
-function appendEvent(appender: Appender, { seq, event }: SequencedEvent): void {
-  const millis = Date.parse(event.receivedAt);
-  if (Number.isNaN(millis)) throw new Error(`event seq ${seq} has an invalid receivedAt: ${JSON.stringify(event.receivedAt)}`);
-  appender.appendBigInt(BigInt(seq));
-  appender.appendVarchar(event.id);
-  appender.appendBigInt(BigInt(millis));
-  for (const text of [event.orgId, event.projectId, event.env, event.type, event.unitKey, event.timestamp]) appender.appendVarchar(text);
-  for (const text of [event.name, event.decisionId]) {
-    if (text === undefined) appender.appendNull();
-    else appender.appendVarchar(text);
-  }
-  if (event.discovered === undefined) appender.appendNull();
-  else appender.appendBoolean(event.discovered);
-  appender.appendVarchar(JSON.stringify(event.body));
-  appender.endRow();
 }
 
 function whereOf(filter: Omit<EventFilter, "limit">): { where: string; params: Params } {

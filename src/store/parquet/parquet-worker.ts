@@ -1,5 +1,5 @@
-// The Parquet copy's thread: encoding is CPU work (~15 µs an event) that would otherwise stall the
-// server's event loop. It takes the batches this server's writer thread committed from memory
+// The Parquet copy's thread: encoding (DuckDB's, duck-writer.ts) and compaction are work that would
+// otherwise stall the server's event loop. It takes the batches this server's writer thread committed from memory
 // (`feed`, committed-feed.ts) and reads the rest, on its own connection, from the per-event table
 // derived from the event log (a lock held elsewhere blocks only this thread); it writes the files
 // and advances its checkpoint, exactly as ParquetPipeline does anywhere. The server only tells it
@@ -9,6 +9,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { openStores } from "../open-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
+import { DuckArchiveWriter } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
 
@@ -20,6 +21,8 @@ import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.
 const PARQUET_NICENESS = 10;
 /** How often the writer's feed is moved off the port into the bounded feed. */
 const FEED_COLLECT_MS = 250;
+/** How often, at most, the archive's small files are looked at for compaction (it lists the folder). */
+const COMPACT_EVERY_MS = 60_000;
 try {
   setPriority(Math.min(19, getPriority() + PARQUET_NICENESS));
 } catch {
@@ -33,7 +36,17 @@ const send = (message: FromParquet): void => port.postMessage(message);
 
 // It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
 const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
-const pipeline = new ParquetPipeline({ events: stores.events, feed, sink: options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir), flushRows: options.flushRows });
+const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
+const writer = await DuckArchiveWriter.open(sink);
+const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, intact: writer.intact, flushRows: options.flushRows });
+let compactedAt = 0;
+
+/** Compacts after a delivery, at most every COMPACT_EVERY_MS. */
+async function compact(checkpoint: number): Promise<void> {
+  if (Date.now() - compactedAt < COMPACT_EVERY_MS) return;
+  compactedAt = Date.now();
+  await writer.compact(checkpoint);
+}
 
 let wanted = false;
 let running = false;
@@ -47,7 +60,9 @@ async function run(): Promise<void> {
       wanted = false;
       try {
         await pipeline.catchUp();
-        send({ type: "caught-up", through: await stores.events.checkpoint(pipeline.name), fromMemory: feed?.fromMemory ?? 0 });
+        const through = await stores.events.checkpoint(pipeline.name);
+        await compact(through);
+        send({ type: "caught-up", through, fromMemory: feed?.fromMemory ?? 0 });
       } catch (error) {
         send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
       }
@@ -67,6 +82,7 @@ function finish(): void {
   clearInterval(timer);
   clearInterval(collecting);
   feed?.close();
+  writer.close();
   void stores.close().then(() => {
     send({ type: "closed" });
     port.close();
