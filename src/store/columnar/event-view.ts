@@ -130,6 +130,10 @@ export class EventView {
   /** `events`: the covering files' rows through the checkpoint, then the tail (BY NAME: a file of before `discovered` lacks it). */
   private async defineEvents(): Promise<void> {
     const files = cover(await listArchive(this.sources.parquetDir), this.through).map((f) => sqlString(f.absolute));
+    // Events through the checkpoint are only in the files: without any, the read would miss them all.
+    if (files.length === 0 && this.through > 0) {
+      throw new Error(`the Parquet archive holds events 1..${this.through} of this store, but ${this.sources.parquetDir} has no Parquet files: pass --parquet with the servers' folder`);
+    }
     const archived =
       files.length === 0
         ? ""
