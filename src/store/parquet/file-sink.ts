@@ -39,7 +39,7 @@ export class NodeFileSink implements FileSink {
     const temp = join(folder, `.${basename(target)}.${randomUUID()}.tmp`);
     try {
       await produce(temp);
-      await syncFile(temp);
+      await syncPath(temp);
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
@@ -64,7 +64,7 @@ export class NodeFileSink implements FileSink {
   async remove(path: string): Promise<void> {
     const target = this.pathOf(path);
     await rm(target, { force: true });
-    if (process.platform !== "win32") await syncFolder(dirname(target)).catch(() => undefined);
+    if (process.platform !== "win32") await syncPath(dirname(target));
   }
 
   /** The absolute path of a sink path. */
@@ -73,14 +73,6 @@ export class NodeFileSink implements FileSink {
   }
 }
 
-async function syncFile(path: string): Promise<void> {
-  const handle = await open(path, "r+");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 function segments(path: string): string[] {
   const parts = path.split("/");
@@ -96,16 +88,17 @@ function segments(path: string): string[] {
  */
 async function syncEntries(folder: string, created: string | undefined): Promise<void> {
   if (process.platform === "win32") return; // folders cannot be opened for fsync there
-  await syncFolder(folder);
+  await syncPath(folder);
   if (created === undefined) return;
   for (let child = folder; child !== dirname(child); child = dirname(child)) {
-    await syncFolder(dirname(child));
+    await syncPath(dirname(child));
     if (child === created) break;
   }
 }
 
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, "r");
+/** fsync of a file or a folder (opened read-only: enough for fsync on Linux and macOS). */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, "r");
   try {
     await handle.sync();
   } finally {
