@@ -12,21 +12,24 @@ import type { EventView, Params } from "./event-view.js";
 const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
 
 function exposedSql(allocationCases: string): string {
+  // The layers are unnested in a select list, not a lateral join: several times faster in DuckDB.
   return `
   CREATE OR REPLACE TEMP TABLE results_exposed AS
   SELECT unit, alloc, first_ms, CASE WHEN NOT $weighted THEN 1.0 WHEN p > 0 AND p <= 1 THEN 1.0 / p ELSE 0 END AS w
   FROM (
-    SELECT e.unit_key AS unit, e.seq AS seq,
+    SELECT unit, seq, first_ms,
            coalesce(json_extract_string(l, '$.allocationKey'), ${allocationCases}, json_extract_string(l, '$.allocationId')) AS alloc,
-           e.received_ms AS first_ms,
-           CASE WHEN json_type(l, '$.probability') ${NUMBER} THEN CAST(json_extract_string(l, '$.probability') AS DOUBLE) END AS p
-    FROM events e, unnest(CASE WHEN json_type(e.body, '$.layers') = 'ARRAY' THEN CAST(json_extract(e.body, '$.layers') AS JSON[]) END) AS u(l)
-    WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
-      AND e.received_ms >= $since AND e.received_ms <= $until
-      AND coalesce(json_extract_string(l, '$.policyKey') = $policyKey, json_extract_string(l, '$.policyId') = $policyId)
-      AND coalesce(json_type(l, '$.attributionOnly') <> 'BOOLEAN' OR json_extract_string(l, '$.attributionOnly') = 'false', true)
+           CASE WHEN json_type(l, '$.probability') ${NUMBER} THEN CAST(json_extract_string(l, '$.probability') AS DOUBLE) END AS p,
+           coalesce(json_extract_string(l, '$.policyKey') = $policyKey, json_extract_string(l, '$.policyId') = $policyId) AS named,
+           coalesce(json_type(l, '$.attributionOnly') <> 'BOOLEAN' OR json_extract_string(l, '$.attributionOnly') = 'false', true) AS treated
+    FROM (
+      SELECT e.unit_key AS unit, e.seq AS seq, e.received_ms AS first_ms, unnest(json_extract(e.body, '$.layers[*]')) AS l
+      FROM events e
+      WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
+        AND e.received_ms >= $since AND e.received_ms <= $until
+    )
   )
-  WHERE alloc IS NOT NULL
+  WHERE named AND treated AND alloc IS NOT NULL
   QUALIFY row_number() OVER (PARTITION BY unit, alloc ORDER BY first_ms, seq) = 1`;
 }
 
