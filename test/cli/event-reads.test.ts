@@ -1,6 +1,7 @@
 // The reading verbs through DuckDB on both stores: the same events give the same answers whether
 // they are all in SQLite's log, or split between the Parquet archive (DuckDB-written) and the log's
-// tail on PostgreSQL (`--store URL --parquet DIR`, which `results` used to refuse).
+// tail on PostgreSQL (`--store URL --parquet DIR`, which `results` used to refuse); and a read
+// beside a running server, which is archiving meanwhile, counts every acknowledged event once.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +14,11 @@ import { openPostgresStores } from "../../src/store/postgres/index.js";
 import type { EventStore, StoredEvent } from "../../src/store/types.js";
 import { START_MS, iso, simulateExperiment, staticPolicy } from "../analysis/results/experiment.js";
 import { type PostgresService, startPostgres } from "../services/postgres.js";
+import { DEMO_ORG, DEMO_PROJECT } from "../../src/cli/demo-bundle.js";
+import { nodeSha256 } from "../../src/cli/store-access.js";
+import { createKey } from "../../src/server/auth/key-admin.js";
+import { startNodeServer } from "../../src/server/node.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { bundleFor, inStore, tempDir, vane } from "./helpers.js";
 
 let pg: PostgresService;
@@ -97,4 +103,34 @@ describe("the reading verbs on PostgreSQL, over its Parquet folder and its log's
     expect(run.err).toContain('--memory-limit must be a size of at least 1MiB like 512MB or 4GB, got "lots"');
     expect((await vane("results", "x", "--metric", "a", "--threads", "0", "--data", tempDir())).err).toContain("--threads must be an integer from 1 to 1024");
   });
+});
+
+describe("a read while the server writes", () => {
+  it("counts every acknowledged event, whether the copy has archived it yet or not, and never one twice", async () => {
+    const data = tempDir();
+    const seeded = openSqliteStores({ dataDir: data });
+    const { secret } = await createKey(seeded.keys, { kind: "sk", orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:write"] }, { sha256: nodeSha256, now: Date.now() });
+    await seeded.close();
+    const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir: data, catchUpMs: 50 });
+    try {
+      const at = new Date().toISOString();
+      let acknowledged = 0;
+      for (let batch = 0; batch < 12; batch++) {
+        const events = Array.from({ length: 50 }, (_, i) => ({ type: "track", unitKey: `u-${batch}-${i}`, timestamp: at, event: "signup" }));
+        const answer = await fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
+        expect(answer.status).toBe(200);
+        acknowledged += 50;
+        const run = await vane("events", "count", "--type", "track", "--data", data, "--threads", "1");
+        expect(run.err).toBe("");
+        expect(Number(run.out)).toBe(acknowledged);
+      }
+      // Once the copy has archived some of them, the count comes from both sources, and is the same.
+      const archived = () => inStore(data, (stores) => stores.events.checkpoint("parquet"));
+      for (let tries = 0; tries < 200 && (await archived()) === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await archived()).toBeGreaterThan(0);
+      expect((await vane("events", "count", "--type", "track", "--data", data)).out).toBe(String(acknowledged));
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
 });
