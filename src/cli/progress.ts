@@ -7,17 +7,24 @@ const POLL_MS = 250;
 /** Reads shorter than this draw nothing: no flicker for the common quick case. */
 const QUIET_MS = 1_000;
 
-export async function withProgress<T>(connection: DuckDBConnection, read: () => Promise<T>, stream: NodeJS.WriteStream = process.stderr): Promise<T> {
+export interface ProgressOptions {
+  readonly stream?: Pick<NodeJS.WriteStream, "isTTY" | "write">;
+  readonly pollMs?: number;
+  readonly quietMs?: number;
+}
+
+export async function withProgress<T>(connection: DuckDBConnection, read: () => Promise<T>, options: ProgressOptions = {}): Promise<T> {
+  const { stream = process.stderr, pollMs = POLL_MS, quietMs = QUIET_MS } = options;
   if (!stream.isTTY) return read();
   await connection.run("SET enable_progress_bar = true; SET enable_progress_bar_print = false");
   const started = Date.now();
   let drawn = false;
   const timer = setInterval(() => {
     const { percentage } = connection.progress;
-    if (Date.now() - started < QUIET_MS || percentage < 0) return;
+    if (Date.now() - started < quietMs || percentage < 0) return;
     stream.write(`\rreading events… ${Math.min(100, Math.floor(percentage))}%`);
     drawn = true;
-  }, POLL_MS);
+  }, pollMs);
   try {
     return await read();
   } finally {
