@@ -11,6 +11,9 @@ import type { EventView, Params } from "./event-view.js";
 /** A JSON value's type as DuckDB names it: numbers only count as values and propensities. */
 const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
 
+/** A layer's fields, read in one parse of it: f[1] … f[6] below. */
+const LAYER_FIELDS = "['$.allocationKey', '$.allocationId', '$.policyKey', '$.policyId', '$.probability', '$.attributionOnly']";
+
 function exposedSql(allocationCases: string): string {
   // The layers are unnested in a select list, not a lateral join: several times faster in DuckDB.
   return `
@@ -18,12 +21,12 @@ function exposedSql(allocationCases: string): string {
   SELECT unit, alloc, first_ms, CASE WHEN NOT $weighted THEN 1.0 WHEN p > 0 AND p <= 1 THEN 1.0 / p ELSE 0 END AS w
   FROM (
     SELECT unit, seq, first_ms,
-           coalesce(json_extract_string(l, '$.allocationKey'), ${allocationCases}, json_extract_string(l, '$.allocationId')) AS alloc,
-           CASE WHEN json_type(l, '$.probability') ${NUMBER} THEN CAST(json_extract_string(l, '$.probability') AS DOUBLE) END AS p,
-           coalesce(json_extract_string(l, '$.policyKey') = $policyKey, json_extract_string(l, '$.policyId') = $policyId) AS named,
-           coalesce(json_type(l, '$.attributionOnly') <> 'BOOLEAN' OR json_extract_string(l, '$.attributionOnly') = 'false', true) AS treated
+           coalesce(json_extract_string(f[1], '$'), ${allocationCases}, json_extract_string(f[2], '$')) AS alloc,
+           CASE WHEN json_type(f[5]) ${NUMBER} THEN CAST(f[5] AS DOUBLE) END AS p,
+           coalesce(json_extract_string(f[3], '$') = $policyKey, json_extract_string(f[4], '$') = $policyId) AS named,
+           coalesce(json_type(f[6]) <> 'BOOLEAN' OR json_extract_string(f[6], '$') = 'false', true) AS treated
     FROM (
-      SELECT e.unit_key AS unit, e.seq AS seq, e.received_ms AS first_ms, unnest(json_extract(e.body, '$.layers[*]')) AS l
+      SELECT e.unit_key AS unit, e.seq AS seq, e.received_ms AS first_ms, json_extract(unnest(json_extract(e.body, '$.layers[*]')), ${LAYER_FIELDS}) AS f
       FROM events e
       WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
         AND e.received_ms >= $since AND e.received_ms <= $until
@@ -39,8 +42,8 @@ function metricSql(metricRows: string): string {
   WITH m(idx, event, window_ms) AS (VALUES ${metricRows}),
   per_unit AS (
     SELECT m.idx AS idx, x.alloc AS alloc, any_value(x.w) AS w,
-           coalesce(fsum(CASE WHEN json_type(t.body, '$.value') ${NUMBER} THEN CAST(json_extract_string(t.body, '$.value') AS DOUBLE) END), 0) AS y
-    FROM events t
+           coalesce(fsum(CASE WHEN json_type(t.value) ${NUMBER} THEN CAST(t.value AS DOUBLE) END), 0) AS y
+    FROM (SELECT *, json_extract(body, '$.value') AS value FROM events) t
     JOIN m ON m.event = t.name
     JOIN results_exposed x ON x.unit = t.unit_key
     WHERE t.project_id = $projectId AND t.type = 'track' AND t.org_id = $orgId AND t.env = $env
@@ -70,7 +73,7 @@ export class DuckResultsSource implements ResultsSource {
   async aggregate(query: ResultsQuery): Promise<ResultsAggregates> {
     const ids = Object.entries(query.allocationKeys);
     // allocationId → key of the bundle, as a CASE with bound values (ids are data, never SQL).
-    const cases = ids.length === 0 ? "NULL" : `CASE json_extract_string(l, '$.allocationId') ${ids.map((_, i) => `WHEN $id${i} THEN $key${i}`).join(" ")} END`;
+    const cases = ids.length === 0 ? "NULL" : `CASE json_extract_string(f[2], '$') ${ids.map((_, i) => `WHEN $id${i} THEN $key${i}`).join(" ")} END`;
     const idParams = Object.fromEntries(ids.flatMap(([id, key], i) => [[`id${i}`, id], [`key${i}`, key]]));
     const scope: Params = { orgId: query.orgId, projectId: query.projectId, env: query.env, until: millisOf(query.until) };
     const since = query.since === undefined ? EARLIEST_MS : millisOf(query.since);
