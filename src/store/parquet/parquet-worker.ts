@@ -1,9 +1,9 @@
 // The Parquet copy's thread: encoding (DuckDB's, duck-writer.ts) and compaction are work that
 // would otherwise stall the server's event loop. It takes the batches this server's writer thread
-// committed from memory (`feed`, committed-feed.ts) and reads the rest, on its own connection, from the per-event table
-// derived from the event log (a lock held elsewhere blocks only this thread); it writes the files
-// and advances its checkpoint, exactly as ParquetPipeline does anywhere. The server only tells it
-// when to look.
+// committed from memory (`feed`, committed-feed.ts) and reads the rest, on its own connection,
+// from the per-event table derived from the event log (a lock held elsewhere blocks only this
+// thread); it writes the files and advances its checkpoint, exactly as ParquetPipeline does
+// anywhere. The server only tells it when to look.
 import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { openStores } from "../open-stores.js";
