@@ -1,12 +1,15 @@
-// `vane events discovered|list|count`: a look at stored events from the command line. `list`
-// prints one compact JSON object per line (newest first), so its output pipes into jq.
+// `vane events discovered|list|count`: a look at stored events from the command line, read
+// through DuckDB over the Parquet archive and the log's tail (event-reads.ts). `list` prints one
+// compact JSON object per line (newest first), so its output pipes into jq.
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
 import { EVENT_TYPES, MAX_EVENTS_LISTED } from "../server/admin/event-reads.js";
 import type { EventsFilter } from "../server/admin/operations.js";
+import type { EventView } from "../store/columnar/event-view.js";
 import type { EventType, SequencedEvent } from "../store/types.js";
-import { dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { CliError, dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
+import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
 import { REMOTE_STORE_OPTIONS, remoteHelp, withOpenedStores, withStores, describeStore } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
@@ -16,28 +19,31 @@ const DISCOVERED_USAGE = `Usage: vane events discovered [--data DIR]
 
 Lists auto-discovered events: track events whose name no event definition of their bundle has,
 per project and env, with how often and when they were first and last seen.
-${dataHelp(15)}
-${remoteHelp(15)}`;
+${dataHelp(19)}
+${readHelp(19)}
+${remoteHelp(19)}`;
 
-const FILTER_HELP = `  --org O      only events of organization O
-  --project P  only events of project P (a project with events of two organizations needs --org)
-  --type T     only events of type T: ${EVENT_TYPES.join(", ")}`;
+const FILTER_HELP = `  --org O          only events of organization O
+  --project P      only events of project P (a project with events of two organizations needs --org)
+  --type T         only events of type T: ${EVENT_TYPES.join(", ")}`;
 
 const LIST_USAGE = `Usage: vane events list [--org O] [--project P] [--type T] [--limit ${DEFAULT_LIMIT}] [--data DIR]
 
 Prints stored events newest first, one compact JSON object per line: the event as accepted
 (tenant fields set from its key) with seq, id, receivedAt and discovered.
 ${FILTER_HELP}
-  --limit N    at most N events (default ${DEFAULT_LIMIT})
-${dataHelp(15)}
-${remoteHelp(15)}`;
+  --limit N        at most N events (default ${DEFAULT_LIMIT})
+${dataHelp(19)}
+${readHelp(19)}
+${remoteHelp(19)}`;
 
 const COUNT_USAGE = `Usage: vane events count [--org O] [--project P] [--type T] [--data DIR]
 
 Prints how many events are stored.
 ${FILTER_HELP}
-${dataHelp(15)}
-${remoteHelp(15)}`;
+${dataHelp(19)}
+${readHelp(19)}
+${remoteHelp(19)}`;
 
 const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}] [--data DIR]
 
@@ -48,8 +54,9 @@ the same every minute with its own options. The Parquet files are never pruned.
   --dedup-hours H  recognise a resent event id this many hours (default ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS})
 ${dataHelp(17)}`;
 
-const DATA_OPTION = REMOTE_STORE_OPTIONS;
-const FILTER_OPTIONS = { ...DATA_OPTION, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
+/** Here: DuckDB over the archive and the log's tail; with --remote: the server's admin API. */
+const VIEW_OPTIONS = { ...REMOTE_STORE_OPTIONS, ...READ_OPTIONS };
+const FILTER_OPTIONS = { ...VIEW_OPTIONS, org: { type: "string" }, project: { type: "string" }, type: { type: "string" } } as const;
 
 function filterOf(values: { org?: string; project?: string; type?: string }, usage: string): EventsFilter {
   const type = values.type as EventType | undefined;
@@ -59,6 +66,14 @@ function filterOf(values: { org?: string; project?: string; type?: string }, usa
     ...(values.project !== undefined && { projectId: values.project }),
     ...(type !== undefined && { type }),
   };
+}
+
+/** A project id alone may name projects of two organizations in an old store: then --org must say which. */
+async function unambiguous(view: EventView, filter: EventsFilter): Promise<EventsFilter> {
+  if (filter.projectId === undefined || filter.orgId !== undefined) return filter;
+  const orgs = await view.orgsWithEvents(filter.projectId);
+  if (orgs.length > 1) throw new CliError(`project ${filter.projectId} has events of ${orgs.length} organizations (${orgs.join(", ")}): pass --org`);
+  return filter;
 }
 
 /** The line `events list` prints: the accepted body, led by what the server added. */
@@ -73,8 +88,10 @@ const discoveredVerb: Verb = {
   summary: "auto-discovered event names with counts",
   usage: DISCOVERED_USAGE,
   async run(args, io) {
-    const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: DATA_OPTION, positionals: [0, 0] });
-    const found = await withStores(values, "existing", (stores) => stores.admin.discoveredEvents());
+    const { values } = parseVerbArgs(args, { usage: DISCOVERED_USAGE, options: VIEW_OPTIONS, positionals: [0, 0] });
+    const found = values.remote !== undefined
+      ? await withStores(values, "existing", (stores) => stores.admin.discoveredEvents())
+      : await withEventView(values, DISCOVERED_USAGE, (view) => view.discovered());
     if (found.length === 0) {
       io.out(`No auto-discovered events in ${describeStore(values)}.`);
       return 0;
@@ -97,7 +114,9 @@ const listVerb: Verb = {
     });
     const limit = integerOption(values.limit, "--limit", { min: 1, max: MAX_EVENTS_LISTED, usage: LIST_USAGE });
     const filter = filterOf(values, LIST_USAGE);
-    const events = await withStores(values, "existing", (stores) => stores.admin.listEvents({ ...filter, limit }));
+    const events = values.remote !== undefined
+      ? await withStores(values, "existing", (stores) => stores.admin.listEvents({ ...filter, limit }))
+      : await withEventView(values, LIST_USAGE, async (view) => view.list({ ...(await unambiguous(view, filter)), limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -112,7 +131,10 @@ const countVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, { usage: COUNT_USAGE, options: FILTER_OPTIONS, positionals: [0, 0] });
     const filter = filterOf(values, COUNT_USAGE);
-    io.out(String(await withStores(values, "existing", (stores) => stores.admin.countEvents(filter))));
+    const count = values.remote !== undefined
+      ? await withStores(values, "existing", (stores) => stores.admin.countEvents(filter))
+      : await withEventView(values, COUNT_USAGE, async (view) => view.count(await unambiguous(view, filter)));
+    io.out(String(count));
     return 0;
   },
 };

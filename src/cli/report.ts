@@ -1,18 +1,18 @@
 // `vane report POLICY`: off-policy evaluation of an adaptive policy from the stored decisions and
-// rewards (docs/report.md). Streams the event store once, keeping one record per decision.
+// rewards (docs/report.md). Streams the policy's project's decisions and track events once, in
+// commit order, through DuckDB over the Parquet archive and the log's tail, keeping one record per decision.
 import type { Estimate } from "../analysis/off-policy.js";
 import { PolicyOutcomes } from "../analysis/outcomes.js";
 import { type PolicyReport, type ReportSubject, policyReport, refusal } from "../analysis/policy-report.js";
 import type { Bundle, Policy } from "../bundle/types.js";
-import type { BundleStore, EventStore } from "../store/types.js";
+import type { EventView } from "../store/columnar/event-view.js";
+import type { BundleStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
 import { shortTime, table } from "./output.js";
-import { withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
-/** Events per read: big enough to amortize the query, small enough to hold no store in memory. */
-const PAGE_EVENTS = 5_000;
 const DIGITS = 4;
 
 const USAGE = `Usage: vane report POLICY [--project P] [--env ${DEFAULT_ENV}] [--json] [--data DIR]
@@ -21,10 +21,11 @@ Off-policy evaluation of an adaptive policy from its stored decisions and reward
 closed decisions, those still pending, rewards, mean reward, and what the arm would earn if it
 were always played, estimated by inverse propensity scoring (IPS) and self-normalized IPS, with
 95% confidence intervals. POLICY is the policy's id or key. Rules: docs/report.md.
-  --project P  the project whose bundle has POLICY (default: the only one that has it)
-  --env E      the environment (default ${DEFAULT_ENV})
-  --json       one JSON object instead of the table
-${dataHelp(15)}`;
+  --project P      the project whose bundle has POLICY (default: the only one that has it)
+  --env E          the environment (default ${DEFAULT_ENV})
+  --json           one JSON object instead of the table
+${dataHelp(19)}
+${readHelp(19)}`;
 
 export const reportVerb: Verb = {
   name: "report",
@@ -35,6 +36,7 @@ export const reportVerb: Verb = {
       usage: USAGE,
       options: {
         ...STORE_OPTIONS,
+        ...READ_OPTIONS,
         project: { type: "string" },
         env: { type: "string", default: DEFAULT_ENV },
         json: { type: "boolean", default: false },
@@ -42,9 +44,9 @@ export const reportVerb: Verb = {
       positionals: [1, 1],
     });
     const nowMs = Date.now();
-    const report = await withOpenedStores(values, "existing", async (stores) => {
+    const report = await withEventView(values, USAGE, async (view, stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
-      const outcomes = await readOutcomes(stores.events, subject);
+      const outcomes = await readOutcomes(view, subject);
       const refused = refusal(subject, outcomes.counts(nowMs));
       if (refused !== undefined) throw new CliError(refused);
       return policyReport(subject, outcomes, nowMs);
@@ -81,15 +83,11 @@ function policyIn(bundle: Bundle, ref: string): Policy | undefined {
   return policies.find((p) => p.id === ref) ?? policies.find((p) => p.key === ref);
 }
 
-async function readOutcomes(events: EventStore, subject: ReportSubject): Promise<PolicyOutcomes> {
+async function readOutcomes(view: EventView, subject: ReportSubject): Promise<PolicyOutcomes> {
   const { policy, orgId, projectId, env } = subject;
   const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
-  for (let after = 0; ; ) {
-    const page = await events.readAfter(after, PAGE_EVENTS);
-    for (const { event } of page) outcomes.observe(event);
-    if (page.length < PAGE_EVENTS) return outcomes;
-    after = page[page.length - 1]!.seq;
-  }
+  await view.scan({ orgId, projectId, env, types: ["decision", "track"] }, ({ event }) => outcomes.observe(event));
+  return outcomes;
 }
 
 function reportText(report: PolicyReport): string {

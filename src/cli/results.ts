@@ -1,17 +1,18 @@
 // `vane results POLICY`: an experiment's units, sample-ratio test, metrics with lift over control
-// and guardrails, from the stored events (docs/results.md). The sums come from SQL in the store;
-// the statistics are src/analysis/results/.
+// and guardrails, from the stored events (docs/results.md). The sums come from DuckDB over the
+// Parquet archive and the log's tail (src/store/columnar/); the statistics are src/analysis/results/.
 import { writeFileSync } from "node:fs";
 import { experimentResults } from "../analysis/results/results.js";
 import type { ResultsAggregates } from "../analysis/results/source.js";
 import type { Bundle, Policy } from "../bundle/types.js";
-import { openResultsSource } from "../store/sqlite/results-query.js";
+import { DuckResultsSource } from "../store/columnar/results-sql.js";
 import type { BundleStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
+import { withProgress } from "./progress.js";
 import { resultsHtml } from "./results-html.js";
 import { metricSpecs, timeOption } from "./results-options.js";
 import { overlapNote, resultsText } from "./results-text.js";
-import { storeUrlOf, withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
@@ -33,7 +34,8 @@ key. Rules and tests: docs/results.md.
   --since, --until   exposures (server time) from / up to these times
   --json             one JSON object instead of the tables
   --html FILE        also write a self-contained page with the tables and plots
-${dataHelp(21)}`;
+${dataHelp(21)}
+${readHelp(21)}`;
 
 export const resultsVerb: Verb = {
   name: "results",
@@ -44,6 +46,7 @@ export const resultsVerb: Verb = {
       usage: USAGE,
       options: {
         ...STORE_OPTIONS,
+        ...READ_OPTIONS,
         project: { type: "string" },
         env: { type: "string", default: DEFAULT_ENV },
         metric: { type: "string", multiple: true, default: [] },
@@ -59,21 +62,12 @@ export const resultsVerb: Verb = {
     const metrics = metricSpecs(values, USAGE);
     const since = timeOption(values.since, "--since", USAGE);
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
-    if (storeUrlOf(values) !== undefined) throw new CliError("vane results reads the data folder's SQLite store; on PostgreSQL it is not built yet (docs/deploy.md)");
-    const { subject, aggregates } = await withOpenedStores(values, "existing", async (stores) => {
+    const { subject, aggregates } = await withEventView(values, USAGE, async (view, stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
-      // The per-event table is derived from the event log: reading through the store first copies
-      // in what the log holds beyond it (a server killed before deriving), so the query sees it all.
-      await stores.events.count({ orgId: subject.orgId, projectId: subject.projectId });
-      const source = openResultsSource(values.data);
-      try {
-        const { policy, orgId, projectId, env } = subject;
-        const allocationKeys = Object.fromEntries(policy.allocations.map((a) => [a.id, a.key]));
-        const query = { orgId, projectId, env, policyId: policy.id, policyKey: policy.key, allocationKeys, since, until, metrics, weighted: policy.kind !== "static" };
-        return { subject, aggregates: await source.aggregate(query) };
-      } finally {
-        source.close();
-      }
+      const { policy, orgId, projectId, env } = subject;
+      const allocationKeys = Object.fromEntries(policy.allocations.map((a) => [a.id, a.key]));
+      const query = { orgId, projectId, env, policyId: policy.id, policyKey: policy.key, allocationKeys, since, until, metrics, weighted: policy.kind !== "static" };
+      return { subject, aggregates: await withProgress(view.connection, () => new DuckResultsSource(view).aggregate(query)) };
     });
     refuseUnweighable(subject, aggregates);
     const results = experimentResults(subject, aggregates, { metrics, window: { since, until } });

@@ -129,6 +129,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
   metrics?.watchParquet(parquet);
+  metrics?.watchArchive(stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now(), threshold: options.weightsThreshold, minIntervalMs: options.weightsMinIntervalMs });
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const role = (name: string, gained: () => Promise<void> | void, lost: () => Promise<void> | void) =>

@@ -16,6 +16,12 @@ class SwitchableSink implements FileSink {
   write(path: string, bytes: Uint8Array): Promise<void> {
     return this.down ? Promise.reject(new Error("injected fault: parquet disk full")) : this.inner.write(path, bytes);
   }
+  list(): Promise<string[]> {
+    return this.inner.list();
+  }
+  remove(path: string): Promise<void> {
+    return this.inner.remove(path);
+  }
 }
 
 let server: TestServer;

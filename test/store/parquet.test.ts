@@ -48,6 +48,14 @@ class MemorySink implements FileSink {
       this.inFlight--;
     }
   }
+
+  async list(): Promise<string[]> {
+    return [...this.files.keys()];
+  }
+
+  async remove(path: string): Promise<void> {
+    this.files.delete(path);
+  }
 }
 
 const BASE = "2025-03-09T10:15:00.000Z";
@@ -70,6 +78,15 @@ function event(i: number, fields: Partial<StoredEvent> & { offsetMs?: number } =
     ...rest,
   };
 }
+
+/** The file of a partition of org_1's production events (odd seqs are proj_b's, even proj_a's). */
+function file(project: string, first: number, last: number, day = "2025-03-09"): string {
+  const seq = (n: number) => String(n).padStart(12, "0");
+  return `events/org=org_1/project=${project}/env=production/day=${day}/part-${seq(first)}-${seq(last)}.parquet`;
+}
+
+/** The seq ranges files were written for, "first-last", in write order. */
+const ranges = (paths: readonly string[]) => paths.map((path) => /part-(\d+)-(\d+)\.parquet$/.exec(path)!.slice(1).map(Number).join("-"));
 
 function events(from: number, to: number): StoredEvent[] {
   return Array.from({ length: to - from + 1 }, (_, k) => event(from + k));
@@ -106,6 +123,7 @@ function expectedRow(seq: number, e: StoredEvent): Row {
     name: e.name ?? null,
     decision_id: e.decisionId ?? null,
     body: JSON.stringify(e.body),
+    discovered: e.discovered ?? null,
   };
 }
 
@@ -134,7 +152,7 @@ describe("ParquetPipeline", () => {
     expect(rows.some((row) => row.name === null) && rows.some((row) => typeof row.name === "string")).toBe(true);
     expect(JSON.parse(String(rows[0]?.body))).toEqual(stored[0]?.body);
     expect(await store.checkpoint("parquet")).toBe(23);
-    expect(sink.writes).toEqual(["events/dt=2025-03-09/hour=10/part-000000000001.parquet"]);
+    expect(sink.writes).toEqual([file("proj_b", 1, 23), file("proj_a", 2, 22)]);
   });
 
   it("declares the column types, received_at as UTC millis", async () => {
@@ -145,7 +163,7 @@ describe("ParquetPipeline", () => {
     const byName = new Map(schema.map((element) => [element.name, element]));
     expect(schema.slice(1).map((element) => element.name)).toEqual([
       "seq", "id", "received_at", "org_id", "project_id", "env", "type", "unit_key",
-      "event_timestamp", "name", "decision_id", "body",
+      "event_timestamp", "name", "decision_id", "body", "discovered",
     ]);
     expect(byName.get("seq")).toMatchObject({ type: "INT64", repetition_type: "REQUIRED" });
     expect(byName.get("received_at")).toMatchObject({
@@ -157,24 +175,26 @@ describe("ParquetPipeline", () => {
     expect(byName.get("body")).toMatchObject({ converted_type: "UTF8", repetition_type: "REQUIRED" });
   });
 
-  it("partitions by the UTC hour of receipt, one file per partition named by its first seq", async () => {
+  it("partitions by org, project, env and UTC day of receipt, one file per partition named by its seq range", async () => {
     const at = (iso: string) => ({ offsetMs: Date.parse(iso) - Date.parse(BASE) });
     await store.append([
       event(1, at("2025-03-09T10:59:59.999Z")),
       event(2, at("2025-03-09T11:00:00.000Z")),
       event(3, at("2025-03-09T10:59:58.000Z")), // a late receipt, back in hour 10
       event(4, { receivedAt: "2025-03-09T23:30:00.000-02:00" }), // 01:30 UTC the next day
+      event(5, { env: "staging eu/1" }), // escaped as Hive does
     ]);
-    await new ParquetPipeline({ events: store, sink }).deliverThrough(4);
+    await new ParquetPipeline({ events: store, sink }).deliverThrough(5);
 
     expect([...sink.files.keys()].sort()).toEqual([
-      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
-      "events/dt=2025-03-09/hour=11/part-000000000002.parquet",
-      "events/dt=2025-03-10/hour=01/part-000000000004.parquet",
+      file("proj_a", 2, 2),
+      file("proj_a", 4, 4, "2025-03-10"),
+      file("proj_b", 1, 3),
+      "events/org=org_1/project=proj_b/env=staging%20eu%2F1/day=2025-03-09/part-000000000005-000000000005.parquet",
     ]);
     const rows = await allRows(sink.files);
-    expect(rows.map((row) => [Number(row.seq), row.file.split("/")[2]])).toEqual([
-      [1, "hour=10"], [2, "hour=11"], [3, "hour=10"], [4, "hour=01"],
+    expect(rows.map((row) => [Number(row.seq), row.file.split("/")[4]])).toEqual([
+      [1, "day=2025-03-09"], [2, "day=2025-03-09"], [3, "day=2025-03-09"], [4, "day=2025-03-10"], [5, "day=2025-03-09"],
     ]);
   });
 
@@ -182,9 +202,9 @@ describe("ParquetPipeline", () => {
     const full = new Error("disk full");
     sink.failOn = (call) => (call === 2 || call === 3 ? full : undefined);
     const pipeline = new ParquetPipeline({ events: store, sink });
-    await store.append([...events(1, 3), event(4, { offsetMs: 3_600_000 })]); // hours 10 and 11
+    await store.append([...events(1, 3), event(4, { offsetMs: 3_600_000 })]); // proj_b 1, 3; proj_a 2, 4
 
-    await expect(pipeline.deliverThrough(4)).rejects.toBe(full); // hour 10 written, hour 11 failed
+    await expect(pipeline.deliverThrough(4)).rejects.toBe(full); // proj_b's written, proj_a's failed
     expect(await store.checkpoint("parquet")).toBe(0);
     await store.append(events(5, 6));
     await expect(pipeline.deliverThrough(6)).rejects.toBe(full); // the first write fails
@@ -213,10 +233,7 @@ describe("ParquetPipeline", () => {
     sink.release();
 
     await Promise.all([first, ...waiting]);
-    expect(sink.writes).toEqual([
-      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
-      "events/dt=2025-03-09/hour=10/part-000000000004.parquet",
-    ]);
+    expect(ranges(sink.writes)).toEqual(["1-3", "2-2", "4-8", "5-7"]);
     expect(sink.maxInFlight).toBe(1);
     await expectExactlyOnce(sink.files, 8);
     expect(await store.checkpoint("parquet")).toBe(8);
@@ -235,7 +252,7 @@ describe("ParquetPipeline", () => {
     sink.release();
 
     await Promise.all([first, second, third]);
-    expect(sink.writes.map((path) => path.slice(-20))).toEqual(["000000000001.parquet", "000000000003.parquet"]);
+    expect(ranges(sink.writes)).toEqual(["1-1", "2-2", "3-5", "4-6"]);
     await expectExactlyOnce(sink.files, 6);
   });
 
@@ -264,10 +281,10 @@ describe("ParquetPipeline", () => {
 
     await store.append(events(1, 5));
     await pipeline.catchUp();
-    expect(sink.writes).toHaveLength(1);
+    expect(sink.writes).toHaveLength(2); // proj_a's and proj_b's
     await pipeline.catchUp();
     await pipeline.deliverThrough(5);
-    expect(sink.writes).toHaveLength(1);
+    expect(sink.writes).toHaveLength(2);
     expect(await store.checkpoint("parquet")).toBe(5);
   });
 
@@ -285,10 +302,12 @@ describe("ParquetPipeline", () => {
     expect(sink.files.size).toBe(2);
     expect(await store.checkpoint("parquet")).toBe(0);
 
-    // A new process: more events in both hours arrived meanwhile.
+    // A new process: more events of both partitions arrived meanwhile. Its sweep deletes the files
+    // written past the checkpoint; the retry writes their events again, with the new ones.
     await store.append([event(6), event(7, { offsetMs: 3_600_000 })]);
     await new ParquetPipeline({ events: crashing, sink }).deliverThrough(7);
-    expect(sink.writes.slice(2).sort()).toEqual(sink.writes.slice(0, 2).sort()); // same names, replaced
+    expect(ranges(sink.writes)).toEqual(["1-5", "2-4", "1-7", "2-6"]);
+    expect([...sink.files.keys()].sort()).toEqual([file("proj_a", 2, 6), file("proj_b", 1, 7)]);
     await expectExactlyOnce(sink.files, 7);
     expect(await store.checkpoint("parquet")).toBe(7);
   });
@@ -299,10 +318,10 @@ describe("ParquetPipeline", () => {
     await pipeline.deliverThrough(5);
     expect(await store.checkpoint("parquet")).toBe(8); // two pages of 4 passed seq 5
     await pipeline.catchUp();
-    expect(sink.writes.map((path) => path.slice(-20))).toEqual([
-      "000000000001.parquet", // 1..8
-      "000000000009.parquet", // 9..20: three pages reach flushRows
-      "000000000021.parquet", // 21..25: the short page ends the run
+    expect(ranges(sink.writes)).toEqual([
+      "1-7", "2-8", // 1..8
+      "9-19", "10-20", // 9..20: three pages reach flushRows
+      "21-25", "22-24", // 21..25: the short page ends the run
     ]);
     await expectExactlyOnce(sink.files, 25);
   });
@@ -418,10 +437,7 @@ describe("NodeFileSink", () => {
     await new ParquetPipeline({ events: store, sink: fileSinkFor(dataDir) }).catchUp();
 
     const root = join(dataDir, "parquet");
-    expect(await listFiles(root)).toEqual([
-      "events/dt=2025-03-09/hour=10/part-000000000001.parquet",
-      "events/dt=2025-03-09/hour=11/part-000000000004.parquet",
-    ]);
+    expect(await listFiles(root)).toEqual([file("proj_a", 2, 4), file("proj_b", 1, 3)]);
     const files = new Map<string, Uint8Array>();
     for (const path of await listFiles(root)) files.set(path, await readFile(join(root, path)));
     const rows = await allRows(files);

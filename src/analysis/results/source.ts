@@ -1,5 +1,5 @@
 // What experiment results need from the event store: a few sums per allocation, computed where the
-// events are (SQL in SQLite: src/store/sqlite/results-query.ts), so no store is read into memory.
+// events are (SQL run by DuckDB over the Parquet archive and the log's tail: src/store/columnar/results-sql.ts), so no store is read into memory.
 // The rules of what counts are docs/results.md "Units" and "Metrics"; every implementation follows them.
 
 export interface MetricQuery {

@@ -8,6 +8,7 @@ import type { LearnerProgress } from "../../adaptive/learner.js";
 import type { LearnedStateSource } from "../../adaptive/state.js";
 import { DELAYS } from "../../adaptive/state.js";
 import { count } from "../../adaptive/stats.js";
+import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { EventStore } from "../../store/types.js";
 import { clusterScrape } from "./cluster-metrics.js";
 import type { EventOutcome, RequestSample, ServedBundle, ServiceMetrics } from "./types.js";
@@ -106,6 +107,33 @@ export class PrometheusMetrics implements ServiceMetrics {
             if (arm !== DELAYS) this.set({ project: projectId, env, policy: policyId, arm }, count(stats));
           }
         }
+      },
+    });
+  }
+
+  /** How far the Parquet archive is behind the log: read from the store at each scrape, so every server reports it, lease or not. */
+  watchArchive(events: EventStore): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: "vane_archive_lag_events",
+      help: "Events in the log the Parquet archive does not hold yet (the log's last seq minus the copy's checkpoint); NaN while the log cannot be read",
+      registers,
+      async collect() {
+        const lag = await Promise.all([logEnd(events), events.checkpoint(PARQUET_PIPELINE)]).catch(() => undefined);
+        this.set(lag === undefined ? Number.NaN : Math.max(0, lag[0] - lag[1]));
+      },
+    });
+    new Gauge({
+      name: "vane_archive_lag_seconds",
+      help: "Seconds since the server received the oldest event the Parquet archive does not hold yet (0 when it holds every one); NaN while the log cannot be read",
+      registers,
+      async collect() {
+        const oldest = await events
+          .checkpoint(PARQUET_PIPELINE)
+          .then((through) => events.readAfter(through, 1))
+          .catch(() => undefined);
+        const receivedMs = oldest?.[0] === undefined ? undefined : Date.parse(oldest[0].event.receivedAt);
+        this.set(oldest === undefined ? Number.NaN : receivedMs === undefined ? 0 : Math.max(0, (Date.now() - receivedMs) / 1000));
       },
     });
   }

@@ -1,11 +1,11 @@
 // The FileSink of a Node process: files under a local folder, `<dataDir>/parquet`.
 import { randomUUID } from "node:crypto";
-import { mkdir, open, rename, rm } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { FileSink } from "./sink.js";
 
-/** Path segments the sink accepts: no "..", no absolute paths, nothing a shell or a URL must quote. */
-const SEGMENT = /^[A-Za-z0-9_=.-]+$/;
+/** Path segments the sink accepts: no "..", no absolute paths, nothing a shell must quote (% is partitions.ts's escape). */
+const SEGMENT = /^[A-Za-z0-9_=.%-]+$/;
 
 /** The sink for a server's data folder. */
 export function fileSinkFor(dataDir: string): NodeFileSink {
@@ -21,18 +21,25 @@ export class NodeFileSink implements FileSink {
    * warehouse readers (Spark, Hive, DuckDB globs of *.parquet) skip a leftover one.
    */
   async write(path: string, bytes: Uint8Array): Promise<void> {
-    const target = join(this.root, ...segments(path));
+    await this.writeWith(path, async (temp) => {
+      const handle = await open(temp, "wx");
+      try {
+        await handle.writeFile(bytes);
+      } finally {
+        await handle.close();
+      }
+    });
+  }
+
+  /** The same for a file another writer makes (DuckDB's COPY): `produce` writes the temporary path. */
+  async writeWith(path: string, produce: (temp: string) => Promise<void>): Promise<void> {
+    const target = this.pathOf(path);
     const folder = dirname(target);
     const created = await mkdir(folder, { recursive: true });
     const temp = join(folder, `.${basename(target)}.${randomUUID()}.tmp`);
     try {
-      const handle = await open(temp, "wx");
-      try {
-        await handle.writeFile(bytes);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await produce(temp);
+      await syncPath(temp);
       await rename(temp, target);
     } catch (error) {
       await rm(temp, { force: true });
@@ -40,7 +47,32 @@ export class NodeFileSink implements FileSink {
     }
     await syncEntries(folder, created);
   }
+
+  /** Every file's path under the root, "/"-separated; temporary (".…") files are not listed. */
+  async list(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.root, { recursive: true, withFileTypes: false });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+      throw error;
+    }
+    return names.map((name) => name.split("\\").join("/")).filter((name) => name.endsWith(".parquet") && !name.split("/").some((part) => part.startsWith(".")));
+  }
+
+  /** Deletes the file and syncs its folder, so a crash does not bring it back beside its replacement. */
+  async remove(path: string): Promise<void> {
+    const target = this.pathOf(path);
+    await rm(target, { force: true });
+    if (process.platform !== "win32") await syncPath(dirname(target));
+  }
+
+  /** The absolute path of a sink path. */
+  pathOf(path: string): string {
+    return join(this.root, ...segments(path));
+  }
 }
+
 
 function segments(path: string): string[] {
   const parts = path.split("/");
@@ -56,16 +88,17 @@ function segments(path: string): string[] {
  */
 async function syncEntries(folder: string, created: string | undefined): Promise<void> {
   if (process.platform === "win32") return; // folders cannot be opened for fsync there
-  await syncFolder(folder);
+  await syncPath(folder);
   if (created === undefined) return;
   for (let child = folder; child !== dirname(child); child = dirname(child)) {
-    await syncFolder(dirname(child));
+    await syncPath(dirname(child));
     if (child === created) break;
   }
 }
 
-async function syncFolder(folder: string): Promise<void> {
-  const handle = await open(folder, "r");
+/** fsync of a file or a folder (opened read-only: enough for fsync on Linux and macOS). */
+async function syncPath(path: string): Promise<void> {
+  const handle = await open(path, "r");
   try {
     await handle.sync();
   } finally {

@@ -1,14 +1,15 @@
-// The Parquet copy's thread: encoding is CPU work (~15 µs an event) that would otherwise stall the
-// server's event loop. It takes the batches this server's writer thread committed from memory
-// (`feed`, committed-feed.ts) and reads the rest, on its own connection, from the per-event table
-// derived from the event log (a lock held elsewhere blocks only this thread); it writes the files
-// and advances its checkpoint, exactly as ParquetPipeline does anywhere. The server only tells it
-// when to look.
+// The Parquet copy's thread: encoding (DuckDB's, duck-writer.ts) and compaction are work that
+// would otherwise stall the server's event loop. It takes the batches this server's writer thread
+// committed from memory (`feed`, committed-feed.ts) and reads the rest, on its own connection,
+// from the per-event table derived from the event log (a lock held elsewhere blocks only this
+// thread); it writes the files and advances its checkpoint, exactly as ParquetPipeline does
+// anywhere. The server only tells it when to look.
 import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { type OpenedStores, openStores } from "../open-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
+import { DuckArchiveWriter } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
 
@@ -20,6 +21,8 @@ import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.
 const PARQUET_NICENESS = 10;
 /** How often the writer's feed is moved off the port into the bounded feed. */
 const FEED_COLLECT_MS = 250;
+/** How often, at most, the archive's small files are looked at for compaction (it lists the folder). */
+const COMPACT_EVERY_MS = 60_000;
 try {
   setPriority(Math.min(19, getPriority() + PARQUET_NICENESS));
 } catch {
@@ -35,13 +38,33 @@ const send = (message: FromParquet): void => port.postMessage(message);
 // Opened by the first run, not at the thread's start: a store that fails to open (a table renamed
 // for a moment, a lock, a server down) fails that run, which is retried, instead of killing the
 // thread, which would leave the copy stalled and the server's stop waiting for it.
-let opened: { stores: OpenedStores; pipeline: ParquetPipeline } | undefined;
-async function open(): Promise<{ stores: OpenedStores; pipeline: ParquetPipeline }> {
+interface Opened {
+  readonly stores: OpenedStores;
+  readonly writer: DuckArchiveWriter;
+  readonly pipeline: ParquetPipeline;
+}
+let opened: Opened | undefined;
+async function open(): Promise<Opened> {
   if (opened !== undefined) return opened;
   const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
-  const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
-  opened = { stores, pipeline: new ParquetPipeline({ events: stores.events, feed, sink, flushRows: options.flushRows }) };
-  return opened;
+  try {
+    const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
+    const writer = await DuckArchiveWriter.open(sink);
+    const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, intact: writer.intact, flushRows: options.flushRows });
+    opened = { stores, writer, pipeline };
+    return opened;
+  } catch (error) {
+    await stores.close();
+    throw error;
+  }
+}
+let compactedAt = 0;
+
+/** Compacts after a delivery, at most every COMPACT_EVERY_MS. */
+async function compact(writer: DuckArchiveWriter, checkpoint: number): Promise<void> {
+  if (Date.now() - compactedAt < COMPACT_EVERY_MS) return;
+  compactedAt = Date.now();
+  await writer.compact(checkpoint);
 }
 
 let wanted = false;
@@ -55,9 +78,11 @@ async function run(): Promise<void> {
     while (wanted) {
       wanted = false;
       try {
-        const { stores, pipeline } = await open();
+        const { stores, writer, pipeline } = await open();
         await pipeline.catchUp();
-        send({ type: "caught-up", through: await stores.events.checkpoint(pipeline.name), fromMemory: feed?.fromMemory ?? 0 });
+        const through = await stores.events.checkpoint(pipeline.name);
+        await compact(writer, through);
+        send({ type: "caught-up", through, fromMemory: feed?.fromMemory ?? 0 });
       } catch (error) {
         send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
       }
@@ -77,6 +102,7 @@ function finish(): void {
   clearInterval(timer);
   clearInterval(collecting);
   feed?.close();
+  opened?.writer.close();
   const closed = opened?.stores.close() ?? Promise.resolve();
   void closed.catch(() => undefined).then(() => {
     send({ type: "closed" });

@@ -1,22 +1,47 @@
-// Hourly partitions, Hive style (`dt=…/hour=…`), so warehouses prune by folder.
+// Where an event's Parquet file goes. Hive-style folders, so warehouses prune by them:
+//
+//   events/org=<org>/project=<project>/env=<env>/day=YYYY-MM-DD/part-<first seq>-<last seq>.parquet
+//
+// A file holds events of its folder's partition with seqs first..last (not every seq between:
+// the others are other partitions'). Names are fixed by that range: a delivery retried after a
+// crash reads from the same checkpoint and writes the same names, and a compacted file's range
+// contains the ranges of the files it replaced. Runtime-free: the edge's writer shares it.
 import type { SequencedEvent } from "../types.js";
-import { receivedAtMillis } from "./rows.js";
 
-/** Digits of the first seq in a file name: zero-padded so names sort in seq order. */
+/** Digits of a seq in a file name: zero-padded so names sort in seq order. */
 const SEQ_DIGITS = 12;
+/** Also the layout before this one: `events/dt=…/hour=…/part-<first seq>.parquet`. */
+const FILE_NAME = /^part-(\d+)(?:-(\d+))?\.parquet$/;
+/** Characters a partition value keeps as they are; any other is %XX-escaped, as Hive does. */
+const PLAIN = /^[A-Za-z0-9_-]$/;
 
 export interface Partition {
-  /** `events/dt=YYYY-MM-DD/hour=HH`, from the UTC hour of `receivedAt`. */
+  /** `events/org=…/project=…/env=…/day=…`. */
   readonly folder: string;
   /** Ascending seq. */
   readonly rows: SequencedEvent[];
 }
 
-/** The rows grouped by the UTC hour they were received in, ordered by each group's first seq. */
-export function groupByHour(rows: readonly SequencedEvent[]): Partition[] {
+/** What an archive file's path says it holds. */
+export interface ArchivePath {
+  /** Relative to the archive's root, "/"-separated. */
+  readonly path: string;
+  readonly folder: string;
+  readonly first: number;
+  /** The last seq it may hold; a file of the old layout names only its first. */
+  readonly last: number;
+}
+
+export function partitionFolder(event: { readonly orgId: string; readonly projectId: string; readonly env: string }, millis: number): string {
+  const day = new Date(millis).toISOString().slice(0, 10); // always UTC
+  return `events/org=${escapeValue(event.orgId)}/project=${escapeValue(event.projectId)}/env=${escapeValue(event.env)}/day=${day}`;
+}
+
+/** The rows grouped by partition, each group in ascending seq, groups by first seq. */
+export function groupByPartition(rows: readonly SequencedEvent[]): Partition[] {
   const byFolder = new Map<string, SequencedEvent[]>();
   for (const row of rows) {
-    const folder = hourFolder(receivedAtMillis(row));
+    const folder = partitionFolder(row.event, Number(receivedAtMillis(row)));
     const group = byFolder.get(folder);
     if (group) group.push(row);
     else byFolder.set(folder, [row]);
@@ -25,14 +50,62 @@ export function groupByHour(rows: readonly SequencedEvent[]): Partition[] {
   return [...byFolder].map(([folder, grouped]) => ({ folder, rows: grouped }));
 }
 
-export function hourFolder(millis: bigint): string {
-  const iso = new Date(Number(millis)).toISOString(); // "YYYY-MM-DDTHH:…Z", always UTC
-  return `events/dt=${iso.slice(0, 10)}/hour=${iso.slice(11, 13)}`;
-}
-
-/** `<folder>/part-<first seq, 12 digits>.parquet`. */
+/** `<folder>/part-<first seq>-<last seq>.parquet`, 12 digits each. */
 export function partitionFile(partition: Partition): string {
   const first = partition.rows[0];
-  if (!first) throw new Error(`empty partition ${partition.folder}`);
-  return `${partition.folder}/part-${String(first.seq).padStart(SEQ_DIGITS, "0")}.parquet`;
+  const last = partition.rows.at(-1);
+  if (!first || !last) throw new Error(`empty partition ${partition.folder}`);
+  return rangeFile(partition.folder, first.seq, last.seq);
+}
+
+export function rangeFile(folder: string, first: number, last: number): string {
+  return `${folder}/part-${String(first).padStart(SEQ_DIGITS, "0")}-${String(last).padStart(SEQ_DIGITS, "0")}.parquet`;
+}
+
+/** Undefined for a path that is not an archive file (a temporary file, another name). */
+export function archivePath(path: string): ArchivePath | undefined {
+  const parts = path.split("/");
+  const match = FILE_NAME.exec(parts.at(-1)!);
+  if (match === null || parts.some((part) => part.startsWith("."))) return undefined;
+  const first = Number(match[1]);
+  return { path, folder: parts.slice(0, -1).join("/"), first, last: match[2] === undefined ? first : Number(match[2]) };
+}
+
+/**
+ * The files that hold each event through `through` once: those a delivery wrote past its
+ * checkpoint are not yet the archive's (the delivery writes them again), and a file whose range
+ * another file of its folder contains was compacted into it.
+ */
+export function cover<F extends ArchivePath>(files: readonly F[], through: number): F[] {
+  const sorted = files.filter((f) => f.first <= through).sort((a, b) => (a.folder < b.folder ? -1 : a.folder > b.folder ? 1 : a.first - b.first || b.last - a.last));
+  const kept: F[] = [];
+  let folder: string | undefined;
+  let reach = 0;
+  for (const file of sorted) {
+    if (file.folder !== folder) {
+      folder = file.folder;
+      reach = 0;
+    }
+    if (file.last <= reach) continue;
+    kept.push(file);
+    reach = file.last;
+  }
+  return kept;
+}
+
+/** `receivedAt` in epoch millis; a stored event with an unreadable receive time is a bug upstream. */
+export function receivedAtMillis(row: SequencedEvent): bigint {
+  const millis = Date.parse(row.event.receivedAt);
+  if (Number.isNaN(millis)) {
+    throw new Error(`event seq ${row.seq} has an invalid receivedAt: ${JSON.stringify(row.event.receivedAt)}`);
+  }
+  return BigInt(millis);
+}
+
+function escapeValue(value: string): string {
+  let escaped = "";
+  for (const char of value) {
+    escaped += PLAIN.test(char) ? char : [...new TextEncoder().encode(char)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+  }
+  return escaped === "" ? "%00" : escaped;
 }

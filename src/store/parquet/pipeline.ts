@@ -1,9 +1,12 @@
 // The Parquet delivery: a tailer of the primary event store. It reads events after its checkpoint
-// (from the committed batches in memory where it can, else from the store), writes them as
-// hourly-partitioned files, then advances the checkpoint. A failed write loses nothing: the
-// events stay in the primary store and the next delivery starts from the same place.
+// (from the committed batches in memory where it can, else from the store), writes them as files
+// partitioned by org, project, env and day (partitions.ts), then advances the checkpoint. A
+// failed write loses nothing: the events stay in the primary store and the next delivery starts
+// from the same place. Before its first run, and after a failed one, it sweeps the archive: files
+// written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
+// compacted one contains (a crash mid-compaction); a file that is not whole is written again.
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
-import { groupByHour, partitionFile } from "./partitions.js";
+import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
 import { encodeEvents } from "./rows.js";
 import type { FileSink } from "./sink.js";
 
@@ -31,6 +34,10 @@ export interface ParquetPipelineOptions {
   /** What to read before the store: the same events, already in memory. */
   readonly feed?: CommittedEvents;
   readonly sink: FileSink;
+  /** Writes one partition's rows at a sink path, whole or not at all: default the JavaScript encoder into sink.write. */
+  readonly writeRows?: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
+  /** Whether the file at a sink path is a whole Parquet file (the sweep rewrites one that is not); default: trusted. */
+  readonly intact?: (path: string) => Promise<boolean>;
   /** Events per readAfter call; default 1,000. */
   readonly batchRows?: number;
   /** Rows read before a run writes files and advances the checkpoint; default 10,000. */
@@ -50,6 +57,9 @@ export class ParquetPipeline implements EventPipeline {
   private readonly events: EventStore;
   private readonly feed: CommittedEvents | undefined;
   private readonly sink: FileSink;
+  private readonly writeRows: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
+  private readonly intact: ((path: string) => Promise<boolean>) | undefined;
+  private swept = false;
   private readonly batchRows: number;
   private readonly flushRows: number;
   private running: Promise<void> | undefined;
@@ -59,6 +69,8 @@ export class ParquetPipeline implements EventPipeline {
     this.events = options.events;
     this.feed = options.feed;
     this.sink = options.sink;
+    this.writeRows = options.writeRows ?? ((path, rows) => this.sink.write(path, encodeEvents(rows)));
+    this.intact = options.intact;
     this.batchRows = positiveInteger("batchRows", options.batchRows ?? DEFAULT_BATCH_ROWS);
     this.flushRows = positiveInteger("flushRows", options.flushRows ?? DEFAULT_FLUSH_ROWS);
   }
@@ -103,15 +115,54 @@ export class ParquetPipeline implements EventPipeline {
 
   private async run(target: number): Promise<void> {
     let checkpoint = await this.events.checkpoint(this.name);
+    try {
+      if (!this.swept) await this.sweep(checkpoint);
+      this.swept = true;
+      checkpoint = await this.deliver(checkpoint, target);
+    } catch (error) {
+      this.swept = false; // files of the failed run may lie past the checkpoint
+      throw error;
+    }
+  }
+
+  private async deliver(from: number, target: number): Promise<number> {
+    let checkpoint = from;
     while (checkpoint < target) {
       const { rows, more } = await this.read(checkpoint, target);
       const last = rows.at(-1);
-      if (!last) return;
+      if (!last) break;
       await this.write(rows);
       await this.events.setCheckpoint(this.name, last.seq);
       checkpoint = last.seq;
-      if (!more) return;
+      if (!more) break;
     }
+    return checkpoint;
+  }
+
+  /** Leaves the archive holding each event through `checkpoint` once, in whole files. */
+  private async sweep(checkpoint: number): Promise<void> {
+    const files = (await this.sink.list()).map(archivePath).filter((f): f is ArchivePath => f !== undefined);
+    const kept = new Set(cover(files, checkpoint));
+    for (const file of files) if (!kept.has(file)) await this.sink.remove(file.path);
+    if (this.intact === undefined) return;
+    for (const file of kept) if (!(await this.intact(file.path))) await this.rewrite(file, checkpoint);
+  }
+
+  /** The file's events again from the store: those of its folder with seqs first..last. */
+  private async rewrite(file: ArchivePath, checkpoint: number): Promise<void> {
+    const rows: SequencedEvent[] = [];
+    let cursor = file.first - 1;
+    while (cursor < Math.min(file.last, checkpoint)) {
+      const page = await this.events.readAfter(cursor, this.batchRows);
+      if (page.length === 0) break;
+      for (const row of page) if (row.seq <= file.last) rows.push(row);
+      cursor = page.at(-1)!.seq;
+    }
+    const mine = groupByPartition(rows).find((p) => p.folder === file.folder)?.rows ?? [];
+    if (mine[0]?.seq !== file.first) {
+      throw new Error(`Parquet file ${file.path} is not whole, and the store no longer holds its events (seq ${file.first}..${file.last}) to write it again`);
+    }
+    await this.writeRows(file.path, mine);
   }
 
   /** Pages after `after` until past `target`, out of events (`more` false), or flushRows rows. */
@@ -138,16 +189,9 @@ export class ParquetPipeline implements EventPipeline {
     return { rows, more: true };
   }
 
-  /**
-   * One file per hour partition, named by the partition's first seq. A run always starts at the
-   * checkpoint, so after a crash between a file write and the checkpoint update, the retry reads
-   * the same first events and writes the same file names: it replaces those files rather than
-   * adding a second copy of their rows.
-   */
+  /** One file per partition, named by the seq range of its rows (partitions.ts). */
   private async write(rows: readonly SequencedEvent[]): Promise<void> {
-    for (const partition of groupByHour(rows)) {
-      await this.sink.write(partitionFile(partition), encodeEvents(partition.rows));
-    }
+    for (const partition of groupByPartition(rows)) await this.writeRows(partitionFile(partition), partition.rows);
   }
 }
 

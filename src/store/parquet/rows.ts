@@ -3,6 +3,7 @@
 // no `name` values a different schema from one with some).
 import { parquetWriteBuffer, type ColumnSource, type SchemaElement } from "hyparquet-writer";
 import type { SequencedEvent } from "../types.js";
+import { receivedAtMillis } from "./partitions.js";
 
 const UTF8 = { type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } } as const;
 
@@ -16,7 +17,7 @@ function optional(name: string): SchemaElement {
 
 /** The files' schema: element 0 is the root, the rest are the columns in order. */
 export const EVENT_SCHEMA: readonly SchemaElement[] = [
-  { name: "root", num_children: 12 },
+  { name: "root", num_children: 13 },
   { name: "seq", type: "INT64", repetition_type: "REQUIRED" },
   required("id"),
   {
@@ -38,6 +39,9 @@ export const EVENT_SCHEMA: readonly SchemaElement[] = [
   optional("decision_id"),
   // JSON text in a plain string column, which every warehouse reads; its JSON functions parse it.
   required("body"),
+  // Whether a track event's name matched no event definition (absent when the event did not say):
+  // `vane events discovered` counts these. Last, so files written before it keep every other column's place.
+  { name: "discovered", type: "BOOLEAN", repetition_type: "OPTIONAL" },
 ];
 
 /** The rows of one file as columns, in EVENT_SCHEMA's order. */
@@ -59,12 +63,14 @@ export function eventColumns(rows: readonly SequencedEvent[]): ColumnSource[] {
     column("name", (r) => r.event.name ?? null),
     column("decision_id", (r) => r.event.decisionId ?? null),
     column("body", (r) => JSON.stringify(r.event.body)),
+    column("discovered", (r) => r.event.discovered ?? null),
   ];
 }
 
 /**
- * One Parquet file holding `rows`: Snappy (the writer's built-in, pure JS, and what warehouses
- * expect by default), a single row group (files are small: one delivery's rows of one hour).
+ * One Parquet file holding `rows`, in JavaScript: the edge's writer (a Worker cannot load DuckDB,
+ * which writes the files wherever Node runs: duck-writer.ts). Snappy (the writer's built-in, pure
+ * JS, and what warehouses expect by default), a single row group (one delivery's rows of one partition).
  */
 export function encodeEvents(rows: readonly SequencedEvent[]): Uint8Array {
   const buffer = parquetWriteBuffer({
@@ -75,13 +81,4 @@ export function encodeEvents(rows: readonly SequencedEvent[]): Uint8Array {
     createdBy: "vane",
   });
   return new Uint8Array(buffer);
-}
-
-/** `receivedAt` in epoch millis; a stored event with an unreadable receive time is a bug upstream. */
-export function receivedAtMillis(row: SequencedEvent): bigint {
-  const millis = Date.parse(row.event.receivedAt);
-  if (Number.isNaN(millis)) {
-    throw new Error(`event seq ${row.seq} has an invalid receivedAt: ${JSON.stringify(row.event.receivedAt)}`);
-  }
-  return BigInt(millis);
 }

@@ -1,5 +1,5 @@
 // Where the Parquet files go. Runtime-free, so the pipeline runs wherever a sink can be written:
-// a local folder now (file-sink.ts), an object store later.
+// a local folder (file-sink.ts), an object store (the edge's).
 
 export interface FileSink {
   /**
@@ -7,4 +7,8 @@ export interface FileSink {
    * old file or the whole new one, never part of it. Rejects when the bytes may not be stored.
    */
   write(path: string, bytes: Uint8Array): Promise<void>;
+  /** Every stored file's path (none of a write under way). */
+  list(): Promise<string[]>;
+  /** Deletes the file at `path`; a path with no file is fine. */
+  remove(path: string): Promise<void>;
 }

@@ -1,0 +1,50 @@
+// The one door to DuckDB: an in-memory database per reader (or per Parquet writer), with its
+// memory and threads bounded. No DuckDB database file is ever created: every reader scans the
+// Parquet files and the log's tail into its own memory, so none blocks a server or another reader.
+import { availableParallelism, totalmem } from "node:os";
+import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+
+export interface DuckSettings {
+  /** DuckDB's memory_limit in bytes; past it, operators spill to a temp folder or fail. */
+  readonly memoryBytes?: number;
+  readonly threads?: number;
+}
+
+/** Half the machine's memory: a reader beside a running server must leave it room. */
+export function defaultMemoryBytes(): number {
+  return Math.floor(totalmem() / 2);
+}
+
+export function defaultThreads(): number {
+  return availableParallelism();
+}
+
+export interface Duck {
+  readonly connection: DuckDBConnection;
+  close(): void;
+}
+
+export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
+  const memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
+  const threads = settings.threads ?? defaultThreads();
+  const instance = await DuckDBInstance.create(":memory:", {
+    memory_limit: `${Math.max(1, Math.floor(memoryBytes / 1024 / 1024))}MiB`,
+    threads: String(threads),
+    // Everything it needs (parquet, json) is linked in: it never downloads an extension.
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+  const connection = await instance.connect();
+  return {
+    connection,
+    close() {
+      connection.closeSync();
+      instance.closeSync();
+    },
+  };
+}
+
+/** A SQL string literal: paths and ids are data, quoted, never spliced raw. */
+export function sqlString(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
+}
