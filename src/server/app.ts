@@ -17,7 +17,7 @@ import { type Clock, systemClock } from "./clock.js";
 import { json } from "./answer.js";
 import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
-import { DEFAULT_MAX_EVENT_AGE_MS } from "./events/event-time.js";
+import { DEFAULT_MAX_EVENT_AGE_MS } from "../store/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { observeRequests } from "./middleware/observe.js";

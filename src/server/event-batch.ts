@@ -4,7 +4,7 @@
 import type { KeyRecord, StoredEvent } from "../store/types.js";
 import type { EventCatalog } from "./events/schemas.js";
 import { formatViolations } from "./events/schemas.js";
-import { eventTimeMs } from "./events/event-time.js";
+import { eventTimeMs } from "../store/event-time.js";
 import { validateEvent } from "./events/validate-event.js";
 import { show } from "../bundle/validate-values.js";
 import { deeperThan } from "./json-depth.js";

@@ -2,7 +2,7 @@
 // sender's clock by the request's `sentAt` (receivedAt − (sentAt − timestamp)), never after its
 // arrival and never more than the bound before it; a bad `sentAt` refuses the batch.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_MAX_EVENT_AGE_MS, eventTimeMs } from "../../src/server/events/event-time.js";
+import { DEFAULT_MAX_EVENT_AGE_MS, eventTimeMs } from "../../src/store/event-time.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { START, type TestServer, call, startTestServer } from "./harness.js";
 

@@ -28,14 +28,19 @@ function randomEvents(seed: number): StoredEvent[] {
     const unitKey = `u${Math.floor(random() * 25)}`;
     const exposing = random() < 0.45;
     let ms = T0 + Math.floor(random() * 600) * MINUTE_MS + Math.floor(random() * 1000);
-    // A track event sent in the exposure's batch is received at the same time: it counts.
+    // A track event sent in the exposure's batch is received at the same time; when it happened
+    // (its eventTime) may be before the exposure or after it: only after counts.
     const sameBatch = events.filter((e) => e.unitKey === unitKey && e.type !== "track");
-    if (!exposing && sameBatch.length > 0 && random() < 0.3) ms = Date.parse(pick(sameBatch).receivedAt);
-    while (exposing && times.has(ms)) ms += 1; // distinct exposure times: "first" is then unambiguous
+    let received = ms;
+    if (!exposing && sameBatch.length > 0 && random() < 0.3) received = Date.parse(pick(sameBatch).receivedAt);
+    else if (random() < 0.5) received = ms + Math.floor(random() * 90) * MINUTE_MS; // sent in a later batch
+    ms = Math.min(ms, received);
+    while (exposing && times.has(ms)) ms -= 1; // distinct exposure times: "first" is then unambiguous
     if (exposing) times.add(ms);
     const at = new Date(ms).toISOString();
+    const eventTime = ms === received && random() < 0.5 ? {} : { eventTime: at };
     const tenant = random() < 0.85 ? { orgId: "org-1", projectId: "shop", env: "production" } : pick([{ orgId: "org-2", projectId: "shop", env: "production" }, { orgId: "org-1", projectId: "blog", env: "production" }, { orgId: "org-1", projectId: "shop", env: "staging" }]);
-    const base = { id: `e${seed}-${i}`, receivedAt: at, ...tenant, unitKey, timestamp: at };
+    const base = { id: `e${seed}-${i}`, receivedAt: new Date(received).toISOString(), ...tenant, unitKey, timestamp: at };
     if (exposing) {
       const type = pick(["exposure", "decision"] as const);
       const allocation = pick(["a", "b", "c", "gone"]);
@@ -45,29 +50,32 @@ function randomEvents(seed: number): StoredEvent[] {
       if (random() < 0.7) layer.probability = pick([0.2, 0.5, 0.8, 1, 0, 1.5, "0.5"]);
       if (random() < 0.1) layer.attributionOnly = true;
       const other = { layerId: "l2", bucket: 7, policyId: "pol-x", policyKey: "x", allocationKey: "a" };
-      events.push({ ...base, type, body: { type, unitKey, timestamp: at, layers: random() < 0.3 ? [other, layer] : [layer] } });
+      events.push({ ...base, type, body: { type, unitKey, timestamp: at, ...eventTime, layers: random() < 0.3 ? [other, layer] : [layer] } });
     } else {
       const name = pick(["buy", "buy", "error", "view"]);
       const value = pick([undefined, 1, 2.5, 10, "12", null]);
-      events.push({ ...base, type: "track", name, body: { type: "track", unitKey, timestamp: at, event: name, ...(value !== undefined && { value }) } });
+      events.push({ ...base, type: "track", name, body: { type: "track", unitKey, timestamp: at, event: name, ...eventTime, ...(value !== undefined && { value }) } });
     }
   }
   return events;
 }
 
-/** The rules, plainly: first exposures per unit and allocation, then each metric's per-unit sums. */
+/** When an event happened: the eventTime the server set, else its timestamp (here never after its arrival). */
+const timeOf = (e: StoredEvent): string => (e.body.eventTime as string | undefined) ?? e.timestamp;
+
+/** The rules, plainly: first exposures per unit and allocation, then each metric's per-unit sums, by when events happened. */
 function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> {
-  const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && e.receivedAt <= q.until;
+  const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && timeOf(e) <= q.until;
   const first = new Map<string, { unit: string; alloc: string; at: string; p: unknown }>();
   for (const e of events) {
-    if (!mine(e) || (e.type !== "exposure" && e.type !== "decision") || (q.since !== undefined && e.receivedAt < q.since)) continue;
+    if (!mine(e) || (e.type !== "exposure" && e.type !== "decision") || (q.since !== undefined && timeOf(e) < q.since)) continue;
     for (const layer of e.body.layers as Record<string, unknown>[]) {
       const policyMatches = layer.policyKey !== undefined ? layer.policyKey === q.policyKey : layer.policyId === q.policyId;
       if (!policyMatches || layer.attributionOnly === true) continue;
       const alloc = (layer.allocationKey as string | undefined) ?? q.allocationKeys[layer.allocationId as string] ?? (layer.allocationId as string);
       const id = `${e.unitKey}\u0000${alloc}`;
       const seen = first.get(id);
-      if (seen === undefined || e.receivedAt < seen.at) first.set(id, { unit: e.unitKey, alloc, at: e.receivedAt, p: layer.probability });
+      if (seen === undefined || timeOf(e) < seen.at) first.set(id, { unit: e.unitKey, alloc, at: timeOf(e), p: layer.probability });
     }
   }
   const weight = (p: unknown) => (!q.weighted ? 1 : typeof p === "number" && p > 0 && p <= 1 ? 1 / p : 0);
@@ -84,7 +92,7 @@ function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<Result
         sums.w += w;
         sums.w2 += w * w;
         const end = m.windowMs === undefined ? q.until : new Date(Date.parse(x.at) + m.windowMs).toISOString();
-        const counted = events.filter((e) => mine(e) && e.type === "track" && e.name === m.event && e.unitKey === x.unit && e.receivedAt >= x.at && e.receivedAt <= end);
+        const counted = events.filter((e) => mine(e) && e.type === "track" && e.name === m.event && e.unitKey === x.unit && timeOf(e) >= x.at && timeOf(e) <= end);
         if (counted.length === 0) continue;
         const y = counted.reduce((s, e) => s + (typeof e.body.value === "number" ? e.body.value : 0), 0);
         sums.conversions += 1;

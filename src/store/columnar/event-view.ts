@@ -6,6 +6,7 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { DiscoveredEvent, EventFilter, EventStore, EventType, SequencedEvent } from "../types.js";
 import { sequencedEvent } from "../event-records.js";
+import { DEFAULT_MAX_EVENT_AGE_MS } from "../event-time.js";
 import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
 import { cover } from "../parquet/partitions.js";
 import { listArchive } from "./archive-files.js";
@@ -145,7 +146,12 @@ export class EventView {
         : `SELECT * EXCLUDE (received_at), epoch_ms(received_at) AS received_ms
            FROM read_parquet([${files.join(", ")}], union_by_name = true, hive_partitioning = false)
            WHERE seq <= ${this.through} UNION ALL BY NAME `;
-    await this.duck.connection.run(`CREATE OR REPLACE VIEW events AS ${archived}SELECT * FROM tail`);
+    // event_ms: when the event happened (store/event-time.ts), from the files' event_time or the
+    // tail's event_ms; files written before the column existed take the timestamp, clamped alike.
+    await this.duck.connection.run(`CREATE OR REPLACE VIEW events AS
+      SELECT * EXCLUDE (event_time, event_ms),
+             coalesce(event_ms, epoch_ms(event_time), least(received_ms, greatest(received_ms - ${DEFAULT_MAX_EVENT_AGE_MS}, epoch_ms(TRY_CAST(event_timestamp AS TIMESTAMPTZ))))) AS event_ms
+      FROM (${archived}SELECT *, CAST(NULL AS TIMESTAMPTZ) AS event_time FROM tail)`);
   }
 
   private async retrying<T>(read: () => Promise<T>): Promise<T> {

@@ -3,7 +3,8 @@
 //   1. each (unit, allocation)'s first exposure or decision naming the policy, into a temp table;
 //   2. the project's track events with the metrics' names, joined with their unit's exposures,
 //      summed per unit, then per allocation.
-// Times are epoch millis (the files hold received_at as a timestamp); sums are fsum (compensated),
+// Times are when events happened (event_ms, store/event-time.ts: the sender's timestamp corrected
+// for its clock, never after arrival), epoch millis; sums are fsum (compensated),
 // so the figures do not depend on the order DuckDB's threads add them in.
 import type { MetricSums, ResultsAggregates, ResultsQuery, ResultsSource } from "../../analysis/results/source.js";
 import type { EventView, Params } from "./event-view.js";
@@ -26,10 +27,10 @@ function exposedSql(allocationCases: string): string {
            coalesce(json_extract_string(f[3], '$') = $policyKey, json_extract_string(f[4], '$') = $policyId) AS named,
            coalesce(json_type(f[6]) <> 'BOOLEAN' OR json_extract_string(f[6], '$') = 'false', true) AS treated
     FROM (
-      SELECT e.unit_key AS unit, e.seq AS seq, e.received_ms AS first_ms, json_extract(unnest(json_extract(e.body, '$.layers[*]')), ${LAYER_FIELDS}) AS f
+      SELECT e.unit_key AS unit, e.seq AS seq, e.event_ms AS first_ms, json_extract(unnest(json_extract(e.body, '$.layers[*]')), ${LAYER_FIELDS}) AS f
       FROM events e
       WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
-        AND e.received_ms >= $since AND e.received_ms <= $until
+        AND e.event_ms >= $since AND e.event_ms <= $until
     )
   )
   WHERE named AND treated AND alloc IS NOT NULL
@@ -47,8 +48,8 @@ function metricSql(metricRows: string): string {
     JOIN m ON m.event = t.name
     JOIN results_exposed x ON x.unit = t.unit_key
     WHERE t.project_id = $projectId AND t.type = 'track' AND t.org_id = $orgId AND t.env = $env
-      AND t.received_ms >= x.first_ms AND t.received_ms <= $until
-      AND (m.window_ms IS NULL OR t.received_ms <= x.first_ms + m.window_ms)
+      AND t.event_ms >= x.first_ms AND t.event_ms <= $until
+      AND (m.window_ms IS NULL OR t.event_ms <= x.first_ms + m.window_ms)
     GROUP BY m.idx, x.alloc, x.unit
   )
   SELECT idx, alloc, count(*) AS conversions, fsum(w) AS convertedW, fsum(w * w) AS convertedW2,

@@ -3,6 +3,7 @@
 // no `name` values a different schema from one with some).
 import { parquetWriteBuffer, type ColumnSource, type SchemaElement } from "hyparquet-writer";
 import type { SequencedEvent } from "../types.js";
+import { storedEventTimeMs } from "../event-time.js";
 import { receivedAtMillis } from "./partitions.js";
 
 const UTF8 = { type: "BYTE_ARRAY", converted_type: "UTF8", logical_type: { type: "STRING" } } as const;
@@ -17,7 +18,7 @@ function optional(name: string): SchemaElement {
 
 /** The files' schema: element 0 is the root, the rest are the columns in order. */
 export const EVENT_SCHEMA: readonly SchemaElement[] = [
-  { name: "root", num_children: 13 },
+  { name: "root", num_children: 14 },
   { name: "seq", type: "INT64", repetition_type: "REQUIRED" },
   required("id"),
   {
@@ -42,6 +43,14 @@ export const EVENT_SCHEMA: readonly SchemaElement[] = [
   // Whether a track event's name matched no event definition (absent when the event did not say):
   // `vane events discovered` counts these. Last, so files written before it keep every other column's place.
   { name: "discovered", type: "BOOLEAN", repetition_type: "OPTIONAL" },
+  // When the event happened on the server's clock (store/event-time.ts): what analysis orders by.
+  {
+    name: "event_time",
+    type: "INT64",
+    repetition_type: "OPTIONAL",
+    converted_type: "TIMESTAMP_MILLIS",
+    logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
+  },
 ];
 
 /** The rows of one file as columns, in EVENT_SCHEMA's order. */
@@ -64,6 +73,7 @@ export function eventColumns(rows: readonly SequencedEvent[]): ColumnSource[] {
     column("decision_id", (r) => r.event.decisionId ?? null),
     column("body", (r) => JSON.stringify(r.event.body)),
     column("discovered", (r) => r.event.discovered ?? null),
+    column("event_time", (r) => BigInt(storedEventTimeMs(r.event.body, r.event.timestamp, Number(receivedAtMillis(r))))),
   ];
 }
 

@@ -12,3 +12,15 @@ export function eventTimeMs(timestampMs: number, receivedAtMs: number, sentAtMs:
   const corrected = sentAtMs === undefined ? timestampMs : receivedAtMs - (sentAtMs - timestampMs);
   return Math.min(receivedAtMs, Math.max(receivedAtMs - maxAgeMs, corrected));
 }
+
+/**
+ * The analysis time of a stored event, in ms: the `eventTime` the server set at ingestion, or, for
+ * an event stored without one (the server's own decision events, events from before it existed),
+ * its timestamp clamped to its arrival in the same way.
+ */
+export function storedEventTimeMs(body: Readonly<Record<string, unknown>>, timestamp: string, receivedAtMs: number): number {
+  const set = typeof body.eventTime === "string" ? Date.parse(body.eventTime) : Number.NaN;
+  if (Number.isFinite(set)) return set;
+  const sent = Date.parse(timestamp);
+  return Number.isFinite(sent) ? eventTimeMs(sent, receivedAtMs, undefined, DEFAULT_MAX_EVENT_AGE_MS) : receivedAtMs;
+}
