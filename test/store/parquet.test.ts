@@ -124,6 +124,8 @@ function expectedRow(seq: number, e: StoredEvent): Row {
     decision_id: e.decisionId ?? null,
     body: JSON.stringify(e.body),
     discovered: e.discovered ?? null,
+    // No eventTime in these bodies: the timestamp (an hour before arrival) is when it happened.
+    event_time: new Date(Math.min(Date.parse(e.timestamp), Date.parse(e.receivedAt))),
   };
 }
 
@@ -163,14 +165,16 @@ describe("ParquetPipeline", () => {
     const byName = new Map(schema.map((element) => [element.name, element]));
     expect(schema.slice(1).map((element) => element.name)).toEqual([
       "seq", "id", "received_at", "org_id", "project_id", "env", "type", "unit_key",
-      "event_timestamp", "name", "decision_id", "body", "discovered",
+      "event_timestamp", "name", "decision_id", "body", "discovered", "event_time",
     ]);
     expect(byName.get("seq")).toMatchObject({ type: "INT64", repetition_type: "REQUIRED" });
-    expect(byName.get("received_at")).toMatchObject({
-      type: "INT64",
-      converted_type: "TIMESTAMP_MILLIS",
-      logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
-    });
+    for (const instant of ["received_at", "event_time"]) {
+      expect(byName.get(instant)).toMatchObject({
+        type: "INT64",
+        converted_type: "TIMESTAMP_MILLIS",
+        logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
+      });
+    }
     expect(byName.get("name")).toMatchObject({ converted_type: "UTF8", repetition_type: "OPTIONAL" });
     expect(byName.get("body")).toMatchObject({ converted_type: "UTF8", repetition_type: "REQUIRED" });
   });
