@@ -51,7 +51,7 @@ function randomEvents(seed: number): StoredEvent[] {
 }
 
 /** The rules, plainly: first exposures per unit and allocation, then each metric's per-unit sums. */
-function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> {
+function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> & { exposed: { unit: string; alloc: string; at: string }[] } {
   const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && e.receivedAt <= q.until;
   const first = new Map<string, { unit: string; alloc: string; at: string; p: unknown }>();
   for (const e of events) {
@@ -93,11 +93,41 @@ function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<Result
     }),
   );
   return {
+    exposed,
     allocations: allocs.map((alloc) => ({ allocationKey: alloc, units: exposed.filter((x) => x.alloc === alloc).length })),
     unitsInSeveral: [...perUnit.values()].filter((n) => n > 1).length,
     unitsWithoutPropensity: q.weighted ? exposed.filter((x) => weight(x.p) === 0).length : 0,
     metrics,
   };
+}
+
+/**
+ * The extras plainly: per metric the units' summed values after exposure (as `reference`), the cap
+ * at the ⌈q·k⌉-th smallest of them, each unit's capped value before exposure within the pre-period,
+ * and the per-unit products.
+ */
+function referenceExtras(events: readonly StoredEvent[], q: ResultsQuery, exposedUnits: readonly { unit: string; alloc: string; at: string }[]) {
+  const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && e.type === "track";
+  const valueOf = (es: readonly StoredEvent[]) => es.reduce((s, e) => s + (typeof e.body.value === "number" ? e.body.value : 0), 0);
+  const perMetric = q.metrics.map((m) => {
+    const post = new Map<string, number>();
+    const pre = new Map<string, number>();
+    for (const x of exposedUnits) {
+      const end = m.windowMs === undefined ? q.until : new Date(Date.parse(x.at) + m.windowMs).toISOString();
+      const after = events.filter((e) => mine(e) && e.name === m.event && e.unitKey === x.unit && e.receivedAt >= x.at && e.receivedAt <= end && e.receivedAt <= q.until);
+      if (after.length > 0) post.set(`${x.unit}\u0000${x.alloc}`, valueOf(after));
+      const from = new Date(Date.parse(x.at) - q.preperiodMs!).toISOString();
+      const before = events.filter((e) => mine(e) && e.name === m.event && e.unitKey === x.unit && e.receivedAt < x.at && e.receivedAt >= from);
+      if (before.length > 0) pre.set(`${x.unit}\u0000${x.alloc}`, valueOf(before));
+    }
+    const sorted = [...post.values()].sort((a, b) => a - b);
+    const cap = m.cap === undefined || sorted.length === 0 ? undefined : sorted[Math.max(1, Math.ceil(m.cap * sorted.length)) - 1]!;
+    const capped = (v: number) => (cap !== undefined && v > cap ? cap : v);
+    for (const [k, v] of post) post.set(k, capped(v));
+    for (const [k, v] of pre) pre.set(k, capped(v));
+    return { post, pre, cap };
+  });
+  return { perMetric, caps: perMetric.map((m) => m.cap) };
 }
 
 const byKey = <T extends { allocationKey: string }>(xs: readonly T[]) => [...xs].sort((a, b) => a.allocationKey.localeCompare(b.allocationKey));
@@ -139,6 +169,65 @@ describe("SqliteResultsSource", () => {
           expect({ key: s.allocationKey, units: s.units, conversions: s.conversions }, `seed ${seed} metric ${m}`).toEqual({ key: e.allocationKey, units: e.units, conversions: e.conversions });
           for (const field of ["w", "w2", "convertedW", "convertedW2", "wValue", "w2Value", "w2Value2"] as const) expect(s[field], `seed ${seed} ${field}`).toBeCloseTo(e[field], 9);
         });
+      });
+    }
+  });
+});
+
+describe("SqliteResultsSource's pre-period, caps and products", () => {
+  it("gives the plain formulation's sums on 20 random event streams", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const events = randomEvents(seed);
+      const data = tempDir();
+      await inStore(data, async (stores) => void (await stores.events.append(events)));
+      const query: ResultsQuery = {
+        orgId: "org-1",
+        projectId: "shop",
+        env: "production",
+        policyId: "pol",
+        policyKey: "exp",
+        allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
+        since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+        until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
+        metrics: [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }],
+        weighted: false,
+        preperiodMs: (seed % 2 === 0 ? 120 : 600) * MINUTE_MS,
+        products: [{ of: [0, 2], kinds: ["value", "conversion"] }, { of: [1, 0], kinds: ["value", "value"] }],
+      };
+      const source = openResultsSource(data);
+      let got: ResultsAggregates;
+      try {
+        got = await source.aggregate(query);
+      } finally {
+        source.close();
+      }
+      const plain = reference(events, query);
+      const want = referenceExtras(events, query, plain.exposed);
+      expect(got.caps ?? query.metrics.map(() => undefined), `seed ${seed}`).toEqual(want.caps);
+      got.metrics.forEach((sums, m) => {
+        const { post, pre } = want.perMetric[m]!;
+        for (const s of sums) {
+          const units = plain.exposed.filter((x) => x.alloc === s.allocationKey).map((x) => `${x.unit}\u0000${x.alloc}`);
+          const xs = units.filter((u) => pre.has(u));
+          const expected = {
+            convertedBefore: xs.length,
+            convertedBoth: xs.filter((u) => post.has(u)).length,
+            x: xs.reduce((t, u) => t + pre.get(u)!, 0),
+            x2: xs.reduce((t, u) => t + pre.get(u)! ** 2, 0),
+            xy: xs.reduce((t, u) => t + pre.get(u)! * (post.get(u) ?? 0), 0),
+          };
+          const pv = s.preperiod!;
+          expect({ before: pv.convertedBefore, both: pv.convertedBoth }, `seed ${seed} metric ${m}`).toEqual({ before: expected.convertedBefore, both: expected.convertedBoth });
+          for (const f of ["x", "x2", "xy"] as const) expect(pv[f], `seed ${seed} metric ${m} ${f}`).toBeCloseTo(expected[f], 9);
+          expect(s.wValue, `seed ${seed} metric ${m} capped`).toBeCloseTo(units.reduce((t, u) => t + (post.get(u) ?? 0), 0), 9);
+        }
+      });
+      query.products!.forEach((p, i) => {
+        for (const { allocationKey, sum } of got.products![i]!) {
+          const units = plain.exposed.filter((x) => x.alloc === allocationKey).map((x) => `${x.unit}\u0000${x.alloc}`);
+          const value = (m: number, kind: string, u: string) => (want.perMetric[m]!.post.has(u) ? (kind === "value" ? want.perMetric[m]!.post.get(u)! : 1) : 0);
+          expect(sum, `seed ${seed} product ${i}`).toBeCloseTo(units.reduce((t, u) => t + value(p.of[0], p.kinds[0], u) * value(p.of[1], p.kinds[1], u), 0), 9);
+        }
       });
     }
   });

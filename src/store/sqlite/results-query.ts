@@ -4,12 +4,14 @@
 //   1. each (unit, allocation)'s first exposure or decision naming the policy, into a temp table
 //      keyed by unit — one pass over the project's exposure and decision events;
 //   2. one pass over the project's track events with the metrics' names, each joined with its
-//      unit's exposures, summed per unit, then per allocation.
+//      unit's exposures, summed per unit into a temp table, then per allocation (after the caps
+//      of winsorized metrics; with the pre-period's and products' sums: results-unit-query.ts).
 // No index of its own: both passes go through events_project_type (schema.ts).
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { MetricSums, ResultsAggregates, ResultsQuery, ResultsSource } from "../../analysis/results/source.js";
+import type { ResultsAggregates, ResultsQuery, ResultsSource } from "../../analysis/results/source.js";
 import { DB_FILE_NAME, DEFAULT_BUSY_TIMEOUT_MS } from "./open.js";
+import { capUnits, preperiodSums, productSums } from "./results-unit-query.js";
 
 // The first exposure of each unit in each allocation, with its propensity and weight: every
 // matching exposure is upserted, an earlier one replacing a later (no sort of all exposures).
@@ -43,15 +45,16 @@ function fillExposed(allocationCases: string): string {
     WHERE excluded.first_at < results_exposed.first_at`;
 }
 
-// Per metric (m.idx), allocation and unit with at least one event: its weight and summed value.
+// Per metric (m.idx), allocation and unit with at least one event: its weight and summed value,
+// into a temp table (results_units) that the sums, caps, pre-period and products read.
 // Values that are not numbers count 0; the window end is computed in SQL time, in ISO form.
 // CROSS JOIN keeps the track events the outer loop: one pass over them, however many metrics.
-function metricSql(metricRows: string): string {
+function fillUnitsSql(metricRows: string): string {
   return `
-  WITH m(idx, event, window_s) AS (VALUES ${metricRows}),
-  per_unit AS (
-    SELECT m.idx AS idx, x.alloc AS alloc, x.w AS w,
-           total(CASE WHEN json_type(t.body, '$.value') IN ('integer', 'real') THEN t.body ->> '$.value' END) AS y
+  WITH m(idx, event, window_s) AS (VALUES ${metricRows})
+  INSERT INTO results_units (idx, alloc, unit, w, y)
+    SELECT m.idx, x.alloc, x.unit, x.w,
+           total(CASE WHEN json_type(t.body, '$.value') IN ('integer', 'real') THEN t.body ->> '$.value' END)
     FROM events t
     CROSS JOIN m
     CROSS JOIN results_exposed x
@@ -59,12 +62,23 @@ function metricSql(metricRows: string): string {
       AND m.event = t.name AND x.unit = t.unit_key
       AND t.received_at >= x.first_at AND t.received_at <= @until
       AND (m.window_s IS NULL OR t.received_at <= strftime('%Y-%m-%dT%H:%M:%fZ', x.first_at, '+' || m.window_s || ' seconds'))
-    GROUP BY m.idx, x.alloc, x.unit
-  )
+    GROUP BY m.idx, x.alloc, x.unit`;
+}
+
+const CREATE_UNITS = `
+  CREATE TEMP TABLE IF NOT EXISTS results_units (
+    idx   INTEGER NOT NULL,
+    alloc TEXT NOT NULL,
+    unit  TEXT NOT NULL,
+    w     REAL NOT NULL,
+    y     REAL NOT NULL,
+    PRIMARY KEY (idx, alloc, unit)
+  ) WITHOUT ROWID`;
+
+const METRIC_SUMS = `
   SELECT idx, alloc, count(*) AS conversions, total(w) AS convertedW, total(w * w) AS convertedW2,
          total(w * y) AS wValue, total(w * w * y) AS w2Value, total(w * w * y * y) AS w2Value2
-  FROM per_unit GROUP BY idx, alloc`;
-}
+  FROM results_units GROUP BY idx, alloc`;
 
 interface AllocationRow {
   alloc: string;
@@ -99,10 +113,13 @@ export class SqliteResultsSource implements ResultsSource {
     const scope = { orgId: query.orgId, projectId: query.projectId, env: query.env, until: query.until };
     const read = this.db.transaction(() => {
       this.db.exec(CREATE_EXPOSED);
+      this.db.exec(CREATE_UNITS);
       this.db.exec("DELETE FROM results_exposed");
+      this.db.exec("DELETE FROM results_units");
       this.db.prepare(fillExposed(cases)).run({ ...scope, ...idParams, since: query.since ?? BEGINNING, policyKey: query.policyKey, policyId: query.policyId, weighted: query.weighted ? 1 : 0 });
       const result = this.collect(query, scope);
       this.db.exec("DELETE FROM results_exposed");
+      this.db.exec("DELETE FROM results_units");
       return result;
     });
     return read.deferred();
@@ -117,26 +134,30 @@ export class SqliteResultsSource implements ResultsSource {
     const hourly = this.db
       .prepare<[], { hour: string; allocationKey: string; units: number }>("SELECT substr(first_at, 1, 13) AS hour, alloc AS allocationKey, count(*) AS units FROM results_exposed GROUP BY 1, 2 ORDER BY 1, 2")
       .all();
+    const metrics = this.metricSums(query, scope, allocations);
     return {
       allocations: allocations.map((a) => ({ allocationKey: a.alloc, units: a.units })),
       unitsInSeveral,
       unitsWithoutPropensity,
       firstExposure: allocations.reduce<string | null>((first, a) => (first === null || a.first_at < first ? a.first_at : first), null),
       hourly,
-      metrics: this.metricSums(query, scope, allocations),
+      ...metrics,
     };
   }
 
-  private metricSums(query: ResultsQuery, scope: Record<string, string>, allocations: readonly AllocationRow[]): MetricSums[][] {
-    if (query.metrics.length === 0) return [];
+  private metricSums(query: ResultsQuery, scope: Record<string, string>, allocations: readonly AllocationRow[]): Pick<ResultsAggregates, "metrics" | "caps" | "products"> {
+    if (query.metrics.length === 0) return { metrics: [] };
     const rows = query.metrics.map((_, i) => `(${i}, @event${i}, @window${i})`).join(", ");
     const params: Record<string, string | number | null> = { ...scope };
     query.metrics.forEach((m, i) => {
       params[`event${i}`] = m.event;
       params[`window${i}`] = m.windowMs === undefined ? null : m.windowMs / 1000;
     });
-    const converted = this.db.prepare<[Record<string, string | number | null>], ConvertedRow>(metricSql(rows)).all(params);
-    return query.metrics.map((_, i) =>
+    this.db.prepare(fillUnitsSql(rows)).run(params);
+    const caps = capUnits(this.db, query.metrics);
+    const converted = this.db.prepare<[], ConvertedRow>(METRIC_SUMS).all();
+    const preperiod = query.preperiodMs === undefined ? undefined : preperiodSums(this.db, { rows, params, preperiodMs: query.preperiodMs, caps });
+    const metrics = query.metrics.map((_, i) =>
       allocations.map((a) => {
         const c = converted.find((row) => row.idx === i && row.alloc === a.alloc);
         return {
@@ -150,9 +171,15 @@ export class SqliteResultsSource implements ResultsSource {
           wValue: c?.wValue ?? 0,
           w2Value: c?.w2Value ?? 0,
           w2Value2: c?.w2Value2 ?? 0,
+          ...(preperiod !== undefined && { preperiod: preperiod(i, a.alloc) }),
         };
       }),
     );
+    return {
+      metrics,
+      ...(caps.some((c) => c !== undefined) && { caps }),
+      ...(query.products !== undefined && { products: productSums(this.db, query.products, allocations.map((a) => a.alloc)) }),
+    };
   }
 }
 
