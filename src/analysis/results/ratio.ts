@@ -7,6 +7,8 @@
 //
 // returned as a per-unit variance (n · Var(R)), so compare.ts's lift applies unchanged.
 import type { Summary } from "./compare.js";
+import type { MetricSums } from "./source.js";
+import type { MetricKind } from "./summary.js";
 
 export interface RatioSums {
   readonly units: number;
@@ -29,4 +31,12 @@ export function ratioSummary(sums: RatioSums): Summary | undefined {
   const cov = (sums.md - n * mm * md) / (n - 1);
   const variance = Math.max(0, (vm - 2 * ratio * cov + ratio * ratio * vd) / (md * md));
   return { units: n, mean: ratio, variance };
+}
+
+/** A ratio's sums from its two metrics' (unweighted) sums and their product's. */
+export function ratioSums(parts: { numerator: MetricSums; denominator: MetricSums; product: number }, kinds: { numerator: MetricKind; denominator: MetricKind }): RatioSums {
+  const side = (s: MetricSums, kind: MetricKind) => (kind === "conversion" ? [s.conversions, s.conversions] : [s.wValue, s.w2Value2]);
+  const [m, m2] = side(parts.numerator, kinds.numerator);
+  const [d, d2] = side(parts.denominator, kinds.denominator);
+  return { units: parts.numerator.units, m: m!, m2: m2!, d: d!, d2: d2!, md: parts.product };
 }
