@@ -145,6 +145,22 @@ describe("vane results: CUPED, sequential, Bayesian, corrections, ratios, caps",
     closeTo(got.metrics[0]!.allocations[1]!.cuped, cupedFigures(covariates(treatment, covariate), covariates(units.filter((u) => u.allocationKey === "control"), covariate), [covariates(units, covariate)]));
   });
 
+  it("the terminal shows each view in a second table under its metric", async () => {
+    const { events } = experiment();
+    const data = await storeWith(events, [POLICY]);
+    const args = ["--metric", "buy:value", "--metric", "buy:value/view", "--pre-period", "7d", "--sequential", "--engine", "bayesian", "--correction", "bh"];
+    const run = await vane("results", "cuped-exp", ...args, "--until", iso(START_MS + 20 * DAY_MS), "--data", data);
+    expect(run.code).toBe(0);
+    const json = await resultsOf(data, ...args);
+    const views = run.out.split("\n").filter((line) => line.startsWith("ALLOCATION  CUPED LIFT") || line.startsWith("ALLOCATION  SEQUENTIAL"));
+    expect(views).toHaveLength(2); // the value metric has CUPED; the ratio has none
+    expect(views[0]).toMatch(/CUPED LIFT\s+95% CI\s+P\s+VAR-\s+SEQUENTIAL 95% CI\s+P\s+P\(BEAT CONTROL\)\s+EXPECTED LOSS\s+ADJUSTED P/);
+    const chance = (json.metrics[0]!.allocations[1]!.bayesian as { chanceToBeatControl: number }).chanceToBeatControl;
+    expect(run.out).toContain(`${(100 * chance).toFixed(1)}%`);
+    expect(run.out).toContain("Metric buy:value/view: ratio (delta method)");
+    expect(run.out).toContain("CUPED: covariate = the unit's same metric in the 7 days before its first exposure");
+  });
+
   it("refuses bad options with the usage (exit 2), a ratio on an adaptive policy (exit 1)", async () => {
     const data = await storeWith([], [POLICY]);
     for (const bad of [["--engine", "magic"], ["--correction", "bonferroni"], ["--cap", "1.5"], ["--cap", "0"], ["--pre-period", "0d"], ["--pre-period", "week"], ["--metric", "buy/"], ["--metric", "a/b/c"]]) {
