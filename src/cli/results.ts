@@ -9,6 +9,7 @@ import { openResultsSource } from "../store/sqlite/results-query.js";
 import type { BundleStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { resultsHtml } from "./results-html.js";
+import { lookSeries, lookTimes } from "./results-looks.js";
 import { CORRECTIONS } from "../analysis/results/corrections.js";
 import { queryPlan } from "../analysis/results/plan.js";
 import { capOption, choiceOption, metricSpecs, preperiodOption, timeOption } from "./results-options.js";
@@ -86,7 +87,7 @@ export const resultsVerb: Verb = {
     const since = timeOption(values.since, "--since", USAGE);
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
     if (storeUrlOf(values) !== undefined) throw new CliError("vane results reads the data folder's SQLite store; on PostgreSQL it is not built yet (docs/deploy.md)");
-    const { subject, aggregates } = await withOpenedStores(values, "existing", async (stores) => {
+    const { subject, aggregates, looks } = await withOpenedStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
       // The per-event table is derived from the event log: reading through the store first copies
       // in what the log holds beyond it (a server killed before deriving), so the query sees it all.
@@ -103,7 +104,12 @@ export const resultsVerb: Verb = {
           ...(views.preperiodMs !== undefined && !weighted && { preperiodMs: views.preperiodMs }),
           ...(plan.products.length > 0 && { products: plan.products }),
         };
-        return { subject, aggregates: await source.aggregate(query) };
+        const aggregates = await source.aggregate(query);
+        // The page's plot over days: one more read per day (docs/results.md "Sequential testing").
+        const times = values.html !== undefined && views.sequential && aggregates.firstExposure !== null ? lookTimes(aggregates.firstExposure, until).slice(0, -1) : [];
+        const looks = [];
+        for (const at of times) looks.push({ at, aggregates: await source.aggregate({ ...query, until: at }) });
+        return { subject, aggregates, looks: [...looks, { at: until, aggregates }] };
       } finally {
         source.close();
       }
@@ -112,7 +118,8 @@ export const resultsVerb: Verb = {
     const results = experimentResults(subject, aggregates, { metrics, window: { since, until }, views });
     const context = { projectId: subject.projectId, env: subject.env, kind: subject.policy.kind, unitsInSeveral: aggregates.unitsInSeveral };
     if (values.html !== undefined) {
-      writeFileSync(values.html, resultsHtml(results, { ...context, hourly: aggregates.hourly }));
+      const series = views.sequential ? lookSeries(looks, { subject, metrics, since }) : undefined;
+      writeFileSync(values.html, resultsHtml(results, { ...context, hourly: aggregates.hourly, ...(series !== undefined && { looks: series }) }));
       io.err(`wrote ${values.html}`);
     }
     if (values.json) {
