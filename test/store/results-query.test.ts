@@ -132,31 +132,42 @@ function referenceExtras(events: readonly StoredEvent[], q: ResultsQuery, expose
 
 const byKey = <T extends { allocationKey: string }>(xs: readonly T[]) => [...xs].sort((a, b) => a.allocationKey.localeCompare(b.allocationKey));
 
+/** The query of seed `seed` over the streams' tenant and policy, with `rest` on top. */
+function queryFor(seed: number, rest: Pick<ResultsQuery, "until" | "metrics" | "weighted"> & Partial<ResultsQuery>): ResultsQuery {
+  return {
+    orgId: "org-1",
+    projectId: "shop",
+    env: "production",
+    policyId: "pol",
+    policyKey: "exp",
+    allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
+    since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+    ...rest,
+  };
+}
+
+/** The SQLite source's answer to `query` over a fresh store holding `events`. */
+async function aggregated(events: readonly StoredEvent[], query: ResultsQuery): Promise<ResultsAggregates> {
+  const data = tempDir();
+  await inStore(data, async (stores) => void (await stores.events.append(events)));
+  const source = openResultsSource(data);
+  try {
+    return await source.aggregate(query);
+  } finally {
+    source.close();
+  }
+}
+
 describe("SqliteResultsSource", () => {
   it("gives the sums of the rules' plain formulation on 20 random event streams", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const events = randomEvents(seed);
-      const data = tempDir();
-      await inStore(data, async (stores) => void (await stores.events.append(events)));
-      const query: ResultsQuery = {
-        orgId: "org-1",
-        projectId: "shop",
-        env: "production",
-        policyId: "pol",
-        policyKey: "exp",
-        allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
-        since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+      const query = queryFor(seed, {
         until: new Date(T0 + (seed % 2 === 0 ? 500 : 600) * MINUTE_MS).toISOString(),
         metrics: [{ event: "buy" }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "error" }],
         weighted: seed % 4 === 0,
-      };
-      const source = openResultsSource(data);
-      let got: ResultsAggregates;
-      try {
-        got = await source.aggregate(query);
-      } finally {
-        source.close();
-      }
+      });
+      const got = await aggregated(events, query);
       const want = reference(events, query);
       expect(byKey(got.allocations), `seed ${seed}`).toEqual(byKey(want.allocations));
       expect(got.unitsInSeveral, `seed ${seed}`).toBe(want.unitsInSeveral);
@@ -178,29 +189,14 @@ describe("SqliteResultsSource's pre-period, caps and products", () => {
   it("gives the plain formulation's sums on 20 random event streams", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const events = randomEvents(seed);
-      const data = tempDir();
-      await inStore(data, async (stores) => void (await stores.events.append(events)));
-      const query: ResultsQuery = {
-        orgId: "org-1",
-        projectId: "shop",
-        env: "production",
-        policyId: "pol",
-        policyKey: "exp",
-        allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
-        since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+      const query = queryFor(seed, {
         until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
         metrics: [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }],
         weighted: false,
         preperiodMs: (seed % 2 === 0 ? 120 : 600) * MINUTE_MS,
         products: [{ of: [0, 2], kinds: ["value", "conversion"] }, { of: [1, 0], kinds: ["value", "value"] }],
-      };
-      const source = openResultsSource(data);
-      let got: ResultsAggregates;
-      try {
-        got = await source.aggregate(query);
-      } finally {
-        source.close();
-      }
+      });
+      const got = await aggregated(events, query);
       const plain = reference(events, query);
       const want = referenceExtras(events, query, plain.exposed);
       expect(got.caps ?? query.metrics.map(() => undefined), `seed ${seed}`).toEqual(want.caps);
