@@ -161,6 +161,13 @@ describe("vane results: CUPED, sequential, Bayesian, corrections, ratios, caps",
     expect(run.out).toContain("CUPED: covariate = the unit's same metric in the 7 days before its first exposure");
   });
 
+  it("a ratio over an event nobody sent has no lift, not a lift of 0", async () => {
+    const { events } = experiment();
+    const data = await storeWith(events, [POLICY]);
+    const got = await resultsOf(data, "--metric", "buy:value/nothing");
+    expect(got.metrics[0]!.allocations.map((a) => [a.mean, a.lift])).toEqual([[0, undefined], [0, undefined]]);
+  });
+
   it("refuses bad options with the usage (exit 2), a ratio on an adaptive policy (exit 1)", async () => {
     const data = await storeWith([], [POLICY]);
     for (const bad of [["--engine", "magic"], ["--correction", "bonferroni"], ["--cap", "1.5"], ["--cap", "0"], ["--pre-period", "0d"], ["--pre-period", "week"], ["--metric", "buy/"], ["--metric", "a/b/c"]]) {

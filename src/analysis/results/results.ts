@@ -162,7 +162,8 @@ function metricResults(spec: MetricSpec, sums: readonly MetricSums[], how: Metri
     const own = figures.get(key)!;
     const base = { allocationKey: key, units: own.units, conversions: own.conversions, mean: own.mean, variance: own.variance };
     if (key === how.control || control === undefined) return base;
-    const lift = compare(own, control);
+    // A ratio whose denominator sums to 0 on either side has no value to compare.
+    const lift = own.noRatio === true || control.noRatio === true ? undefined : compare(own, control);
     const status = spec.guardrail === undefined ? undefined : guardrailStatus(spec.guardrail, own.units, lift?.liftInterval);
     const [ownCovariates, controlCovariates] = [covariates?.get(key), covariates?.get(how.control!)];
     const cuped = ownCovariates === undefined || controlCovariates === undefined ? undefined : cupedFigures(ownCovariates, controlCovariates, arms);
@@ -182,12 +183,12 @@ function metricResults(spec: MetricSpec, sums: readonly MetricSums[], how: Metri
 }
 
 /** An allocation's figures: from its sums, or for a ratio metric from its two parts' and their product. */
-function figuresOf(spec: MetricSpec, sums: MetricSums, how: MetricHow): AllocationFigures {
+function figuresOf(spec: MetricSpec, sums: MetricSums, how: MetricHow): AllocationFigures & { noRatio?: true } {
   if (spec.ratio === undefined || how.parts === undefined) return allocationFigures(sums, spec.kind as MetricKind);
   const key = sums.allocationKey;
   const denominator = how.parts.denominator.find((s) => s.allocationKey === key) ?? emptySums(key);
   const product = how.parts.products.find((p) => p.allocationKey === key)?.sum ?? 0;
   const kinds = { numerator: spec.ratio.numerator.kind, denominator: spec.ratio.denominator.kind };
-  const summary: Summary = ratioSummary(ratioSums({ numerator: sums, denominator, product }, kinds)) ?? { units: sums.units, mean: 0, variance: 0 };
-  return { ...summary, conversions: sums.conversions };
+  const summary: Summary | undefined = ratioSummary(ratioSums({ numerator: sums, denominator, product }, kinds));
+  return summary === undefined ? { units: sums.units, conversions: sums.conversions, mean: 0, variance: 0, noRatio: true } : { ...summary, conversions: sums.conversions };
 }
