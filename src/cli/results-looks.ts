@@ -8,7 +8,7 @@ import type { ResultsAggregates } from "../analysis/results/source.js";
 
 const DAY_MS = 86_400_000;
 /** At most this many looks (each a full read of the store); a longer experiment's days are thinned evenly. */
-export const MAX_LOOKS = 30;
+export const MAX_LOOKS = 10;
 
 export interface LookPoint {
   /** ISO 8601: the look's time. */
