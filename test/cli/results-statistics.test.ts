@@ -181,4 +181,22 @@ describe("vane results: CUPED, sequential, Bayesian, corrections, ratios, caps",
     expect(run.code).toBe(1);
     expect(run.err).toContain("ratio");
   });
+
+  it("an adaptive policy gets no CUPED (its means are weighted), the other views still", async () => {
+    const bandit = { ...staticPolicy("pol-bandit", "bandit-exp", [{ key: "control", buckets: 500 }, { key: "b", buckets: 500 }]), kind: "epsilon_greedy", reward: { event: "buy", type: "binary", windowSeconds: 3600 }, weights: [0.5, 0.5] } as Policy;
+    const events: StoredEvent[] = [];
+    for (let i = 0; i < 40; i++) {
+      const unit = `u${i}`;
+      const allocationKey = i % 2 === 0 ? "control" : "b";
+      events.push(track("buy", { ms: START_MS + DAY_MS, unit, value: i }), exposure(bandit, allocationKey, { ms: START_MS + 2 * DAY_MS, unit, probability: 0.5 }));
+      if (i % 3 !== 0) events.push(track("buy", { ms: START_MS + 2 * DAY_MS + HOUR_MS, unit, value: i + 1 }));
+    }
+    const data = await storeWith(events, [bandit]);
+    const run = await vane("results", "bandit-exp", "--metric", "buy:value", "--pre-period", "7d", "--sequential", "--until", iso(START_MS + 5 * DAY_MS), "--json", "--data", data);
+    expect(run.code).toBe(0);
+    const got = JSON.parse(run.out) as Json;
+    expect(got.preperiod).toBeUndefined();
+    expect(got.metrics[0]!.allocations[1]!.cuped).toBeUndefined();
+    expect(got.metrics[0]!.allocations[1]!.sequential).toBeDefined();
+  });
 });
