@@ -2,9 +2,11 @@
 // "Units", "Metrics") written plainly over the events in memory, on seeded random event streams
 // full of edge cases: other policies and tenants, events without keys, unknown allocations,
 // attribution-only layers, missing and invalid propensities, values that are not numbers, events
-// before exposure and after the window. DuckDB runs the SQL over the Parquet archive and the log's
-// tail: half the events in files, half in the tail, so the view's union is checked too. (The
-// SQLite query it replaced passed the same comparison.)
+// before exposure and after the window, tracks sent in the exposure's batch that happened before
+// it. Both order events by when they happened (eventTime, else the timestamp). The same for the
+// CUPED pre-period's sums, the winsorizing caps and the ratio products, and for the looks of one
+// read against a read per look. DuckDB runs the SQL over the Parquet archive and the log's tail:
+// half the events in files, half in the tail, so the view's union is checked too.
 import { describe, expect, it } from "vitest";
 import type { MetricSums, ResultsAggregates, ResultsQuery } from "../../src/analysis/results/source.js";
 import { join } from "node:path";
@@ -210,13 +212,16 @@ describe("DuckResultsSource", () => {
   });
 });
 
+/** A capped metric, a windowed one on the same event, and another event: the extras' metrics. */
+const CAPPED_METRICS = [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }];
+
 describe("DuckResultsSource's pre-period, caps and products", () => {
   it("gives the plain formulation's sums on 20 random event streams", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const events = randomEvents(seed);
       const query = queryFor(seed, {
         until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
-        metrics: [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }],
+        metrics: CAPPED_METRICS,
         weighted: false,
         preperiodMs: (seed % 2 === 0 ? 120 : 600) * MINUTE_MS,
         products: [{ of: [0, 2], kinds: ["value", "conversion"] }, { of: [1, 0], kinds: ["value", "value"] }],
@@ -260,7 +265,7 @@ describe("DuckResultsSource's looks", () => {
       const events = randomEvents(seed);
       const query = queryFor(seed, {
         until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
-        metrics: [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }],
+        metrics: CAPPED_METRICS,
         weighted: seed % 2 === 0,
         preperiodMs: 120 * MINUTE_MS,
         products: [{ of: [0, 2], kinds: ["value", "conversion"] }],
