@@ -95,6 +95,7 @@ async function build(dir: string): Promise<{ units: number; seconds: number }> {
     appender.appendNull();
     appender.appendVarchar(body);
     appender.appendNull();
+    appender.appendBigInt(BigInt(ms)); // event_ms: the events happened when they arrived
     appender.endRow();
     if (rows % ROWS_PER_CHUNK === 0) {
       appender.closeSync();

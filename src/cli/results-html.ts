@@ -1,9 +1,11 @@
 // `vane results --html FILE`: one self-contained page (inline CSS and SVG, no script, no network)
 // with the tables and two kinds of plot: each metric's lift with its 95% interval per treatment
 // allocation, and the cumulative units per allocation over time.
-import type { ExperimentResults, MetricResults } from "../analysis/results/results.js";
+import type { Interval } from "../analysis/results/compare.js";
+import type { ExperimentResults, MetricAllocation, MetricResults } from "../analysis/results/results.js";
 import type { ResultsAggregates } from "../analysis/results/source.js";
 import { numberTicks, tickMarks, timeTicks } from "./plot-axis.js";
+import type { LookSeries } from "./results-looks.js";
 import { type ResultsContext, overlapNote, pText } from "./results-text.js";
 
 const COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"];
@@ -14,6 +16,8 @@ const HOUR_MS = 3_600_000;
 
 export interface HtmlContext extends ResultsContext {
   readonly hourly: ResultsAggregates["hourly"];
+  /** With --sequential: each metric's lift and sequential interval at the end of each day. */
+  readonly looks?: LookSeries;
 }
 
 const STYLE = `
@@ -32,7 +36,7 @@ export function resultsHtml(results: ExperimentResults, context: HtmlContext): s
     allocationSection(results, context),
     `<h2>Cumulative units per allocation</h2>`,
     cumulativePlot(context.hourly, keys),
-    ...results.metrics.map((m) => metricSection(m, keys)),
+    ...results.metrics.map((m, i) => metricSection(m, keys) + (context.looks === undefined ? "" : looksPlot(m, context.looks[i]!, keys))),
     `<p class="note">Lift: treatment − control, 95% interval by Welch's t. Relative: treatment / control − 1, 95% interval by the delta method. p: Welch's two-sided t-test. Sample ratio: chi-square against the intended split, flagged below 0.001.</p>`,
   ];
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>Results: ${escape(results.policyKey)}</title><style>${STYLE}</style></head>\n<body>\n${body.join("\n")}\n</body></html>\n`;
@@ -73,31 +77,86 @@ function metricSection(metric: MetricResults, keys: readonly string[]): string {
     return `<tr>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`;
   });
   return [
-    `<h2>${escape(metric.event)}: ${metric.kind === "conversion" ? "conversion rate" : "mean value per unit"}${guard}</h2>`,
+    `<h2>${escape(metric.event)}: ${metric.kind === "conversion" ? "conversion rate" : metric.kind === "ratio" ? "ratio (delta method)" : "mean value per unit"}${guard}</h2>`,
     `<table class="metric" data-event="${escape(metric.event)}"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`,
+    viewsTable(metric),
     liftPlot(metric, keys),
   ].join("\n");
 }
 
-/** Each treatment's lift as a dot on its 95% interval, against a line at 0. */
+/** The further views of each treatment (CUPED, sequential, Bayesian, adjusted p), the columns some allocation has. */
+function viewsTable(metric: MetricResults): string {
+  const treatments = metric.allocations.filter((a) => a.pValue !== undefined);
+  const has = (field: "cuped" | "sequential" | "bayesian" | "adjustedPValue") => treatments.some((a) => a[field] !== undefined);
+  const range = (r: Interval | undefined) => (r === undefined ? "-" : `[${fixed(r[0])}, ${fixed(r[1])}]`);
+  const columns: [string[], (a: MetricAllocation) => string[]][] = [];
+  if (has("cuped")) columns.push([["CUPED lift", "95% CI", "p", "variance removed"], ({ cuped: c }) => (c === undefined ? ["-", "-", "-", "-"] : [fixed(c.lift), range(c.liftInterval), pText(c.pValue), pct(c.varianceReduction)])]);
+  if (has("sequential")) columns.push([["sequential 95% CI", "p"], ({ sequential: q }) => (q === undefined ? ["-", "-"] : [range(q.liftInterval), pText(q.pValue)])]);
+  if (has("bayesian")) columns.push([["chance to beat control", "expected loss"], ({ bayesian: b }) => (b === undefined ? ["-", "-"] : [pct(b.chanceToBeatControl), pct(b.expectedLoss)])]);
+  if (has("adjustedPValue")) columns.push([["adjusted p"], (a) => [a.adjustedPValue === undefined ? "-" : pText(a.adjustedPValue)]]);
+  if (columns.length === 0) return "";
+  const head = ["allocation", ...columns.flatMap(([h]) => h)];
+  const rows = treatments.map((a) => `<tr>${[escape(a.allocationKey), ...columns.flatMap(([, cells]) => cells(a))].map((c) => `<td>${c}</td>`).join("")}</tr>`);
+  return `<table class="views" data-event="${escape(metric.event)}"><thead><tr>${head.map((h) => `<th>${h}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+}
+
+/**
+ * Each treatment's lift as a dot on its 95% interval, against a line at 0; with the views asked
+ * for, the CUPED interval (dashed, its dot hollow) just below and the sequential one (thin) above.
+ */
 function liftPlot(metric: MetricResults, keys: readonly string[]): string {
   const shown = metric.allocations.filter((a) => a.liftInterval !== undefined);
   if (shown.length === 0) return `<p class="note">No lift to plot: the allocations need at least two units each.</p>`;
-  const bounds = shown.flatMap((a) => [...a.liftInterval!]).concat(0);
+  const bounds = shown.flatMap((a) => [...a.liftInterval!, ...(a.cuped?.liftInterval ?? []), ...(a.sequential?.liftInterval ?? [])]).concat(0);
   const [low, high] = padded(Math.min(...bounds), Math.max(...bounds));
   const height = MARGIN.top + MARGIN.bottom + ROW_HEIGHT * shown.length;
   const x = scale([low, high], [MARGIN.left, WIDTH - MARGIN.right]);
   const rows = shown.map((a, i) => {
     const y = MARGIN.top + ROW_HEIGHT * (i + 0.5);
     const colour = COLOURS[keys.indexOf(a.allocationKey) % COLOURS.length];
-    return `<g class="lift" data-allocation="${escape(a.allocationKey)}"><text x="${MARGIN.left - 8}" y="${y + 4}" text-anchor="end">${escape(a.allocationKey)}</text><line x1="${x(a.liftInterval![0])}" x2="${x(a.liftInterval![1])}" y1="${y}" y2="${y}" stroke="${colour}" stroke-width="3"/><circle cx="${x(a.lift!)}" cy="${y}" r="5" fill="${colour}"/></g>`;
+    const sequential = a.sequential === undefined ? "" : `<line class="sequential" x1="${x(a.sequential.liftInterval[0])}" x2="${x(a.sequential.liftInterval[1])}" y1="${y - 9}" y2="${y - 9}" stroke="${colour}" stroke-width="1"/>`;
+    const cuped =
+      a.cuped === undefined
+        ? ""
+        : `<line class="cuped" x1="${x(a.cuped.liftInterval[0])}" x2="${x(a.cuped.liftInterval[1])}" y1="${y + 9}" y2="${y + 9}" stroke="${colour}" stroke-width="3" stroke-dasharray="5 3"/><circle class="cuped" cx="${x(a.cuped.lift)}" cy="${y + 9}" r="4" fill="#fff" stroke="${colour}" stroke-width="2"/>`;
+    return `<g class="lift" data-allocation="${escape(a.allocationKey)}"><text x="${MARGIN.left - 8}" y="${y + 4}" text-anchor="end">${escape(a.allocationKey)}</text><line x1="${x(a.liftInterval![0])}" x2="${x(a.liftInterval![1])}" y1="${y}" y2="${y}" stroke="${colour}" stroke-width="3"/><circle cx="${x(a.lift!)}" cy="${y}" r="5" fill="${colour}"/>${sequential}${cuped}</g>`;
   });
   const zero = x(0);
-  return svg(height, [
+  const legend = shown.some((a) => a.cuped !== undefined || a.sequential !== undefined)
+    ? `<p class="note">Per allocation: the 95% interval (thick), the sequential interval above it (thin), the CUPED interval below it (dashed, hollow dot).</p>`
+    : "";
+  const plot = svg(height, [
     `<line class="zero" x1="${zero}" x2="${zero}" y1="${MARGIN.top - 6}" y2="${height - MARGIN.bottom}" stroke="#999" stroke-dasharray="4 3"/>`,
     ...rows,
     tickMarks(numberTicks(low, high), { x, y: height - MARGIN.bottom, width: WIDTH }),
   ], `lift of ${metric.event} per allocation with 95% intervals`);
+  return legend + plot;
+}
+
+/** Each treatment's lift at each day's end, a line through dots, over its sequential interval as a band. */
+function looksPlot(metric: MetricResults, series: LookSeries[number], keys: readonly string[]): string {
+  const all = [...series.values()].flat();
+  if (all.length === 0) return "";
+  const times = all.map((p) => Date.parse(p.at));
+  const [start, end] = [Math.min(...times), Math.max(...times, Math.min(...times) + HOUR_MS)];
+  const [low, high] = padded(Math.min(0, ...all.map((p) => p.sequentialInterval[0])), Math.max(0, ...all.map((p) => p.sequentialInterval[1])));
+  const height = 260;
+  const x = scale([start, end], [MARGIN.left, WIDTH - MARGIN.right]);
+  const y = scale([low, high], [height - MARGIN.bottom, MARGIN.top]);
+  const groups = [...series.entries()].map(([key, points]) => {
+    const colour = COLOURS[keys.indexOf(key) % COLOURS.length];
+    const at = (p: (typeof points)[number]) => x(Date.parse(p.at));
+    const band = [...points.map((p) => `${at(p)},${y(p.sequentialInterval[1])}`), ...[...points].reverse().map((p) => `${at(p)},${y(p.sequentialInterval[0])}`)].join(" ");
+    const line = points.map((p) => `${at(p)},${y(p.lift)}`).join(" ");
+    const dots = points.map((p) => `<circle cx="${at(p)}" cy="${y(p.lift)}" r="3" fill="${colour}" data-at="${escape(p.at)}"/>`).join("");
+    return `<g class="looks" data-allocation="${escape(key)}" data-points="${points.length}"><polygon points="${band}" fill="${colour}" fill-opacity="0.15" stroke="none"/><polyline points="${line}" fill="none" stroke="${colour}" stroke-width="2"/>${dots}</g>`;
+  });
+  const legend = [...series.keys()].map((key, i) => `<text x="${MARGIN.left + 8}" y="${MARGIN.top + 14 * i + 4}" fill="${COLOURS[keys.indexOf(key) % COLOURS.length]}">${escape(key)}</text>`);
+  const zero = `<line class="zero" x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(0)}" y2="${y(0)}" stroke="#999" stroke-dasharray="4 3"/>`;
+  return [
+    `<p class="note">${escape(metric.event)}: the lift at the end of each day with its always-valid 95% confidence sequence (band); it may be read at every look.</p>`,
+    svg(height, [zero, ...groups, ...legend, tickMarks(timeTicks(start, end), { x, y: height - MARGIN.bottom, width: WIDTH })], `lift of ${metric.event} over days with its sequential interval`),
+  ].join("\n");
 }
 
 /** Units per allocation summed over the hours of first exposure: one line per allocation, a legend top left. */

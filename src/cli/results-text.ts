@@ -26,9 +26,14 @@ export function resultsText(results: ExperimentResults, context: ResultsContext)
     srmLine(results),
   ];
   if (context.unitsInSeveral > 0) lines.push(overlapNote(context.unitsInSeveral));
-  for (const metric of results.metrics) lines.push("", metricHeading(metric), metricTable(metric));
+  for (const metric of results.metrics) {
+    lines.push("", metricHeading(metric), metricTable(metric));
+    const views = viewsTable(metric);
+    if (views !== undefined) lines.push(views);
+  }
   if (results.metrics.length > 0) {
     lines.push("", "LIFT: treatment − control, 95% CI by Welch's t; RELATIVE: treatment / control − 1, 95% CI by the delta method; P: Welch's two-sided t-test.");
+    if (results.preperiod !== undefined) lines.push(`CUPED: covariate = the unit's same metric in the ${preperiodDays(results.preperiod, results.from)} before its first exposure (0 without events then); VAR-: the variance it removes.`);
   }
   return lines.join("\n");
 }
@@ -49,7 +54,7 @@ function srmLine(results: ExperimentResults): string {
 }
 
 function metricHeading(metric: MetricResults): string {
-  const what = metric.kind === "conversion" ? "conversion rate" : "mean value per unit";
+  const what = metric.kind === "conversion" ? "conversion rate" : metric.kind === "ratio" ? "ratio (delta method)" : "mean value per unit";
   const guard = metric.guardrail === undefined ? "" : `, guardrail: must not ${metric.guardrail}`;
   return `Metric ${metric.event}: ${what}${guard}`;
 }
@@ -70,6 +75,28 @@ function metricTable(metric: MetricResults): string {
     ...(guarded ? [a.status ?? "(control)"] : []),
   ]);
   return table(headers, rows);
+}
+
+/**
+ * The further views of each treatment, only the columns some allocation has: CUPED's lift, interval,
+ * p and variance removed; the sequential interval and p; chance to beat control and expected loss
+ * (relative); the adjusted p-value.
+ */
+function viewsTable(metric: MetricResults): string | undefined {
+  const treatments = metric.allocations.filter((a) => a.pValue !== undefined);
+  const has = (field: "cuped" | "sequential" | "bayesian" | "adjustedPValue") => treatments.some((a) => a[field] !== undefined);
+  const columns: [string[], (a: MetricAllocation) => string[]][] = [];
+  if (has("cuped")) columns.push([["CUPED LIFT", "95% CI", "P", "VAR-"], (a) => (a.cuped === undefined ? ["-", "-", "-", "-"] : [signed(a.cuped.lift), interval(a.cuped.liftInterval, signed), pText(a.cuped.pValue), percent(a.cuped.varianceReduction)])]);
+  if (has("sequential")) columns.push([["SEQUENTIAL 95% CI", "P"], (a) => (a.sequential === undefined ? ["-", "-"] : [interval(a.sequential.liftInterval, signed), pText(a.sequential.pValue)])]);
+  if (has("bayesian")) columns.push([["P(BEAT CONTROL)", "EXPECTED LOSS"], (a) => (a.bayesian === undefined ? ["-", "-"] : [percent(a.bayesian.chanceToBeatControl), percent(a.bayesian.expectedLoss)])]);
+  if (has("adjustedPValue")) columns.push([["ADJUSTED P"], (a) => [a.adjustedPValue === undefined ? "-" : pText(a.adjustedPValue)]]);
+  if (columns.length === 0) return undefined;
+  return table(["ALLOCATION", ...columns.flatMap(([h]) => h)], treatments.map((a) => [a.allocationKey, ...columns.flatMap(([, cells]) => cells(a))]));
+}
+
+function preperiodDays(preperiod: { from: string }, from: string | null): string {
+  const days = from === null ? 0 : (Date.parse(from) - Date.parse(preperiod.from)) / 86_400_000;
+  return `${Number(days.toFixed(2))} days`;
 }
 
 function number(x: number): string {

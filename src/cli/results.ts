@@ -2,8 +2,10 @@
 // and guardrails, from the stored events (docs/results.md). The sums come from DuckDB over the
 // Parquet archive and the log's tail (src/store/columnar/); the statistics are src/analysis/results/.
 import { writeFileSync } from "node:fs";
-import { experimentResults } from "../analysis/results/results.js";
-import type { ResultsAggregates } from "../analysis/results/source.js";
+import { CORRECTIONS } from "../analysis/results/corrections.js";
+import { queryPlan } from "../analysis/results/plan.js";
+import { type MetricSpec, experimentResults } from "../analysis/results/results.js";
+import type { ResultsAggregates, ResultsQuery } from "../analysis/results/source.js";
 import type { Bundle, Policy } from "../bundle/types.js";
 import { DuckResultsSource } from "../store/columnar/results-sql.js";
 import type { BundleStore } from "../store/types.js";
@@ -11,7 +13,8 @@ import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
 import { withProgress } from "./progress.js";
 import { resultsHtml } from "./results-html.js";
-import { metricSpecs, timeOption } from "./results-options.js";
+import { lookSeries, lookTimes } from "./results-looks.js";
+import { capOption, choiceOption, metricSpecs, preperiodOption, timeOption } from "./results-options.js";
 import { overlapNote, resultsText } from "./results-text.js";
 import type { Verb } from "./verb.js";
 
@@ -19,7 +22,9 @@ const DEFAULT_ENV = "production";
 
 const USAGE = `Usage: vane results POLICY [--project P] [--env ${DEFAULT_ENV}] --metric EVENT[:value]...
                     [--guardrail EVENT[:value]:increase|decrease]... [--window [EVENT=]DURATION]...
-                    [--since ISO] [--until ISO] [--json] [--html FILE] [--data DIR]
+                    [--since ISO] [--until ISO] [--cuped | --pre-period DURATION] [--sequential]
+                    [--engine frequentist|bayesian] [--correction holm|bh|none] [--cap Q]
+                    [--json] [--html FILE] [--data DIR]
 
 An experiment's results from the stored events: units per allocation and a sample-ratio test
 against the intended split; per metric, each allocation's conversion rate or mean value per unit,
@@ -28,10 +33,19 @@ a p-value; guardrails ok, violated or insufficient_data (< 30 units). POLICY is 
 key. Rules and tests: docs/results.md.
   --project P        the project whose bundle has POLICY (default: the only one that has it)
   --env E            the environment (default ${DEFAULT_ENV})
-  --metric M         EVENT (conversion rate) or EVENT:value (mean value per unit); repeatable
+  --metric M         EVENT (conversion rate), EVENT:value (mean value per unit), or a ratio
+                     A/B of two of those (delta method); repeatable
   --guardrail G      EVENT[:value]:increase|decrease, the move that is bad; repeatable
   --window W         count events only this long after exposure: 7d, 12h, or EVENT=7d for one event
-  --since, --until   exposures (server time) from / up to these times
+  --since, --until   exposures from / up to these times (when they happened)
+  --cuped            CUPED beside the plain estimate, the covariate each unit's same metric in the
+                     pre-period before its first exposure (the metrics' window, else 14d)
+  --pre-period D     CUPED with this pre-period (e.g. 14d)
+  --sequential       always-valid 95% confidence sequences, safe to look at any time
+  --engine E         frequentist (default) or bayesian: also chance to beat control, expected loss
+  --correction C     holm, bh (Benjamini-Hochberg) or none (default): adjusted p-values across
+                     every treatment x metric
+  --cap Q            winsorize value metrics: cap each unit's value at this quantile (e.g. 0.99)
   --json             one JSON object instead of the tables
   --html FILE        also write a self-contained page with the tables and plots
 ${dataHelp(21)}
@@ -56,24 +70,39 @@ export const resultsVerb: Verb = {
         until: { type: "string" },
         json: { type: "boolean", default: false },
         html: { type: "string" },
+        cuped: { type: "boolean", default: false },
+        "pre-period": { type: "string" },
+        sequential: { type: "boolean", default: false },
+        engine: { type: "string", default: "frequentist" },
+        correction: { type: "string", default: "none" },
+        cap: { type: "string" },
       },
       positionals: [1, 1],
     });
-    const metrics = metricSpecs(values, USAGE);
+    const cap = capOption(values.cap, USAGE);
+    const metrics = metricSpecs(values, USAGE).map((m) => (cap !== undefined && m.kind === "value" ? { ...m, cap } : m));
+    const views = {
+      preperiodMs: preperiodOption(values, { metrics, usage: USAGE }),
+      sequential: values.sequential,
+      engine: choiceOption(values.engine, "--engine", { choices: ["frequentist", "bayesian"] as const, usage: USAGE }),
+      correction: choiceOption(values.correction, "--correction", { choices: CORRECTIONS, usage: USAGE }),
+    };
     const since = timeOption(values.since, "--since", USAGE);
     const until = timeOption(values.until, "--until", USAGE) ?? new Date().toISOString();
-    const { subject, aggregates } = await withEventView(values, USAGE, async (view, stores) => {
+    const { subject, aggregates, looks } = await withEventView(values, USAGE, async (view, stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
-      const { policy, orgId, projectId, env } = subject;
-      const allocationKeys = Object.fromEntries(policy.allocations.map((a) => [a.id, a.key]));
-      const query = { orgId, projectId, env, policyId: policy.id, policyKey: policy.key, allocationKeys, since, until, metrics, weighted: policy.kind !== "static" };
-      return { subject, aggregates: await withProgress(view.connection, () => new DuckResultsSource(view).aggregate(query)) };
+      const query = resultsQuery(subject, { since, until, metrics, preperiodMs: views.preperiodMs });
+      // The page's plot over days: the results as of each day's end too, in the same read (docs/results.md "Sequential testing").
+      const overDays = values.html !== undefined && views.sequential;
+      const looks = await withProgress(view.connection, () => new DuckResultsSource(view).aggregateLooks(query, (first) => (overDays ? lookTimes(first, until).slice(0, -1) : [])));
+      return { subject, aggregates: looks.at(-1)!.aggregates, looks };
     });
     refuseUnweighable(subject, aggregates);
-    const results = experimentResults(subject, aggregates, { metrics, window: { since, until } });
+    const results = experimentResults(subject, aggregates, { metrics, window: { since, until }, views });
     const context = { projectId: subject.projectId, env: subject.env, kind: subject.policy.kind, unitsInSeveral: aggregates.unitsInSeveral };
     if (values.html !== undefined) {
-      writeFileSync(values.html, resultsHtml(results, { ...context, hourly: aggregates.hourly }));
+      const series = views.sequential ? lookSeries(looks, { subject, metrics, since }) : undefined;
+      writeFileSync(values.html, resultsHtml(results, { ...context, hourly: aggregates.hourly, ...(series !== undefined && { looks: series }) }));
       io.err(`wrote ${values.html}`);
     }
     if (values.json) {
@@ -83,6 +112,20 @@ export const resultsVerb: Verb = {
     return 0;
   },
 };
+
+/** What to ask the store: the metrics' plan (ratios' parts and products), the pre-period for a static policy. */
+function resultsQuery(subject: Subject, how: { since?: string; until: string; metrics: readonly MetricSpec[]; preperiodMs?: number }): ResultsQuery {
+  const { policy, orgId, projectId, env } = subject;
+  const allocationKeys = Object.fromEntries(policy.allocations.map((a) => [a.id, a.key]));
+  const weighted = policy.kind !== "static";
+  if (weighted && how.metrics.some((m) => m.ratio !== undefined)) throw new CliError(`policy "${policy.key}" is adaptive: ratio metrics are not weighted yet (docs/results.md)`);
+  const plan = queryPlan(how.metrics);
+  return {
+    ...{ orgId, projectId, env, policyId: policy.id, policyKey: policy.key, allocationKeys, since: how.since, until: how.until, metrics: plan.metrics, weighted },
+    ...(how.preperiodMs !== undefined && !weighted && { preperiodMs: how.preperiodMs }),
+    ...(plan.products.length > 0 && { products: plan.products }),
+  };
+}
 
 interface Subject {
   readonly policy: Policy;

@@ -45,9 +45,11 @@ async function append(store: EventStore, list: readonly StoredEvent[]): Promise<
 }
 
 const RESULTS = ["results", "pg-test", "--metric", "buy", "--metric", "buy:value", "--until", "2026-11-10T00:00:00Z", "--json"];
+/** With every further view: CUPED's pre-period, caps and a ratio's products are sums of the same read. */
+const RESULTS_VIEWS = [...RESULTS, "--metric", "buy:value/buy", "--pre-period", "2d", "--cap", "0.9", "--sequential", "--engine", "bayesian", "--correction", "holm"];
 
 describe("the reading verbs on PostgreSQL, over its Parquet folder and its log's tail", () => {
-  it("answer as on SQLite: events count, list and discovered, results", async () => {
+  it("answer as on SQLite: events count, list and discovered, results with and without the further views", async () => {
     const data = tempDir();
     await inStore(data, async (stores) => {
       await stores.bundles.put(bundle(), iso(START_MS));
@@ -72,7 +74,7 @@ describe("the reading verbs on PostgreSQL, over its Parquet folder and its log's
     }
 
     const onPg = ["--store", url, "--parquet", parquet, "--threads", "1", "--memory-limit", "256MB"];
-    for (const verb of [["events", "count"], ["events", "count", "--type", "track"], ["events", "list", "--limit", "50"], ["events", "discovered"], RESULTS]) {
+    for (const verb of [["events", "count"], ["events", "count", "--type", "track"], ["events", "list", "--limit", "50"], ["events", "discovered"], RESULTS, RESULTS_VIEWS]) {
       // One thread each: several may add a sum's parts in another order, moving its last bits.
       const sqlite = await vane(...verb, "--data", data, "--threads", "1");
       const postgres = await vane(...verb, ...onPg);

@@ -36,7 +36,8 @@ describe("vane results by when events happened", () => {
 
       const run = await vane("results", "checkout-exp", "--metric", "purchase", "--data", dataDir, "--json");
       expect(run.code).toBe(0);
-      const results = JSON.parse(run.out) as { metrics: { allocations: { allocationKey: string; units: number; conversions: number }[] }[] };
+      const results = JSON.parse(run.out) as { time: string; metrics: { allocations: { allocationKey: string; units: number; conversions: number }[] }[] };
+      expect(results.time).toBe("event");
       expect(results.metrics[0]!.allocations.map(({ allocationKey, units, conversions }) => ({ allocationKey, units, conversions }))).toEqual([
         { allocationKey: "a", units: 2, conversions: 1 },
         { allocationKey: "b", units: 2, conversions: 0 },

@@ -118,6 +118,58 @@ describe("vane results --html", () => {
     await context.close();
   });
 
+  it("shows CUPED beside plain, the sequential interval and the Bayesian view, and the lift over days with its sequence", async () => {
+    const data = await store();
+    const file = join(tempDir(), "results.html");
+    const args = ["results", "page-exp", "--metric", "purchase:value", "--until", "2026-11-10T00:00:00Z", "--data", data, "--pre-period", "7d", "--sequential", "--engine", "bayesian", "--correction", "holm"];
+    const run = await vane(...args, "--json", "--html", file);
+    expect(run.code).toBe(0);
+    type Views = LiftJson & { cuped: { lift: number; liftInterval: [number, number] }; sequential: { liftInterval: [number, number] }; bayesian: { chanceToBeatControl: number } };
+    const treatments = (JSON.parse(run.out) as { metrics: { allocations: Views[] }[] }).metrics[0]!.allocations.slice(1);
+    const page = await browser.newPage({ viewport: { width: 1000, height: 1400 } });
+    const errors = pageErrors(page);
+    await page.goto(pathToFileURL(file).href);
+    const views = await page.$$eval("table.views tbody tr", (rows) => rows.map((r) => Array.from(r.querySelectorAll("td"), (td) => td.textContent)));
+    expect(views.map((r) => r[0])).toEqual(["green", "gold"]);
+    views.forEach((row, i) => expect(row).toContain(`${(100 * treatments[i]!.bayesian.chanceToBeatControl).toFixed(1)}%`));
+    // The plain interval's line gives the plot's scale; the CUPED and sequential lines sit where it puts their numbers.
+    const groups = await page.$$eval("svg[aria-label^='lift of purchase per'] g.lift", (gs) =>
+      gs.map((g) => {
+        const ends = (selector: string) => [Number(g.querySelector(selector)!.getAttribute("x1")), Number(g.querySelector(selector)!.getAttribute("x2"))];
+        return { plain: ends("line"), cuped: ends("line.cuped"), sequential: ends("line.sequential"), cupedDot: Number(g.querySelector("circle.cuped")!.getAttribute("cx")) };
+      }),
+    );
+    groups.forEach((g, i) => {
+      const a = treatments[i]!;
+      const x = (v: number) => g.plain[0]! + ((v - a.liftInterval![0]) / (a.liftInterval![1] - a.liftInterval![0])) * (g.plain[1]! - g.plain[0]!);
+      for (const [drawn, numbers] of [[g.cuped, a.cuped.liftInterval], [g.sequential, a.sequential.liftInterval]] as const) {
+        expect(drawn[0]).toBeCloseTo(x(numbers[0]), 0);
+        expect(drawn[1]).toBeCloseTo(x(numbers[1]), 0);
+      }
+      expect(g.cupedDot).toBeCloseTo(x(a.cuped.lift), 0);
+      expect(g.sequential[1]! - g.sequential[0]!).toBeGreaterThan(g.plain[1]! - g.plain[0]!);
+    });
+    // Over days: one series per treatment, a dot per day's end from the first exposure (Nov 1) to --until, each inside its band.
+    const looks = await page.$$eval("svg[aria-label$='over days with its sequential interval'] g.looks", (gs) =>
+      gs.map((g) => ({
+        allocation: g.getAttribute("data-allocation"),
+        dots: Array.from(g.querySelectorAll("circle"), (c) => ({ at: c.getAttribute("data-at"), y: Number(c.getAttribute("cy")) })),
+        band: g.querySelector("polygon")!.getAttribute("points")!.split(" ").map((p) => Number(p.split(",")[1])),
+      })),
+    );
+    expect(looks.map((l) => l.allocation)).toEqual(["green", "gold"]);
+    for (const l of looks) {
+      expect(l.dots.map((d) => d.at)).toEqual(Array.from({ length: 9 }, (_, d) => `2026-11-${String(d + 2).padStart(2, "0")}T00:00:00.000Z`));
+      l.dots.forEach((d, i) => {
+        expect(d.y).toBeGreaterThanOrEqual(l.band[i]!); // the upper edge (smaller y) comes first
+        expect(d.y).toBeLessThanOrEqual(l.band[l.band.length - 1 - i]!);
+      });
+    }
+    await page.screenshot({ path: fileURLToPath(new URL("../../test-results/results-html-statistics.png", import.meta.url)), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it("labels a one-hour window's time axis with distinct hours, round lift ticks, and no label past the plot's edge", async () => {
     const data = await store(1);
     const file = join(tempDir(), "results.html");

@@ -4,32 +4,14 @@
 // windows, time bounds, tenancy, units in two allocations, adaptive policies, refusals.
 import { describe, expect, it } from "vitest";
 import { compare, type Summary } from "../../src/analysis/results/compare.js";
-import type { Bundle, Policy } from "../../src/bundle/types.js";
+import type { Policy } from "../../src/bundle/types.js";
 import type { StoredEvent } from "../../src/store/types.js";
 import { type ArmTruth, type SimulatedUnit, START_MS, exposure, iso, simulateExperiment, staticPolicy, track } from "../analysis/results/experiment.js";
 import { seeded } from "../analysis/simulate.js";
-import { bundleFor, inStore, tempDir, vane } from "./helpers.js";
+import { vane } from "./helpers.js";
+import { storeWith } from "./results-store.js";
 
 const HOUR_MS = 3_600_000;
-
-function bundleWith(policies: readonly Policy[]): Bundle {
-  const bundle = bundleFor("shop", "2026-11-01T00:00:00Z");
-  for (const policy of policies) {
-    const layerId = `layer-${policy.id}`;
-    bundle.parameters.push({ key: `${policy.id}.flag`, type: "boolean", default: false, layerId, namespace: policy.id });
-    bundle.layers.push({ id: layerId, policies: [policy] });
-  }
-  return bundle;
-}
-
-async function storeWith(events: readonly StoredEvent[], policies: readonly Policy[]): Promise<string> {
-  const data = tempDir();
-  await inStore(data, async (stores) => {
-    await stores.bundles.put(bundleWith(policies), iso(START_MS));
-    for (let i = 0; i < events.length; i += 1000) await stores.events.append(events.slice(i, i + 1000));
-  });
-  return data;
-}
 
 interface JsonAllocation {
   allocationKey: string;
@@ -111,7 +93,7 @@ describe("vane results POLICY", () => {
     const experiment = simulateExperiment(CHECKOUT, CHECKOUT_ARMS, { seed: 18, hours: 48 });
     const data = await storeWith(experiment.events, [CHECKOUT]);
     const got = await results(data, "checkout-exp", "--metric", "purchase", "--metric", "purchase:value", "--guardrail", "error:increase", "--until", "2026-11-10T00:00:00Z");
-    expect(Object.keys(got)).toEqual(["policyId", "policyKey", "layerId", "from", "to", "allocations", "srm", "metrics"]);
+    expect(Object.keys(got)).toEqual(["policyId", "policyKey", "layerId", "from", "to", "time", "allocations", "srm", "metrics"]);
     expect(got).toMatchObject({ policyId: "pol-checkout", policyKey: "checkout-exp", layerId: "layer-pol-checkout", to: "2026-11-10T00:00:00.000Z" });
     expect(got.from).toBe(iso(Math.min(...experiment.units.map((u) => u.exposedMs))));
     expect(got.allocations).toEqual([

@@ -2,9 +2,11 @@
 // "Units", "Metrics") written plainly over the events in memory, on seeded random event streams
 // full of edge cases: other policies and tenants, events without keys, unknown allocations,
 // attribution-only layers, missing and invalid propensities, values that are not numbers, events
-// before exposure and after the window. DuckDB runs the SQL over the Parquet archive and the log's
-// tail: half the events in files, half in the tail, so the view's union is checked too. (The
-// SQLite query it replaced passed the same comparison.)
+// before exposure and after the window, tracks sent in the exposure's batch that happened before
+// it. Both order events by when they happened (eventTime, else the timestamp). The same for the
+// CUPED pre-period's sums, the winsorizing caps and the ratio products, and for the looks of one
+// read against a read per look. DuckDB runs the SQL over the Parquet archive and the log's tail:
+// half the events in files, half in the tail, so the view's union is checked too.
 import { describe, expect, it } from "vitest";
 import type { MetricSums, ResultsAggregates, ResultsQuery } from "../../src/analysis/results/source.js";
 import { join } from "node:path";
@@ -64,7 +66,7 @@ function randomEvents(seed: number): StoredEvent[] {
 const timeOf = (e: StoredEvent): string => (e.body.eventTime as string | undefined) ?? e.timestamp;
 
 /** The rules, plainly: first exposures per unit and allocation, then each metric's per-unit sums, by when events happened. */
-function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> {
+function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<ResultsAggregates, "allocations" | "unitsInSeveral" | "unitsWithoutPropensity" | "metrics"> & { exposed: { unit: string; alloc: string; at: string }[] } {
   const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && timeOf(e) <= q.until;
   const first = new Map<string, { unit: string; alloc: string; at: string; p: unknown }>();
   for (const e of events) {
@@ -106,6 +108,7 @@ function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<Result
     }),
   );
   return {
+    exposed,
     allocations: allocs.map((alloc) => ({ allocationKey: alloc, units: exposed.filter((x) => x.alloc === alloc).length })),
     unitsInSeveral: [...perUnit.values()].filter((n) => n > 1).length,
     unitsWithoutPropensity: q.weighted ? exposed.filter((x) => weight(x.p) === 0).length : 0,
@@ -113,42 +116,85 @@ function reference(events: readonly StoredEvent[], q: ResultsQuery): Pick<Result
   };
 }
 
+/**
+ * The extras plainly: per metric the units' summed values after exposure (as `reference`), the cap
+ * at the ⌈q·k⌉-th smallest of them, each unit's capped value before exposure within the pre-period,
+ * and the per-unit products.
+ */
+function referenceExtras(events: readonly StoredEvent[], q: ResultsQuery, exposedUnits: readonly { unit: string; alloc: string; at: string }[]) {
+  const mine = (e: StoredEvent) => e.orgId === q.orgId && e.projectId === q.projectId && e.env === q.env && e.type === "track";
+  const valueOf = (es: readonly StoredEvent[]) => es.reduce((s, e) => s + (typeof e.body.value === "number" ? e.body.value : 0), 0);
+  const perMetric = q.metrics.map((m) => {
+    const post = new Map<string, number>();
+    const pre = new Map<string, number>();
+    for (const x of exposedUnits) {
+      const end = m.windowMs === undefined ? q.until : new Date(Date.parse(x.at) + m.windowMs).toISOString();
+      const after = events.filter((e) => mine(e) && e.name === m.event && e.unitKey === x.unit && timeOf(e) >= x.at && timeOf(e) <= end && timeOf(e) <= q.until);
+      if (after.length > 0) post.set(`${x.unit}\u0000${x.alloc}`, valueOf(after));
+      const from = new Date(Date.parse(x.at) - q.preperiodMs!).toISOString();
+      const before = events.filter((e) => mine(e) && e.name === m.event && e.unitKey === x.unit && timeOf(e) < x.at && timeOf(e) >= from);
+      if (before.length > 0) pre.set(`${x.unit}\u0000${x.alloc}`, valueOf(before));
+    }
+    const sorted = [...post.values()].sort((a, b) => a - b);
+    const cap = m.cap === undefined || sorted.length === 0 ? undefined : sorted[Math.max(1, Math.ceil(m.cap * sorted.length)) - 1]!;
+    const capped = (v: number) => (cap !== undefined && v > cap ? cap : v);
+    for (const [k, v] of post) post.set(k, capped(v));
+    for (const [k, v] of pre) pre.set(k, capped(v));
+    return { post, pre, cap };
+  });
+  return { perMetric, caps: perMetric.map((m) => m.cap) };
+}
+
 const byKey = <T extends { allocationKey: string }>(xs: readonly T[]) => [...xs].sort((a, b) => a.allocationKey.localeCompare(b.allocationKey));
 
-/** The sums by DuckDB over the data folder's archive and log, its view closed after. */
-const duck = (data: string, query: ResultsQuery): Promise<ResultsAggregates> =>
+/** The query of seed `seed` over the streams' tenant and policy, with `rest` on top. */
+function queryFor(seed: number, rest: Pick<ResultsQuery, "until" | "metrics" | "weighted"> & Partial<ResultsQuery>): ResultsQuery {
+  return {
+    orgId: "org-1",
+    projectId: "shop",
+    env: "production",
+    policyId: "pol",
+    policyKey: "exp",
+    allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
+    since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+    ...rest,
+  };
+}
+
+/** A data folder holding `events`: the first half in the Parquet archive, the rest in the log's tail. */
+async function storeOf(events: readonly StoredEvent[]): Promise<string> {
+  const data = tempDir();
+  await inStore(data, async (stores) => {
+    await stores.events.append(events.slice(0, 150));
+    await new ParquetPipeline({ events: stores.events, sink: new NodeFileSink(join(data, "parquet")) }).catchUp();
+    await stores.events.append(events.slice(150));
+  });
+  return data;
+}
+
+/** The DuckDB source over the data folder's archive and log, its view closed after `use`. */
+const withSource = <T>(data: string, use: (source: DuckResultsSource) => Promise<T>): Promise<T> =>
   inStore(data, async (stores) => {
     const view = await EventView.open({ events: stores.events, parquetDir: join(data, "parquet"), settings: { threads: 2 } });
     try {
-      return await new DuckResultsSource(view).aggregate(query);
+      return await use(new DuckResultsSource(view));
     } finally {
       view.close();
     }
   });
 
+const aggregated = async (events: readonly StoredEvent[], query: ResultsQuery): Promise<ResultsAggregates> => withSource(await storeOf(events), (source) => source.aggregate(query));
+
 describe("DuckResultsSource", () => {
   it("gives the sums of the rules' plain formulation on 20 random event streams", async () => {
     for (let seed = 1; seed <= 20; seed++) {
       const events = randomEvents(seed);
-      const data = tempDir();
-      await inStore(data, async (stores) => {
-        await stores.events.append(events.slice(0, 150));
-        await new ParquetPipeline({ events: stores.events, sink: new NodeFileSink(join(data, "parquet")) }).catchUp();
-        await stores.events.append(events.slice(150));
-      });
-      const query: ResultsQuery = {
-        orgId: "org-1",
-        projectId: "shop",
-        env: "production",
-        policyId: "pol",
-        policyKey: "exp",
-        allocationKeys: { "pol-a": "a", "pol-b": "b", "pol-c": "c" },
-        since: seed % 3 === 0 ? new Date(T0 + 60 * MINUTE_MS).toISOString() : undefined,
+      const query = queryFor(seed, {
         until: new Date(T0 + (seed % 2 === 0 ? 500 : 600) * MINUTE_MS).toISOString(),
         metrics: [{ event: "buy" }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "error" }],
         weighted: seed % 4 === 0,
-      };
-      const got = await duck(data, query);
+      });
+      const got = await aggregated(events, query);
       const want = reference(events, query);
       expect(byKey(got.allocations), `seed ${seed}`).toEqual(byKey(want.allocations));
       expect(got.unitsInSeveral, `seed ${seed}`).toBe(want.unitsInSeveral);
@@ -165,3 +211,83 @@ describe("DuckResultsSource", () => {
     }
   });
 });
+
+/** A capped metric, a windowed one on the same event, and another event: the extras' metrics. */
+const CAPPED_METRICS = [{ event: "buy", cap: 0.8 }, { event: "buy", windowMs: 90 * MINUTE_MS }, { event: "view" }];
+
+describe("DuckResultsSource's pre-period, caps and products", () => {
+  it("gives the plain formulation's sums on 20 random event streams", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const events = randomEvents(seed);
+      const query = queryFor(seed, {
+        until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
+        metrics: CAPPED_METRICS,
+        weighted: false,
+        preperiodMs: (seed % 2 === 0 ? 120 : 600) * MINUTE_MS,
+        products: [{ of: [0, 2], kinds: ["value", "conversion"] }, { of: [1, 0], kinds: ["value", "value"] }],
+      });
+      const got = await aggregated(events, query);
+      const plain = reference(events, query);
+      const want = referenceExtras(events, query, plain.exposed);
+      expect(got.caps ?? query.metrics.map(() => undefined), `seed ${seed}`).toEqual(want.caps);
+      got.metrics.forEach((sums, m) => {
+        const { post, pre } = want.perMetric[m]!;
+        for (const s of sums) {
+          const units = plain.exposed.filter((x) => x.alloc === s.allocationKey).map((x) => `${x.unit}\u0000${x.alloc}`);
+          const xs = units.filter((u) => pre.has(u));
+          const expected = {
+            convertedBefore: xs.length,
+            convertedBoth: xs.filter((u) => post.has(u)).length,
+            x: xs.reduce((t, u) => t + pre.get(u)!, 0),
+            x2: xs.reduce((t, u) => t + pre.get(u)! ** 2, 0),
+            xy: xs.reduce((t, u) => t + pre.get(u)! * (post.get(u) ?? 0), 0),
+          };
+          const pv = s.preperiod!;
+          expect({ before: pv.convertedBefore, both: pv.convertedBoth }, `seed ${seed} metric ${m}`).toEqual({ before: expected.convertedBefore, both: expected.convertedBoth });
+          for (const f of ["x", "x2", "xy"] as const) expect(pv[f], `seed ${seed} metric ${m} ${f}`).toBeCloseTo(expected[f], 9);
+          expect(s.wValue, `seed ${seed} metric ${m} capped`).toBeCloseTo(units.reduce((t, u) => t + (post.get(u) ?? 0), 0), 9);
+        }
+      });
+      query.products!.forEach((p, i) => {
+        for (const { allocationKey, sum } of got.products![i]!) {
+          const units = plain.exposed.filter((x) => x.alloc === allocationKey).map((x) => `${x.unit}\u0000${x.alloc}`);
+          const value = (m: number, kind: string, u: string) => (want.perMetric[m]!.post.has(u) ? (kind === "value" ? want.perMetric[m]!.post.get(u)! : 1) : 0);
+          expect(sum, `seed ${seed} product ${i}`).toBeCloseTo(units.reduce((t, u) => t + value(p.of[0], p.kinds[0], u) * value(p.of[1], p.kinds[1], u), 0), 9);
+        }
+      });
+    }
+  });
+});
+
+describe("DuckResultsSource's looks", () => {
+  it("gives at each look, in one read, the aggregates of a read with that --until", async () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const events = randomEvents(seed);
+      const query = queryFor(seed, {
+        until: new Date(T0 + 600 * MINUTE_MS).toISOString(),
+        metrics: CAPPED_METRICS,
+        weighted: seed % 2 === 0,
+        preperiodMs: 120 * MINUTE_MS,
+        products: [{ of: [0, 2], kinds: ["value", "conversion"] }],
+      });
+      // Looks every 100 minutes from the first exposure's hour; one past --until is dropped.
+      const times = (first: string) => Array.from({ length: 7 }, (_, i) => new Date(Math.floor(Date.parse(first) / 3_600_000) * 3_600_000 + (i + 1) * 100 * MINUTE_MS).toISOString());
+      await withSource(await storeOf(events), async (source) => {
+        const looks = await source.aggregateLooks(query, times);
+        expect(looks.map((l) => l.at), `seed ${seed}`).toEqual([...times(looks[0]!.aggregates.firstExposure ?? query.until).filter((t) => t < query.until), query.until]);
+        for (const { at, aggregates } of looks) {
+          const alone = await source.aggregate({ ...query, until: at });
+          expect(roundedDeep(aggregates), `seed ${seed} at ${at}`).toEqual(roundedDeep(alone));
+        }
+      });
+    }
+  });
+});
+
+/** Numbers to 9 significant digits: the looks' sums add per-look partial sums, in another order. */
+function roundedDeep(value: unknown): unknown {
+  if (typeof value === "number") return Number(value.toPrecision(9));
+  if (Array.isArray(value)) return value.map(roundedDeep);
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, roundedDeep(v)]));
+  return value;
+}

@@ -25,6 +25,9 @@ export interface Lift {
   readonly relativeLift?: number;
   readonly relativeInterval?: Interval;
   readonly pValue: number;
+  /** SE of the absolute lift, and of the relative one (delta method) when there is one. */
+  readonly standardError: number;
+  readonly relativeStandardError?: number;
   /** Welch–Satterthwaite degrees of freedom of the absolute interval and the p-value. */
   readonly degreesOfFreedom: number;
 }
@@ -42,13 +45,13 @@ export function compare(treatment: Summary, control: Summary): Lift | undefined 
   const df = welchDegrees(et, ec, [treatment.units, control.units]);
   const half = se === 0 ? 0 : studentCritical(ALPHA, df) * se;
   const pValue = se === 0 ? (lift === 0 ? 1 : 0) : studentTwoSided(lift / se, df);
-  const absolute = { lift, liftInterval: [lift - half, lift + half] as const, pValue, degreesOfFreedom: df };
+  const absolute = { lift, liftInterval: [lift - half, lift + half] as const, pValue, degreesOfFreedom: df, standardError: se };
   if (control.mean === 0) return absolute;
   const relativeLift = treatment.mean / control.mean - 1;
   const m2 = control.mean * control.mean;
   const relativeSe = Math.sqrt(et / m2 + (treatment.mean * treatment.mean * ec) / (m2 * m2));
   const relativeHalf = normalQuantile(1 - ALPHA / 2) * relativeSe;
-  return { ...absolute, relativeLift, relativeInterval: [relativeLift - relativeHalf, relativeLift + relativeHalf] };
+  return { ...absolute, relativeLift, relativeInterval: [relativeLift - relativeHalf, relativeLift + relativeHalf], relativeStandardError: relativeSe };
 }
 
 /** ν = (e_t + e_c)² / (e_t²/(n_t − 1) + e_c²/(n_c − 1)); Infinity when both errors are 0. */

@@ -7,6 +7,20 @@ export interface MetricQuery {
   readonly event: string;
   /** Only events within this long after the unit's first exposure count; absent: any time after. */
   readonly windowMs?: number;
+  /**
+   * Winsorizing: cap each unit's summed value at this quantile (in (0, 1)) of the values of the
+   * units with an event, before any sum (the pre-period's too). Absent: no cap.
+   */
+  readonly cap?: number;
+}
+
+/** What a unit contributes to a product: 1 when it has an event (conversion), or its summed value. */
+export type UnitValueKind = "conversion" | "value";
+
+/** Ratio metrics: Σ over units of metric `of[0]`'s per-unit value times metric `of[1]`'s (indexes into `metrics`). */
+export interface MetricProduct {
+  readonly of: readonly [number, number];
+  readonly kinds: readonly [UnitValueKind, UnitValueKind];
 }
 
 export interface ResultsQuery {
@@ -18,13 +32,33 @@ export interface ResultsQuery {
   readonly policyKey: string;
   /** allocationId → allocationKey of the bundle: the fallback for events that name no allocationKey. */
   readonly allocationKeys: Readonly<Record<string, string>>;
-  /** ISO 8601 (server time, as toISOString writes it): exposures from this time on. */
+  /** ISO 8601 (UTC, as toISOString writes it): exposures that happened from this time on (event time). */
   readonly since?: string;
   /** ISO 8601: exposures and track events up to this time, included. */
   readonly until: string;
   readonly metrics: readonly MetricQuery[];
   /** Adaptive policies: weigh each unit by 1 / the propensity logged with its first exposure. */
   readonly weighted: boolean;
+  /**
+   * CUPED: also sum each unit's same metric over this long before its first exposure (unweighted;
+   * `MetricSums.preperiod`). Absent: no pre-period is read.
+   */
+  readonly preperiodMs?: number;
+  /** Unweighted per-unit products of two metrics, per allocation (`ResultsAggregates.products`). */
+  readonly products?: readonly MetricProduct[];
+}
+
+/**
+ * One allocation's pre-period sums for one metric, unweighted, x a unit's metric before its first
+ * exposure (0 without events then) and y after: units with an event before, those with events both
+ * before and after; Σx, Σx², Σx·y of the summed values (capped as the metric is).
+ */
+export interface PreperiodSums {
+  readonly convertedBefore: number;
+  readonly convertedBoth: number;
+  readonly x: number;
+  readonly x2: number;
+  readonly xy: number;
 }
 
 /**
@@ -43,6 +77,8 @@ export interface MetricSums {
   readonly wValue: number;
   readonly w2Value: number;
   readonly w2Value2: number;
+  /** With `ResultsQuery.preperiodMs`. */
+  readonly preperiod?: PreperiodSums;
 }
 
 export interface ResultsAggregates {
@@ -58,6 +94,10 @@ export interface ResultsAggregates {
   readonly hourly: readonly { readonly hour: string; readonly allocationKey: string; readonly units: number }[];
   /** Per metric of the query, in its order: the sums of every allocation with units. */
   readonly metrics: readonly (readonly MetricSums[])[];
+  /** Per metric: the value its units were capped at (metrics with a `cap`), else undefined. */
+  readonly caps?: readonly (number | undefined)[];
+  /** Per `ResultsQuery.products` entry: the sum per allocation with units. */
+  readonly products?: readonly (readonly { readonly allocationKey: string; readonly sum: number }[])[];
 }
 
 export interface ResultsSource {
