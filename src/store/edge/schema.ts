@@ -1,0 +1,81 @@
+// The D1 database of a Worker: the SQLite store's tables for keys, bundles, their history and
+// events (src/store/sqlite/schema.ts, the same columns), without what the Node server derives on
+// its own threads (the event log, learning, leases). The event ids senders give are remembered
+// with the id of the event that stored them, so a queue message delivered again is told apart
+// from a resend (store/edge/event-writer.ts). Every statement may run again: `vane edge dev`
+// applies them at each start, `vane edge init` writes them as the first wrangler migration.
+import type { D1Database } from "./bindings.js";
+
+export const D1_SCHEMA: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS keys (
+    id          TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL UNIQUE,
+    kind        TEXT NOT NULL,
+    org_id      TEXT NOT NULL,
+    project_id  TEXT,
+    scopes      TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    expires_at  TEXT,
+    revoked_at  TEXT,
+    rotated_to  TEXT,
+    rate_limit  TEXT
+  )`,
+  `CREATE TABLE IF NOT EXISTS bundles (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    org_id     TEXT NOT NULL,
+    version    TEXT NOT NULL,
+    stored_at  TEXT NOT NULL,
+    bundle     TEXT NOT NULL,
+    PRIMARY KEY (project_id, env)
+  )`,
+  `CREATE TABLE IF NOT EXISTS bundle_history (
+    seq        INTEGER PRIMARY KEY,
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    version    TEXT NOT NULL,
+    org_id     TEXT NOT NULL,
+    stored_at  TEXT NOT NULL,
+    bundle     TEXT NOT NULL,
+    UNIQUE (project_id, env, version)
+  )`,
+  `CREATE TABLE IF NOT EXISTS events (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    id          TEXT NOT NULL UNIQUE,
+    received_at TEXT NOT NULL,
+    org_id      TEXT NOT NULL,
+    project_id  TEXT NOT NULL,
+    env         TEXT NOT NULL,
+    type        TEXT NOT NULL,
+    unit_key    TEXT NOT NULL,
+    timestamp   TEXT NOT NULL,
+    name        TEXT,
+    decision_id TEXT,
+    discovered  INTEGER,
+    body        TEXT NOT NULL
+  )`,
+  "CREATE INDEX IF NOT EXISTS events_project ON events (project_id)",
+  "CREATE INDEX IF NOT EXISTS events_project_type ON events (project_id, type)",
+  `CREATE TABLE IF NOT EXISTS event_ids (
+    org_id     TEXT NOT NULL,
+    project_id TEXT NOT NULL,
+    event_id   TEXT NOT NULL,
+    stored_id  TEXT NOT NULL, -- events.id of the event stored under this sender's id
+    seen_at    INTEGER NOT NULL,
+    UNIQUE (org_id, project_id, event_id)
+  )`,
+  `CREATE TABLE IF NOT EXISTS checkpoints (
+    pipeline TEXT PRIMARY KEY,
+    seq      INTEGER NOT NULL
+  )`,
+];
+
+/** The schema as one migration file for wrangler (`vane edge init`). */
+export function schemaMigration(): string {
+  return `-- Vane's D1 schema (src/store/edge/schema.ts)\n${D1_SCHEMA.map((statement) => `${statement};`).join("\n\n")}\n`;
+}
+
+/** Creates what is missing; safe on a database that has it all. */
+export async function applySchema(db: D1Database): Promise<void> {
+  await db.batch(D1_SCHEMA.map((statement) => db.prepare(statement)));
+}
