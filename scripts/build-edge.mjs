@@ -14,7 +14,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const out = join(root, "dist/edge");
 const { version } = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 
-rmSync(out, { recursive: true, force: true });
+// Not the whole folder: tsc's build of src/edge/ (the local runner `vane edge dev` imports) is there too.
+for (const file of ["worker.js", "worker.js.map", "worker.meta.json", "vane.wasm"]) rmSync(join(out, file), { force: true });
 mkdirSync(out, { recursive: true });
 
 const result = await build({
