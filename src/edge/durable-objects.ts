@@ -13,3 +13,11 @@ export interface DurableObjectNamespace {
   idFromName(name: string): DurableObjectId;
   get(id: DurableObjectId): DurableObjectStub;
 }
+
+/** What the runtime hands a Durable Object: its storage, of which the Worker uses the alarm. */
+export interface DurableObjectState {
+  readonly storage: {
+    getAlarm(): Promise<number | null>;
+    setAlarm(scheduledTime: number): Promise<void>;
+  };
+}

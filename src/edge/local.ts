@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 import { applySchema } from "../store/edge/schema.js";
 import type { D1Database } from "../store/edge/bindings.js";
-import { BINDINGS, COMPATIBILITY_DATE, EVENTS_QUEUE, QUEUE_CONSUMER } from "./wrangler-config.js";
+import { BINDINGS, COMPATIBILITY_DATE, EVENTS_QUEUE, OBJECT_CLASSES, QUEUE_CONSUMER } from "./wrangler-config.js";
 
 /** dist/edge/ of this package: the Worker and its engine, as `npm run build` leaves them. */
 export const BUILT_WORKER_DIR = fileURLToPath(new URL("../../dist/edge/", import.meta.url));
@@ -66,7 +66,7 @@ export function localEdgeOptions(options: LocalEdgeOptions): MiniflareOptions {
     r2Buckets: { [BINDINGS.archive]: "vane-archive" },
     queueProducers: { [BINDINGS.events]: { queueName: EVENTS_QUEUE } },
     queueConsumers: { [EVENTS_QUEUE]: QUEUE_CONSUMER },
-    durableObjects: { [BINDINGS.rateLimits]: "RateLimitObject" },
+    durableObjects: OBJECT_CLASSES,
     bindings: {
       // One workerd process, but each start its own secret: tokens of an earlier run are refused, as after a deploy that changed it.
       VANE_STREAM_SECRET: randomBytes(32).toString("base64url"),

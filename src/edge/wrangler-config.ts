@@ -4,7 +4,10 @@
 export const COMPATIBILITY_DATE = "2026-04-26";
 
 /** Binding names, as the Worker reads them from its env (worker.ts WorkerEnv). */
-export const BINDINGS = { db: "DB", config: "CONFIG", archive: "ARCHIVE", events: "EVENTS", rateLimits: "RATE_LIMITS" } as const;
+export const BINDINGS = { db: "DB", config: "CONFIG", archive: "ARCHIVE", events: "EVENTS", rateLimits: "RATE_LIMITS", learner: "LEARNER" } as const;
+
+/** The Durable Object classes the Worker exports, by binding. */
+export const OBJECT_CLASSES = { [BINDINGS.rateLimits]: "RateLimitObject", [BINDINGS.learner]: "LearnerObject" } as const;
 
 export const EVENTS_QUEUE = "vane-events";
 
@@ -70,11 +73,16 @@ max_retries = ${QUEUE_CONSUMER.maxRetries}
 # Per-key rate limits: one object per key, exact across every isolate.
 [[durable_objects.bindings]]
 name = "${BINDINGS.rateLimits}"
-class_name = "RateLimitObject"
+class_name = "${OBJECT_CLASSES.RATE_LIMITS}"
+
+# The learner: one object, stepping through the stored events, committing to D1.
+[[durable_objects.bindings]]
+name = "${BINDINGS.learner}"
+class_name = "${OBJECT_CLASSES.LEARNER}"
 
 [[migrations]]
 tag = "v1"
-new_sqlite_classes = ["RateLimitObject"]
+new_sqlite_classes = ["${OBJECT_CLASSES.RATE_LIMITS}", "${OBJECT_CLASSES.LEARNER}"]
 
 # Secrets: npx wrangler secret put VANE_STREAM_SECRET (any long random string: every isolate signs
 # OFREP stream tokens with it) and npx wrangler secret put VANE_ADMIN_TOKEN (the admin API).

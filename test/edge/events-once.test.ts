@@ -15,8 +15,8 @@ import { FRESH, queueSettled, seedEdge } from "./targets.js";
 
 /** The Worker with a failing consumer and a switch that makes the Queue refuse sends. */
 const FLAKY = `
-import worker, { RateLimitObject } from "./worker.js";
-export { RateLimitObject };
+import worker, { LearnerObject, RateLimitObject } from "./worker.js";
+export { LearnerObject, RateLimitObject };
 const failedOnce = new Set();
 let refuseSends = false;
 let wrapped;

@@ -30,7 +30,7 @@ beforeAll(async () => {
     workers: [
       { ...worker, name: "a" },
       // Another isolate of the same Worker: the key buckets are the first one's objects, as in a deployment.
-      { ...second, name: "b", durableObjects: { RATE_LIMITS: { className: "RateLimitObject", scriptName: "a" } } },
+      { ...second, name: "b", durableObjects: { RATE_LIMITS: { className: "RateLimitObject", scriptName: "a" }, LEARNER: { className: "LearnerObject", scriptName: "a" } } },
     ],
   });
   await miniflare.ready;

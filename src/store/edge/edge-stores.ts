@@ -1,11 +1,12 @@
-// The Stores of a Worker: keys, bundles and events on D1, KV, R2 and a Queue (bindings.ts). The
-// learner's state and the leases of the Node server's roles are not kept here: at the edge a role
-// needs no lease (the queue consumer and the Durable Objects are Cloudflare's to place), so those
-// two refuse with a message that says so.
-import type { LearningStore, LeaseStore, Stores, StoreHealth } from "../types.js";
+// The Stores of a Worker: keys, bundles, events and what the learner keeps, on D1, KV, R2 and a
+// Queue (bindings.ts). The leases of the Node server's roles are not kept here: at the edge a role
+// needs none (the queue consumer and the Durable Objects are Cloudflare's to place), so they
+// refuse with a message that says so.
+import type { LeaseStore, Stores, StoreHealth } from "../types.js";
 import type { D1Database, KVNamespace, Queue, R2Bucket } from "./bindings.js";
 import { D1BundleStore } from "./d1-bundle-store.js";
 import { D1KeyStore } from "./d1-key-store.js";
+import { D1LearningStore } from "./d1-learning-store.js";
 import { type EventMessage, QueuedEventStore } from "./queued-event-store.js";
 
 /** The bindings wrangler.toml declares (src/edge/wrangler-config.ts), by their names there. */
@@ -26,7 +27,7 @@ export function edgeStores(bindings: StoreBindings, newId: () => string): Stores
     keys: new D1KeyStore(bindings.DB),
     bundles: new D1BundleStore(bindings.DB, bindings.CONFIG),
     events: new QueuedEventStore(bindings.DB, bindings.EVENTS, bindings.ARCHIVE, newId),
-    learning: notAtTheEdge<LearningStore>("learning"),
+    learning: new D1LearningStore(bindings.DB),
     leases: notAtTheEdge<LeaseStore>("a lease"),
     // The Node server's names, all three on the one D1 database (whether the Queue takes events shows only when it refuses one).
     async health(): Promise<Record<string, StoreHealth>> {

@@ -1,6 +1,6 @@
-// The D1 database of a Worker: the SQLite store's tables for keys, bundles, their history and
-// events (src/store/sqlite/schema.ts, the same columns), without what the Node server derives on
-// its own threads (the event log, learning, leases). The event ids senders give are remembered
+// The D1 database of a Worker: the SQLite store's tables for keys, bundles, their history,
+// events and what the learner keeps (src/store/sqlite/schema.ts, the same columns), without the
+// event log and the leases (the Worker stores events through a queue, and runs one learner). The event ids senders give are remembered
 // with the id of the event that stored them, so a queue message delivered again is told apart
 // from a resend (store/edge/event-writer.ts). Every statement may run again: `vane edge dev`
 // applies them at each start, `vane edge init` writes them as the first wrangler migration.
@@ -67,6 +67,41 @@ export const D1_SCHEMA: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS checkpoints (
     pipeline TEXT PRIMARY KEY,
     seq      INTEGER NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS learned_arms (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    policy_id  TEXT NOT NULL,
+    entity     TEXT NOT NULL,
+    arm_key    TEXT NOT NULL,
+    stats      BLOB NOT NULL,
+    PRIMARY KEY (project_id, env, policy_id, entity, arm_key)
+  )`,
+  `CREATE TABLE IF NOT EXISTS pending_decisions (
+    decision_id  TEXT NOT NULL,
+    policy_id    TEXT NOT NULL,
+    project_id   TEXT NOT NULL,
+    env          TEXT NOT NULL,
+    org_id       TEXT NOT NULL,
+    arm_key      TEXT NOT NULL,
+    entity       TEXT NOT NULL,
+    features     BLOB,
+    reward_event TEXT NOT NULL,
+    decided_at   INTEGER NOT NULL,
+    closes_at    INTEGER NOT NULL,
+    counted      INTEGER NOT NULL,
+    rewarded     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (decision_id, policy_id, project_id, env)
+  )`,
+  "CREATE INDEX IF NOT EXISTS pending_closes ON pending_decisions (closes_at)",
+  `CREATE TABLE IF NOT EXISTS published_open_trials (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    policy_id  TEXT NOT NULL,
+    arm_key    TEXT NOT NULL,
+    window_ms  INTEGER NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    count      INTEGER NOT NULL
   )`,
 ];
 
