@@ -50,33 +50,47 @@ export class D1BundleStore implements BundleStore {
     return results.map((row) => row.org_id);
   }
 
-  /** The bundle, its history entry and the pruning in one D1 batch (one transaction); KV after, so it never holds a version D1 refused. */
+  /**
+   * The bundle, its history entry and the pruning in one D1 batch (one transaction); KV after, so
+   * it never holds a version D1 refused. The owner check is inside the batch too: a bundle of
+   * another organization stored meanwhile makes the insert's org_id NULL, which NOT NULL refuses,
+   * and the whole batch with it.
+   */
   async put(bundle: Bundle, storedAt: string): Promise<void> {
+    const row = bundleRow(bundle, storedAt);
+    const values = [row.project_id, row.env, row.org_id, row.version, row.stored_at, row.bundle];
+    try {
+      await this.db.batch([
+        this.db
+          .prepare(
+            `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle)
+             VALUES (?1, ?2, CASE WHEN EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND org_id != ?3) THEN NULL ELSE ?3 END, ?4, ?5, ?6)
+             ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id, version = excluded.version,
+               stored_at = excluded.stored_at, bundle = excluded.bundle`,
+          )
+          .bind(...values),
+        // Publishing a stored version again (an unchanged import) moves it to the front.
+        this.db.prepare("INSERT OR REPLACE INTO bundle_history (project_id, env, org_id, version, stored_at, bundle) VALUES (?1, ?2, ?3, ?4, ?5, ?6)").bind(...values),
+        this.db
+          .prepare(
+            `DELETE FROM bundle_history WHERE project_id = ?1 AND env = ?2 AND seq NOT IN
+               (SELECT seq FROM bundle_history WHERE project_id = ?1 AND env = ?2 ORDER BY seq DESC LIMIT ?3)`,
+          )
+          .bind(row.project_id, row.env, BUNDLE_HISTORY_LIMIT),
+      ]);
+    } catch (error) {
+      const owner = await this.otherOwner(bundle);
+      throw owner === undefined ? error : new ProjectOwnedElsewhere(bundle.projectId, owner);
+    }
+    await this.kv.put(bundleKvKey(bundle.projectId, bundle.env, bundle.version), JSON.stringify({ bundle, storedAt }));
+  }
+
+  private async otherOwner(bundle: Bundle): Promise<string | undefined> {
     const owner = await this.db
       .prepare("SELECT org_id FROM bundles WHERE project_id = ?1 AND org_id != ?2 LIMIT 1")
       .bind(bundle.projectId, bundle.orgId)
       .first<{ org_id: string }>();
-    if (owner !== null) throw new ProjectOwnedElsewhere(bundle.projectId, owner.org_id);
-    const row = bundleRow(bundle, storedAt);
-    const values = [row.project_id, row.env, row.org_id, row.version, row.stored_at, row.bundle];
-    await this.db.batch([
-      this.db
-        .prepare(
-          `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-           ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id, version = excluded.version,
-             stored_at = excluded.stored_at, bundle = excluded.bundle`,
-        )
-        .bind(...values),
-      // Publishing a stored version again (an unchanged import) moves it to the front.
-      this.db.prepare("INSERT OR REPLACE INTO bundle_history (project_id, env, org_id, version, stored_at, bundle) VALUES (?1, ?2, ?3, ?4, ?5, ?6)").bind(...values),
-      this.db
-        .prepare(
-          `DELETE FROM bundle_history WHERE project_id = ?1 AND env = ?2 AND seq NOT IN
-             (SELECT seq FROM bundle_history WHERE project_id = ?1 AND env = ?2 ORDER BY seq DESC LIMIT ?3)`,
-        )
-        .bind(row.project_id, row.env, BUNDLE_HISTORY_LIMIT),
-    ]);
-    await this.kv.put(bundleKvKey(bundle.projectId, bundle.env, bundle.version), JSON.stringify({ bundle, storedAt }));
+    return owner?.org_id;
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
