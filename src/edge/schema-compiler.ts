@@ -55,7 +55,11 @@ const MESSAGES: Record<string, (value: unknown, unit: OutputUnit) => string> = {
   pattern: (value) => `must match pattern "${value}"`,
   enum: () => "must be equal to one of the allowed values",
   const: () => "must be equal to constant",
-  uniqueItems: () => "must NOT have duplicate items",
+  uniqueItems: (_value, unit) => {
+    const [first, second] = /indexes (\d+) and (\d+)/.exec(unit.error)?.slice(1) ?? [];
+    return `must NOT have duplicate items (items ## ${second} and ${first} are identical)`;
+  },
+  false: () => "boolean schema is false",
   additionalProperties: (_value, unit) => `must NOT have additional property '${quoted(unit.error)}'`,
 };
 
@@ -64,8 +68,10 @@ function violation(schema: unknown, unit: OutputUnit): Violation {
   return { path: pointerOf(unit.instanceLocation), message: word === undefined ? unit.error : word(valueAt(schema, unit.keywordLocation), unit) };
 }
 
-/** A boolean `false` schema's error under additionalProperties repeats the property that its parent names. */
-const repeatsParent = (unit: OutputUnit): boolean => unit.keyword === "false" && /\/additionalProperties$/.test(unit.keywordLocation);
+/** The `false` schemas' errors of the properties additionalProperties refused: its own error names them already. */
+function refusedProperties(units: readonly OutputUnit[]): Set<string> {
+  return new Set(units.filter((unit) => unit.keyword === "additionalProperties").map((unit) => `${unit.instanceLocation}/${quoted(unit.error)}`));
+}
 
 export const edgeSchemaCompiler: SchemaCompiler = (propertySchema) => {
   const schema = withoutFormats(propertySchema) as Schema;
@@ -73,8 +79,9 @@ export const edgeSchemaCompiler: SchemaCompiler = (propertySchema) => {
   return function validateProperties(properties): readonly Violation[] {
     const result = validator.validate(properties);
     if (result.valid) return [];
+    const refused = refusedProperties(result.errors);
     return result.errors
-      .filter((unit) => !AGGREGATES.has(unit.keyword) && !repeatsParent(unit))
+      .filter((unit) => !AGGREGATES.has(unit.keyword) && !(unit.keyword === "false" && refused.has(unit.instanceLocation)))
       .slice(0, MAX_VIOLATIONS)
       .map((unit) => violation(schema, unit));
   };
