@@ -1,7 +1,8 @@
 // The learned state decide reads in a Worker's isolate: the learner (a Durable Object, worker.ts)
 // commits to D1, and each isolate reloads what it committed at most every `everyMs`, when a
-// decide asks for it — Workers run no timers between requests. A reload that fails leaves the
-// last loaded state in use, as the Node servers' mirrors do.
+// decide asks for it — Workers run no timers between requests. Each request that finds the state
+// old reloads it itself: workerd cancels, as hung, a request waiting on another's I/O. A reload
+// that fails leaves the last loaded state in use, as the Node servers' mirrors do.
 import { StateMirror } from "../adaptive/mirror.js";
 import type { LearnedState, LearnedStateSource } from "../adaptive/state.js";
 import type { LearningStore } from "../store/types.js";
@@ -9,7 +10,6 @@ import type { LearningStore } from "../store/types.js";
 export class ReloadedState implements LearnedStateSource {
   private readonly mirror: StateMirror;
   private loadedAt: number | undefined;
-  private loading: Promise<void> | undefined;
 
   constructor(
     store: LearningStore,
@@ -23,16 +23,14 @@ export class ReloadedState implements LearnedStateSource {
     return this.mirror.state;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
     const { loadedAt } = this;
-    if (loadedAt !== undefined && this.now() - loadedAt < this.everyMs) return Promise.resolve();
-    this.loading ??= this.mirror
-      .reload()
-      .then(() => void (this.loadedAt = this.now()))
-      .catch((error: unknown) => {
-        if (loadedAt === undefined) throw error; // nothing loaded yet: decide cannot serve learned weights
-      })
-      .finally(() => (this.loading = undefined));
-    return this.loading;
+    if (loadedAt !== undefined && this.now() - loadedAt < this.everyMs) return;
+    try {
+      await this.mirror.reload();
+      this.loadedAt = this.now();
+    } catch (error) {
+      if (loadedAt === undefined) throw error; // nothing loaded yet: decide cannot serve learned weights
+    }
   }
 }

@@ -2,13 +2,16 @@
 // workerd through miniflare, with the bindings wrangler.toml declares (wrangler-config.ts) on
 // miniflare's local D1, KV, R2, Queue and Durable Objects, kept under one folder when asked.
 // Miniflare is loaded only here, on demand: a user who never runs the Worker locally needs none.
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 import { applySchema } from "../store/edge/schema.js";
-import type { D1Database } from "../store/edge/bindings.js";
+import type { D1Database, KVNamespace, Queue, R2Bucket } from "../store/edge/bindings.js";
+import { edgeStores } from "../store/edge/edge-stores.js";
+import type { EventMessage } from "../store/edge/queued-event-store.js";
+import type { Stores } from "../store/types.js";
 import { BINDINGS, COMPATIBILITY_DATE, EVENTS_QUEUE, OBJECT_CLASSES, QUEUE_CONSUMER } from "./wrangler-config.js";
 
 /** dist/edge/ of this package: the Worker and its engine, as `npm run build` leaves them. */
@@ -34,6 +37,8 @@ export interface LocalEdge {
   readonly miniflare: Miniflare;
   /** The D1 database the Worker uses, for seeding and checks from Node. */
   database(): Promise<D1Database>;
+  /** The Worker's own stores, on its bindings reached from Node: keys and bundles to seed, events to count. */
+  stores(): Promise<Stores>;
   close(): Promise<void>;
 }
 
@@ -93,7 +98,17 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
     await applySchema(await database());
     const health = await fetch(new URL("/health", url));
     if (health.status !== 200) throw new Error(`the Worker's /health answered ${health.status}: ${await health.text()}`);
-    return { url: url.origin, miniflare, database, close: () => miniflare.dispose() };
+    const stores = async () =>
+      edgeStores(
+        {
+          DB: await database(),
+          CONFIG: (await miniflare.getKVNamespace(BINDINGS.config)) as unknown as KVNamespace,
+          ARCHIVE: (await miniflare.getR2Bucket(BINDINGS.archive)) as unknown as R2Bucket,
+          EVENTS: (await miniflare.getQueueProducer(BINDINGS.events)) as unknown as Queue<EventMessage>,
+        },
+        () => randomUUID(),
+      );
+    return { url: url.origin, miniflare, database, stores, close: () => miniflare.dispose() };
   } catch (error) {
     await miniflare.dispose();
     throw error;

@@ -74,6 +74,7 @@ function appFor(env: WorkerEnv): Hono<AppEnv> {
     rateLimiter: new DurableRateLimiter(env.RATE_LIMITS),
     schemaCompiler: edgeSchemaCompiler,
     learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now()),
+    shareStoreChecks: false,
     // Admin API (issue 28 item 4): pass env.VANE_ADMIN_TOKEN here once createApp takes the token.
   });
   return app;

@@ -56,6 +56,8 @@ export interface AppOptions {
   readonly starting?: (ready: Promise<void>) => void;
   /** Per-key token buckets: this process's memory when absent; the Node host passes a Redis one with --redis. */
   readonly rateLimiter?: RateLimiter;
+  /** False in a Worker: no request may wait on a store read another started (workerd cancels it as hung). */
+  readonly shareStoreChecks?: boolean;
 }
 
 export interface AppLimits {
@@ -165,6 +167,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     refreshMs: limits.bundleRefreshMs,
     staleMs: limits.bundleStaleMs,
     schemaCompiler: options.schemaCompiler,
+    shareChecks: options.shareStoreChecks,
   });
   options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
@@ -181,7 +184,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock }));
-  const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
+  const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });

@@ -3,13 +3,10 @@
 // bundles and reads what was stored through `stores`; on the edge those are the Worker's own D1
 // and KV, reached from Node through miniflare (seedEdge: the one place to swap for the admin API's
 // `--remote` once it lands). Events reach the edge's D1 through a queue: `settled()` waits for it.
-import { randomUUID } from "node:crypto";
 import type { Bundle } from "../../src/bundle/types.js";
 import { startLocalEdge, type LocalEdge } from "../../src/edge/local.js";
+import type { D1Database } from "../../src/store/edge/bindings.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
-import type { D1Database, KVNamespace, Queue, R2Bucket } from "../../src/store/edge/bindings.js";
-import { edgeStores } from "../../src/store/edge/edge-stores.js";
-import type { EventMessage } from "../../src/store/edge/queued-event-store.js";
 import type { BundleStore, EventStore, KeyKind, KeyStore, Stores } from "../../src/store/types.js";
 import { nodeSha256, startTestServer } from "../server/harness.js";
 
@@ -48,17 +45,8 @@ async function nodeTarget(): Promise<ContractTarget> {
   };
 }
 
-/** The Worker's own stores (its bindings, reached from Node through miniflare). */
-export async function seedEdge(edge: LocalEdge): Promise<Stores> {
-  const { miniflare } = edge;
-  const bindings = {
-    DB: await edge.database(),
-    CONFIG: (await miniflare.getKVNamespace("CONFIG")) as unknown as KVNamespace,
-    ARCHIVE: (await miniflare.getR2Bucket("ARCHIVE")) as unknown as R2Bucket,
-    EVENTS: (await miniflare.getQueueProducer("EVENTS")) as unknown as Queue<EventMessage>,
-  };
-  return edgeStores(bindings, () => randomUUID());
-}
+/** The Worker's own stores, reached from Node through miniflare: swap for the admin API's `--remote` once it lands. */
+export const seedEdge = (edge: LocalEdge): Promise<Stores> => edge.stores();
 
 /** The Worker rereads bundles and keys at every request, as the Node test server does. */
 export const FRESH = { VANE_BUNDLE_REFRESH_MS: "0", VANE_KEY_CACHE_MS: "0" };
