@@ -108,6 +108,7 @@ export class LearnerObject {
   private readonly learner: Learner;
   private readonly stores: ReturnType<typeof edgeStores>;
   private published = true;
+  private learning = false;
 
   constructor(
     private readonly state: DurableObjectState,
@@ -127,14 +128,24 @@ export class LearnerObject {
   }
 
   private async learn(): Promise<void> {
+    // A call while a step runs leaves it to the alarm: awaiting the running step's D1 calls from
+    // this request would get it cancelled as hung (workerd), and the step reads on to the end anyway.
+    if (this.learning) return this.keepStepping(true);
+    this.learning = true;
     try {
       await this.learner.catchUp();
       const bins = this.learner.state.openTrialBins(Date.now());
       if (bins.length > 0 || this.published) await this.stores.learning.publishOpenTrials(bins);
       this.published = bins.length > 0;
     } finally {
+      this.learning = false;
       const { inMemory, stored } = this.learner.progress();
-      if ((inMemory > 0 || stored > 0) && (await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + LEARN_MS);
+      await this.keepStepping(inMemory > 0 || stored > 0);
     }
+  }
+
+  /** Sets the alarm for the next step, unless one is set or nothing waits. */
+  private async keepStepping(waiting: boolean): Promise<void> {
+    if (waiting && (await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + LEARN_MS);
   }
 }

@@ -7,7 +7,7 @@ import { type LocalEdge, startLocalEdge } from "../../src/edge/local.js";
 import { BENCH_POLICY, eventBatchPool, resolveBody } from "../../bench/http/scenarios.js";
 import { seedBench } from "../../bench/http/seed.js";
 
-const CLIENTS = 64;
+const CLIENTS = 48;
 const ROUNDS = 24;
 let edge: LocalEdge;
 let key: string;
