@@ -4,6 +4,7 @@
 import { packageVersion } from "../server/node.js";
 import { UsageError, wantsHelp } from "./args.js";
 import { bundlesGroup } from "./bundles.js";
+import { edgeGroup } from "./edge.js";
 import { eventsGroup } from "./events.js";
 import { flagsGroup, rolloutVerb } from "./flags.js";
 import { GLOBAL_OPTIONS, leadingOptions } from "./global-options.js";
@@ -18,7 +19,7 @@ import type { Verb, VerbGroup } from "./verb.js";
 
 type Entry = Verb | VerbGroup;
 
-const ENTRIES: readonly Entry[] = [serveVerb, initVerb, importVerb, keysGroup, bundlesGroup, flagsGroup, rolloutVerb, eventsGroup, reportVerb, resultsVerb];
+const ENTRIES: readonly Entry[] = [serveVerb, initVerb, importVerb, keysGroup, bundlesGroup, flagsGroup, rolloutVerb, eventsGroup, reportVerb, resultsVerb, edgeGroup];
 const HELP_WORDS = ["--help", "-h", "help"];
 
 function listing(entries: readonly { name: string; summary: string }[]): string[] {

@@ -151,7 +151,7 @@ function redisOption(value: string | undefined): string | undefined {
 type StopSignal = keyof typeof FORCED_EXIT;
 
 /** `received` resolves on the first SIGINT/SIGTERM; a second one exits at once, for a stuck shutdown. */
-function stopSignals(): { received: Promise<StopSignal>; cancel(): void } {
+export function stopSignals(): { received: Promise<StopSignal>; cancel(): void } {
   let stop: (signal: StopSignal) => void = () => undefined;
   const cancel = () => {
     process.off("SIGINT", stop);

@@ -1,44 +1,15 @@
 // Obtains and instantiates the engine in any host: Node (a file), browsers (a URL, streamed),
 // workers (a precompiled WebAssembly.Module, since Workers refuse to compile at run time).
-import type { EngineExports } from "./abi.js";
-import { Engine } from "./engine.js";
+import type { Engine } from "./engine.js";
+import { createEngine, simdSupported } from "./instantiate.js";
+
+export { createEngine, instantiateEngine, simdSupported } from "./instantiate.js";
 
 /** The SIMD build, and the scalar build for hosts without wasm SIMD. */
 export const ENGINE_URL = new URL("../../build/vane.wasm", import.meta.url);
 export const SCALAR_ENGINE_URL = new URL("../../build/vane-scalar.wasm", import.meta.url);
 
 export type EngineSource = WebAssembly.Module | BufferSource | Response | URL | string;
-
-// The smallest module using a v128 instruction (from wasm-feature-detect): valid iff SIMD is.
-const SIMD_PROBE = new Uint8Array([
-  0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11,
-]);
-
-export function simdSupported(): boolean {
-  return WebAssembly.validate(SIMD_PROBE);
-}
-
-const imports = {
-  env: {
-    abort(): never {
-      throw new Error("vane engine aborted");
-    },
-  },
-};
-
-/** Instantiates a compiled engine synchronously (workers import the .wasm as a Module). */
-export function createEngine(module: WebAssembly.Module): Engine {
-  return instantiateEngine(module, Engine);
-}
-
-/**
- * Instantiates a compiled module as `Face`: Engine, or BucketEngine where only resolution is
- * needed (the client SDK, whose bundle then leaves the bandits out).
- */
-export function instantiateEngine<E>(module: WebAssembly.Module, Face: new (exports: EngineExports) => E): E {
-  const instance = new WebAssembly.Instance(module, imports);
-  return new Face(instance.exports as unknown as EngineExports);
-}
 
 /**
  * Loads the engine from bytes, a Response, a URL (file:, http:, https:, relative to the page

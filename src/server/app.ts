@@ -63,6 +63,8 @@ export interface AppOptions {
   readonly adminToken?: string;
   /** Whether another event stream may open now (the Node host: not near its open-file limit); every one when absent. */
   readonly admitStream?: () => boolean;
+  /** False in a Worker: no request may wait on a store read another started (workerd cancels it as hung). */
+  readonly shareStoreChecks?: boolean;
 }
 
 export interface AppLimits {
@@ -175,6 +177,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     refreshMs: limits.bundleRefreshMs,
     staleMs: limits.bundleStaleMs,
     schemaCompiler: options.schemaCompiler,
+    shareChecks: options.shareStoreChecks,
   });
   options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
@@ -191,7 +194,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
-  const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs });
+  const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });

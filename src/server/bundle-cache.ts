@@ -64,6 +64,11 @@ export interface BundleCacheOptions {
   /** How long after its last good check a copy may be served while the store is down. */
   readonly staleMs: number;
   readonly schemaCompiler?: SchemaCompiler;
+  /**
+   * Whether askers at once share one store call (true when absent). Not in a Worker: workerd
+   * cancels, as hung, a request that waits on I/O another request started.
+   */
+  readonly shareChecks?: boolean;
 }
 
 interface Slot {
@@ -115,6 +120,7 @@ export class BundleCache {
   }
 
   private check(id: string, where: { projectId: string; env: string }, slot: Slot | undefined): Promise<BundleLookup> {
+    if (this.options.shareChecks === false) return this.refresh(id, where, slot);
     let pending = this.inflight.get(id);
     if (pending === undefined) {
       pending = this.refresh(id, where, slot).finally(() => this.inflight.delete(id));

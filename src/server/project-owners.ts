@@ -12,6 +12,8 @@ export interface ProjectOwnersOptions {
   readonly staleMs: number;
   /** Projects remembered at most; the oldest answer is dropped first. */
   readonly maxProjects?: number;
+  /** Whether askers at once share one store call (true when absent; not in a Worker: BundleCacheOptions.shareChecks). */
+  readonly shareChecks?: boolean;
 }
 
 const DEFAULT_MAX_PROJECTS = 10_000;
@@ -43,6 +45,7 @@ export class ProjectOwners {
   private orgsOf(projectId: string): Promise<readonly string[]> | readonly string[] {
     const known = this.answers.get(projectId);
     if (known !== undefined && this.options.clock.now() - known.checkedAt < this.options.refreshMs) return known.orgs;
+    if (this.options.shareChecks === false) return this.refresh(projectId, known);
     let pending = this.inflight.get(projectId);
     if (pending === undefined) {
       pending = this.refresh(projectId, known).finally(() => this.inflight.delete(projectId));

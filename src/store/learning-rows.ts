@@ -23,6 +23,30 @@ export interface ScanRow {
   filtered: string | null;
 }
 
+/**
+ * The scan on SQLite (the embedded store, and D1 at the edge), with each store's placeholders.
+ * The filter and the extraction run in SQLite: other track events and static-only decisions and
+ * exposures never become JavaScript objects, and no body is parsed in JavaScript: a decision
+ * comes as one row per adaptive layer (policy and arm), a track event with its value.
+ */
+export function scanSql(at: { readonly after: string; readonly upTo: string; readonly limit: string }): string {
+  return `SELECT e.seq, e.type, e.org_id, e.project_id, e.env, e.decision_id, e.received_at, e.name,
+              CASE WHEN e.type = 'track' AND json_type(e.body, '$.value') IN ('integer', 'real') THEN e.body ->> '$.value' END AS value,
+              l.value ->> '$.policyId' AS policy_id, l.value ->> '$.allocationKey' AS arm_key,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.entityId') = 'text' THEN e.body ->> '$.entityId' END AS entity_id,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.features') = 'array' THEN e.body -> '$.features' END AS features,
+              CASE WHEN e.type != 'track' AND json_type(e.body, '$.filteredContext') = 'object' THEN e.body -> '$.filteredContext' END AS filtered
+       FROM events e
+       LEFT JOIN json_each(CASE WHEN e.type != 'track' AND instr(e.body, '"probability"') > 0 THEN e.body END, '$.layers') l
+       WHERE e.seq > ${at.after} AND e.seq <= ${at.upTo} AND e.decision_id IS NOT NULL
+         AND (e.type = 'track'
+              OR (e.type IN ('decision', 'exposure') AND l.type = 'object'
+                  AND json_type(l.value, '$.probability') IS NOT NULL
+                  AND json_type(l.value, '$.attributionOnly') IS NOT 'true'
+                  AND json_type(l.value, '$.policyId') = 'text' AND json_type(l.value, '$.allocationKey') = 'text'))
+       ORDER BY e.seq LIMIT ${at.limit}`;
+}
+
 export interface BinRow {
   project_id: string;
   env: string;
@@ -38,7 +62,7 @@ export function fromBinRow(row: BinRow): OpenTrialBin {
 }
 
 /** A copy: a driver's Buffer may not be 8-byte aligned for a Float64Array view. */
-export function floats(blob: Buffer): Float64Array {
+export function floats(blob: Uint8Array): Float64Array {
   const out = new Float64Array(blob.byteLength / 8);
   new Uint8Array(out.buffer).set(blob);
   return out;

@@ -3,7 +3,7 @@
 // posted over keep-alive connections a few at a time. node:http rather than fetch: the client
 // shares the test's process with the server, and fetch's per-request cost halved the rate.
 import { Agent, request } from "node:http";
-import { type TestServer, startTestServer } from "../server/harness.js";
+import { type ManualClock, type TestServer, startTestServer } from "../server/harness.js";
 import type { ParityCase, ParityFixture } from "./fixtures.js";
 
 /** Requests in flight at once: enough to keep the server busy, few enough not to queue. */
@@ -27,9 +27,9 @@ export interface ServerReplies {
   readonly refusals: Reply[];
 }
 
-export async function startParityServer(fixtures: readonly ParityFixture[]): Promise<ParityServer> {
+export async function startParityServer(fixtures: readonly ParityFixture[], clock?: ManualClock): Promise<ParityServer> {
   // Keys and bundles are written before the first request, so the server may cache them for the run.
-  const server = await startTestServer({ limits: { keyCacheMs: 60_000, bundleRefreshMs: 60_000 } });
+  const server = await startTestServer({ limits: { keyCacheMs: 60_000, bundleRefreshMs: 60_000 }, clock });
   const keys = new Map<string, string>();
   for (const { name, bundle } of fixtures) {
     await server.putBundle(bundle);
@@ -38,30 +38,37 @@ export async function startParityServer(fixtures: readonly ParityFixture[]): Pro
   return { server, keys };
 }
 
-export async function serverReplies(parity: ParityServer, fixture: ParityFixture): Promise<ServerReplies> {
-  return { answers: await serverAnswers(parity, fixture), refusals: await serverRefusals(parity, fixture) };
+/** Where replies come from: any server of the API (the Worker too) with a key per fixture. */
+export type ReplySource = { readonly server: { readonly url: string }; readonly keys: ReadonlyMap<string, string> };
+
+export async function serverReplies(parity: ReplySource, fixture: ParityFixture): Promise<ServerReplies> {
+  // Connections of its own, closed after: a server may close a connection idle since an earlier run (workerd does within seconds).
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  try {
+    return { answers: await serverAnswers(parity, fixture, agent), refusals: await serverRefusals(parity, fixture, agent) };
+  } finally {
+    agent.destroy();
+  }
 }
 
 /** The server's 200 body for each case, in the cases' order; any other status fails the run. */
-async function serverAnswers(parity: ParityServer, fixture: ParityFixture): Promise<unknown[]> {
+async function serverAnswers(parity: ReplySource, fixture: ParityFixture, agent: Agent): Promise<unknown[]> {
   const key = parity.keys.get(fixture.name)!;
   return mapConcurrently(fixture.cases, async (item: ParityCase, index) => {
-    const { status, body } = await postResolve(parity.server.url, key, item);
+    const { status, body } = await postResolve(parity.server.url, key, item, agent);
     if (status !== 200) throw new Error(`${fixture.name} case ${index}: ${status} ${JSON.stringify(body)}`);
     return body;
   });
 }
 
 /** The server's reply to each refused context. */
-function serverRefusals(parity: ParityServer, fixture: ParityFixture): Promise<Reply[]> {
+function serverRefusals(parity: ReplySource, fixture: ParityFixture, agent: Agent): Promise<Reply[]> {
   const key = parity.keys.get(fixture.name)!;
-  return mapConcurrently(fixture.refused, (context) => postResolve(parity.server.url, key, { context }));
+  return mapConcurrently(fixture.refused, (context) => postResolve(parity.server.url, key, { context }, agent));
 }
 
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
 /** POST /v1/resolve with a Bearer key; the status and the parsed body. */
-function postResolve(baseUrl: string, key: string, body: unknown): Promise<Reply> {
+function postResolve(baseUrl: string, key: string, body: unknown, agent: Agent): Promise<Reply> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const headers = { Authorization: `Bearer ${key}`, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(payload) };

@@ -127,7 +127,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
 /** fetch with a Bearer key and a JSON body. */
 export function call(
-  server: TestServer,
+  server: { readonly url: string },
   path: string,
   init: { key?: string; method?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Response> {

@@ -77,17 +77,7 @@ export function describeTenancyContract(stores: () => Stores): void {
   });
 
   describe("project ownership", () => {
-    it("a project belongs to the org of its bundles; another org's bundle for it is refused", async () => {
-      await stores().bundles.put(makeBundle("proj-1", "production"), at(0));
-      await stores().bundles.put(makeBundle("proj-1", "staging"), at(0));
-      expect(await stores().bundles.orgsOf("proj-1")).toEqual(["org-1"]);
-      expect(await stores().bundles.orgsOf("proj-none")).toEqual([]);
-      const intruder = { ...makeBundle("proj-1", "dev"), orgId: "org-2" };
-      await expect(stores().bundles.put(intruder, at(1))).rejects.toThrow(ProjectOwnedElsewhere);
-      await expect(stores().bundles.put({ ...makeBundle("proj-1", "production"), orgId: "org-2" }, at(1))).rejects.toThrow(/belongs to organization org-1/);
-      expect(await stores().bundles.orgsOf("proj-1")).toEqual(["org-1"]);
-      expect((await stores().bundles.get("proj-1", "production"))?.bundle.orgId).toBe("org-1");
-    });
+    itRefusesASecondOwner(stores);
 
     it("lists the orgs with events in a project, and filters by org", async () => {
       await stores().events.append([makeEvent("a"), makeEvent("b", { orgId: "org-2" }), makeEvent("c", { projectId: "proj-2" })]);
@@ -95,5 +85,20 @@ export function describeTenancyContract(stores: () => Stores): void {
       expect(await stores().events.count({ orgId: "org-2", projectId: "proj-1" })).toBe(1);
       expect((await stores().events.list({ orgId: "org-1" })).map((e) => e.event.id)).toEqual(["evt-c", "evt-a"]);
     });
+  });
+}
+
+/** A project's bundles are all of one organization (every store of bundles, the edge's too). */
+export function itRefusesASecondOwner(stores: () => Stores): void {
+  it("a project belongs to the org of its bundles; another org's bundle for it is refused", async () => {
+    await stores().bundles.put(makeBundle("proj-1", "production"), at(0));
+    await stores().bundles.put(makeBundle("proj-1", "staging"), at(0));
+    expect(await stores().bundles.orgsOf("proj-1")).toEqual(["org-1"]);
+    expect(await stores().bundles.orgsOf("proj-none")).toEqual([]);
+    const intruder = { ...makeBundle("proj-1", "dev"), orgId: "org-2" };
+    await expect(stores().bundles.put(intruder, at(1))).rejects.toThrow(ProjectOwnedElsewhere);
+    await expect(stores().bundles.put({ ...makeBundle("proj-1", "production"), orgId: "org-2" }, at(1))).rejects.toThrow(/belongs to organization org-1/);
+    expect(await stores().bundles.orgsOf("proj-1")).toEqual(["org-1"]);
+    expect((await stores().bundles.get("proj-1", "production"))?.bundle.orgId).toBe("org-1");
   });
 }

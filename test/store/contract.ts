@@ -1,6 +1,6 @@
 // The store contract: what every implementation of Stores (src/store/types.ts) must do, run
-// against each one (SQLite now; KV/D1 and multi-instance stores later), as Hono runs one router
-// suite against every router.
+// against each one (SQLite, PostgreSQL; the edge's D1 and KV for keys and bundles, d1.test.ts),
+// as Hono runs one router suite against every router.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
@@ -50,7 +50,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores): voi
   });
 }
 
-function describeKeyContract(stores: () => Stores): void {
+export function describeKeyContract(stores: () => Stores): void {
   describe("keys", () => {
     it("finds a stored key by hash and by id, with every field as stored", async () => {
       const key = makeKey(1, {
@@ -100,7 +100,7 @@ function describeKeyContract(stores: () => Stores): void {
   });
 }
 
-function describeBundleContract(stores: () => Stores): void {
+export function describeBundleContract(stores: () => Stores): void {
   describe("bundles", () => {
     it("answers undefined for a project/env without a bundle", async () => {
       await stores().bundles.put(makeBundle("proj-1", "production"), "2026-11-21T10:00:01.000Z");

@@ -1,12 +1,15 @@
 // Tenancy as an attacker tries it (issue 14): org A, with every kind of key it can hold, tries to
 // read, write, reward, decide on and report about org B's project, over real HTTP on one store.
 // Both projects run a policy with the same id, so nothing may be told apart by policy id alone.
+// Reads and writes over HTTP run on both hosts of the app (the Node server and the Worker in
+// workerd, test/edge/targets.ts); the learner, reports and the CLI are the Node server's.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { DELAYS, POPULATION } from "../../src/adaptive/state.js";
 import { policyBundle } from "../adaptive/fixtures.js";
 import { vane } from "../cli/helpers.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
+import { type ContractTarget, TARGETS, startTarget } from "../edge/targets.js";
 
 const B_DECISIONS = 20;
 
@@ -40,22 +43,29 @@ async function learned(projectId: string): Promise<{ trials: number; rewards: nu
   return { trials, rewards };
 }
 
-beforeAll(async () => {
-  server = await startTestServer();
-  await server.putBundle(tenantBundle("org-a", "proj-a"));
-  await server.putBundle(tenantBundle("org-b", "proj-b"));
+type Tenants = Pick<ContractTarget, "url" | "key" | "putBundle">;
+
+/** Both orgs' bundles, every kind of key A can hold, B's key, and B's decisions. */
+async function seedTenants(on: Tenants, keys: Record<string, string>): Promise<string[]> {
+  await on.putBundle(tenantBundle("org-a", "proj-a"));
+  await on.putBundle(tenantBundle("org-b", "proj-b"));
   const both = ["sdk:read", "sdk:write"];
-  keys.aPinnedSk = await server.key({ orgId: "org-a", projectId: "proj-a", scopes: both });
-  keys.aOrgSk = await server.key({ orgId: "org-a", scopes: both });
-  keys.aPinnedPk = await server.key({ kind: "pk", orgId: "org-a", projectId: "proj-a", scopes: both });
-  keys.aOrgPk = await server.key({ kind: "pk", orgId: "org-a", scopes: both });
-  keys.bSk = await server.key({ orgId: "org-b", projectId: "proj-b", scopes: both });
-  const decided = await call(server, "/v1/decide/batch", {
+  keys.aPinnedSk = await on.key({ orgId: "org-a", projectId: "proj-a", scopes: both });
+  keys.aOrgSk = await on.key({ orgId: "org-a", scopes: both });
+  keys.aPinnedPk = await on.key({ kind: "pk", orgId: "org-a", projectId: "proj-a", scopes: both });
+  keys.aOrgPk = await on.key({ kind: "pk", orgId: "org-a", scopes: both });
+  keys.bSk = await on.key({ orgId: "org-b", projectId: "proj-b", scopes: both });
+  const decided = await call(on, "/v1/decide/batch", {
     key: keys.bSk,
     body: { decisions: Array.from({ length: B_DECISIONS }, (_, i) => ({ policyId: "pol", context: { userId: `b-${i}` } })) },
   });
   expect(decided.status).toBe(200);
-  bDecisions = ((await decided.json()) as { results: { decisionId: string }[] }).results.map((r) => r.decisionId);
+  return ((await decided.json()) as { results: { decisionId: string }[] }).results.map((r) => r.decisionId);
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  bDecisions = await seedTenants(server, keys);
 });
 afterAll(() => server.close());
 
@@ -63,53 +73,67 @@ const A_KEYS = ["aPinnedSk", "aOrgSk", "aPinnedPk", "aOrgPk"] as const;
 const orgScoped = (name: string) => name.startsWith("aOrg");
 const headersFor = (_name: string): Record<string, string> => ({ "X-Project-Id": "proj-b" });
 
-describe("org A's keys never read org B's project", () => {
-  it.each(A_KEYS)("%s: config of proj-b answers as for a project that does not exist", async (name) => {
-    const asked = await call(server, "/v1/config/proj-b", { key: keys[name], headers: headersFor(name) });
-    const nowhere = await call(server, "/v1/config/proj-nowhere", { key: keys[name], headers: { "X-Project-Id": "proj-nowhere" } });
-    expect(asked.status).toBe(nowhere.status);
-    expect([403, 404]).toContain(asked.status);
-    const text = await asked.text();
-    expect(text.replace("proj-b", "proj-nowhere")).toBe(await nowhere.text());
-    expect(text).not.toContain("org-b");
+describe.each(TARGETS)("over HTTP on %s", (target) => {
+  // This suite's own host, keys and B's decisions there (the names shadow the Node server's of the suites below).
+  let server: ContractTarget;
+  const keys: Record<string, string> = {};
+  let bDecisions: string[] = [];
+  beforeAll(async () => {
+    server = await startTarget(target);
+    bDecisions = await seedTenants(server, keys);
+  });
+  afterAll(() => server.close());
+
+  describe("org A's keys never read org B's project", () => {
+    it.each(A_KEYS)("%s: config of proj-b answers as for a project that does not exist", async (name) => {
+      const asked = await call(server, "/v1/config/proj-b", { key: keys[name], headers: headersFor(name) });
+      const nowhere = await call(server, "/v1/config/proj-nowhere", { key: keys[name], headers: { "X-Project-Id": "proj-nowhere" } });
+      expect(asked.status).toBe(nowhere.status);
+      expect([403, 404]).toContain(asked.status);
+      const text = await asked.text();
+      expect(text.replace("proj-b", "proj-nowhere")).toBe(await nowhere.text());
+      expect(text).not.toContain("org-b");
+    });
+
+    it.each(["aPinnedSk", "aOrgSk"] as const)("%s: resolve and decide in proj-b answer not found, as for no project", async (name) => {
+      const resolve = await call(server, "/v1/resolve", { key: keys[name], headers: headersFor(name), body: { context: { userId: "x" } } });
+      const decide = await call(server, "/v1/decide/pol", { key: keys[name], headers: headersFor(name), body: { context: { userId: "x" } } });
+      if (orgScoped(name)) {
+        expect(resolve.status).toBe(404);
+        expect(decide.status).toBe(404);
+        expect(await resolve.text()).not.toContain("org-b");
+      } else {
+        // A pinned key naming another project is refused, whichever project it is.
+        expect(resolve.status).toBe(403);
+        expect(decide.status).toBe(403);
+      }
+    });
   });
 
-  it.each(["aPinnedSk", "aOrgSk"] as const)("%s: resolve and decide in proj-b answer not found, as for no project", async (name) => {
-    const resolve = await call(server, "/v1/resolve", { key: keys[name], headers: headersFor(name), body: { context: { userId: "x" } } });
-    const decide = await call(server, "/v1/decide/pol", { key: keys[name], headers: headersFor(name), body: { context: { userId: "x" } } });
-    if (orgScoped(name)) {
-      expect(resolve.status).toBe(404);
-      expect(decide.status).toBe(404);
-      expect(await resolve.text()).not.toContain("org-b");
-    } else {
-      // A pinned key naming another project is refused, whichever project it is.
-      expect(resolve.status).toBe(403);
-      expect(decide.status).toBe(403);
-    }
-  });
-});
-
-describe("org A's keys never write into org B's project", () => {
-  it.each(A_KEYS)("%s: events naming proj-b are refused or land in A's own project", async (name) => {
-    const before = await server.stores.events.count({ projectId: "proj-b" });
-    const events = [
-      track(bDecisions[0]!, { projectId: "proj-b" }),
-      { type: "decision", unitKey: "u", timestamp: "2026-11-21T12:00:00Z", projectId: "proj-b", assignments: {}, layers: [{ layerId: "layer", bucket: 1, policyId: "pol", allocationKey: "k0", probability: 0.5 }] },
-    ];
-    const response = await call(server, "/v1/events/batch", { key: keys[name], body: { events } });
-    expect(response.status).toBe(200);
-    const body = (await response.json()) as { accepted: number; validationErrors?: { index: number; error: string }[] };
-    if (orgScoped(name)) {
-      expect(body.accepted).toBe(0);
-      expect(body.validationErrors?.map((e) => e.error)).toEqual([
-        `projectId "proj-b" is not a project of this key's organization`,
-        `projectId "proj-b" is not a project of this key's organization`,
-      ]);
-    } else {
-      expect(body.accepted).toBe(2); // the pinned key's project wins over the event's
-    }
-    expect(await server.stores.events.count({ projectId: "proj-b" })).toBe(before);
-    expect(await server.stores.events.count({ orgId: "org-a", projectId: "proj-b" })).toBe(0);
+  describe("org A's keys never write into org B's project", () => {
+    it.each(A_KEYS)("%s: events naming proj-b are refused or land in A's own project", async (name) => {
+      await server.settled();
+      const before = await server.stores.events.count({ projectId: "proj-b" });
+      const events = [
+        track(bDecisions[0]!, { projectId: "proj-b" }),
+        { type: "decision", unitKey: "u", timestamp: "2026-11-21T12:00:00Z", projectId: "proj-b", assignments: {}, layers: [{ layerId: "layer", bucket: 1, policyId: "pol", allocationKey: "k0", probability: 0.5 }] },
+      ];
+      const response = await call(server, "/v1/events/batch", { key: keys[name], body: { events } });
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { accepted: number; validationErrors?: { index: number; error: string }[] };
+      if (orgScoped(name)) {
+        expect(body.accepted).toBe(0);
+        expect(body.validationErrors?.map((e) => e.error)).toEqual([
+          `projectId "proj-b" is not a project of this key's organization`,
+          `projectId "proj-b" is not a project of this key's organization`,
+        ]);
+      } else {
+        expect(body.accepted).toBe(2); // the pinned key's project wins over the event's
+      }
+      await server.settled();
+      expect(await server.stores.events.count({ projectId: "proj-b" })).toBe(before);
+      expect(await server.stores.events.count({ orgId: "org-a", projectId: "proj-b" })).toBe(0);
+    });
   });
 });
 

@@ -5,7 +5,7 @@ import { ProjectOwnedElsewhere } from "../tenancy.js";
 import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
-interface BundleRow {
+export interface BundleRow {
   project_id: string;
   env: string;
   org_id: string;
@@ -14,8 +14,8 @@ interface BundleRow {
   bundle: string;
 }
 
-type SummaryRow = Omit<BundleRow, "bundle">;
-type HistoryRow = SummaryRow & { published_by: PublishedBy };
+export type SummaryRow = Omit<BundleRow, "bundle">;
+export type HistoryRow = SummaryRow & { published_by: PublishedBy };
 
 export class SqliteBundleStore implements BundleStore {
   private readonly getStmt: Statement<[string, string], Pick<BundleRow, "bundle" | "stored_at">>;
@@ -138,11 +138,11 @@ export class SqliteBundleStore implements BundleStore {
   }
 }
 
-function summary(row: SummaryRow): BundleSummary {
+export function summary(row: SummaryRow): BundleSummary {
   return { orgId: row.org_id, projectId: row.project_id, env: row.env, version: row.version, storedAt: row.stored_at };
 }
 
-function bundleRow(bundle: Bundle, storedAt: string): BundleRow {
+export function bundleRow(bundle: Bundle, storedAt: string): BundleRow {
   return {
     project_id: bundle.projectId,
     env: bundle.env,

@@ -3,7 +3,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type { KeyKind, KeyRecord, KeyStore } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   secret_hash: string;
   kind: string;
@@ -17,10 +17,10 @@ interface KeyRow {
   rate_limit: string | null;
 }
 
-const COLUMNS =
+export const KEY_COLUMNS =
   "id, secret_hash, kind, org_id, project_id, scopes, created_at, expires_at, revoked_at, rotated_to, rate_limit";
 
-function toRow(key: KeyRecord): KeyRow {
+export function keyToRow(key: KeyRecord): KeyRow {
   return {
     id: key.id,
     secret_hash: key.secretHash,
@@ -36,7 +36,7 @@ function toRow(key: KeyRecord): KeyRow {
   };
 }
 
-function fromRow(row: KeyRow): KeyRecord {
+export function keyFromRow(row: KeyRow): KeyRecord {
   // Optional fields are left out rather than set to undefined: absent in, absent out.
   return {
     id: row.id,
@@ -64,12 +64,12 @@ export class SqliteKeyStore implements KeyStore {
     db: Database,
     private readonly durability: Durability,
   ) {
-    this.byHashStmt = db.prepare(`SELECT ${COLUMNS} FROM keys WHERE secret_hash = ?`);
-    this.byIdStmt = db.prepare(`SELECT ${COLUMNS} FROM keys WHERE id = ?`);
+    this.byHashStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE secret_hash = ?`);
+    this.byIdStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM keys WHERE id = ?`);
     // An upsert, not INSERT OR REPLACE: REPLACE would silently delete another key whose
     // secret_hash collides; here that is a constraint error.
     this.putStmt = db.prepare(
-      `INSERT INTO keys (${COLUMNS}) VALUES (@id, @secret_hash, @kind, @org_id, @project_id, @scopes,
+      `INSERT INTO keys (${KEY_COLUMNS}) VALUES (@id, @secret_hash, @kind, @org_id, @project_id, @scopes,
          @created_at, @expires_at, @revoked_at, @rotated_to, @rate_limit)
        ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, kind = excluded.kind,
          org_id = excluded.org_id, project_id = excluded.project_id, scopes = excluded.scopes,
@@ -77,18 +77,18 @@ export class SqliteKeyStore implements KeyStore {
          revoked_at = excluded.revoked_at, rotated_to = excluded.rotated_to,
          rate_limit = excluded.rate_limit`,
     );
-    this.listStmt = db.prepare(`SELECT ${COLUMNS} FROM keys ORDER BY created_at, rowid`);
+    this.listStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, rowid`);
     this.pingStmt = db.prepare("SELECT 1 FROM keys LIMIT 1");
   }
 
   async byHash(secretHash: string): Promise<KeyRecord | undefined> {
     const row = this.byHashStmt.get(secretHash);
-    return row && fromRow(row);
+    return row && keyFromRow(row);
   }
 
   async byId(id: string): Promise<KeyRecord | undefined> {
     const row = this.byIdStmt.get(id);
-    return row && fromRow(row);
+    return row && keyFromRow(row);
   }
 
   async put(key: KeyRecord): Promise<void> {
@@ -97,11 +97,11 @@ export class SqliteKeyStore implements KeyStore {
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
   putNow(key: KeyRecord): void {
-    this.putStmt.run(toRow(key));
+    this.putStmt.run(keyToRow(key));
   }
 
   async list(): Promise<KeyRecord[]> {
-    return this.listStmt.all().map(fromRow);
+    return this.listStmt.all().map(keyFromRow);
   }
 
   /** Throws when the table cannot be read. */

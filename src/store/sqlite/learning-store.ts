@@ -5,7 +5,7 @@
 // JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
-import { type BinRow, type ScanRow, floats, fromBinRow, scanPage } from "../learning-rows.js";
+import { type BinRow, type ScanRow, floats, fromBinRow, scanPage, scanSql } from "../learning-rows.js";
 import type { Durability } from "./wal-sync.js";
 
 /**
@@ -28,7 +28,8 @@ interface ArmDbRow {
   stats: Buffer;
 }
 
-interface PendingRow {
+/** A pending decision's row (D1's store reads the same table). */
+export interface PendingRow {
   decision_id: string;
   policy_id: string;
   project_id: string;
@@ -36,7 +37,7 @@ interface PendingRow {
   org_id: string;
   arm_key: string;
   entity: string;
-  features: Buffer | null;
+  features: Uint8Array | null;
   reward_event: string;
   decided_at: number;
   closes_at: number;
@@ -44,7 +45,7 @@ interface PendingRow {
   rewarded: number;
 }
 
-const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
+export const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
 const PENDING_KEY = "decision_id = ? AND policy_id = ? AND project_id = ? AND env = ?";
 
 export class SqliteLearningStore implements LearningStore {
@@ -101,26 +102,7 @@ export class SqliteLearningStore implements LearningStore {
     this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
     this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
     this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
-    // The filter and the extraction run in SQLite: other track events and static-only decisions and
-    // exposures never become JavaScript objects, and no body is parsed in JavaScript: a decision
-    // comes as one row per adaptive layer (policy and arm), a track event with its value.
-    this.scanStmt = db.prepare(
-      `SELECT e.seq, e.type, e.org_id, e.project_id, e.env, e.decision_id, e.received_at, e.name,
-              CASE WHEN e.type = 'track' AND json_type(e.body, '$.value') IN ('integer', 'real') THEN e.body ->> '$.value' END AS value,
-              l.value ->> '$.policyId' AS policy_id, l.value ->> '$.allocationKey' AS arm_key,
-              CASE WHEN e.type != 'track' AND json_type(e.body, '$.entityId') = 'text' THEN e.body ->> '$.entityId' END AS entity_id,
-              CASE WHEN e.type != 'track' AND json_type(e.body, '$.features') = 'array' THEN e.body -> '$.features' END AS features,
-              CASE WHEN e.type != 'track' AND json_type(e.body, '$.filteredContext') = 'object' THEN e.body -> '$.filteredContext' END AS filtered
-       FROM events e
-       LEFT JOIN json_each(CASE WHEN e.type != 'track' AND instr(e.body, '"probability"') > 0 THEN e.body END, '$.layers') l
-       WHERE e.seq > @after AND e.seq <= @upTo AND e.decision_id IS NOT NULL
-         AND (e.type = 'track'
-              OR (e.type IN ('decision', 'exposure') AND l.type = 'object'
-                  AND json_type(l.value, '$.probability') IS NOT NULL
-                  AND json_type(l.value, '$.attributionOnly') IS NOT 'true'
-                  AND json_type(l.value, '$.policyId') = 'text' AND json_type(l.value, '$.allocationKey') = 'text'))
-       ORDER BY e.seq LIMIT @limit`,
-    );
+    this.scanStmt = db.prepare(scanSql({ after: "@after", upTo: "@upTo", limit: "@limit" }));
     this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
     this.clearPublishedStmt = db.prepare("DELETE FROM published_open_trials");
     this.publishStmt = db.prepare("INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count) VALUES (?, ?, ?, ?, ?, ?, ?)");
@@ -228,7 +210,7 @@ function toPendingRow(p: PendingDecision): PendingRow {
   };
 }
 
-function fromPendingRow(row: PendingRow): PendingDecision {
+export function fromPendingRow(row: PendingRow): PendingDecision {
   return {
     decisionId: row.decision_id,
     policyId: row.policy_id,

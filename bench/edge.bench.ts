@@ -1,0 +1,84 @@
+// The Worker beside the Node server in one run (issue 28): config 304, resolve and events on
+// workerd (`vane edge dev`'s runner, local D1/KV/R2/Queue/Durable Objects) and on `vane serve`'s
+// server (serve-vane.ts), with bench:http's harness (bench/http/: servers pinned to core 0, the
+// load generator on core 1, autocannon, a warm-up run dropped). Reports requests per second,
+// latency, and workerd's CPU per request: a bound of the Worker CPU time Cloudflare bills, since
+// locally the same process also runs the queue consumer and the D1, KV and Durable Object
+// emulations.
+//
+//   npm run bench:edge
+//   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64   as for bench:http
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { launchServer } from "./http/child-server.js";
+import { type LoadSettings, type ScenarioRow, runScenario } from "./http/load.js";
+import { LOADGEN_CORE, allowedCpus, pinSelf } from "./http/pinning.js";
+import { waitIdle } from "./http/proc-stats.js";
+import { vaneScenarios } from "./http/scenarios.js";
+import { machine } from "./report.js";
+
+await pinSelf(LOADGEN_CORE);
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const settings: LoadSettings = {
+  connections: env("BENCH_HTTP_CONNECTIONS", 64),
+  pipelining: env("BENCH_HTTP_PIPELINING", 1),
+  durationS: env("BENCH_HTTP_DURATION_S", 10),
+  warmupS: env("BENCH_HTTP_WARMUP_S", 3),
+};
+const SCENARIOS = ["config-304", "resolve", "events"];
+/** The Worker's background (the queue consumer, the learner) may take a while after the events row on one core. */
+const QUIET = { maxPercent: 5, windowMs: 500, timeoutMs: 300_000 };
+
+interface HostRows {
+  readonly host: "node" | "workerd";
+  readonly cpus: string;
+  readonly rows: ScenarioRow[];
+}
+
+async function measure(host: HostRows["host"], script: string, args: string[]): Promise<HostRows> {
+  const server = await launchServer(new URL(script, import.meta.url), args, { label: host });
+  const { url, pid } = server.info;
+  const etag = `"${String(server.info.bundleVersion)}"`;
+  const rows: ScenarioRow[] = [];
+  try {
+    for (const scenario of vaneScenarios({ key: String(server.info.key), projectId: String(server.info.projectId), etag }).filter((s) => SCENARIOS.includes(s.key))) {
+      await waitIdle(pid, QUIET);
+      rows.push(await runScenario(url, scenario, { settings, serverPid: pid, label: `[${host}]` }));
+    }
+  } finally {
+    await server.stop("SIGTERM");
+  }
+  return { host, cpus: server.cpus, rows };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-edge-"));
+const node = await measure("node", "./http/serve-vane.ts", ["--data", dataDir]);
+rmSync(dataDir, { recursive: true, force: true });
+const workerd = await measure("workerd", "./http/serve-edge.ts", []);
+
+/** CPU per request of the answering process, in ms (its CPU share over its request rate). */
+const cpuMsPerRequest = (row: ScenarioRow): number | null => (row.serverCpuPercent === null || row.reqPerSec === 0 ? null : (row.serverCpuPercent / 100 / row.reqPerSec) * 1000);
+const fixed = (value: number | null, digits: number) => (value === null || Number.isNaN(value) ? "–" : value.toFixed(digits));
+
+const lines = [
+  `# bench:edge — ${new Date().toISOString()}`,
+  "",
+  `${settings.connections} connections, ${settings.durationS} s per row after ${settings.warmupS} s of warm-up; servers on CPU ${node.cpus}, the load generator on CPU ${allowedCpus("self")}.`,
+  "",
+  "| row | host | req/s | p50 ms | p99 ms | unexpected answers | server CPU % | CPU ms / request |",
+  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+  ...SCENARIOS.flatMap((key) =>
+    [node, workerd].map(({ host, rows }) => {
+      const row = rows.find((r) => r.key === key)!;
+      return `| ${row.name} | ${host} | ${Math.round(row.reqPerSec)} | ${fixed(row.p50Ms, 2)} | ${fixed(row.p99Ms, 2)} | ${row.unexpected} | ${fixed(row.serverCpuPercent, 0)} | ${fixed(cpuMsPerRequest(row), 3)} |`;
+    }),
+  ),
+  "",
+  "workerd's CPU per request bounds the Worker CPU time Cloudflare bills: the same process also runs the queue consumer, the learner and the local D1, KV and Durable Object emulations.",
+];
+console.log(`\n${lines.join("\n")}`);
+const results = new URL("./results/", import.meta.url);
+writeFileSync(new URL("edge-latest.json", results), `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, hosts: [node, workerd] }, null, 2)}\n`);
+writeFileSync(new URL("edge-latest.md", results), `${lines.join("\n")}\n`);

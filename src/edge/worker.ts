@@ -1,0 +1,151 @@
+// The Worker: the same Hono app as `vane serve` (server/app.ts), handed the edge's stores — keys,
+// bundles and events on D1, KV, R2 and a Queue (store/edge/) — the engine imported as a compiled
+// module, and per-key rate limits in Durable Objects. Its queue handler is the events' consumer,
+// which then tells the learner: one Durable Object (LearnerObject) learns from the stored events
+// and commits to D1, where every isolate's decide reloads the learned state each second.
+// The app is made at the first request of each isolate: Workers give bindings to handlers only,
+// and forbid random numbers and timers at a module's top level.
+import type { Hono } from "hono";
+import engineModule from "../../build/vane.wasm";
+import type { Learner } from "../adaptive/learner.js";
+import { createEngine } from "../engine/instantiate.js";
+import { uuidv7 } from "../ids/uuidv7.js";
+import { type AppLimits, createApp } from "../server/app.js";
+import { systemClock } from "../server/clock.js";
+import { createLearner } from "../server/learning.js";
+import type { AppEnv } from "../server/env.js";
+import type { MessageBatch } from "../store/edge/bindings.js";
+import { type StoreBindings, edgeStores } from "../store/edge/edge-stores.js";
+import { EdgeEventWriter } from "../store/edge/event-writer.js";
+import type { EventMessage } from "../store/edge/queued-event-store.js";
+import type { DurableObjectNamespace, DurableObjectState } from "./durable-objects.js";
+import { ReloadedState } from "./learned-state.js";
+import { DurableRateLimiter } from "./rate-limit-object.js";
+import { edgeSchemaCompiler } from "./schema-compiler.js";
+
+export { RateLimitObject } from "./rate-limit-object.js";
+
+/** Set by the build (scripts/build-edge.mjs) from package.json. */
+declare const VANE_VERSION: string;
+
+export interface WorkerEnv extends StoreBindings {
+  readonly RATE_LIMITS: DurableObjectNamespace;
+  readonly LEARNER: DurableObjectNamespace;
+  /** The admin API's bearer token (a Worker secret); the admin routes are off without it. */
+  readonly VANE_ADMIN_TOKEN?: string;
+  /** Signs OFREP event-stream tokens (a Worker secret): every isolate must accept the others' tokens. */
+  readonly VANE_STREAM_SECRET?: string;
+  /** How often an isolate checks a bundle's version and rereads a key, in ms (1000 when unset: the Node server's bound). */
+  readonly VANE_BUNDLE_REFRESH_MS?: string;
+  readonly VANE_KEY_CACHE_MS?: string;
+}
+
+/** A whole number of milliseconds from a Worker variable, or the app's default. */
+function millis(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === "") return undefined;
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms < 0) throw new Error(`${name} must be a whole number of milliseconds, got "${value.slice(0, 40)}"`);
+  return ms;
+}
+
+function limitsOf(env: WorkerEnv): Partial<AppLimits> {
+  const bundleRefreshMs = millis(env.VANE_BUNDLE_REFRESH_MS, "VANE_BUNDLE_REFRESH_MS");
+  const keyCacheMs = millis(env.VANE_KEY_CACHE_MS, "VANE_KEY_CACHE_MS");
+  return { ...(bundleRefreshMs !== undefined && { bundleRefreshMs }), ...(keyCacheMs !== undefined && { keyCacheMs }) };
+}
+
+const engine = createEngine(engineModule);
+let app: Hono<AppEnv> | undefined;
+const newId = () => uuidv7(Date.now());
+/** How often decide reloads the learned state, and the learner steps while decisions wait for rewards: the Node servers' period. */
+const LEARN_MS = 1_000;
+/** The learner object's memory is 128 MB: decisions waiting for a reward past this many (~220 B each) wait in D1. */
+const MAX_PENDING_IN_MEMORY = 100_000;
+
+function appFor(env: WorkerEnv): Hono<AppEnv> {
+  if (app !== undefined) return app;
+  const stores = edgeStores(env, newId);
+  app = createApp({
+    engine,
+    stores,
+    version: VANE_VERSION,
+    limits: limitsOf(env),
+    streamSecret: env.VANE_STREAM_SECRET === undefined ? undefined : new TextEncoder().encode(env.VANE_STREAM_SECRET),
+    rateLimiter: new DurableRateLimiter(env.RATE_LIMITS),
+    schemaCompiler: edgeSchemaCompiler,
+    learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now()),
+    shareStoreChecks: false,
+    adminToken: env.VANE_ADMIN_TOKEN === undefined || env.VANE_ADMIN_TOKEN === "" ? undefined : env.VANE_ADMIN_TOKEN,
+  });
+  return app;
+}
+
+export default {
+  fetch(request: Request, env: WorkerEnv, context: unknown): Response | Promise<Response> {
+    return appFor(env).fetch(request, env, context as never);
+  },
+
+  async queue(batch: MessageBatch<EventMessage>, env: WorkerEnv, context: ExecutionContext): Promise<void> {
+    await new EdgeEventWriter(env.DB, env.ARCHIVE).consume(batch, (error) => console.error("vane: event delivery failed, will retry:", error));
+    // Learning need not hold the batch: the learner reads D1 from where it stopped, and its alarm retries.
+    context.waitUntil(learnerOf(env).fetch("https://learner/learn").catch(() => undefined));
+  },
+};
+
+interface ExecutionContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+const learnerOf = (env: WorkerEnv) => env.LEARNER.get(env.LEARNER.idFromName("learner"));
+
+/**
+ * The one learner (src/adaptive/learner.ts, as on Node): told of each stored batch by the queue
+ * consumer, it reads the new events from D1 and commits each step there; while decisions wait
+ * for rewards its alarm steps every second, closing the windows that are due, and it publishes
+ * the open trials it holds in memory for the isolates' delay model.
+ */
+export class LearnerObject {
+  private readonly learner: Learner;
+  private readonly stores: ReturnType<typeof edgeStores>;
+  private published = true;
+  private learning = false;
+
+  constructor(
+    private readonly state: DurableObjectState,
+    env: WorkerEnv,
+  ) {
+    this.stores = edgeStores(env, newId);
+    this.learner = createLearner({ stores: this.stores, engine, clock: systemClock, maxPendingInMemory: MAX_PENDING_IN_MEMORY });
+  }
+
+  async fetch(): Promise<Response> {
+    await this.learn();
+    return new Response(null, { status: 204 });
+  }
+
+  async alarm(): Promise<void> {
+    await this.learn();
+  }
+
+  private async learn(): Promise<void> {
+    // A call while a step runs leaves it to the alarm: awaiting the running step's D1 calls from
+    // this request would get it cancelled as hung (workerd), and the step reads on to the end anyway.
+    if (this.learning) return this.keepStepping(true);
+    this.learning = true;
+    try {
+      await this.learner.catchUp();
+      const bins = this.learner.state.openTrialBins(Date.now());
+      if (bins.length > 0 || this.published) await this.stores.learning.publishOpenTrials(bins);
+      this.published = bins.length > 0;
+    } finally {
+      this.learning = false;
+      const { inMemory, stored } = this.learner.progress();
+      await this.keepStepping(inMemory > 0 || stored > 0);
+    }
+  }
+
+  /** Sets the alarm for the next step, unless one is set or nothing waits. */
+  private async keepStepping(waiting: boolean): Promise<void> {
+    if (waiting && (await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + LEARN_MS);
+  }
+}

@@ -1,0 +1,75 @@
+// The queue consumer's work: each message's events into D1 exactly once, then into Parquet files
+// in R2 with the Node archive's columns and hourly folders (parquet/rows.ts, partitions.ts).
+// A message may be delivered again (a retry after a failure, a crash after the commit): the D1
+// insert skips events whose id it holds and senders' ids another event stored, in one transaction;
+// the files are named by the first seq D1 gave their rows, so a second delivery writes the same
+// files with the same rows over them.
+import { groupByPartition, partitionFile } from "../parquet/partitions.js";
+import { encodeEvents } from "../parquet/rows.js";
+import { EVENT_COLUMNS, type SequencedRow, fromEventRow } from "../sqlite/event-rows.js";
+import type { SequencedEvent, StoredEvent } from "../types.js";
+import type { D1Database, MessageBatch, R2Bucket } from "./bindings.js";
+import { type EventMessage, firstOfEachId } from "./queued-event-store.js";
+
+/** One event as a JSON array, read by position in SQL (json_each): the whole batch is one bound parameter. */
+function eventTuple(event: StoredEvent, seenAt: number): unknown[] {
+  const discovered = event.discovered === undefined ? null : Number(event.discovered);
+  const { id, receivedAt, orgId, projectId, env, type, unitKey, timestamp } = event;
+  return [id, receivedAt, orgId, projectId, env, type, unitKey, timestamp, event.name ?? null, event.decisionId ?? null, discovered, JSON.stringify(event.body), event.clientId ?? null, seenAt];
+}
+
+const at = (i: number) => `json_extract(value, '$[${i}]')`;
+
+/** Every event of ?1 not stored yet whose sender's id (when it has one) no other event stored. */
+const INSERT_EVENTS = `INSERT OR IGNORE INTO events (${EVENT_COLUMNS})
+  SELECT ${Array.from({ length: 12 }, (_, i) => at(i)).join(", ")} FROM json_each(?1)
+  WHERE ${at(12)} IS NULL OR NOT EXISTS (SELECT 1 FROM event_ids
+    WHERE org_id = ${at(2)} AND project_id = ${at(3)} AND event_id = ${at(12)} AND stored_id != ${at(0)})
+  ORDER BY key`;
+
+const REMEMBER_IDS = `INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, stored_id, seen_at)
+  SELECT ${at(2)}, ${at(3)}, ${at(12)}, ${at(0)}, ${at(13)} FROM json_each(?1)
+  WHERE ${at(12)} IS NOT NULL AND EXISTS (SELECT 1 FROM events WHERE id = ${at(0)})`;
+
+const STORED = `SELECT seq, ${EVENT_COLUMNS} FROM events WHERE id IN (SELECT ${at(0)} FROM json_each(?1)) ORDER BY seq`;
+
+export class EdgeEventWriter {
+  constructor(
+    private readonly db: D1Database,
+    private readonly archive: R2Bucket,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Stores the events (those a delivery before this one stored are skipped); resolves once D1 and R2 hold them. */
+  async write(events: readonly StoredEvent[]): Promise<SequencedEvent[]> {
+    const tuples = JSON.stringify(firstOfEachId(events).map((event) => eventTuple(event, this.now())));
+    await this.db.batch([this.db.prepare(INSERT_EVENTS).bind(tuples), this.db.prepare(REMEMBER_IDS).bind(tuples)]);
+    const { results } = await this.db.prepare(STORED).bind(tuples).all<SequencedRow>();
+    const stored = results.map(fromEventRow);
+    for (const partition of groupByPartition(stored)) await this.archive.put(partitionFile(partition), encodeEvents(partition.rows));
+    return stored;
+  }
+
+  /** A queue batch: each message acknowledged once written, retried (all of it, idempotently) when anything failed. */
+  async consume(batch: MessageBatch<EventMessage>, report: (error: unknown) => void): Promise<void> {
+    for (const message of batch.messages) {
+      try {
+        const body = message.body;
+        if ("events" in body) await this.write(body.events);
+        else await this.writeSpilled(body.spilled);
+        message.ack();
+      } catch (error) {
+        report(error);
+        message.retry();
+      }
+    }
+  }
+
+  private async writeSpilled(key: string): Promise<void> {
+    const object = await this.archive.get(key);
+    // Gone: an earlier delivery wrote it and deleted it, and then its acknowledgement was lost.
+    if (object === null) return;
+    await this.write((JSON.parse(await object.text()) as { events: StoredEvent[] }).events);
+    await this.archive.delete(key);
+  }
+}
