@@ -1,14 +1,14 @@
 // One HTTP contract suite, two targets: the Node app (test/server/harness.ts) and the Worker in
 // workerd (`vane edge dev`'s startLocalEdge on the built dist/edge/). A suite sets up keys and
-// bundles and reads what was stored through `stores`; on the edge those are the Worker's own D1
-// and KV, reached from Node through miniflare (seedEdge: the one place to swap for the admin API's
-// `--remote` once it lands). Events reach the edge's D1 through a queue: `settled()` waits for it.
+// bundles through each target's admin API (as `vane … --remote` does) and reads what was stored
+// through `stores`; on the edge those are the Worker's own D1 and KV, reached from Node through
+// miniflare. Events reach the edge's D1 through a queue: `settled()` waits for it.
 import type { Bundle } from "../../src/bundle/types.js";
 import { startLocalEdge, type LocalEdge } from "../../src/edge/local.js";
 import type { D1Database } from "../../src/store/edge/bindings.js";
-import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
+import type { KeyInput } from "../../src/server/auth/api-key.js";
 import type { BundleStore, EventStore, KeyKind, KeyStore, Stores } from "../../src/store/types.js";
-import { nodeSha256, startTestServer } from "../server/harness.js";
+import { startTestServer } from "../server/harness.js";
 
 export type TargetName = "node" | "edge";
 export const TARGETS: readonly TargetName[] = ["node", "edge"];
@@ -32,39 +32,49 @@ export function startTarget(name: TargetName): Promise<ContractTarget> {
 }
 
 async function nodeTarget(): Promise<ContractTarget> {
-  const server = await startTestServer();
+  const server = await startTestServer({ adminToken: ADMIN_TOKEN });
   return {
     name: "node",
     url: server.url,
     stores: server.stores,
     now: () => server.clock.now(),
-    key: (input) => server.key(input),
-    putBundle: (bundle) => server.putBundle(bundle),
+    ...adminSetup(server.url),
     settled: async () => undefined,
     close: () => server.close(),
   };
 }
 
-/** The Worker's own stores, reached from Node through miniflare: swap for the admin API's `--remote` once it lands. */
+/** Both targets are set up as a deployment without a shell is: keys and bundles through the admin API (what `vane … --remote` calls). */
+const ADMIN_TOKEN = "contract-suite-admin-token-0123456789abcdef";
+
+function adminSetup(url: string): Pick<ContractTarget, "key" | "putBundle"> {
+  const admin = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const response = await fetch(`${url}/admin/v1/${path}`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    const answer = (await response.json()) as Record<string, unknown>;
+    if (!response.ok) throw new Error(`POST /admin/v1/${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
+  };
+  return {
+    key: async ({ kind = "sk", ...input }) => (await admin("keys", { kind, ...input })).secret as string,
+    putBundle: async (bundle) => void (await admin("bundles", { bundle })),
+  };
+}
+
+/** The Worker's own stores, reached from Node through miniflare: what the tests read back (never how they set up). */
 export const seedEdge = (edge: LocalEdge): Promise<Stores> => edge.stores();
 
 /** The Worker rereads bundles and keys at every request, as the Node test server does. */
 export const FRESH = { VANE_BUNDLE_REFRESH_MS: "0", VANE_KEY_CACHE_MS: "0" };
 
 async function edgeTarget(): Promise<ContractTarget> {
-  const edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH });
+  const edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH, adminToken: ADMIN_TOKEN });
   const stores = await seedEdge(edge);
   return {
     name: "edge",
     url: edge.url,
     stores,
     now: () => Date.now(),
-    async key({ kind = "sk", ...input }) {
-      const secret = generateKey(kind);
-      await stores.keys.put(toKeyRecord({ ...input, key: secret }, nodeSha256, new Date().toISOString()));
-      return secret;
-    },
-    putBundle: (bundle) => stores.bundles.put(bundle, new Date().toISOString()),
+    ...adminSetup(edge.url),
     settled: async () => queueSettled(await edge.database()),
     close: () => edge.close(),
   };
