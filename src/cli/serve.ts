@@ -1,5 +1,6 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
+import { randomBytes } from "node:crypto";
 import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
 import { adminTokenProblem } from "../server/admin/admin-token.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
@@ -13,6 +14,7 @@ import { startCluster, workersOption } from "./serve-cluster.js";
 import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
 import { storeUrlOf, withOpenedStores } from "./store-access.js";
+import { vaneCommand, whereArgs } from "./command-hints.js";
 import type { Verb } from "./verb.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
@@ -21,7 +23,7 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
-                  [--admin-token T]
+                  [--admin-token T] [--console]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -48,6 +50,9 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
                VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
                without either there is no admin API)
+  --console    serve the console, a read-only view of projects, bundles, keys, events and health
+               in the browser, at /console (docs/console.md); sign in with the admin token or an
+               API key with the console:read scope
   --redis URL  share each key's rate limit with every server on this Redis (default: the
                VANE_REDIS environment variable; without either each server limits on its own);
                while Redis is away each server limits on its own and requests still answer
@@ -64,7 +69,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -85,7 +90,7 @@ export const serveVerb: Verb = {
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
     const server = await (workers === 1 ? startNodeServer(options) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });
@@ -98,6 +103,7 @@ export const serveVerb: Verb = {
       const banner: Banner = { version: packageVersion(), url: server.url, where: values, now };
       if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
       if (adminToken !== undefined) io.out(`Admin API: ${server.url}/admin/v1 (Authorization: Bearer <the admin token>)`);
+      if (values.console) io.out(consoleLine(server.url, adminToken !== undefined, values));
       if (workers > 1) io.out(`Workers: ${workers} processes on one port; signal this one (pid ${process.pid}) to stop them`);
       io.out(
         await withOpenedStores(values, "create", async (stores) => {
@@ -130,6 +136,11 @@ function checkedStoreUrl(url: string): void {
   } catch (error) {
     throw new UsageError((error as Error).message, USAGE);
   }
+}
+
+function consoleLine(url: string, withAdminToken: boolean, where: { data: string }): string {
+  const signIn = withAdminToken ? "the admin token or an API key with the console:read scope" : `an API key with the console:read scope (\`${vaneCommand()} keys create --org ORG --scopes console:read${whereArgs(where)}\`)`;
+  return `Console: ${url}/console (sign in with ${signIn})`;
 }
 
 function adminTokenOption(value: string | undefined): string | undefined {

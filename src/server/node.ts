@@ -21,6 +21,8 @@ import { openStores } from "../store/open-stores.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
+import { nodeConsoleAssets } from "./console/node-assets.js";
+import type { ConsoleOptions } from "./console/routes.js";
 import { systemClock } from "./clock.js";
 import { SharedLearning } from "./learning.js";
 import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
@@ -68,6 +70,8 @@ export interface NodeServerOptions {
   readonly redisUrl?: string;
   /** Opens the admin API (/admin/v1) to this token; no admin API when absent. */
   readonly adminToken?: string;
+  /** Serves the console under /console; its sessions are signed with this secret (hex), shared by every worker. */
+  readonly console?: { readonly sessionSecret: string };
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -99,6 +103,10 @@ export interface RunningServer {
   readonly metricsUrl?: string;
   /** Drains and closes; past the deadline it stops waiting and says on what (the caller may then exit). */
   close(): Promise<StopOutcome>;
+}
+
+function consoleOptions(given: NodeServerOptions["console"]): ConsoleOptions | undefined {
+  return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex") };
 }
 
 export const packageVersion = (): string =>
@@ -136,7 +144,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, starting: (ready) => starting.push(ready) });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options.console), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),

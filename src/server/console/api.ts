@@ -1,0 +1,93 @@
+// The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
+// runs (`vane bundles get|history|diff`, `vane keys list`, `vane events count|discovered`), cut to
+// what the session's viewer may see. Read only: nothing here writes. Another organization's
+// project answers 404, as one that does not exist.
+import { type Context, Hono } from "hono";
+import { diffBundles } from "../../cli/bundle-diff.js";
+import type { Stores } from "../../store/types.js";
+import { answerOr } from "../admin/routes.js";
+import { EVENT_TYPES, countEvents } from "../admin/event-reads.js";
+import { keyStatus } from "../admin/key-operations.js";
+import { publicKey } from "../admin/operations.js";
+import { AdminRefusal } from "../admin/refusal.js";
+import type { Clock } from "../clock.js";
+import type { AppEnv } from "../env.js";
+import type { ServiceMetrics } from "../observability/types.js";
+import { metricsFigures } from "./metrics-figures.js";
+import { type Viewer, sees } from "./viewer.js";
+
+export interface ConsoleApiDependencies {
+  readonly stores: Stores;
+  readonly clock: Clock;
+  /** What GET /health answers. */
+  readonly health: () => Promise<unknown>;
+  /** The service's metrics, when they are on. */
+  readonly metrics?: ServiceMetrics;
+  readonly reportError: (error: unknown, requestId?: string) => void;
+  /** The signed-in viewer of the request (the session middleware found it). */
+  readonly viewerOf: (c: Context<AppEnv>) => Viewer;
+}
+
+export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
+  const { stores } = deps;
+  const app = new Hono<AppEnv>();
+  const answer = (c: Context<AppEnv>, work: (viewer: Viewer) => Promise<unknown>) => answerOr(deps.reportError, c, () => work(deps.viewerOf(c)));
+  const unseen = (project: string, env: string) => new AdminRefusal("NOT_FOUND", `no bundle for ${project}/${env}`);
+
+  /** The project's current bundle, when the viewer may see it. */
+  const seenBundle = async (viewer: Viewer, project: string, env: string) => {
+    const stored = await stores.bundles.get(project, env);
+    if (stored === undefined || !sees(viewer, stored.bundle)) throw unseen(project, env);
+    return stored;
+  };
+  const seenVersion = async (viewer: Viewer, where: { project: string; env: string }, version: string) => {
+    await seenBundle(viewer, where.project, where.env);
+    const stored = await stores.bundles.historyVersion(where.project, where.env, version);
+    if (stored === undefined) throw new AdminRefusal("NOT_FOUND", `no version ${version} of ${where.project}/${where.env} in the history`);
+    return stored;
+  };
+
+  app.get("/session", (c) => answer(c, async (viewer) => viewer));
+  app.get("/projects", (c) => answer(c, async (viewer) => ({ bundles: (await stores.bundles.list()).filter((b) => sees(viewer, b)) })));
+  app.get("/projects/:project/:env", (c) => answer(c, (viewer) => seenBundle(viewer, c.req.param("project"), c.req.param("env"))));
+  app.get("/projects/:project/:env/history", (c) =>
+    answer(c, async (viewer) => {
+      const { project, env } = c.req.param();
+      const current = await seenBundle(viewer, project, env);
+      return { versions: await stores.bundles.history(project, env), current: current.bundle.version };
+    }),
+  );
+  app.get("/projects/:project/:env/diff", (c) =>
+    answer(c, async (viewer) => {
+      const { from, to } = c.req.query();
+      if (from === undefined || to === undefined) throw new AdminRefusal("BAD_REQUEST", "from and to must name two versions of the history");
+      const [before, after] = await Promise.all([seenVersion(viewer, c.req.param(), from), seenVersion(viewer, c.req.param(), to)]);
+      return { from, to, lines: diffBundles(before.bundle, after.bundle) };
+    }),
+  );
+
+  app.get("/keys", (c) =>
+    answer(c, async (viewer) => {
+      const now = deps.clock.now();
+      const keys = (await stores.keys.list()).filter((k) => sees(viewer, k)).map(publicKey);
+      return { keys: keys.map((key) => ({ ...key, status: keyStatus(key, now) })) };
+    }),
+  );
+
+  app.get("/events", (c) =>
+    answer(c, async (viewer) => {
+      const scope = { ...(viewer.orgId !== undefined && { orgId: viewer.orgId }), ...(viewer.projectId !== undefined && { projectId: viewer.projectId }) };
+      const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
+      const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
+      return { counts: Object.fromEntries(counts), discovered };
+    }),
+  );
+
+  app.get("/health", (c) =>
+    answer(c, async () => {
+      const scraped = await deps.metrics?.scrape();
+      return { health: await deps.health(), metrics: scraped === undefined ? null : metricsFigures(scraped.body) };
+    }),
+  );
+  return app;
+}
