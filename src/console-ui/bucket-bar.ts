@@ -1,5 +1,7 @@
-// A policy's split as a bar over the layer's buckets: who gets which allocation. Buckets no
-// allocation holds are drawn as gaps (those units get the parameters' defaults). The same split is
+// A policy's split as a bar: who gets what. A static policy splits the layer's buckets: each
+// allocation holds a range, and buckets none holds are drawn as gaps (those units get the
+// parameters' defaults). An adaptive policy (a bandit) picks an arm per unit by its current
+// weights (an equal split until it has learned): the bar shows the weights. The same split is
 // listed in words beside it, so it reads without seeing the colours.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
@@ -13,28 +15,45 @@ export interface BarAllocation {
 
 const COLOURS = 6;
 
-export function BucketBar(props: { allocations: readonly BarAllocation[]; bucketCount: number; weights?: readonly number[]; label: string }): VNode {
+interface Segment {
+  readonly start: number;
+  readonly share: number;
+  readonly words: string;
+}
+
+function segments(props: { allocations: readonly BarAllocation[]; bucketCount: number; weights?: readonly number[]; adaptive: boolean }): Segment[] {
   const { allocations, bucketCount } = props;
-  const share = (a: BarAllocation) => (a.bucketRange[1] - a.bucketRange[0] + 1) / bucketCount;
-  const words = allocations.map((a) => `${a.name || a.key}: buckets ${a.bucketRange[0]}–${a.bucketRange[1]} (${percent(share(a))})`).join("; ");
+  if (!props.adaptive) {
+    return allocations.map((a) => {
+      const share = (a.bucketRange[1] - a.bucketRange[0] + 1) / bucketCount;
+      return { start: a.bucketRange[0] / bucketCount, share, words: `buckets ${a.bucketRange[0]}–${a.bucketRange[1]}` };
+    });
+  }
+  const weights = props.weights ?? allocations.map(() => 1 / allocations.length);
+  let start = 0;
+  return allocations.map((_, i) => {
+    const share = weights[i] ?? 0;
+    const segment = { start, share, words: props.weights === undefined ? "equal split (nothing learned yet)" : "learned weight" };
+    start += share;
+    return segment;
+  });
+}
+
+export function BucketBar(props: { allocations: readonly BarAllocation[]; bucketCount: number; weights?: readonly number[]; adaptive: boolean; label: string }): VNode {
+  const parts = segments(props);
+  const name = (a: BarAllocation) => a.name || a.key;
+  const words = props.allocations.map((a, i) => `${name(a)}: ${parts[i]!.words} (${percent(parts[i]!.share)})`).join("; ");
   return html`
     <figure class="split">
       <div class="bar" role="img" aria-label=${`${props.label}: ${words || "no allocations"}`}>
-        ${allocations.map(
-          (a, i) => html`<span
-            class=${`segment c${i % COLOURS}`}
-            style=${{ left: `${(a.bucketRange[0] / bucketCount) * 100}%`, width: `${share(a) * 100}%` }}
-            title=${`${a.name || a.key}: ${percent(share(a))}`}
-          ></span>`,
-        )}
+        ${parts.map((s, i) => html`<span class=${`segment c${i % COLOURS}`} style=${{ left: `${s.start * 100}%`, width: `${s.share * 100}%` }}></span>`)}
       </div>
       <figcaption>
         <ul class="legend">
-          ${allocations.map(
+          ${props.allocations.map(
             (a, i) => html`<li>
               <span class=${`swatch c${i % COLOURS}`} aria-hidden="true"></span>
-              <strong>${a.name || a.key}</strong> <code>${a.key}</code> · buckets ${a.bucketRange[0]}–${a.bucketRange[1]} ·
-              <span class="share">${percent(share(a))}</span>${props.weights === undefined ? null : html` · weight <span class="weight">${props.weights[i]?.toFixed(3)}</span>`}
+              <strong>${name(a)}</strong> <code>${a.key}</code>${" · "}${parts[i]!.words}${" · "}<span class="share">${percent(parts[i]!.share)}</span>
             </li>`,
           )}
         </ul>

@@ -29,7 +29,7 @@ function PolicyView(props: { policy: Policy; bucketCount: number }): VNode {
         <div><dt>Schedule</dt><dd class="schedule">${scheduleWords(policy)}</dd></div>
         ${policy.reward === undefined ? null : html`<div><dt>Reward</dt><dd>${policy.reward.event} (${policy.reward.type}, within ${policy.reward.windowSeconds} s)</dd></div>`}
       </dl>
-      <${BucketBar} allocations=${policy.allocations} bucketCount=${props.bucketCount} weights=${policy.weights} label=${`Split of ${policy.key}`} />
+      <${BucketBar} allocations=${policy.allocations} bucketCount=${props.bucketCount} weights=${policy.weights} adaptive=${policy.kind !== "static"} label=${`Split of ${policy.key}`} />
     </article>
   `;
 }
@@ -43,8 +43,7 @@ export function BundlePage(props: { project: string; env: string }): VNode {
   return html`
     <p class="meta">
       Organization <strong>${bundle.orgId}</strong> · version <code id="version">${bundle.version}</code> · published ${time(data.storedAt)} ·
-      units by <code>${bundle.hashing.unitKey}</code> over ${bucketCount} buckets ·
-      <a href=${`/console${base}/history`}>History and diffs</a>
+      units by <code>${bundle.hashing.unitKey}</code> over ${bucketCount} buckets${" · "}<a href=${`/console${base}/history`}>History and diffs</a>
     </p>
     <section aria-labelledby="parameters-heading">
       <h2 id="parameters-heading">Parameters (${bundle.parameters.length})</h2>

@@ -46,7 +46,7 @@ export class ConsoleAssets {
       return page('<main><h1>Vane console</h1><p>The console\'s files are not built: run <code>npm run build</code>, then reload.</p></main>', "");
     }
     const head = `<link rel="stylesheet" href="/console/assets/${manifest.style}"><script type="module" src="/console/assets/${manifest.script}"></script>`;
-    return page('<div id="app"><p class="loading">Loading…</p></div>', head);
+    return page('<div id="app"></div><noscript>The console needs JavaScript.</noscript>', head);
   }
 
   private currentManifest(): Promise<Manifest | undefined> {
