@@ -1,0 +1,35 @@
+// `vane serve --console` as a user runs it (bin/vane.js on the built dist/): the banner prints the
+// console's URL, the sign-in page loads the built files, the admin token signs in; without
+// --console there is no console.
+import { afterEach, describe, expect, it } from "vitest";
+import { serveProcess } from "../cli/serve-process.js";
+import { tempDir } from "../cli/helpers.js";
+
+const ADMIN = "console-admin-token-0123456789abcdef0123456789";
+let stop: (() => void) | undefined;
+afterEach(() => stop?.());
+
+describe("vane serve --console", () => {
+  it("prints the console URL, serves the built pages and signs in with the admin token", async () => {
+    const served = await serveProcess(tempDir(), ["--console", "--admin-token", ADMIN]);
+    stop = () => served.child.kill("SIGTERM");
+    const printed = /Console: (\S+) \(sign in with the admin token or an API key with the console:read scope\)/.exec(served.stdout())?.[1];
+    expect(printed).toBe(`${served.url}/console`);
+    const page = await fetch(`${served.url}/console/sign-in`);
+    const script = /src="(\/console\/assets\/app-[\w]+\.js)"/.exec(await page.text())?.[1];
+    expect(script).toBeDefined();
+    expect((await fetch(served.url + script)).status).toBe(200);
+    const session = await fetch(`${served.url}/console/session`, { method: "POST", headers: { "Content-Type": "application/json", Origin: served.url }, body: JSON.stringify({ token: ADMIN }) });
+    expect(session.status).toBe(200);
+    const cookie = session.headers.get("Set-Cookie")!.split(";")[0]!;
+    const projects = (await (await fetch(`${served.url}/console/api/projects`, { headers: { Cookie: cookie } })).json()) as { bundles: { projectId: string }[] };
+    expect(projects.bundles.map((b) => b.projectId)).toEqual(["demo"]);
+  });
+
+  it("is off without --console", async () => {
+    const served = await serveProcess(tempDir(), ["--admin-token", ADMIN]);
+    stop = () => served.child.kill("SIGTERM");
+    expect(served.stdout()).not.toContain("Console:");
+    expect((await fetch(`${served.url}/console/sign-in`)).status).toBe(404);
+  });
+});
