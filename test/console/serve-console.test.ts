@@ -1,6 +1,7 @@
 // `vane serve --console` as a user runs it (bin/vane.js on the built dist/): the banner prints the
 // console's URL, the sign-in page loads the built files, the admin token signs in; without
 // --console there is no console.
+import { get } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { serveProcess } from "../cli/serve-process.js";
 import { tempDir } from "../cli/helpers.js";
@@ -24,6 +25,19 @@ describe("vane serve --console", () => {
     const cookie = session.headers.get("Set-Cookie")!.split(";")[0]!;
     const projects = (await (await fetch(`${served.url}/console/api/projects`, { headers: { Cookie: cookie } })).json()) as { bundles: { projectId: string }[] };
     expect(projects.bundles.map((b) => b.projectId)).toEqual(["demo"]);
+  });
+
+  it("holds a session whichever of --workers 2 answers (they share the session secret)", async () => {
+    const served = await serveProcess(tempDir(), ["--console", "--admin-token", ADMIN, "--workers", "2"]);
+    stop = () => served.child.kill("SIGTERM");
+    const session = await fetch(`${served.url}/console/session`, { method: "POST", headers: { "Content-Type": "application/json", Origin: served.url }, body: JSON.stringify({ token: ADMIN }) });
+    const cookie = session.headers.get("Set-Cookie")!.split(";")[0]!;
+    // A new connection each time: the primary hands connections to the workers in turn.
+    const status = () =>
+      new Promise<number>((done, fail) => get(`${served.url}/console/api/session`, { agent: false, headers: { Cookie: cookie } }, (res) => done(res.resume().statusCode!)).on("error", fail));
+    const statuses = [];
+    for (let i = 0; i < 8; i++) statuses.push(await status());
+    expect(statuses).toEqual(Array(8).fill(200));
   });
 
   it("is off without --console", async () => {
