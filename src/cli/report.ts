@@ -1,18 +1,16 @@
 // `vane report POLICY`: off-policy evaluation of an adaptive policy from the stored decisions and
 // rewards (docs/report.md). Streams the event store once, keeping one record per decision.
 import type { Estimate } from "../analysis/off-policy.js";
-import { PolicyOutcomes } from "../analysis/outcomes.js";
+import { readPolicyOutcomes } from "../analysis/outcomes.js";
 import { type PolicyReport, type ReportSubject, policyReport, refusal } from "../analysis/policy-report.js";
 import type { Bundle, Policy } from "../bundle/types.js";
-import type { BundleStore, EventStore } from "../store/types.js";
+import type { BundleStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { shortTime, table } from "./output.js";
 import { withOpenedStores } from "./store-access.js";
 import type { Verb } from "./verb.js";
 
 const DEFAULT_ENV = "production";
-/** Events per read: big enough to amortize the query, small enough to hold no store in memory. */
-const PAGE_EVENTS = 5_000;
 const DIGITS = 4;
 
 const USAGE = `Usage: vane report POLICY [--project P] [--env ${DEFAULT_ENV}] [--json] [--data DIR]
@@ -44,7 +42,7 @@ export const reportVerb: Verb = {
     const nowMs = Date.now();
     const report = await withOpenedStores(values, "existing", async (stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
-      const outcomes = await readOutcomes(stores.events, subject);
+      const outcomes = await readPolicyOutcomes(stores.events, subject);
       const refused = refusal(subject, outcomes.counts(nowMs));
       if (refused !== undefined) throw new CliError(refused);
       return policyReport(subject, outcomes, nowMs);
@@ -79,17 +77,6 @@ async function findPolicy(bundles: BundleStore, ref: string, where: { project: s
 function policyIn(bundle: Bundle, ref: string): Policy | undefined {
   const policies = bundle.layers.flatMap((layer) => layer.policies);
   return policies.find((p) => p.id === ref) ?? policies.find((p) => p.key === ref);
-}
-
-async function readOutcomes(events: EventStore, subject: ReportSubject): Promise<PolicyOutcomes> {
-  const { policy, orgId, projectId, env } = subject;
-  const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
-  for (let after = 0; ; ) {
-    const page = await events.readAfter(after, PAGE_EVENTS);
-    for (const { event } of page) outcomes.observe(event);
-    if (page.length < PAGE_EVENTS) return outcomes;
-    after = page[page.length - 1]!.seq;
-  }
 }
 
 function reportText(report: PolicyReport): string {

@@ -11,6 +11,7 @@ import { EventsPage } from "./pages/events.js";
 import { HealthPage } from "./pages/health.js";
 import { HistoryPage } from "./pages/history.js";
 import { KeysPage } from "./pages/keys.js";
+import { PolicyPage } from "./pages/policy.js";
 import { ProjectsPage } from "./pages/projects.js";
 import { SignInPage } from "./pages/sign-in.js";
 
@@ -25,9 +26,10 @@ function route(path: string): { title: string; page: VNode } | undefined {
   if (path === "/console/keys") return { title: "Keys", page: html`<${KeysPage} />` };
   if (path === "/console/events") return { title: "Events", page: html`<${EventsPage} />` };
   if (path === "/console/health") return { title: "Health", page: html`<${HealthPage} />` };
-  const project = /^\/console\/projects\/([^/]+)\/([^/]+)(\/history)?$/.exec(path);
+  const project = /^\/console\/projects\/([^/]+)\/([^/]+)(?:\/(history)|\/policies\/([^/]+))?$/.exec(path);
   if (project === null) return undefined;
-  const [, p, e, history] = project.map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+  const [, p, e, history, policy] = project.map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+  if (policy !== undefined) return { title: `${p} / ${e}: ${policy}`, page: html`<${PolicyPage} project=${p} env=${e} policy=${policy} />` };
   return history === undefined
     ? { title: `${p} / ${e}`, page: html`<${BundlePage} project=${p} env=${e} />` }
     : { title: `${p} / ${e}: history`, page: html`<${HistoryPage} project=${p} env=${e} />` };

@@ -41,6 +41,14 @@ beforeAll(async () => {
   const events = [...["u1", "u2", "u3"].map(exposure), track("u1", "newsletter_signup"), track("u2", "newsletter_signup"), track("u3", "video_play")];
   const sent = await call(server, "/v1/events/batch", { key: sdk, body: { events }, headers: { "X-Project-Id": "demo" } });
   expect(sent.status).toBe(200);
+  // A bandit's decisions, some rewarded; then two hours on, so every reward window has closed
+  // both for the server and for the CLI (which reads the wall clock).
+  for (let i = 0; i < 12; i++) {
+    const decided = (await (await call(server, "/v1/decide/recs-strategy", { key: sdk, body: { context: { userId: `user-${i}` } } })).json()) as { decisionId: string };
+    const click = { type: "track", event: "click", unitKey: `user-${i}`, decisionId: decided.decisionId, timestamp: new Date(server.clock.now()).toISOString() };
+    if (i % 2 === 0) expect(((await (await call(server, "/v1/events/batch", { key: sdk, body: { events: [click] } })).json()) as { accepted: number }).accepted).toBe(1);
+  }
+  server.clock.advance(2 * 60 * 60 * 1000);
   await call(server, "/health");
   browser = await launchChromium();
   mkdirSync(SHOTS, { recursive: true });
@@ -81,7 +89,7 @@ async function open(context: BrowserContext, path: string, shot: string, ready: 
 
 const cli = async (...args: string[]) => {
   const run = await vane(...args, "--data", server.dataDir);
-  expect(run.code).toBe(0);
+  expect(run.code, run.err).toBe(0);
   return run.out;
 };
 const number = (text: string | null) => Number((text ?? "").replace(/,/g, ""));
@@ -126,6 +134,26 @@ describe("the console, signed in with the admin token", () => {
     await page.close();
   });
 
+  it("shows a bandit's weights and `vane report`'s figures, linked from the bundle", async () => {
+    const bundle = await context.newPage();
+    await bundle.goto(`${server.url}/console/projects/demo/production`);
+    await bundle.getByRole("link", { name: "Decisions, rewards and estimates of recs-strategy" }).click();
+    await bundle.waitForURL(`${server.url}/console/projects/demo/production/policies/recs-strategy`);
+    await bundle.close();
+    const page = await open(context, "/console/projects/demo/production/policies/recs-strategy", "bandit", "#arms");
+    const report = JSON.parse(await cli("report", "recs-strategy", "--project", "demo", "--json")) as { decisions: number; arms: { key: string; decisions: number; rewards: number; mean: number | null; snips: { estimate: number } | null }[] };
+    expect(report.decisions).toBe(12);
+    expect(number(await page.textContent("#decisions"))).toBe(report.decisions);
+    for (const arm of report.arms) {
+      const row = `#arms [data-arm="${arm.key}"]`;
+      expect(number(await page.textContent(`${row} .decisions`))).toBe(arm.decisions);
+      expect(number(await page.textContent(`${row} .rewards`))).toBe(arm.rewards);
+      expect(await page.textContent(`${row} .mean`)).toBe(arm.mean === null ? "—" : arm.mean.toFixed(4));
+      expect(await page.textContent(`${row} .snips`)).toBe(arm.snips === null ? "—" : arm.snips.estimate.toFixed(4));
+    }
+    await page.close();
+  });
+
   it("lists keys as `vane keys list` does, never a secret", async () => {
     const page = await open(context, "/console/keys", "keys", "#keys");
     const ids = await page.$$eval("#keys tbody tr", (trs) => trs.map((tr) => tr.getAttribute("data-key")));
@@ -143,7 +171,7 @@ describe("the console, signed in with the admin token", () => {
     }
     const discovered = await cli("events", "discovered");
     const rows = await page.$$eval("#discovered tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-event"), tr.querySelector(".number")?.textContent]));
-    expect(rows.length).toBe(2);
+    expect(rows.map(([name]) => name).sort()).toEqual(["click", "newsletter_signup", "video_play"]);
     for (const [name, n] of rows) expect(discovered).toMatch(new RegExp(`${name}\\s+${n}\\s`));
     await page.close();
   });

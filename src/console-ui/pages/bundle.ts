@@ -19,7 +19,7 @@ function overridesOf(bundle: Bundle, key: string): { policy: string; allocation:
   );
 }
 
-function PolicyView(props: { policy: Policy; bucketCount: number }): VNode {
+function PolicyView(props: { policy: Policy; bucketCount: number; base: string }): VNode {
   const { policy } = props;
   return html`
     <article class="policy" data-policy=${policy.key}>
@@ -30,6 +30,7 @@ function PolicyView(props: { policy: Policy; bucketCount: number }): VNode {
         ${policy.reward === undefined ? null : html`<div><dt>Reward</dt><dd>${policy.reward.event} (${policy.reward.type}, within ${policy.reward.windowSeconds} s)</dd></div>`}
       </dl>
       <${BucketBar} allocations=${policy.allocations} bucketCount=${props.bucketCount} weights=${policy.weights} adaptive=${policy.kind !== "static"} label=${`Split of ${policy.key}`} />
+      ${policy.kind === "static" ? null : html`<p><a href=${`${props.base}/policies/${encodeURIComponent(policy.id)}`}>Decisions, rewards and estimates of ${policy.key}</a></p>`}
     </article>
   `;
 }
@@ -65,7 +66,7 @@ export function BundlePage(props: { project: string; env: string }): VNode {
         (layer) => html`<section class="layer" data-layer=${layer.id} aria-labelledby=${`layer-${layer.id}`}>
           <h3 id=${`layer-${layer.id}`}>Layer ${layer.id}</h3>
           <p class="meta">Hashes <code>${layer.unitKey ?? bundle.hashing.unitKey}</code> with salt <code>${layer.salt ?? layer.id}</code></p>
-          ${layer.policies.length === 0 ? html`<p>No policies: everyone gets the defaults.</p>` : layer.policies.map((policy) => html`<${PolicyView} policy=${policy} bucketCount=${bucketCount} />`)}
+          ${layer.policies.length === 0 ? html`<p>No policies: everyone gets the defaults.</p>` : layer.policies.map((policy) => html`<${PolicyView} policy=${policy} bucketCount=${bucketCount} base=${`/console${base}`} />`)}
         </section>`,
       )}
     </section>

@@ -1,8 +1,10 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
-// runs (`vane bundles get|history|diff`, `vane keys list`, `vane events count|discovered`), cut to
-// what the session's viewer may see. Read only: nothing here writes. Another organization's
+// runs (`vane bundles get|history|diff`, `vane report`, `vane keys list`, `vane events
+// count|discovered`), cut to what the session's viewer may see. Read only: nothing here writes. Another organization's
 // project answers 404, as one that does not exist.
 import { type Context, Hono } from "hono";
+import { readPolicyOutcomes } from "../../analysis/outcomes.js";
+import { policyReport, refusal } from "../../analysis/policy-report.js";
 import { diffBundles } from "../../cli/bundle-diff.js";
 import type { Stores } from "../../store/types.js";
 import { answerOr } from "../admin/routes.js";
@@ -63,6 +65,21 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       if (from === undefined || to === undefined) throw new AdminRefusal("BAD_REQUEST", "from and to must name two versions of the history");
       const [before, after] = await Promise.all([seenVersion(viewer, c.req.param(), from), seenVersion(viewer, c.req.param(), to)]);
       return { from, to, lines: diffBundles(before.bundle, after.bundle) };
+    }),
+  );
+
+  // `vane report POLICY`: streams the whole event log, as the verb does.
+  app.get("/projects/:project/:env/policies/:policy/report", (c) =>
+    answer(c, async (viewer) => {
+      const { project, env, policy: ref } = c.req.param();
+      const { bundle } = await seenBundle(viewer, project, env);
+      const policy = bundle.layers.flatMap((layer) => layer.policies).find((p) => p.id === ref);
+      if (policy === undefined) throw new AdminRefusal("NOT_FOUND", `no policy ${ref} in the bundle of ${project}/${env}`);
+      const subject = { policy, orgId: bundle.orgId, projectId: project, env };
+      const outcomes = await readPolicyOutcomes(stores.events, subject);
+      const nowMs = deps.clock.now();
+      const refused = refusal(subject, outcomes.counts(nowMs));
+      return refused === undefined ? { report: policyReport(subject, outcomes, nowMs) } : { refused };
     }),
   );
 

@@ -43,7 +43,7 @@ export interface ConsoleDependencies extends ConsoleOptions {
 }
 
 /** The pages: each a shareable URL, all served by the same shell (the script draws the one named by the path). */
-const PAGES = ["/", "/projects/:project/:env", "/projects/:project/:env/history", "/keys", "/events", "/health"];
+const PAGES = ["/", "/projects/:project/:env", "/projects/:project/:env/history", "/projects/:project/:env/policies/:policy", "/keys", "/events", "/health"];
 
 interface SignedIn {
   readonly session: Session;
