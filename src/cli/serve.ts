@@ -13,8 +13,12 @@ import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first
 import { startCluster, workersOption } from "./serve-cluster.js";
 import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
-import { storeUrlOf, withOpenedStores } from "./store-access.js";
+import { nodeSha256, storeUrlOf, withOpenedStores } from "./store-access.js";
 import { vaneCommand, whereArgs } from "./command-hints.js";
+import { DEMO_ORG } from "./demo-bundle.js";
+import { createKey } from "../server/auth/key-admin.js";
+import { CONSOLE_SCOPE } from "../server/console/viewer.js";
+import type { Stores } from "../store/types.js";
 import type { Verb } from "./verb.js";
 
 const RETAIN_DAYS = DEFAULT_RETENTION.retainMs / DAY_MS;
@@ -108,7 +112,7 @@ export const serveVerb: Verb = {
       io.out(
         await withOpenedStores(values, "create", async (stores) => {
           const run = await seedFirstRun(stores, now);
-          if (run !== undefined) return firstRunText(banner, run);
+          if (run !== undefined) return [...(values.console ? [await demoConsoleKeyLine(stores, now)] : []), firstRunText(banner, run)].join("\n");
           return laterStartText(banner, { bundles: await stores.bundles.list(), keys: await stores.keys.list() });
         }),
       );
@@ -138,8 +142,14 @@ function checkedStoreUrl(url: string): void {
   }
 }
 
+/** On a first run with --console, a console:read key for the demo's organization: the printed URL opens at once. */
+async function demoConsoleKeyLine(stores: Stores, now: number): Promise<string> {
+  const { secret, record } = await createKey(stores.keys, { kind: "sk", orgId: DEMO_ORG, scopes: [CONSOLE_SCOPE] }, { sha256: nodeSha256, now });
+  return `Console key for the demo (${CONSOLE_SCOPE}, org ${DEMO_ORG}; shown once): ${secret}  (id ${record.id})`;
+}
+
 function consoleLine(url: string, withAdminToken: boolean, where: { data: string }): string {
-  const signIn = withAdminToken ? "the admin token or an API key with the console:read scope" : `an API key with the console:read scope (\`${vaneCommand()} keys create --org ORG --scopes console:read${whereArgs(where)}\`)`;
+  const signIn = withAdminToken ? "the admin token or an API key with the console:read scope" : `an API key with the console:read scope; make one with \`${vaneCommand()} keys create --org ORG --scopes console:read${whereArgs(where)}\``;
   return `Console: ${url}/console (sign in with ${signIn})`;
 }
 

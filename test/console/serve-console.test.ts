@@ -27,6 +27,16 @@ describe("vane serve --console", () => {
     expect(projects.bundles.map((b) => b.projectId)).toEqual(["demo"]);
   });
 
+  it("prints a console:read key for the demo on a first run, which signs in", async () => {
+    const served = await serveProcess(tempDir(), ["--console"]);
+    stop = () => served.child.kill("SIGTERM");
+    expect(served.stdout()).toMatch(/Console: \S+\/console \(sign in with an API key with the console:read scope/);
+    const key = /Console key for the demo \(console:read, org demo-org; shown once\): (vane_sk_\w+)/.exec(served.stdout())?.[1];
+    expect(key).toBeDefined();
+    const session = await fetch(`${served.url}/console/session`, { method: "POST", headers: { "Content-Type": "application/json", Origin: served.url }, body: JSON.stringify({ token: key }) });
+    expect(await session.json()).toMatchObject({ orgId: "demo-org" });
+  });
+
   it("holds a session whichever of --workers 2 answers (they share the session secret)", async () => {
     const served = await serveProcess(tempDir(), ["--console", "--admin-token", ADMIN, "--workers", "2"]);
     stop = () => served.child.kill("SIGTERM");
