@@ -182,6 +182,10 @@ describe("the console, signed in with the admin token", () => {
     expect(await page.textContent("#status")).toBe(health.status);
     const routes = await page.$$eval("#routes tbody th", (ths) => ths.map((th) => th.textContent));
     expect(routes).toContain("POST /v1/events/batch");
+    const metrics = await (await call(server, "/metrics")).text();
+    const accepted = /^vane_events_total\{outcome="accepted"\} (\d+)$/m.exec(metrics)?.[1];
+    expect(number(await page.textContent("#events-accepted"))).toBe(Number(accepted));
+    expect(Number(accepted)).toBeGreaterThan(0);
     await page.close();
   });
 
@@ -210,6 +214,21 @@ describe("the console, signed in with a console:read key", () => {
     await other.goto(`${server.url}/console/projects/secret-project/production`);
     await other.waitForSelector("[role=alert]");
     expect(await other.textContent("main")).not.toContain("other-org");
+    await context.close();
+  });
+
+  it("signs in from a shared link and goes on to the page it named", async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/console/keys`);
+    await page.waitForURL(`${server.url}/console/sign-in?next=%2Fconsole%2Fkeys`);
+    await page.getByLabel("Admin token or API key with the console:read scope").fill(consoleKey);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${server.url}/console/keys`);
+    await page.waitForSelector("#keys");
+    await page.screenshot({ path: join(SHOTS, "keys-key.png") });
+    const orgs = await page.$$eval("#keys tbody tr td:nth-of-type(2)", (tds) => tds.map((td) => td.textContent));
+    expect(new Set(orgs)).toEqual(new Set(["demo-org"]));
     await context.close();
   });
 

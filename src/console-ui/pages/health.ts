@@ -37,7 +37,7 @@ export function HealthPage(): VNode {
             <dl class="facts wide">
               <div><dt>Refused by rate limits</dt><dd id="rate-limited">${count(metrics.rateLimited)}</dd></div>
               <div><dt>Store errors</dt><dd>${count(metrics.storeErrors)}</dd></div>
-              ${Object.entries(metrics.events).map(([outcome, n]) => html`<div><dt>Events ${outcome}</dt><dd>${count(n)}</dd></div>`)}
+              ${Object.entries(metrics.events).map(([outcome, n]) => html`<div><dt>Events ${outcome}</dt><dd id=${`events-${outcome}`}>${count(n)}</dd></div>`)}
               ${metrics.learnerLagEvents === undefined ? null : html`<div><dt>Learner lag</dt><dd>${count(metrics.learnerLagEvents)} events</dd></div>`}
             </dl>
             <table class="list" id="routes">
