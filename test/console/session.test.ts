@@ -7,6 +7,7 @@ import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { keyRequestProblems } from "../../src/server/admin/key-operations.js";
 import { DEFAULT_SESSION_MS } from "../../src/server/console/session.js";
 import { secretHash } from "../../src/server/auth/api-key.js";
+import { FaultyStores } from "../server/faulty-stores.js";
 import { type TestServer, call, nodeSha256, startTestServer } from "../server/harness.js";
 
 const ADMIN = "console-admin-token-0123456789abcdef0123456789";
@@ -201,5 +202,26 @@ describe("a console:read key", () => {
       "console:read is for people signing in to the console: a key with it may not also hold sdk:read or sdk:write",
     ]);
     expect(keyRequestProblems({ orgId: "o", scopes: ["console:read"] }, now)).toEqual([]);
+  });
+});
+
+describe("a key store that fails", () => {
+  it("answers sign-in and session checks with 503 and Retry-After, not a 500", async () => {
+    let faulty: FaultyStores | undefined;
+    const down = await startTestServer({ adminToken: ADMIN, console: { assets: async () => undefined }, wrapStores: (stores) => (faulty = new FaultyStores(stores)) });
+    try {
+      const key = await down.key({ orgId: "demo-org", scopes: ["console:read"] });
+      const signIn = (token: string) => call(down, "/console/session", { body: { token }, headers: { Origin: down.url } });
+      const cookie = (await signIn(key)).headers.get("Set-Cookie")!.split(";")[0]!;
+      faulty!.down.add("keys");
+      for (const response of [await signIn(key), await call(down, "/console/api/projects", { headers: { Cookie: cookie } })]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("Retry-After")).toBe("5");
+        expect(((await response.json()) as { error: { code: string } }).error.code).toBe("SERVICE_UNAVAILABLE");
+      }
+      expect(down.errors.length).toBe(2);
+    } finally {
+      await down.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import type { Sha256 } from "../auth/api-key.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { badRequest, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
@@ -61,11 +61,20 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
   app.use("*", consoleHeaders);
   app.use("*", sameOriginWrites);
 
-  /** The signed-in viewer, or undefined (a missing, forged, expired or ended session, or a key that may no longer sign in). */
-  const signedIn = async (c: Context<AppEnv>): Promise<SignedIn | undefined> => {
+  /**
+   * The signed-in viewer; undefined for a missing, forged, expired or ended session, or a key that
+   * may no longer sign in; a 503 when the key store cannot tell (as on every other route).
+   */
+  const signedIn = async (c: Context<AppEnv>): Promise<SignedIn | undefined | Response> => {
     const session = await sessions.verify(sessionCookieValue(c.req.header("Cookie")));
-    const viewer = session && (await sessionViewer(session.who, viewers));
-    return session === undefined || viewer === undefined ? undefined : { session, viewer };
+    if (session === undefined) return undefined;
+    const viewer = await sessionViewer(session.who, viewers).catch((error: unknown) => keysUnavailable(c, error));
+    if (viewer instanceof Response) return viewer;
+    return viewer === undefined ? undefined : { session, viewer };
+  };
+  const keysUnavailable = (c: Context<AppEnv>, error: unknown): Response => {
+    deps.reportError(error, c.get("request")?.id);
+    return fail(c, "SERVICE_UNAVAILABLE", "Key store temporarily unavailable, retry shortly", RETRY_AFTER_SECONDS.config);
   };
   /** Who each API request is signed in as, from the session middleware to the route. */
   const viewerOf = new WeakMap<Context<AppEnv>, Viewer>();
@@ -74,7 +83,8 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
     const body = await readJson(c);
     if (!body.ok) return badRequest(c, body.message);
     if (!isObject(body.value) || typeof body.value.token !== "string") return badRequest(c, 'The body must be { "token": "…" }');
-    const viewer = await signIn(body.value.token.trim(), viewers);
+    const viewer = await signIn(body.value.token.trim(), viewers).catch((error: unknown) => keysUnavailable(c, error));
+    if (viewer instanceof Response) return viewer;
     if (viewer === undefined) return fail(c, "UNAUTHORIZED", INVALID);
     const value = await sessions.issue(viewer.who);
     c.header("Set-Cookie", sessionCookie(value, Math.floor(sessions.ttlMs / 1000), isHttps(c)));
@@ -82,6 +92,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
   });
   app.post("/sign-out", async (c) => {
     const current = await signedIn(c);
+    if (current instanceof Response) return current;
     if (current !== undefined) sessions.end(current.session);
     c.header("Set-Cookie", sessionCookie("", 0, isHttps(c)));
     return c.json({ signedOut: true });
@@ -96,6 +107,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
 
   const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
     const current = await signedIn(c);
+    if (current instanceof Response) return current;
     if (current === undefined) return fail(c, "UNAUTHORIZED", "Sign in to the console first (POST /console/session)");
     viewerOf.set(c, current.viewer);
     await next();
@@ -115,7 +127,9 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
 
   for (const page of PAGES) {
     app.get(page, async (c) => {
-      if ((await signedIn(c)) === undefined) return c.redirect(`/console/sign-in?next=${encodeURIComponent(new URL(c.req.url).pathname)}`, 303);
+      const current = await signedIn(c);
+      if (current instanceof Response) return current;
+      if (current === undefined) return c.redirect(`/console/sign-in?next=${encodeURIComponent(new URL(c.req.url).pathname)}`, 303);
       return c.html(await assets.shell());
     });
   }
