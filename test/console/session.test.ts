@@ -149,6 +149,10 @@ describe("without a session", () => {
     const response = await api("/projects");
     expect(response.status).toBe(401);
     expect(JSON.stringify(await response.json())).not.toContain("demo");
+    const slash = await fetch(`${server.url}/console/`, { redirect: "manual" });
+    expect([slash.status, slash.headers.get("Location")]).toEqual([301, "/console"]);
+    const missing = await fetch(`${server.url}/console/nothing-here`);
+    expect([missing.status, ((await missing.json()) as { error: { code: string } }).error.code]).toEqual([404, "NOT_FOUND"]);
     for (const page of ["/console", "/console/keys", "/console/projects/demo/production"]) {
       const answer = await fetch(server.url + page, { redirect: "manual" });
       expect(answer.status).toBe(303);

@@ -133,6 +133,8 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       return c.html(await assets.shell());
     });
   }
+  // "/console/" as typed: the projects page.
+  app.get("*", (c) => (c.req.path === "/console/" ? c.redirect("/console", 301) : c.notFound()));
   return app;
 }
 
