@@ -12,6 +12,7 @@ import { HealthPage } from "./pages/health.js";
 import { HistoryPage } from "./pages/history.js";
 import { KeysPage } from "./pages/keys.js";
 import { PolicyPage } from "./pages/policy.js";
+import { ResultsPage } from "./pages/results.js";
 import { ProjectsPage } from "./pages/projects.js";
 import { SignInPage } from "./pages/sign-in.js";
 
@@ -26,9 +27,10 @@ function route(path: string): { title: string; page: VNode } | undefined {
   if (path === "/console/keys") return { title: "Keys", page: html`<${KeysPage} />` };
   if (path === "/console/events") return { title: "Events", page: html`<${EventsPage} />` };
   if (path === "/console/health") return { title: "Health", page: html`<${HealthPage} />` };
-  const project = /^\/console\/projects\/([^/]+)\/([^/]+)(?:\/(history)|\/policies\/([^/]+))?$/.exec(path);
+  const project = /^\/console\/projects\/([^/]+)\/([^/]+)(?:\/(history)|\/policies\/([^/]+)(\/results)?)?$/.exec(path);
   if (project === null) return undefined;
-  const [, p, e, history, policy] = project.map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+  const [, p, e, history, policy, results] = project.map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+  if (results !== undefined) return { title: `${p} / ${e}: results of ${policy}`, page: html`<${ResultsPage} project=${p} env=${e} policy=${policy} />` };
   if (policy !== undefined) return { title: `${p} / ${e}: ${policy}`, page: html`<${PolicyPage} project=${p} env=${e} policy=${policy} />` };
   return history === undefined
     ? { title: `${p} / ${e}`, page: html`<${BundlePage} project=${p} env=${e} />` }

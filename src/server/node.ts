@@ -22,6 +22,7 @@ import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
 import { nodeConsoleAssets } from "./console/node-assets.js";
+import { nodeConsoleResults } from "./console/node-results.js";
 import type { ConsoleOptions } from "./console/routes.js";
 import { systemClock } from "./clock.js";
 import { SharedLearning } from "./learning.js";
@@ -105,8 +106,11 @@ export interface RunningServer {
   close(): Promise<StopOutcome>;
 }
 
-function consoleOptions(given: NodeServerOptions["console"]): ConsoleOptions | undefined {
-  return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex") };
+function consoleOptions(options: NodeServerOptions): ConsoleOptions | undefined {
+  const given = options.console;
+  // Results are SQL over the data folder's SQLite file: a shared store has no results page yet.
+  const results = options.storeUrl === undefined ? nodeConsoleResults(options.dataDir) : undefined;
+  return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex"), results };
 }
 
 export const packageVersion = (): string =>
@@ -144,7 +148,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
-  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options.console), starting: (ready) => starting.push(ready) });
+  const app = createApp({ engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),

@@ -4,13 +4,15 @@
 // contrast, landmarks) and keyboard navigation, and is kept as a screenshot under
 // test-results/console/. Signed in with a console:read key, another organization's project
 // never appears.
-import { mkdirSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
+import { nodeConsoleResults } from "../../src/server/console/node-results.js";
 import { PrometheusMetrics } from "../../src/server/observability/prometheus.js";
 import { vane } from "../cli/helpers.js";
 import { launchChromium, pageErrors } from "../runtime/chromium.js";
@@ -27,7 +29,8 @@ let browser: Browser;
 let consoleKey: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ adminToken: ADMIN, console: { assets: nodeConsoleAssets }, observability: { metrics: new PrometheusMetrics(), metricsRoute: true } });
+  const dataDir = mkdtempSync(join(tmpdir(), "vane-console-"));
+  server = await startTestServer({ dataDir, adminToken: ADMIN, console: { assets: nodeConsoleAssets, results: nodeConsoleResults(dataDir) }, observability: { metrics: new PrometheusMetrics(), metricsRoute: true } });
   await server.putBundle(demoBundle(FIRST));
   const second = demoBundle(SECOND);
   second.parameters[0]!.default = "navy";
@@ -41,6 +44,14 @@ beforeAll(async () => {
   const events = [...["u1", "u2", "u3"].map(exposure), track("u1", "newsletter_signup"), track("u2", "newsletter_signup"), track("u3", "video_play")];
   const sent = await call(server, "/v1/events/batch", { key: sdk, body: { events }, headers: { "X-Project-Id": "demo" } });
   expect(sent.status).toBe(200);
+  // The checkout test: 20 units in each allocation, 5 control and 9 treatment units purchasing.
+  const checkout = (i: number) => {
+    const allocationKey = i % 2 === 0 ? "control" : "treatment";
+    return { type: "exposure", unitKey: `buyer-${i}`, timestamp: T, assignments: {}, layers: [{ layerId: "checkout", policyId: "checkout-test", policyKey: "checkout-test", allocationKey, bucket: i % 2 === 0 ? 100 : 700 }] };
+  };
+  const bought = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9, 11, 13, 15, 17].map((i) => ({ type: "track", unitKey: `buyer-${i}`, timestamp: T, event: "purchase", properties: { sku: "A-1" } }));
+  const trial = await call(server, "/v1/events/batch", { key: sdk, body: { events: [...Array.from({ length: 40 }, (_, i) => checkout(i)), ...bought] } });
+  expect(((await trial.json()) as { accepted: number }).accepted).toBe(54);
   // A bandit's decisions, some rewarded; then two hours on, so every reward window has closed
   // both for the server and for the CLI (which reads the wall clock).
   for (let i = 0; i < 12; i++) {
@@ -56,6 +67,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.close();
+  if (server !== undefined) rmSync(server.dataDir, { recursive: true, force: true });
 });
 
 /** A browser context signed in through the sign-in page. CSP is bypassed only so axe can be injected. */
@@ -152,6 +164,41 @@ describe("the console, signed in with the admin token", () => {
       expect(await page.textContent(`${row} .snips`)).toBe(arm.snips === null ? "—" : arm.snips.estimate.toFixed(4));
     }
     await page.close();
+  });
+
+  it("shows an experiment's results as `vane results --json` computes them, options in the URL", async () => {
+    const page = await open(context, "/console/projects/demo/production/policies/checkout-test/results?metric=purchase", "results", "[data-metric=purchase]");
+    const json = JSON.parse(await cli("results", "checkout-test", "--project", "demo", "--metric", "purchase", "--json")) as {
+      allocations: { allocationKey: string; units: number }[];
+      srm: { pValue: number | null };
+      metrics: { allocations: { allocationKey: string; units: number; conversions: number; mean: number; lift?: number; pValue?: number }[] }[];
+    };
+    expect(json.allocations.map((a) => a.units)).toEqual([20, 20]);
+    for (const a of json.allocations) expect(number(await page.textContent(`#units [data-allocation="${a.allocationKey}"] .units`))).toBe(a.units);
+    expect(await page.textContent("#srm")).toContain(`p = ${json.srm.pValue!.toFixed(4)}`);
+    for (const a of json.metrics[0]!.allocations) {
+      const row = `[data-metric=purchase] [data-allocation="${a.allocationKey}"]`;
+      expect(number(await page.textContent(`${row} .conversions`))).toBe(a.conversions);
+      expect(await page.textContent(`${row} .mean`)).toBe(a.mean.toFixed(4));
+      expect(await page.textContent(`${row} .lift`)).toBe(a.lift === undefined ? "(control)" : a.lift.toFixed(4));
+      expect(await page.textContent(`${row} .p-value`)).toBe(a.pValue === undefined ? "—" : a.pValue.toFixed(4));
+    }
+    // The form writes the options into the URL, repeated as on the command line.
+    await page.getByRole("textbox", { name: "Metrics" }).fill("purchase, purchase:value");
+    await page.getByRole("button", { name: "Show results" }).click();
+    await page.waitForURL(/metric=purchase&metric=purchase%3Avalue$/);
+    await page.waitForSelector("#metric-purchase");
+    expect(await page.locator("section.metric").count()).toBe(2);
+    await page.close();
+  });
+
+  it("refuses results options the CLI refuses, with its message", async () => {
+    const cookie = await context.cookies();
+    const response = await fetch(`${server.url}/console/api/projects/demo/production/policies/checkout-test/results?metric=purchase&window=soon`, {
+      headers: { Cookie: cookie.map((k) => `${k.name}=${k.value}`).join("; ") },
+    });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toContain('window must be [EVENT=]DURATION, a duration like 90s, 30m, 12h or 7d; got "soon"');
   });
 
   it("lists keys as `vane keys list` does, never a secret", async () => {

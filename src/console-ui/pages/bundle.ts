@@ -30,7 +30,10 @@ function PolicyView(props: { policy: Policy; bucketCount: number; base: string }
         ${policy.reward === undefined ? null : html`<div><dt>Reward</dt><dd>${policy.reward.event} (${policy.reward.type}, within ${policy.reward.windowSeconds} s)</dd></div>`}
       </dl>
       <${BucketBar} allocations=${policy.allocations} bucketCount=${props.bucketCount} weights=${policy.weights} adaptive=${policy.kind !== "static"} label=${`Split of ${policy.key}`} />
-      ${policy.kind === "static" ? null : html`<p><a href=${`${props.base}/policies/${encodeURIComponent(policy.id)}`}>Decisions, rewards and estimates of ${policy.key}</a></p>`}
+      <p class="links">
+        <a href=${`${props.base}/policies/${encodeURIComponent(policy.id)}/results`}>Results of ${policy.key}</a>
+        ${policy.kind === "static" ? null : html`${" · "}<a href=${`${props.base}/policies/${encodeURIComponent(policy.id)}`}>Decisions, rewards and estimates of ${policy.key}</a>`}
+      </p>
     </article>
   `;
 }

@@ -6,6 +6,7 @@ import type { VNode } from "preact";
 import { html } from "htm/preact";
 import type { Bundle, Policy } from "../../bundle/types.js";
 import { BucketBar } from "../bucket-bar.js";
+import { IntervalPlot } from "../interval-plot.js";
 import { count, time } from "../format.js";
 import { Status } from "../layout.js";
 import { useData } from "../use-data.js";
@@ -40,32 +41,6 @@ const DIGITS = 4;
 const fixed = (n: number | null | undefined) => (n === null || n === undefined ? "—" : n.toFixed(DIGITS));
 const interval = (e: Estimate | null) => (e?.ci95 == null ? "—" : `${fixed(e.ci95[0])} to ${fixed(e.ci95[1])}`);
 
-/** Each arm's SNIPS estimate as a dot on its 95% interval, all on one axis. */
-function IntervalPlot(props: { arms: Arm[] }): VNode {
-  const shown = props.arms.filter((a) => a.snips !== null);
-  const ends = shown.flatMap((a) => [a.snips!.estimate, ...(a.snips!.ci95 ?? [])]);
-  const low = Math.min(0, ...ends);
-  const high = Math.max(...ends, low + 1e-9);
-  const width = 600;
-  const row = 28;
-  const left = 130;
-  const x = (v: number) => left + ((v - low) / (high - low)) * (width - left - 20);
-  const words = shown.map((a) => `${a.name}: ${fixed(a.snips!.estimate)} (${interval(a.snips)})`).join("; ");
-  return html`<svg class="intervals" viewBox=${`0 0 ${width} ${shown.length * row + 30}`} role="img" aria-label=${`SNIPS estimates with 95% intervals: ${words}`}>
-    ${shown.map((a, i) => {
-      const y = i * row + 16;
-      const [from, to] = a.snips!.ci95 ?? [a.snips!.estimate, a.snips!.estimate];
-      return html`<g>
-        <text x="0" y=${y + 4} class="label">${a.name}</text>
-        <line x1=${x(from)} x2=${x(to)} y1=${y} y2=${y} class="ci" />
-        <circle cx=${x(a.snips!.estimate)} cy=${y} r="5" class="point" />
-      </g>`;
-    })}
-    <text x=${left} y=${shown.length * row + 24} class="axis">${fixed(low)}</text>
-    <text x=${width - 20} y=${shown.length * row + 24} class="axis" text-anchor="end">${fixed(high)}</text>
-  </svg>`;
-}
-
 function ReportView(props: { base: string; policy: Policy }): VNode {
   const { data, error } = useData<{ report?: Report; refused?: string }>(`${props.base}/policies/${encodeURIComponent(props.policy.id)}/report`);
   if (data === undefined) return html`<${Status} error=${error} />`;
@@ -75,7 +50,11 @@ function ReportView(props: { base: string; policy: Policy }): VNode {
     <p class="meta">
       Reward <code>${report.reward.event}</code> (${report.reward.type}) within ${report.reward.windowSeconds} s · as of ${time(report.asOf)}${" · "}<span id="decisions">${count(report.decisions)}</span> decisions closed, <span id="pending">${count(report.pending)}</span> pending
     </p>
-    <${IntervalPlot} arms=${report.arms} />
+    <${IntervalPlot}
+      rows=${report.arms.filter((a) => a.snips !== null).map((a) => ({ label: a.name, estimate: a.snips!.estimate, interval: a.snips!.ci95 }))}
+      label="SNIPS estimates with 95% intervals"
+      format=${fixed}
+    />
     <table class="list" id="arms">
       <thead><tr><th scope="col">Arm</th><th scope="col" class="number">Decisions</th><th scope="col" class="number">Pending</th><th scope="col" class="number">Rewards</th><th scope="col" class="number">Mean</th><th scope="col" class="number">IPS</th><th scope="col">IPS 95% CI</th><th scope="col" class="number">SNIPS</th><th scope="col">SNIPS 95% CI</th><th scope="col" class="number">ESS</th></tr></thead>
       <tbody>

@@ -1,5 +1,5 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
-// runs (`vane bundles get|history|diff`, `vane report`, `vane keys list`, `vane events
+// runs (`vane bundles get|history|diff`, `vane results`, `vane report`, `vane keys list`, `vane events
 // count|discovered`), cut to what the session's viewer may see. Read only: nothing here writes. Another organization's
 // project answers 404, as one that does not exist.
 import { type Context, Hono } from "hono";
@@ -16,6 +16,7 @@ import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { metricsFigures } from "./metrics-figures.js";
+import type { ConsoleResults } from "./results.js";
 import { type Viewer, sees } from "./viewer.js";
 
 export interface ConsoleApiDependencies {
@@ -26,6 +27,8 @@ export interface ConsoleApiDependencies {
   /** The service's metrics, when they are on. */
   readonly metrics?: ServiceMetrics;
   readonly reportError: (error: unknown, requestId?: string) => void;
+  /** Experiment results, when the host can compute them. */
+  readonly results?: ConsoleResults;
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
@@ -80,6 +83,24 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const nowMs = deps.clock.now();
       const refused = refusal(subject, outcomes.counts(nowMs));
       return refused === undefined ? { report: policyReport(subject, outcomes, nowMs) } : { refused };
+    }),
+  );
+
+  // `vane results POLICY` with the verb's options from the URL (?metric=…&guardrail=…&window=…&since=…&until=…).
+  app.get("/projects/:project/:env/policies/:policy/results", (c) =>
+    answer(c, async (viewer) => {
+      const { project, env, policy: ref } = c.req.param();
+      const { bundle } = await seenBundle(viewer, project, env);
+      const found = bundle.layers.flatMap((layer) => layer.policies.map((policy) => ({ policy, layerId: layer.id }))).find((p) => p.policy.id === ref);
+      if (found === undefined) throw new AdminRefusal("NOT_FOUND", `no policy ${ref} in the bundle of ${project}/${env}`);
+      if (deps.results === undefined) throw new AdminRefusal("NOT_FOUND", "experiment results are computed from the data folder's SQLite store: this server has none");
+      // The per-event table the sums read is derived from the event log: reading through the store first brings it up to date.
+      await stores.events.count({ orgId: bundle.orgId, projectId: project });
+      const query = (name: string) => c.req.queries(name) ?? [];
+      return deps.results(
+        { ...found, orgId: bundle.orgId, projectId: project, env },
+        { metric: query("metric"), guardrail: query("guardrail"), window: query("window"), since: c.req.query("since"), until: c.req.query("until"), now: new Date(deps.clock.now()).toISOString() },
+      );
     }),
   );
 

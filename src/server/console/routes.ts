@@ -17,6 +17,7 @@ import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
 import { consoleApi } from "./api.js";
 import { type AssetReader, ConsoleAssets } from "./assets.js";
+import type { ConsoleResults } from "./results.js";
 import { ConsoleSessions, DEFAULT_SESSION_MS, randomSessionSecret, sessionCookie, sessionCookieValue, type Session } from "./session.js";
 import { type Viewer, sessionViewer, signIn } from "./viewer.js";
 
@@ -28,6 +29,8 @@ export interface ConsoleOptions {
   readonly sessionSecret?: Uint8Array;
   /** How long a session lasts (8 hours when absent). */
   readonly sessionMs?: number;
+  /** Computes experiment results (node-results.ts); no results page when absent. */
+  readonly results?: ConsoleResults;
 }
 
 export interface ConsoleDependencies extends ConsoleOptions {
@@ -43,7 +46,7 @@ export interface ConsoleDependencies extends ConsoleOptions {
 }
 
 /** The pages: each a shareable URL, all served by the same shell (the script draws the one named by the path). */
-const PAGES = ["/", "/projects/:project/:env", "/projects/:project/:env/history", "/projects/:project/:env/policies/:policy", "/keys", "/events", "/health"];
+const PAGES = ["/", "/projects/:project/:env", "/projects/:project/:env/history", "/projects/:project/:env/policies/:policy", "/projects/:project/:env/policies/:policy/results", "/keys", "/events", "/health"];
 
 interface SignedIn {
   readonly session: Session;
@@ -121,6 +124,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       health: () => healthOf(deps),
       metrics: deps.metrics,
       reportError: deps.reportError,
+      results: deps.results,
       viewerOf: (c) => viewerOf.get(c)!,
     }),
   );
