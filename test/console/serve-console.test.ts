@@ -25,6 +25,9 @@ describe("vane serve --console", () => {
     const cookie = session.headers.get("Set-Cookie")!.split(";")[0]!;
     const projects = (await (await fetch(`${served.url}/console/api/projects`, { headers: { Cookie: cookie } })).json()) as { bundles: { projectId: string }[] };
     expect(projects.bundles.map((b) => b.projectId)).toEqual(["demo"]);
+    // Results come from the data folder's SQLite store, which this host hands the console.
+    const results = await fetch(`${served.url}/console/api/projects/demo/production/policies/checkout-test/results?metric=purchase`, { headers: { Cookie: cookie } });
+    expect(((await results.json()) as { results: { allocations: { allocationKey: string }[] } }).results.allocations.map((a) => a.allocationKey)).toEqual(["control", "treatment"]);
   });
 
   it("prints a console:read key for the demo on a first run, which signs in", async () => {
