@@ -50,8 +50,15 @@ beforeAll(async () => {
     return { type: "exposure", unitKey: `buyer-${i}`, timestamp: T, assignments: {}, layers: [{ layerId: "checkout", policyId: "checkout-test", policyKey: "checkout-test", allocationKey, bucket: i % 2 === 0 ? 100 : 700 }] };
   };
   const bought = [0, 2, 4, 6, 8, 1, 3, 5, 7, 9, 11, 13, 15, 17].map((i) => ({ type: "track", unitKey: `buyer-${i}`, timestamp: T, event: "purchase", properties: { sku: "A-1" } }));
-  const trial = await call(server, "/v1/events/batch", { key: sdk, body: { events: [...Array.from({ length: 40 }, (_, i) => checkout(i)), ...bought] } });
-  expect(((await trial.json()) as { accepted: number }).accepted).toBe(54);
+  // Units arrive over four hours (the server's clock stamps them), for the cumulative plot.
+  for (let hour = 0; hour < 4; hour++) {
+    const exposures = Array.from({ length: 10 }, (_, i) => checkout(hour * 10 + i));
+    const sentHour = await call(server, "/v1/events/batch", { key: sdk, body: { events: exposures } });
+    expect(((await sentHour.json()) as { accepted: number }).accepted).toBe(10);
+    server.clock.advance(60 * 60 * 1000);
+  }
+  const trial = await call(server, "/v1/events/batch", { key: sdk, body: { events: bought } });
+  expect(((await trial.json()) as { accepted: number }).accepted).toBe(14);
   // A bandit's decisions, some rewarded; then two hours on, so every reward window has closed
   // both for the server and for the CLI (which reads the wall clock).
   for (let i = 0; i < 12; i++) {
@@ -176,6 +183,7 @@ describe("the console, signed in with the admin token", () => {
     expect(json.allocations.map((a) => a.units)).toEqual([20, 20]);
     for (const a of json.allocations) expect(number(await page.textContent(`#units [data-allocation="${a.allocationKey}"] .units`))).toBe(a.units);
     expect(await page.textContent("#srm")).toContain(`p = ${json.srm.pValue!.toFixed(4)}`);
+    expect(await page.locator("svg.cumulative polyline").count()).toBe(2);
     for (const a of json.metrics[0]!.allocations) {
       const row = `[data-metric=purchase] [data-allocation="${a.allocationKey}"]`;
       expect(number(await page.textContent(`${row} .conversions`))).toBe(a.conversions);

@@ -4,6 +4,7 @@
 // sample-ratio test, then each metric's lift over control with its 95% interval drawn.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
+import { CumulativePlot, type HourlyUnits } from "../cumulative-plot.js";
 import { count, percent, time } from "../format.js";
 import { IntervalPlot } from "../interval-plot.js";
 import { Status } from "../layout.js";
@@ -90,7 +91,7 @@ function MetricView(props: { metric: Results["metrics"][number]; names: Map<stri
 
 export function ResultsPage(props: { project: string; env: string; policy: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
-  const { data, error } = useData<{ results: Results; unitsInSeveral: number }>(`${base}/policies/${encodeURIComponent(props.policy)}/results${location.search}`);
+  const { data, error } = useData<{ results: Results; unitsInSeveral: number; hourly: HourlyUnits[] }>(`${base}/policies/${encodeURIComponent(props.policy)}/results${location.search}`);
   const head = html`<p class="meta"><a href=${`/console${base}`}>The live bundle</a></p><${OptionsForm} />`;
   if (data === undefined) return html`${head}<${Status} error=${error} />`;
   const { results } = data;
@@ -106,13 +107,14 @@ export function ResultsPage(props: { project: string; env: string; policy: strin
         <thead><tr><th scope="col">Allocation</th><th scope="col" class="number">Units</th><th scope="col" class="number">Share</th><th scope="col" class="number">Intended</th></tr></thead>
         <tbody>
           ${results.allocations.map(
-            (a) => html`<tr data-allocation=${a.allocationKey}>
-              <th scope="row">${a.allocationName}</th><td class="number units">${count(a.units)}</td><td class="number">${total === 0 ? "—" : percent(a.units / total)}</td>
+            (a, i) => html`<tr data-allocation=${a.allocationKey}>
+              <th scope="row"><span class=${`swatch c${i % 6}`} aria-hidden="true"></span>${a.allocationName}</th><td class="number units">${count(a.units)}</td><td class="number">${total === 0 ? "—" : percent(a.units / total)}</td>
               <td class="number">${srm.expected[a.allocationKey] === undefined ? "—" : percent(srm.expected[a.allocationKey]!)}</td>
             </tr>`,
           )}
         </tbody>
       </table>
+      <${CumulativePlot} hourly=${data.hourly} allocations=${results.allocations} />
       <p id="srm" class=${srm.mismatch ? "error" : ""}>
         ${srm.pValue === null ? "Sample ratio: nothing to test (no intended split, or too few units)." : `Sample ratio test: p = ${fixed(srm.pValue)}${srm.mismatch ? ", a mismatch: the split is not the intended one, so the lifts below are suspect." : ", no mismatch."}`}
       </p>
