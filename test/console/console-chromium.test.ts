@@ -224,6 +224,8 @@ describe("the console, signed in with the admin token", () => {
     for (const type of ["exposure", "track", "decision"]) {
       expect(number(await page.textContent(`#count-${type}`))).toBe(Number(await cli("events", "count", "--type", type)));
     }
+    const newest = (await cli("events", "list", "--limit", "20")).split("\n").map((line) => (JSON.parse(line) as { seq: number }).seq);
+    expect(await page.$$eval("#last tbody tr", (trs) => trs.map((tr) => Number(tr.getAttribute("data-seq"))))).toEqual(newest);
     const discovered = await cli("events", "discovered");
     const rows = await page.$$eval("#discovered tbody tr", (trs) => trs.map((tr) => [tr.getAttribute("data-event"), tr.querySelector(".number")?.textContent]));
     expect(rows.map(([name]) => name).sort()).toEqual(["click", "newsletter_signup", "video_play"]);

@@ -189,6 +189,17 @@ describe("a console:read key", () => {
     expect(seen.bundles.map((b) => b.projectId)).toEqual(["secret-project"]);
   });
 
+  it("sees its organization's events only", async () => {
+    const sdk = await server.key({ orgId: "other-org", projectId: "secret-project", scopes: ["sdk:write"] });
+    const track = { type: "track", unitKey: "u-1", timestamp: "2026-11-21T11:00:00.000Z", event: "secret_signal" };
+    expect((await call(server, "/v1/events/batch", { key: sdk, body: { events: [track] } })).status).toBe(200);
+    const ours = (await (await api("/events", await cookieOf(consoleKey))).json()) as { counts: Record<string, number>; last: unknown[]; discovered: unknown[] };
+    expect(ours).toMatchObject({ counts: { track: 0 }, last: [], discovered: [] });
+    const theirs = (await (await api("/events", await cookieOf(otherOrgKey))).json()) as { counts: Record<string, number>; last: { projectId: string }[] };
+    expect(theirs.counts.track).toBe(1);
+    expect(theirs.last.map((e) => e.projectId)).toEqual(["secret-project"]);
+  });
+
   it("cannot publish: not through the admin API, and the console has no write route", async () => {
     const bundle = { ...demoBundle("2026-11-22T00:00:00.000Z") };
     const admin = await call(server, "/admin/v1/bundles", { key: consoleKey, body: { bundle } });

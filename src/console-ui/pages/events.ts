@@ -1,5 +1,5 @@
-// /console/events: stored events per type (`vane events count --type T`), drawn as bars, and the
-// auto-discovered event names (`vane events discovered`).
+// /console/events: stored events per type (`vane events count --type T`), drawn as bars, the
+// newest events (`vane events list`) and the auto-discovered event names (`vane events discovered`).
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { count, time } from "../format.js";
@@ -16,8 +16,18 @@ interface Discovered {
   lastSeen: string;
 }
 
+interface Last {
+  seq: number;
+  type: string;
+  name?: string;
+  projectId: string;
+  env: string;
+  unitKey: string;
+  receivedAt: string;
+}
+
 export function EventsPage(): VNode {
-  const { data, error } = useData<{ counts: Record<string, number>; discovered: Discovered[] }>("/events");
+  const { data, error } = useData<{ counts: Record<string, number>; discovered: Discovered[]; last: Last[] }>("/events");
   if (data === undefined) return html`<${Status} error=${error} />`;
   const types = Object.entries(data.counts);
   const most = Math.max(1, ...types.map(([, n]) => n));
@@ -33,6 +43,21 @@ export function EventsPage(): VNode {
           </li>`,
         )}
       </ul>
+    </section>
+    <section aria-labelledby="last-heading">
+      <h2 id="last-heading">Newest events</h2>
+      ${data.last.length === 0
+        ? html`<p>No events stored yet.</p>`
+        : html`<table class="list" id="last">
+            <thead><tr><th scope="col" class="number">Seq</th><th scope="col">Type</th><th scope="col">Event</th><th scope="col">Project</th><th scope="col">Environment</th><th scope="col">Unit</th><th scope="col">Received</th></tr></thead>
+            <tbody>
+              ${data.last.map(
+                (e) => html`<tr data-seq=${e.seq}>
+                  <td class="number">${e.seq}</td><td>${e.type}</td><td>${e.name ?? "—"}</td><td>${e.projectId}</td><td>${e.env}</td><td><code>${e.unitKey}</code></td><td>${time(e.receivedAt)}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>`}
     </section>
     <section aria-labelledby="discovered-heading">
       <h2 id="discovered-heading">Discovered events (${data.discovered.length})</h2>

@@ -8,7 +8,7 @@ import { policyReport, refusal } from "../../analysis/policy-report.js";
 import { diffBundles } from "../../cli/bundle-diff.js";
 import type { Stores } from "../../store/types.js";
 import { answerOr } from "../admin/routes.js";
-import { EVENT_TYPES, countEvents } from "../admin/event-reads.js";
+import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
 import { publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
@@ -32,6 +32,9 @@ export interface ConsoleApiDependencies {
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
+
+/** How many of the newest events the events page lists. */
+const LAST_EVENTS = 20;
 
 export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   const { stores } = deps;
@@ -117,7 +120,17 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const scope = { ...(viewer.orgId !== undefined && { orgId: viewer.orgId }), ...(viewer.projectId !== undefined && { projectId: viewer.projectId }) };
       const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
       const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
-      return { counts: Object.fromEntries(counts), discovered };
+      // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
+      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(({ seq, event }) => ({
+        seq,
+        type: event.type,
+        ...(event.name !== undefined && { name: event.name }),
+        projectId: event.projectId,
+        env: event.env,
+        unitKey: event.unitKey,
+        receivedAt: event.receivedAt,
+      }));
+      return { counts: Object.fromEntries(counts), discovered, last };
     }),
   );
 
