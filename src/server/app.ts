@@ -201,7 +201,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
   }
   if (options.console !== undefined) {
-    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, metrics: observed.metrics, reportError }));
+    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

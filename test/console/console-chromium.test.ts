@@ -246,6 +246,19 @@ describe("the console, signed in with the admin token", () => {
     await page.close();
   });
 
+  it("rolls back to an earlier version after showing the diff (admin token only)", async () => {
+    const page = await open(context, `/console/projects/demo/production/history?from=${FIRST}&to=${SECOND}`, "history-rollback", "#diff");
+    await page.getByRole("button", { name: `Roll back to ${FIRST}…` }).click();
+    await page.getByRole("button", { name: `Publish ${FIRST} again` }).click();
+    await page.waitForURL((url) => url.searchParams.get("from") === SECOND && url.searchParams.get("to") !== SECOND);
+    await page.waitForSelector("#diff");
+    const stored = JSON.parse(await cli("bundles", "get", "demo")) as { version: string; parameters: { default: unknown }[] };
+    expect(stored.parameters[0]!.default).toBe("blue");
+    expect(new URL(page.url()).searchParams.get("to")).toBe(stored.version);
+    expect(await cli("bundles", "history", "--project", "demo")).toContain(stored.version);
+    await page.close();
+  });
+
   it("is reached by keyboard: skip link, then the sections' links in order", async () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/console`);
@@ -263,6 +276,14 @@ describe("the console, signed in with the admin token", () => {
 });
 
 describe("the console, signed in with a console:read key", () => {
+  it("offers no rollback", async () => {
+    const context = await signedIn(consoleKey);
+    const current = (await server.stores.bundles.get("demo", "production"))!.bundle.version;
+    const page = await open(context, `/console/projects/demo/production/history?from=${FIRST}&to=${current}`, "history-key", "#diff, #diff-empty");
+    expect(await page.getByRole("button", { name: /Roll back/ }).count()).toBe(0);
+    await context.close();
+  });
+
   it("never shows another organization's project", async () => {
     const context = await signedIn(consoleKey);
     const page = await open(context, "/console", "projects-key", "#projects");

@@ -207,6 +207,9 @@ describe("a console:read key", () => {
     const cookie = await cookieOf(consoleKey);
     const write = await call(server, "/console/api/projects", { body: { bundle }, headers: { Cookie: cookie, ...origin() } });
     expect(write.status).toBe(404);
+    const rollback = await call(server, "/console/api/projects/demo/production/rollback", { body: { version: VERSION }, headers: { Cookie: cookie, ...origin() } });
+    expect(rollback.status).toBe(403);
+    expect(((await rollback.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
     expect((await server.stores.bundles.get("demo", "production"))!.bundle.version).toBe(VERSION);
   });
 
@@ -238,5 +241,30 @@ describe("a key store that fails", () => {
     } finally {
       await down.close();
     }
+  });
+});
+
+describe("a rollback from the console", () => {
+  const NEXT = "2026-11-21T00:00:00.000Z";
+  const first = { ...demoBundle(VERSION), projectId: "rollback-project" };
+
+  it("publishes an earlier version again for an admin-token session, as vane bundles rollback does", async () => {
+    await server.putBundle(first);
+    const next = { ...demoBundle(NEXT), projectId: "rollback-project" };
+    next.parameters[0]!.default = "navy";
+    await server.putBundle(next);
+    const cookie = await cookieOf(ADMIN);
+    const path = "/console/api/projects/rollback-project/production/rollback";
+    const foreign = await call(server, path, { body: { version: VERSION }, headers: { Cookie: cookie, Origin: "https://evil.example" } });
+    expect(foreign.status).toBe(403);
+    expect((await call(server, path, { body: { version: "1999-01-01T00:00:00.000Z" }, headers: { Cookie: cookie, ...origin() } })).status).toBe(404);
+    const response = await call(server, path, { body: { version: VERSION }, headers: { Cookie: cookie, ...origin() } });
+    expect(response.status).toBe(200);
+    const published = (await response.json()) as { stored: { version: string }; previous: string };
+    expect(published.previous).toBe(NEXT);
+    const current = (await server.stores.bundles.get("rollback-project", "production"))!.bundle;
+    expect(current.version).toBe(published.stored.version);
+    expect(current.parameters[0]!.default).toBe(first.parameters[0]!.default);
+    expect((await server.stores.bundles.history("rollback-project", "production")).map((v) => v.version)).toContain(published.stored.version);
   });
 });

@@ -1,7 +1,8 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
 // runs (`vane bundles get|history|diff`, `vane results`, `vane report`, `vane keys list`, `vane events
-// count|discovered`), cut to what the session's viewer may see. Read only: nothing here writes. Another organization's
-// project answers 404, as one that does not exist.
+// count|discovered`), cut to what the session's viewer may see. One write, for admin-token
+// sessions only: a rollback, as `vane bundles rollback` does it. Another organization's project
+// answers 404, as one that does not exist.
 import { type Context, Hono } from "hono";
 import { readPolicyOutcomes } from "../../analysis/outcomes.js";
 import { policyReport, refusal } from "../../analysis/policy-report.js";
@@ -10,14 +11,16 @@ import type { Stores } from "../../store/types.js";
 import { answerOr } from "../admin/routes.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
-import { publicKey } from "../admin/operations.js";
+import { type Published, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
+import { badRequest, fail } from "../errors.js";
+import { isObject, readJson } from "../request.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { metricsFigures } from "./metrics-figures.js";
 import type { ConsoleResults } from "./results.js";
-import { type Viewer, sees } from "./viewer.js";
+import { ADMIN, type Viewer, sees } from "./viewer.js";
 
 export interface ConsoleApiDependencies {
   readonly stores: Stores;
@@ -29,6 +32,8 @@ export interface ConsoleApiDependencies {
   readonly reportError: (error: unknown, requestId?: string) => void;
   /** Experiment results, when the host can compute them. */
   readonly results?: ConsoleResults;
+  /** `vane bundles rollback`: the admin operation, with its checks and its new version in the history. */
+  readonly rollback: (where: { project: string; env: string }, version: string) => Promise<Published>;
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
@@ -106,6 +111,21 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       );
     }),
   );
+
+  // The one write: admin-token sessions only (a console:read key reads), after the page showed the diff.
+  app.post("/projects/:project/:env/rollback", async (c) => {
+    const viewer = deps.viewerOf(c);
+    if (viewer.who !== ADMIN) return fail(c, "FORBIDDEN", "Only an admin-token session may publish; a console:read key only reads");
+    const body = await readJson(c);
+    if (!body.ok) return badRequest(c, body.message);
+    const version = isObject(body.value) ? body.value.version : undefined;
+    if (typeof version !== "string" || version === "") return badRequest(c, 'The body must be { "version": "…" }, a version of the history');
+    const { project, env } = c.req.param();
+    return answer(c, async () => {
+      await seenBundle(viewer, project, env);
+      return deps.rollback({ project, env }, version);
+    });
+  });
 
   app.get("/keys", (c) =>
     answer(c, async (viewer) => {

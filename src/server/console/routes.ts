@@ -7,11 +7,13 @@
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
+import { rollbackBundle } from "../admin/bundle-operations.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
+import type { SchemaCompiler } from "../events/schemas.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
@@ -41,6 +43,8 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly sha256: Sha256;
   readonly clock: Clock;
   readonly adminToken?: string;
+  /** How bundles' property schemas compile when a rollback republishes one (ajv's when absent). */
+  readonly schemaCompiler?: SchemaCompiler;
   readonly metrics?: ServiceMetrics;
   readonly reportError: (error: unknown, requestId?: string) => void;
 }
@@ -125,6 +129,8 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       metrics: deps.metrics,
       reportError: deps.reportError,
       results: deps.results,
+      rollback: (where, version) =>
+        rollbackBundle(deps.stores, { where, version }, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
       viewerOf: (c) => viewerOf.get(c)!,
     }),
   );
