@@ -54,9 +54,9 @@ Stops on Ctrl-C (SIGINT) or SIGTERM.
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
                VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
                without either there is no admin API)
-  --console    serve the console, a read-only view of projects, bundles, keys, events and health
-               in the browser, at /console (docs/console.md); sign in with the admin token or an
-               API key with the console:read scope
+  --console    serve the console at /console: projects, bundles, results, bandits, keys, events
+               and health in the browser (docs/console.md); sign in with the admin token (which
+               may also roll back) or an API key with the console:read scope (read only)
   --redis URL  share each key's rate limit with every server on this Redis (default: the
                VANE_REDIS environment variable; without either each server limits on its own);
                while Redis is away each server limits on its own and requests still answer

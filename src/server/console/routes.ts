@@ -2,8 +2,8 @@
 // the page shell and the JSON API. Runtime-free like the rest of the app: assets come through a
 // function the host provides (Node reads dist/console/, a Worker its bound assets).
 // Without a session only the sign-in page and the static code answer; every page redirects to the
-// sign-in, every API call is 401. Writes (sign-in, sign-out) must come from the console's own
-// origin: the cookie is SameSite=Strict and the Origin header is checked too.
+// sign-in, every API call is 401. Writes (sign-in, sign-out, a rollback) must come from the
+// console's own origin: the cookie is SameSite=Strict and the Origin header is checked too.
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
