@@ -19,7 +19,7 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
 COPY . .
-RUN npm run build:wasm && npm run build:ts && npm prune --omit=dev --no-audit --no-fund
+RUN npm run build:wasm && npm run build:ts && npm run build:console && npm prune --omit=dev --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production

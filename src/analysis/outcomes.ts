@@ -3,7 +3,7 @@
 // store order, it keeps one small record per decision of the policy and nothing else, so a large
 // store streams through it.
 import type { Reward } from "../bundle/types.js";
-import type { StoredEvent } from "../store/types.js";
+import type { EventStore, StoredEvent } from "../store/types.js";
 import type { LoggedDecision } from "./off-policy.js";
 
 export interface OutcomeScope {
@@ -130,4 +130,19 @@ function policyLayer(body: Readonly<Record<string, unknown>>, policyId: string):
     if (l.policyId === policyId) return l.attributionOnly === true ? undefined : l;
   }
   return undefined;
+}
+
+/** Events per read: big enough to amortize the query, small enough to hold no store in memory. */
+const PAGE_EVENTS = 5_000;
+
+/** The outcomes of the policy's decisions, the whole event log streamed once (`vane report`, the console's policy page). */
+export async function readPolicyOutcomes(events: EventStore, subject: { policy: { id: string; reward?: Reward }; orgId: string; projectId: string; env: string }): Promise<PolicyOutcomes> {
+  const { policy, orgId, projectId, env } = subject;
+  const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
+  for (let after = 0; ; ) {
+    const page = await events.readAfter(after, PAGE_EVENTS);
+    for (const { event } of page) outcomes.observe(event);
+    if (page.length < PAGE_EVENTS) return outcomes;
+    after = page[page.length - 1]!.seq;
+  }
 }

@@ -18,7 +18,7 @@ const USAGE = `Usage: vane import FILE|- [--data DIR]
 Loads keys and bundles from FILE (- reads stdin): { "keys": [Key...], "bundles": [Bundle...] } (either may be absent).
   Key  { key, orgId, projectId?, scopes, expiresAt?, revoked?, rateLimit? }
        key: the full secret, vane_<pk|sk|mk|ak>_<32+ base62/base64url characters>
-       scopes: sdk:read, sdk:write, mgmt:read, mgmt:write, admin
+       scopes: sdk:read, sdk:write, mgmt:read, mgmt:write, admin, console:read
        rateLimit: { requestsPerSecond, burst }
 Everything is checked first: one problem refuses the whole file and nothing is written.
 A bundle for a project/env that has one replaces it; a key already stored is replaced.

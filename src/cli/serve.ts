@@ -1,5 +1,6 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
+import { randomBytes } from "node:crypto";
 import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
 import { adminTokenProblem } from "../server/admin/admin-token.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
@@ -12,7 +13,12 @@ import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first
 import { startCluster, workersOption } from "./serve-cluster.js";
 import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
-import { storeUrlOf, withOpenedStores } from "./store-access.js";
+import { nodeSha256, storeUrlOf, withOpenedStores } from "./store-access.js";
+import { vaneCommand, whereArgs } from "./command-hints.js";
+import { DEMO_ORG } from "./demo-bundle.js";
+import { createKey } from "../server/auth/key-admin.js";
+import { CONSOLE_SCOPE } from "../server/console/viewer.js";
+import type { Stores } from "../store/types.js";
 import type { Verb } from "./verb.js";
 import { WEIGHTS_HELP, WEIGHTS_OPTIONS, weightsOptions } from "./weights-options.js";
 
@@ -23,7 +29,7 @@ const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFA
                   [--weights-threshold 0.05] [--weights-min-minutes 10]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
-                  [--admin-token T]
+                  [--admin-token T] [--console]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
 empty store adds the demo project and prints two keys for it, once, with curl commands to try.
@@ -51,6 +57,9 @@ ${WEIGHTS_HELP}
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
                VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
                without either there is no admin API)
+  --console    serve the console at /console: projects, bundles, results, bandits, keys, events
+               and health in the browser (docs/console.md); sign in with the admin token (which
+               may also roll back) or an API key with the console:read scope (read only)
   --redis URL  share each key's rate limit with every server on this Redis (default: the
                VANE_REDIS environment variable; without either each server limits on its own);
                while Redis is away each server limits on its own and requests still answer
@@ -67,7 +76,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -89,7 +98,7 @@ export const serveVerb: Verb = {
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
     const server = await (workers === 1 ? startNodeServer(options) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });
@@ -102,11 +111,12 @@ export const serveVerb: Verb = {
       const banner: Banner = { version: packageVersion(), url: server.url, where: values, now };
       if (server.metricsUrl !== undefined) io.out(`Metrics (Prometheus): ${server.metricsUrl}`);
       if (adminToken !== undefined) io.out(`Admin API: ${server.url}/admin/v1 (Authorization: Bearer <the admin token>)`);
+      if (values.console) io.out(consoleLine(server.url, adminToken !== undefined, values));
       if (workers > 1) io.out(`Workers: ${workers} processes on one port; signal this one (pid ${process.pid}) to stop them`);
       io.out(
         await withOpenedStores(values, "create", async (stores) => {
           const run = await seedFirstRun(stores, now);
-          if (run !== undefined) return firstRunText(banner, run);
+          if (run !== undefined) return [...(values.console ? [await demoConsoleKeyLine(stores, now)] : []), firstRunText(banner, run)].join("\n");
           return laterStartText(banner, { bundles: await stores.bundles.list(), keys: await stores.keys.list() });
         }),
       );
@@ -134,6 +144,17 @@ function checkedStoreUrl(url: string): void {
   } catch (error) {
     throw new UsageError((error as Error).message, USAGE);
   }
+}
+
+/** On a first run with --console, a console:read key for the demo's organization: the printed URL opens at once. */
+async function demoConsoleKeyLine(stores: Stores, now: number): Promise<string> {
+  const { secret, record } = await createKey(stores.keys, { kind: "sk", orgId: DEMO_ORG, scopes: [CONSOLE_SCOPE] }, { sha256: nodeSha256, now });
+  return `Console key for the demo (${CONSOLE_SCOPE}, org ${DEMO_ORG}; shown once): ${secret}  (id ${record.id})`;
+}
+
+function consoleLine(url: string, withAdminToken: boolean, where: { data: string }): string {
+  const signIn = withAdminToken ? "the admin token or an API key with the console:read scope" : `an API key with the console:read scope; make one with \`${vaneCommand()} keys create --org ORG --scopes console:read${whereArgs(where)}\``;
+  return `Console: ${url}/console (sign in with ${signIn})`;
 }
 
 function adminTokenOption(value: string | undefined): string | undefined {

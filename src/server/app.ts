@@ -34,6 +34,7 @@ import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
 import { adminRoutes } from "./admin/routes.js";
+import { type ConsoleOptions, consoleRoutes } from "./console/routes.js";
 
 export interface AppOptions {
   readonly engine: Engine;
@@ -65,6 +66,8 @@ export interface AppOptions {
   readonly admitStream?: () => boolean;
   /** False in a Worker: no request may wait on a store read another started (workerd cancels it as hung). */
   readonly shareStoreChecks?: boolean;
+  /** Serves the console under /console (console/routes.ts); no console when absent. */
+  readonly console?: ConsoleOptions;
 }
 
 export interface AppLimits {
@@ -205,6 +208,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
     app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
+  }
+  if (options.console !== undefined) {
+    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

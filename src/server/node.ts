@@ -9,6 +9,7 @@
 // and pino are Node's, the app gets interfaces.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { ServerResponse } from "node:http";
 import type { Server } from "node:net";
 import { hostname } from "node:os";
@@ -19,9 +20,13 @@ import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { openStores } from "../store/open-stores.js";
+import type { EventStore } from "../store/types.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
+import { nodeConsoleAssets } from "./console/node-assets.js";
+import { nodeConsoleResults } from "./console/node-results.js";
+import type { ConsoleOptions } from "./console/routes.js";
 import { systemClock } from "./clock.js";
 import { SharedLearning } from "./learning.js";
 import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
@@ -76,6 +81,8 @@ export interface NodeServerOptions {
   readonly redisUrl?: string;
   /** Opens the admin API (/admin/v1) to this token; no admin API when absent. */
   readonly adminToken?: string;
+  /** Serves the console under /console; its sessions are signed with this secret (hex), shared by every worker. */
+  readonly console?: { readonly sessionSecret: string };
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -107,6 +114,12 @@ export interface RunningServer {
   readonly metricsUrl?: string;
   /** Drains and closes; past the deadline it stops waiting and says on what (the caller may then exit). */
   close(): Promise<StopOutcome>;
+}
+
+function consoleOptions(options: NodeServerOptions, events: EventStore): ConsoleOptions | undefined {
+  const given = options.console;
+  const results = nodeConsoleResults({ events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") });
+  return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex"), results };
 }
 
 export const packageVersion = (): string =>
@@ -146,7 +159,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
   const openFiles = guardOpenFiles({ metrics, log });
-  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, starting: (ready) => starting.push(ready) });
+  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, stores.events), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),

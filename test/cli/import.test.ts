@@ -65,7 +65,7 @@ describe("vane import", () => {
       "keys[1].key: must have the form vane_<pk|sk|mk|ak>_",
       'keys[1].orgId: must be a non-empty string (got "")',
       "keys[1].expiresAt: must be an ISO 8601 timestamp",
-      'keys[1].scopes[1]: must be one of sdk:read, sdk:write, mgmt:read, mgmt:write, admin (got "bogus")',
+      'keys[1].scopes[1]: must be one of sdk:read, sdk:write, mgmt:read, mgmt:write, admin, console:read (got "bogus")',
       'keys[1].scopes[2]: "sdk:read" is listed twice',
       "keys[2].scopes[0]: a publishable (pk) key ships in browser code",
       "keys[2].rateLimit.requestsPerSecond: must be a positive finite number (got 0)",

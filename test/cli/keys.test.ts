@@ -55,7 +55,7 @@ describe("vane keys create", () => {
   });
 
   it.each([
-    [["--scopes", "sdk:read,sdk:rite"], '--scopes: must be one of sdk:read, sdk:write, mgmt:read, mgmt:write, admin (got "sdk:rite")'],
+    [["--scopes", "sdk:read,sdk:rite"], '--scopes: must be one of sdk:read, sdk:write, mgmt:read, mgmt:write, admin, console:read (got "sdk:rite")'],
     [["--scopes", "admin", "--kind", "pk"], "--scopes: a publishable (pk) key ships in browser code"],
     [["--scopes", "sdk:read", "--expires", "2020-01-01T00:00:00Z"], "--expires: is in the past"],
     [["--scopes", "sdk:read", "--expires", "soon"], "--expires: must be an ISO 8601 timestamp"],

@@ -12,6 +12,7 @@ import { type AppLimits, createApp } from "../../src/server/app.js";
 import { createLearner } from "../../src/server/learning.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Clock } from "../../src/server/clock.js";
+import type { ConsoleOptions } from "../../src/server/console/routes.js";
 import type { Observability } from "../../src/server/observability/types.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
@@ -46,6 +47,8 @@ export interface TestServerOptions {
   readonly observability?: Observability;
   /** Where internal faults go; collected into `errors` when absent. */
   readonly onInternalError?: (error: unknown, requestId?: string) => void;
+  /** Serves the console under /console. */
+  readonly console?: ConsoleOptions;
   /** Sees each Response the app hands to @hono/node-server, before it is written. */
   readonly answered?: (response: Response) => void;
 }
@@ -86,6 +89,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     onInternalError: options.onInternalError ?? ((error) => errors.push(error)),
     observability: options.observability,
     adminToken: options.adminToken,
+    console: options.console,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const { answered } = options;

@@ -8,12 +8,14 @@ import {
 import { type KeyInput, keyKind } from "../auth/api-key.js";
 import type { KeyKind } from "../../store/types.js";
 
-export const KNOWN_SCOPES: readonly string[] = ["sdk:read", "sdk:write", "mgmt:read", "mgmt:write", "admin"];
+/** console:read signs a person into the console (read only, their organization): never an SDK's key. */
+export const KNOWN_SCOPES: readonly string[] = ["sdk:read", "sdk:write", "mgmt:read", "mgmt:write", "admin", "console:read"];
 export const KEY_KINDS: readonly KeyKind[] = ["pk", "sk", "mk", "ak"];
 export const KEY_FORMAT = "vane_<pk|sk|mk|ak>_<secret of 32+ base62/base64url characters>";
 
 /** What a publishable key may hold: it ships in browser code, where anyone can read it. */
 const PUBLISHABLE_SCOPES: readonly string[] = ["sdk:read", "sdk:write"];
+const SDK_SCOPES = PUBLISHABLE_SCOPES;
 const KEY_FIELDS = ["key", "orgId", "projectId", "scopes", "expiresAt", "revoked", "rateLimit"];
 const RATE_LIMIT_FIELDS = ["requestsPerSecond", "burst"];
 
@@ -67,6 +69,9 @@ function checkScopes(out: Problems, scopes: unknown[], where: { base: string; ki
       out.push({ path, message: mustBe(`one of ${KNOWN_SCOPES.join(", ")}`, scope) });
     } else if (where.kind === "pk" && !PUBLISHABLE_SCOPES.includes(scope)) {
       out.push({ path, message: `a publishable (pk) key ships in browser code: it may hold only ${PUBLISHABLE_SCOPES.join(" and ")}` });
+    } else if (scope === "console:read" && scopes.some((other) => SDK_SCOPES.includes(other as string))) {
+      // A key that signs a person into the console must not also sit in an SDK's configuration.
+      out.push({ path, message: `console:read is for people signing in to the console: a key with it may not also hold ${SDK_SCOPES.join(" or ")}` });
     }
   });
 }

@@ -31,7 +31,7 @@ const DEFAULT_EVENTS_LISTED = 20;
 const STORE_UNAVAILABLE = "Store temporarily unavailable, retry shortly";
 
 /** An admin operation's answer, or its refusal in the contract's error shape (with `problems` for refused input). */
-async function answerOr(report: (error: unknown, requestId?: string) => void, c: Context<AppEnv>, work: () => Promise<unknown>, status = 200): Promise<Response> {
+export async function answerOr(report: (error: unknown, requestId?: string) => void, c: Context<AppEnv>, work: () => Promise<unknown>, status = 200): Promise<Response> {
   try {
     return json(c, await work(), status);
   } catch (error) {

@@ -72,13 +72,14 @@ export function randomStreamSecret(): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(32));
 }
 
-function base64url(bytes: Uint8Array): string {
+/** Bytes as base64url without padding (also the console's session cookie). */
+export function base64url(bytes: Uint8Array): string {
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function fromBase64url(text: string): Uint8Array {
+export function fromBase64url(text: string): Uint8Array {
   const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }

@@ -8,13 +8,23 @@ import { json } from "../answer.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { AppEnv } from "../env.js";
 
-export function healthRoutes({ engine, stores, version, limiter }: { engine: Engine; stores: Stores; version: string; limiter: RateLimiter }): Hono<AppEnv> {
+export interface HealthSources {
+  readonly engine: Engine;
+  readonly stores: Stores;
+  readonly version: string;
+  readonly limiter: RateLimiter;
+}
+
+/** What GET /health answers (the console's health page shows the same). */
+export async function healthOf({ engine, stores, version, limiter }: HealthSources): Promise<Record<string, unknown>> {
+  const health = await stores.health().catch(() => ({ stores: "down" as const }));
+  const ratelimit = limiter.health?.();
+  const status = Object.values(health).every((state) => state === "ok") && ratelimit !== "degraded" ? "ok" : "degraded";
+  return { status, version, engine: { simd: engine.simd }, stores: health, ...(ratelimit !== undefined && { ratelimit }) };
+}
+
+export function healthRoutes(sources: HealthSources): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/health", async (c) => {
-    const health = await stores.health().catch(() => ({ stores: "down" as const }));
-    const ratelimit = limiter.health?.();
-    const status = Object.values(health).every((state) => state === "ok") && ratelimit !== "degraded" ? "ok" : "degraded";
-    return json(c, { status, version, engine: { simd: engine.simd }, stores: health, ...(ratelimit !== undefined && { ratelimit }) });
-  });
+  app.get("/health", async (c) => json(c, await healthOf(sources)));
   return app;
 }

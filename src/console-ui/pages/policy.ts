@@ -1,0 +1,93 @@
+// /console/projects/:project/:env/policies/:policy: an adaptive policy (a bandit): its arms'
+// current weights, and what `vane report POLICY` computes from the stored decisions and rewards:
+// decisions closed and pending, rewards, mean reward, and the off-policy estimates (IPS, SNIPS)
+// with their 95% intervals, drawn on one axis.
+import type { VNode } from "preact";
+import { html } from "htm/preact";
+import type { Bundle, Policy } from "../../bundle/types.js";
+import { BucketBar } from "../bucket-bar.js";
+import { IntervalPlot } from "../interval-plot.js";
+import { count, time } from "../format.js";
+import { Status } from "../layout.js";
+import { useData } from "../use-data.js";
+
+interface Estimate {
+  estimate: number;
+  ci95: [number, number] | null;
+}
+
+interface Arm {
+  key: string;
+  name: string;
+  inBundle: boolean;
+  decisions: number;
+  pending: number;
+  rewards: number;
+  mean: number | null;
+  ips: Estimate | null;
+  snips: Estimate | null;
+  effectiveSampleSize: number;
+}
+
+interface Report {
+  asOf: string;
+  decisions: number;
+  pending: number;
+  reward: { event: string; type: string; windowSeconds: number };
+  arms: Arm[];
+}
+
+const DIGITS = 4;
+const fixed = (n: number | null | undefined) => (n === null || n === undefined ? "—" : n.toFixed(DIGITS));
+const interval = (e: Estimate | null) => (e?.ci95 == null ? "—" : `${fixed(e.ci95[0])} to ${fixed(e.ci95[1])}`);
+
+function ReportView(props: { base: string; policy: Policy }): VNode {
+  const { data, error } = useData<{ report?: Report; refused?: string }>(`${props.base}/policies/${encodeURIComponent(props.policy.id)}/report`);
+  if (data === undefined) return html`<${Status} error=${error} />`;
+  if (data.report === undefined) return html`<p id="refused">${data.refused}</p>`;
+  const { report } = data;
+  return html`
+    <p class="meta">
+      Reward <code>${report.reward.event}</code> (${report.reward.type}) within ${report.reward.windowSeconds} s · as of ${time(report.asOf)}${" · "}<span id="decisions">${count(report.decisions)}</span> decisions closed, <span id="pending">${count(report.pending)}</span> pending
+    </p>
+    <${IntervalPlot}
+      rows=${report.arms.filter((a) => a.snips !== null).map((a) => ({ label: a.name, estimate: a.snips!.estimate, interval: a.snips!.ci95 }))}
+      label="SNIPS estimates with 95% intervals"
+      format=${fixed}
+    />
+    <table class="list" id="arms">
+      <thead><tr><th scope="col">Arm</th><th scope="col" class="number">Decisions</th><th scope="col" class="number">Pending</th><th scope="col" class="number">Rewards</th><th scope="col" class="number">Mean</th><th scope="col" class="number">IPS</th><th scope="col">IPS 95% CI</th><th scope="col" class="number">SNIPS</th><th scope="col">SNIPS 95% CI</th><th scope="col" class="number">ESS</th></tr></thead>
+      <tbody>
+        ${report.arms.map(
+          (a) => html`<tr data-arm=${a.key}>
+            <th scope="row">${a.name}${a.inBundle ? "" : " (not in the bundle)"}</th>
+            <td class="number decisions">${count(a.decisions)}</td><td class="number">${count(a.pending)}</td><td class="number rewards">${count(a.rewards)}</td>
+            <td class="number mean">${fixed(a.mean)}</td><td class="number ips">${fixed(a.ips?.estimate)}</td><td>${interval(a.ips)}</td>
+            <td class="number snips">${fixed(a.snips?.estimate)}</td><td>${interval(a.snips)}</td><td class="number">${a.effectiveSampleSize.toFixed(1)}</td>
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+    <p class="meta">IPS, SNIPS: the arm's mean reward had the policy always played it; the intervals are 95% (normal approximation; SNIPS by the delta method).</p>
+  `;
+}
+
+export function PolicyPage(props: { project: string; env: string; policy: string }): VNode {
+  const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
+  const { data, error } = useData<{ bundle: Bundle }>(base);
+  if (data === undefined) return html`<${Status} error=${error} />`;
+  const { bundle } = data;
+  const policy = bundle.layers.flatMap((l) => l.policies).find((p) => p.id === props.policy);
+  if (policy === undefined) return html`<p class="error" role="alert">No policy ${props.policy} in the bundle of ${props.project}/${props.env}.</p>`;
+  return html`
+    <p class="meta"><a href=${`/console${base}`}>The live bundle</a> · ${policy.kind} · ${policy.state}</p>
+    <section aria-labelledby="weights-heading">
+      <h2 id="weights-heading">Current weights</h2>
+      <${BucketBar} allocations=${policy.allocations} bucketCount=${bundle.hashing.bucketCount ?? 1000} weights=${policy.weights} adaptive=${policy.kind !== "static"} label=${`Weights of ${policy.key}`} />
+    </section>
+    <section aria-labelledby="report-heading">
+      <h2 id="report-heading">Decisions, rewards and off-policy estimates</h2>
+      ${policy.kind === "static" ? html`<p>A static policy logs no propensities: there is nothing to estimate. Its results are <code>vane results ${policy.key}</code>.</p>` : html`<${ReportView} base=${base} policy=${policy} />`}
+    </section>
+  `;
+}
