@@ -183,7 +183,8 @@ describe("the console, signed in with the admin token", () => {
     expect(json.allocations.map((a) => a.units)).toEqual([20, 20]);
     for (const a of json.allocations) expect(number(await page.textContent(`#units [data-allocation="${a.allocationKey}"] .units`))).toBe(a.units);
     expect(await page.textContent("#srm")).toContain(`p = ${json.srm.pValue!.toFixed(4)}`);
-    expect(await page.locator("svg.cumulative polyline").count()).toBe(2);
+    // One mark per allocation: a line over the hours, or a dot when every unit came in one hour (as here, by event time).
+    expect(await page.locator("svg.cumulative polyline, svg.cumulative circle").count()).toBe(2);
     for (const a of json.metrics[0]!.allocations) {
       const row = `[data-metric=purchase] [data-allocation="${a.allocationKey}"]`;
       expect(number(await page.textContent(`${row} .conversions`))).toBe(a.conversions);
