@@ -6,7 +6,7 @@ import { isRecord } from "../bundle/validate-values.js";
 import { versionOf } from "../server/admin/bundle-operations.js";
 import { BUNDLE_HISTORY_LIMIT } from "../store/types.js";
 import { CliError, parseVerbArgs } from "./args.js";
-import { diffBundles } from "./bundle-diff.js";
+import { diffBundles } from "../bundle/diff.js";
 import { readJsonFile } from "./import-file.js";
 import { shortTime, table } from "./output.js";
 import { WHERE_HELP, WHERE_OPTIONS, projectOf, printPublication } from "./publish.js";

@@ -6,7 +6,7 @@
 import { type Context, Hono } from "hono";
 import { readPolicyOutcomes } from "../../analysis/outcomes.js";
 import { policyReport, refusal } from "../../analysis/policy-report.js";
-import { diffBundles } from "../../cli/bundle-diff.js";
+import { diffBundles } from "../../bundle/diff.js";
 import type { Stores } from "../../store/types.js";
 import { answerOr } from "../admin/routes.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";

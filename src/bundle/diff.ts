@@ -1,7 +1,7 @@
 // What changed between two bundles, one line per changed value, each with its path in the form
 // validation uses (`layers[0].policies[1].allocations[0].bucketRange`): `~` changed, `+` added,
 // `-` removed. Arrays compare by index; a value's JSON is shown short.
-import { at, isRecord } from "../bundle/validate-values.js";
+import { at, isRecord } from "./validate-values.js";
 
 const SHOWN_CHARS = 80;
 
