@@ -151,7 +151,7 @@ export function resolveParameter(compiled: CompiledBundle, context: Context, key
   const unit = layer === undefined ? undefined : unitValue(ctx, layer.unitKey);
   if (layer === undefined || unit === undefined) return resolution; // no unit: the layer is skipped
   const bucket = options.buckets?.bucket(compiled, layer, unit) ?? compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
-  const input: LayerInput = { ctx, now, wanted: { has: (wantedKey) => wantedKey === key }, resolution, bucket, hashes: undefined, unit };
+  const input: LayerInput = { ctx, now, wanted: new OneKey(key), resolution, bucket, hashes: undefined, unit };
   resolution.layers.push(resolveLayer(compiled, layer, input));
   return resolution;
 }
@@ -175,6 +175,14 @@ function withUnit(resolution: Resolution, unit: string | undefined): void {
 /** The parameters asked for: a Set, or one key. */
 interface Wanted {
   has(key: string): boolean;
+}
+
+/** One asked key as a Wanted: a class, not a closure made per call. */
+class OneKey implements Wanted {
+  constructor(private readonly key: string) {}
+  has(key: string): boolean {
+    return key === this.key;
+  }
 }
 
 interface LayerInput {

@@ -28,7 +28,9 @@ export interface Decision {
 }
 
 export class ExposureLog {
-  private readonly seen = new Set<string>();
+  /** Units seen per layer, policy and allocation: lookups by the ids as they are, no key string built per call. */
+  private readonly seen = new Map<string, Map<string | undefined, Map<string, Set<string>>>>();
+  private remembered = 0;
   private readonly layerIndex = new WeakMap<CompiledBundle, Map<string, CompiledLayer>>();
 
   constructor(private readonly stamp: EventStamp) {}
@@ -36,19 +38,18 @@ export class ExposureLog {
   /** The exposure events of a resolution that this session has not recorded yet. */
   record(compiled: CompiledBundle, context: Context, resolution: Resolution, decision: Decision): OutgoingEvent[] {
     const layers = this.layersOf(compiled);
-    const byUnit = new Map<string, LayerResolution[]>();
+    let byUnit: Map<string, LayerResolution[]> | undefined; // made only for a new exposure: most reads repeat one
     for (const layer of resolution.layers) {
       if (layer.attributionOnly || layer.allocationId === undefined) continue;
       // The layer is in the resolution, so its unit was in the context.
       const unit = unitValue(context, layers.get(layer.layerId)!.unitKey)!;
-      const key = [unit, layer.layerId, layer.policyId, layer.allocationId].join("\u0000");
-      if (this.seen.has(key)) continue;
-      if (this.seen.size >= MAX_REMEMBERED) this.seen.clear();
-      this.seen.add(key);
+      if (!this.firstTime(layer, unit)) continue;
+      byUnit ??= new Map();
       const group = byUnit.get(unit);
       if (group) group.push(layer);
       else byUnit.set(unit, [layer]);
     }
+    if (byUnit === undefined) return [];
     return [...byUnit].map(([unit, exposed]) => ({
       type: "exposure",
       unitKey: unit,
@@ -61,6 +62,25 @@ export class ExposureLog {
       userId: resolution.unitKeyValue !== unit ? resolution.unitKeyValue : undefined,
       ...this.stamp,
     }));
+  }
+
+  /** Whether this unit is new to the layer's policy and allocation (then remembered). */
+  private firstTime(layer: LayerResolution, unit: string): boolean {
+    let policies = this.seen.get(layer.layerId);
+    if (policies === undefined) this.seen.set(layer.layerId, (policies = new Map()));
+    let allocations = policies.get(layer.policyId);
+    if (allocations === undefined) policies.set(layer.policyId, (allocations = new Map()));
+    let units = allocations.get(layer.allocationId!);
+    if (units === undefined) allocations.set(layer.allocationId!, (units = new Set()));
+    if (units.has(unit)) return false;
+    if (this.remembered >= MAX_REMEMBERED) {
+      this.seen.clear();
+      this.remembered = 0;
+      return this.firstTime(layer, unit);
+    }
+    units.add(unit);
+    this.remembered++;
+    return true;
   }
 
   private layersOf(compiled: CompiledBundle): Map<string, CompiledLayer> {
