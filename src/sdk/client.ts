@@ -45,7 +45,7 @@ class Client implements VaneClient {
   /** The getters' layer buckets per unit: a page reads many flags for one user. */
   private readonly buckets = new BucketMemo();
   private readonly stamp: EventStamp;
-  private last: { readonly unit: string; readonly decisionId: string } | undefined;
+  private last: { readonly unit: string; readonly decision: { readonly decisionId: string } } | undefined;
   private leaveListener: () => void = () => {};
   private readonly changeListeners = new Set<(version: string) => void>();
   private readonly refusedListeners = new Set<(refused: EventsRefused) => void>();
@@ -143,6 +143,44 @@ class Client implements VaneClient {
   }
 
   resolveFlag(context: Record<string, unknown>, key: string): ResolveResult {
+    const { compiled, resolution, decision } = this.flagResolution(context, key);
+    return resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
+  }
+
+  getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean {
+    return this.valueOf(key, defaultValue, context);
+  }
+
+  getString(key: string, defaultValue: string, context: Record<string, unknown>): string {
+    return this.valueOf(key, defaultValue, context);
+  }
+
+  getNumber(key: string, defaultValue: number, context: Record<string, unknown>): number {
+    return this.valueOf(key, defaultValue, context);
+  }
+
+  getJSON<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): T {
+    return this.valueOf(key, defaultValue, context);
+  }
+
+  /** details(…).value, without the answer's objects: a getter reads one value. */
+  private valueOf<T>(key: string, defaultValue: T, context: Record<string, unknown>): T {
+    let resolution;
+    try {
+      ({ resolution } = this.flagResolution(context, key));
+    } catch {
+      return defaultValue;
+    }
+    if (!Object.hasOwn(resolution.assignments, key)) return defaultValue;
+    const value = resolution.assignments[key];
+    const type = typeof defaultValue;
+    // The default's type is the type asked for; a JSON default (object, array, null) takes any value.
+    if ((type === "boolean" || type === "string" || type === "number") && typeof value !== type) return defaultValue;
+    return value as T;
+  }
+
+  /** One flag's layer resolved, its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
+  private flagResolution(context: Record<string, unknown>, key: string) {
     this.checkOpen();
     if (typeof key !== "string") throw new TypeError("the flag's key must be a string");
     const compiled = this.poller.compiled;
@@ -151,27 +189,10 @@ class Client implements VaneClient {
     if (problem !== undefined) throw new TypeError(problem);
     const now = this.now();
     const resolution = resolveParameter(compiled, context, key, { now, buckets: this.buckets });
-    const decision = { decisionId: uuidv7(now), timestamp: this.isoTime(now) };
-    const result = resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
-    this.remember(result);
+    const decision = new LazyDecision(now, this.isoTime(now));
+    if (resolution.unitKeyValue !== undefined) this.last = { unit: resolution.unitKeyValue, decision };
     for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
-    return result;
-  }
-
-  getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean {
-    return this.details(key, defaultValue, context).value;
-  }
-
-  getString(key: string, defaultValue: string, context: Record<string, unknown>): string {
-    return this.details(key, defaultValue, context).value;
-  }
-
-  getNumber(key: string, defaultValue: number, context: Record<string, unknown>): number {
-    return this.details(key, defaultValue, context).value;
-  }
-
-  getJSON<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): T {
-    return this.details(key, defaultValue, context).value as T;
+    return { compiled, resolution, decision };
   }
 
   details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>> {
@@ -213,7 +234,7 @@ class Client implements VaneClient {
     this.checkOpen();
     const result = await decideOnServer(this.service, { policyId, context, env: this.env, projectId: this.options.projectId });
     // A reward tracked next for this unit names this decision, as after a resolve.
-    this.last = { unit: result.metadata.unitKeyValue, decisionId: result.decisionId };
+    this.last = { unit: result.metadata.unitKeyValue, decision: result };
     return result;
   }
 
@@ -222,7 +243,7 @@ class Client implements VaneClient {
     if (typeof event !== "string" || event === "") throw new TypeError("track: the event name must be a non-empty string");
     const unitKey = options.unitKey ?? this.last?.unit;
     if (unitKey === undefined) throw new TypeError("track: no unitKey given, and no resolution yet to take it from");
-    const decisionId = options.decisionId ?? (this.last?.unit === unitKey ? this.last.decisionId : undefined);
+    const decisionId = options.decisionId ?? (this.last?.unit === unitKey ? this.last.decision.decisionId : undefined);
     this.queue.add({
       type: "track",
       unitKey,
@@ -260,7 +281,7 @@ class Client implements VaneClient {
   /** The unit and decision later track events default to. */
   private remember(result: ResolveResponse): void {
     const unit = result.metadata.unitKeyValue;
-    if (unit !== undefined) this.last = { unit, decisionId: result.decisionId };
+    if (unit !== undefined) this.last = { unit, decision: result };
   }
 
   /** No answer and no bundle: every parameter is left to the caller's own default. */
@@ -305,5 +326,19 @@ function checkOptions(options: ClientOptions): void {
 function checkParameters(parameters: unknown): void {
   if (parameters !== undefined && !(Array.isArray(parameters) && parameters.every((p) => typeof p === "string"))) {
     throw new TypeError("parameters must be an array of strings");
+  }
+}
+
+/** A getter's decision: its id (a UUIDv7, ~20 % of a getter) made only when an exposure, a track or an answer reads it. */
+class LazyDecision {
+  private id: string | undefined;
+  constructor(
+    private readonly nowMs: number,
+    readonly timestamp: string,
+  ) {}
+
+  get decisionId(): string {
+    this.id ??= uuidv7(this.nowMs);
+    return this.id;
   }
 }

@@ -178,6 +178,17 @@ describe("exposure events", () => {
     expect(events[0]!.decisionId).not.toBeUndefined();
   });
 
+  it("from a bare getter, carry the decision a track of the same unit then names (its id made only when needed)", async () => {
+    const { sdk, c } = await start();
+    expect(c.getString("checkout.buttonColor", "none", { userId: "user-8", country: "US" })).not.toBe("none");
+    c.track("purchase", { properties: { sku: "A-1" } });
+    await c.flush();
+    const [exposed] = await storedEvents(sdk.server, "exposure");
+    const [tracked] = await storedEvents(sdk.server, "track");
+    expect(exposed!.decisionId).toEqual(expect.any(String));
+    expect(tracked).toMatchObject({ unitKey: "user-8", decisionId: exposed!.decisionId });
+  });
+
   it("carry the chosen arm's weight as probability for adaptive policies", async () => {
     const bundle = demoBundle(VERSION_1);
     const weights = [0.25, 0.75];
