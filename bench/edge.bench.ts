@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
-import { type LoadSettings, type ScenarioRow, runScenario } from "./http/load.js";
+import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
 import { LOADGEN_CORE, allowedCpus, pinSelf } from "./http/pinning.js";
 import { waitIdle } from "./http/proc-stats.js";
 import { vaneScenarios } from "./http/scenarios.js";
@@ -20,13 +20,7 @@ import { machine } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const settings: LoadSettings = {
-  connections: env("BENCH_HTTP_CONNECTIONS", 64),
-  pipelining: env("BENCH_HTTP_PIPELINING", 1),
-  durationS: env("BENCH_HTTP_DURATION_S", 10),
-  warmupS: env("BENCH_HTTP_WARMUP_S", 3),
-};
+const settings = loadSettingsFromEnv();
 const SCENARIOS = ["config-304", "resolve", "events"];
 /** The Worker's background (the queue consumer, the learner) may take a while after the events row on one core. */
 const QUIET = { maxPercent: 5, windowMs: 500, timeoutMs: 300_000 };

@@ -23,7 +23,7 @@ import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
 import { type Acknowledged, checkStored } from "./http/durability.js";
 import { type HttpReport, checkTargets, markdown, writeHttpResults } from "./http/http-report.js";
-import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "./http/load.js";
+import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
 import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
 import { waitIdle } from "./http/proc-stats.js";
 import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
@@ -33,13 +33,7 @@ import { machine } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
 
-const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-const settings: LoadSettings = {
-  connections: env("BENCH_HTTP_CONNECTIONS", 64),
-  pipelining: env("BENCH_HTTP_PIPELINING", 1),
-  durationS: env("BENCH_HTTP_DURATION_S", 10),
-  warmupS: env("BENCH_HTTP_WARMUP_S", 3),
-};
+const settings = loadSettingsFromEnv();
 const only = process.env.BENCH_HTTP_ONLY?.split(",").map((key) => key.trim());
 const serverFlags = process.env.BENCH_HTTP_SERVER_FLAGS?.split(/\s+/).filter(Boolean) ?? [];
 // A profiler writes its file on a clean exit only; otherwise Vane is killed like a crash.

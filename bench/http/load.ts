@@ -28,6 +28,12 @@ export interface LoadSettings {
   readonly warmupS: number;
 }
 
+/** The load the HTTP benchmarks run: BENCH_HTTP_CONNECTIONS (64), _PIPELINING (1), _DURATION_S (10), _WARMUP_S (3). */
+export function loadSettingsFromEnv(): LoadSettings {
+  const env = (name: string, fallback: number) => Number(process.env[`BENCH_HTTP_${name}`] ?? fallback);
+  return { connections: env("CONNECTIONS", 64), pipelining: env("PIPELINING", 1), durationS: env("DURATION_S", 10), warmupS: env("WARMUP_S", 3) };
+}
+
 export interface ScenarioRow extends ProcUsage {
   readonly key: string;
   readonly name: string;
