@@ -4,6 +4,7 @@
 // flushed) and a clean exit.
 import cluster from "node:cluster";
 import { startNodeServer, type NodeServerOptions } from "../server/node.js";
+import { nodeConsoleResults } from "./console-results.js";
 import { errorMessage } from "./output.js";
 import type { ToPrimary, ToWorker } from "./serve-cluster.js";
 
@@ -26,7 +27,7 @@ send({ type: "ready" });
 const options = await Promise.race([started, stopped]);
 const server =
   options &&
-  (await startNodeServer(options).catch((error: unknown) => {
+  (await startNodeServer({ ...options, consoleResults: nodeConsoleResults }).catch((error: unknown) => {
     send({ type: "failed", message: errorMessage(error) });
     process.exitCode = 1;
     return undefined;

@@ -10,6 +10,7 @@ import { UsageError, dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs, S
 import { durationOption } from "./duration-option.js";
 import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
+import { nodeConsoleResults } from "./console-results.js";
 import { startCluster, workersOption } from "./serve-cluster.js";
 import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
@@ -99,7 +100,7 @@ export const serveVerb: Verb = {
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
     const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
-    const server = await (workers === 1 ? startNodeServer(options) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
+    const server = await (workers === 1 ? startNodeServer({ ...options, consoleResults: nodeConsoleResults }) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });
     // Listening before the banner is printed: whoever reads it may signal at once.

@@ -25,7 +25,7 @@ import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
 import { nodeConsoleAssets } from "./console/node-assets.js";
-import { nodeConsoleResults } from "./console/node-results.js";
+import type { ConsoleResults } from "./console/results.js";
 import type { ConsoleOptions } from "./console/routes.js";
 import { systemClock } from "./clock.js";
 import { SharedLearning } from "./learning.js";
@@ -83,6 +83,8 @@ export interface NodeServerOptions {
   readonly adminToken?: string;
   /** Serves the console under /console; its sessions are signed with this secret (hex), shared by every worker. */
   readonly console?: { readonly sessionSecret: string };
+  /** The console's results page, given the events to read (`vane serve` hands in the verb's: src/cli/console-results.ts); none when absent. Set in each process, never sent to a worker. */
+  readonly consoleResults?: (sources: ConsoleResultsSources) => ConsoleResults;
 }
 
 export const DEFAULT_LEARN_MS = 200;
@@ -116,9 +118,15 @@ export interface RunningServer {
   close(): Promise<StopOutcome>;
 }
 
+/** What the console's results read: the store's events (the log's tail) and the Parquet archive. */
+export interface ConsoleResultsSources {
+  readonly events: EventStore;
+  readonly parquetDir: string;
+}
+
 function consoleOptions(options: NodeServerOptions, events: EventStore): ConsoleOptions | undefined {
   const given = options.console;
-  const results = nodeConsoleResults({ events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") });
+  const results = options.consoleResults?.({ events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") });
   return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex"), results };
 }
 

@@ -12,7 +12,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
-import { nodeConsoleResults } from "../../src/server/console/node-results.js";
+import { nodeConsoleResults } from "../../src/cli/console-results.js";
 import { PrometheusMetrics } from "../../src/server/observability/prometheus.js";
 import { vane } from "../cli/helpers.js";
 import { launchChromium, pageErrors } from "../runtime/chromium.js";

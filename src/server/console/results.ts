@@ -1,4 +1,4 @@
-// What the console's results page asks of its host (node-results.ts on Node): an experiment's
+// What the console's results page asks of its host (src/cli/console-results.ts on Node): an experiment's
 // results for a policy, with `vane results`'s options as the page's URL gives them.
 import type { Policy } from "../../bundle/types.js";
 

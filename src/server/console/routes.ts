@@ -31,7 +31,7 @@ export interface ConsoleOptions {
   readonly sessionSecret?: Uint8Array;
   /** How long a session lasts (8 hours when absent). */
   readonly sessionMs?: number;
-  /** Computes experiment results (node-results.ts); no results page when absent. */
+  /** Computes experiment results (src/cli/console-results.ts on Node, handed in by `vane serve`); no results page when absent. */
   readonly results?: ConsoleResults;
 }
 

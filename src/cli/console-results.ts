@@ -1,16 +1,17 @@
-// `vane results` for the console, on the Node host: the same option parsing (metrics, guardrails,
+// `vane results` for the console, handed to the Node host by `vane serve` (the server imports no
+// verb's code): the same option parsing (metrics, guardrails,
 // windows, times), the same DuckDB sums over the Parquet archive and the log's tail (an in-memory
 // database per request, holding no file) and the same statistics as the verb, so the page and
 // `vane results --json` agree. Node's, as DuckDB is: a Worker has no results page.
-import { type ExperimentResults, experimentResults } from "../../analysis/results/results.js";
-import type { ResultsAggregates } from "../../analysis/results/source.js";
-import { UsageError } from "../../cli/args.js";
-import { metricSpecs, timeOption } from "../../cli/results-options.js";
-import { EventView } from "../../store/columnar/event-view.js";
-import { DuckResultsSource } from "../../store/columnar/results-sql.js";
-import type { EventStore } from "../../store/types.js";
-import { AdminRefusal } from "../admin/refusal.js";
-import type { ConsoleResults } from "./results.js";
+import { type ExperimentResults, experimentResults } from "../analysis/results/results.js";
+import type { ResultsAggregates } from "../analysis/results/source.js";
+import { UsageError } from "./args.js";
+import { metricSpecs, timeOption } from "./results-options.js";
+import { EventView } from "../store/columnar/event-view.js";
+import { DuckResultsSource } from "../store/columnar/results-sql.js";
+import type { ConsoleResultsSources } from "../server/node.js";
+import { AdminRefusal } from "../server/admin/refusal.js";
+import type { ConsoleResults } from "../server/console/results.js";
 
 /** What the page shows: the results, and the hourly units for the cumulative plot. */
 export interface ResultsPage {
@@ -19,7 +20,7 @@ export interface ResultsPage {
   readonly unitsInSeveral: number;
 }
 
-export function nodeConsoleResults(sources: { readonly events: EventStore; readonly parquetDir: string }): ConsoleResults {
+export function nodeConsoleResults(sources: ConsoleResultsSources): ConsoleResults {
   return async (subject, options) => {
     let parsed;
     try {
