@@ -1,5 +1,6 @@
-// One HTTP contract suite, two targets: the Node app (test/server/harness.ts) and the Worker in
-// workerd (`vane edge dev`'s startLocalEdge on the built dist/edge/). A suite sets up keys and
+// One HTTP contract suite, three targets: the Node app on SQLite (test/server/harness.ts), the Node
+// server on a PostgreSQL of its own, and the Worker in workerd (`vane edge dev`'s startLocalEdge on
+// the built dist/edge/). A suite sets up keys and
 // bundles through each target's admin API (as `vane … --remote` does) and reads what was stored
 // through `stores`; on the edge those are the Worker's own D1 and KV, reached from Node through
 // miniflare. Events reach the edge's D1 through a queue: `settled()` waits for it.
@@ -8,10 +9,17 @@ import { startLocalEdge, type LocalEdge } from "../../src/edge/local.js";
 import type { D1Database } from "../../src/store/edge/bindings.js";
 import type { KeyInput } from "../../src/server/auth/api-key.js";
 import type { BundleStore, EventStore, KeyKind, KeyStore, Stores } from "../../src/store/types.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startNodeServer } from "../../src/server/node.js";
+import { openPostgresStores } from "../../src/store/postgres/open.js";
 import { startTestServer } from "../server/harness.js";
+import { startPostgres } from "../services/postgres.js";
 
-export type TargetName = "node" | "edge";
-export const TARGETS: readonly TargetName[] = ["node", "edge"];
+export type TargetName = "node" | "postgres" | "edge";
+/** The Node app on SQLite, `vane serve`'s server on a PostgreSQL of its own, and the Worker in workerd. */
+export const TARGETS: readonly TargetName[] = ["node", "postgres", "edge"];
 
 export interface ContractTarget {
   readonly name: TargetName;
@@ -28,7 +36,35 @@ export interface ContractTarget {
 }
 
 export function startTarget(name: TargetName): Promise<ContractTarget> {
-  return name === "node" ? nodeTarget() : edgeTarget();
+  return name === "node" ? nodeTarget() : name === "postgres" ? postgresTarget() : edgeTarget();
+}
+
+/** The Node server `vane serve --store postgres://…` runs, on a private PostgreSQL started for it. */
+async function postgresTarget(): Promise<ContractTarget> {
+  const pg = await startPostgres();
+  try {
+    const storeUrl = await pg.createDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), "vane-contract-pg-"));
+    const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, storeUrl, adminToken: ADMIN_TOKEN, limits: { bundleRefreshMs: 0, keyCacheMs: 0 } });
+    const stores = await openPostgresStores({ url: storeUrl });
+    return {
+      name: "postgres",
+      url: server.url,
+      stores,
+      now: () => Date.now(),
+      ...adminSetup(server.url),
+      settled: async () => undefined,
+      close: async () => {
+        await server.close();
+        await stores.close();
+        await pg.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await pg.stop();
+    throw error;
+  }
 }
 
 async function nodeTarget(): Promise<ContractTarget> {
