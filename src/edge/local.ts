@@ -5,6 +5,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import type { Miniflare, MiniflareOptions } from "miniflare";
 import { applySchema } from "../store/edge/schema.js";
@@ -30,6 +31,8 @@ export interface LocalEdgeOptions {
   readonly vars?: Readonly<Record<string, string>>;
   /** An ES module run as the Worker in its place, importing it as "./worker.js" (tests: a consumer that fails). */
   readonly wrapper?: string;
+  /** Takes workerd's own output (its stdout and stderr, as text) instead of this process's stdout and stderr. */
+  readonly runtimeLog?: (text: string) => void;
 }
 
 export interface LocalEdge {
@@ -83,6 +86,13 @@ export function localEdgeOptions(options: LocalEdgeOptions): MiniflareOptions {
     r2Persist: persist("r2"),
     durableObjectsPersist: persist("do"),
     telemetry: { enabled: false },
+    ...(options.runtimeLog !== undefined && { handleRuntimeStdio: runtimeOutputTo(options.runtimeLog) }),
+  };
+}
+
+function runtimeOutputTo(log: (text: string) => void): (stdout: Readable, stderr: Readable) => void {
+  return (stdout, stderr) => {
+    for (const stream of [stdout, stderr]) stream.on("data", (chunk: Buffer) => log(chunk.toString("utf8")));
   };
 }
 

@@ -64,7 +64,7 @@ export interface AppOptions {
   readonly adminToken?: string;
   /** Whether another event stream may open now (the Node host: not near its open-file limit); every one when absent. */
   readonly admitStream?: () => boolean;
-  /** False in a Worker: no request may wait on a store read another started (workerd cancels it as hung). */
+  /** False in a Worker: no request may wait on a store read or timer another started (workerd cancels it as hung). */
   readonly shareStoreChecks?: boolean;
   /** Serves the console under /console (console/routes.ts); no console when absent. */
   readonly console?: ConsoleOptions;
@@ -200,7 +200,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
   app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
 
-  const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
+  const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs, perStream: options.shareStoreChecks === false });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
   app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }));

@@ -4,7 +4,9 @@
 // version (an import, newly published weights), which goes out to every stream of that topic as
 // one pre-encoded SSE message. One timer for all streams, no per-stream timer: an idle stream
 // costs its socket and its queue, nothing more. A comment line every `heartbeatMs` keeps proxies
-// from closing idle streams.
+// from closing idle streams. In a Worker (`perStream`) each stream has its own timer instead,
+// and writes only from it: a request's bytes may come only from its own timers and reads, and
+// workerd cancels, as hung, a stream fed by another request's timer once that request is gone.
 import type { BundleCache, BundleChange } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 
@@ -21,6 +23,8 @@ export interface ChangeHubOptions {
   /** How often watched versions are rechecked: a change reaches streams within about this. */
   readonly watchMs: number;
   readonly heartbeatMs: number;
+  /** A timer per stream, each checking its bundle through the cache (at most every refresh) and writing to its stream alone: Workers. */
+  readonly perStream?: boolean;
 }
 
 interface Topic {
@@ -69,13 +73,33 @@ export class ChangeHub {
     }
     topic.sinks.add(sink);
     if (where.lastSeen !== undefined && where.lastSeen !== topic.version) this.deliver(sink, changeMessage(topic.version, this.options.clock.now()));
-    this.startTimer();
+    const stopWatch = this.options.perStream === true ? this.watchAlone(topic, sink) : undefined;
+    if (stopWatch === undefined) this.startTimer();
     const current = topic;
     return () => {
+      stopWatch?.();
       current.sinks.delete(sink);
       if (current.sinks.size === 0 && this.topics.get(id) === current) this.topics.delete(id);
       if (this.topics.size === 0) this.stopTimer();
     };
+  }
+
+  /** A stream's own watch (perStream): what the cache holds is compared with what this stream was told, and told here. */
+  private watchAlone(topic: Topic, sink: ChangeSink): () => void {
+    let told = topic.version;
+    let ticks = 0;
+    const beatEvery = Math.max(1, Math.round(this.options.heartbeatMs / this.options.watchMs));
+    const timer = setInterval(async () => {
+      ticks += 1;
+      // A failed check changes nothing: the stream stays open and the next tick asks again.
+      await Promise.resolve(this.options.bundles.lookup(topic.projectId, topic.env)).catch(() => undefined);
+      if (topic.version !== told) {
+        told = topic.version;
+        this.deliver(sink, changeMessage(told, this.options.clock.now()));
+      }
+      if (ticks % beatEvery === 0) this.deliver(sink, HEARTBEAT);
+    }, this.options.watchMs);
+    return () => clearInterval(timer);
   }
 
   /** Ends every open stream and stops watching: a server shutting down is not held open by its listeners. */
@@ -91,6 +115,7 @@ export class ChangeHub {
     const version = change.entry.bundle.version;
     if (topic === undefined || topic.version === version) return;
     topic.version = version;
+    if (this.options.perStream === true) return; // each stream's own watch tells it
     const message = changeMessage(version, this.options.clock.now());
     for (const sink of topic.sinks) this.deliver(sink, message);
   }
