@@ -38,13 +38,24 @@ export interface Publication {
 }
 
 export class WeightsPublisher {
+  private held = 0;
+
   constructor(private readonly options: PublisherOptions) {}
+
+  /** Projects and envs the last pass skipped because the learner published for them within the interval: a later pass is owed them. */
+  get waiting(): number {
+    return this.held;
+  }
 
   /** One pass over the stored bundles; returns the versions it published. */
   async publish(): Promise<Publication[]> {
     const published: Publication[] = [];
+    this.held = 0;
     for (const summary of await this.options.bundles.list()) {
-      if (!(await this.due(summary.projectId, summary.env))) continue;
+      if (!(await this.due(summary.projectId, summary.env))) {
+        this.held += 1;
+        continue;
+      }
       const stored = await this.options.bundles.get(summary.projectId, summary.env);
       if (!stored) continue;
       const next = this.reweighted(stored.bundle);

@@ -22,13 +22,14 @@ import type { DurableObjectNamespace, DurableObjectState } from "./durable-objec
 import { ReloadedState } from "./learned-state.js";
 import { DurableRateLimiter } from "./rate-limit-object.js";
 import { edgeSchemaCompiler } from "./schema-compiler.js";
+import { type WeightsVars, WeightsPasses, weightsSettings } from "./weights-passes.js";
 
 export { RateLimitObject } from "./rate-limit-object.js";
 
 /** Set by the build (scripts/build-edge.mjs) from package.json. */
 declare const VANE_VERSION: string;
 
-export interface WorkerEnv extends StoreBindings {
+export interface WorkerEnv extends StoreBindings, WeightsVars {
   readonly RATE_LIMITS: DurableObjectNamespace;
   readonly LEARNER: DurableObjectNamespace;
   /** The admin API's bearer token (a Worker secret); the admin routes are off without it. */
@@ -102,11 +103,13 @@ const learnerOf = (env: WorkerEnv) => env.LEARNER.get(env.LEARNER.idFromName("le
  * The one learner (src/adaptive/learner.ts, as on Node): told of each stored batch by the queue
  * consumer, it reads the new events from D1 and commits each step there; while decisions wait
  * for rewards its alarm steps every second, closing the windows that are due, and it publishes
- * the open trials it holds in memory for the isolates' delay model.
+ * the open trials it holds in memory for the isolates' delay model, and learned weights into
+ * the bundles (weights-passes.ts) for SDKs that resolve locally.
  */
 export class LearnerObject {
   private readonly learner: Learner;
   private readonly stores: ReturnType<typeof edgeStores>;
+  private readonly weights: WeightsPasses;
   private published = true;
   private learning = false;
 
@@ -116,6 +119,8 @@ export class LearnerObject {
   ) {
     this.stores = edgeStores(env, newId);
     this.learner = createLearner({ stores: this.stores, engine, clock: systemClock, maxPendingInMemory: MAX_PENDING_IN_MEMORY });
+    const report = (error: unknown) => console.error("vane: publishing learned weights failed, will retry:", error);
+    this.weights = new WeightsPasses({ bundles: this.stores.bundles, learned: this.learner, engine, now: () => Date.now() }, weightsSettings(env), report);
   }
 
   async fetch(): Promise<Response> {
@@ -132,20 +137,25 @@ export class LearnerObject {
     // this request would get it cancelled as hung (workerd), and the step reads on to the end anyway.
     if (this.learning) return this.keepStepping(true);
     this.learning = true;
+    let nextPass: number | undefined;
     try {
       await this.learner.catchUp();
       const bins = this.learner.state.openTrialBins(Date.now());
       if (bins.length > 0 || this.published) await this.stores.learning.publishOpenTrials(bins);
       this.published = bins.length > 0;
+      nextPass = await this.weights.afterLearning();
     } finally {
       this.learning = false;
       const { inMemory, stored } = this.learner.progress();
-      await this.keepStepping(inMemory > 0 || stored > 0);
+      await this.keepStepping(inMemory > 0 || stored > 0, nextPass);
     }
   }
 
-  /** Sets the alarm for the next step, unless one is set or nothing waits. */
-  private async keepStepping(waiting: boolean): Promise<void> {
-    if (waiting && (await this.state.storage.getAlarm()) === null) await this.state.storage.setAlarm(Date.now() + LEARN_MS);
+  /** Sets the alarm for the next step (while decisions wait) or weights pass, unless one is set as soon. */
+  private async keepStepping(waiting: boolean, nextPass?: number): Promise<void> {
+    const at = Math.min(waiting ? Date.now() + LEARN_MS : Number.POSITIVE_INFINITY, nextPass ?? Number.POSITIVE_INFINITY);
+    if (at === Number.POSITIVE_INFINITY) return;
+    const set = await this.state.storage.getAlarm();
+    if (set === null || set > at) await this.state.storage.setAlarm(at);
   }
 }
