@@ -13,7 +13,7 @@ import type { D1Database, KVNamespace, Queue, R2Bucket } from "../store/edge/bin
 import { edgeStores } from "../store/edge/edge-stores.js";
 import type { EventMessage } from "../store/edge/queued-event-store.js";
 import type { Stores } from "../store/types.js";
-import { BINDINGS, COMPATIBILITY_DATE, EVENTS_QUEUE, OBJECT_CLASSES, QUEUE_CONSUMER } from "./wrangler-config.js";
+import { BINDINGS, COMPATIBILITY_DATE, EVENTS_QUEUE, OBJECT_CLASSES, QUEUE_CONSUMER, RETENTION_CRON, RETENTION_EVERY_MS } from "./wrangler-config.js";
 
 /** dist/edge/ of this package: the Worker and its engine, as `npm run build` leaves them. */
 export const BUILT_WORKER_DIR = fileURLToPath(new URL("../../dist/edge/", import.meta.url));
@@ -42,10 +42,17 @@ export interface LocalEdge {
   database(): Promise<D1Database>;
   /** The Worker's own stores, on its bindings reached from Node: keys and bundles to seed, events to count. */
   stores(): Promise<Stores>;
+  /** Fires the Worker's Cron Trigger (retention) now, as Cloudflare does every five minutes; resolves once it ran. */
+  scheduled(): Promise<void>;
   close(): Promise<void>;
 }
 
 export class MiniflareMissing extends Error {}
+
+/** The part of the Worker's Fetcher (Workers types, not a dependency) that fires its scheduled handler. */
+interface ScheduledFetcher {
+  scheduled(options: { cron: string }): Promise<{ outcome: string }>;
+}
 
 async function importMiniflare(): Promise<typeof import("miniflare")> {
   try {
@@ -96,6 +103,13 @@ function runtimeOutputTo(log: (text: string) => void): (stdout: Readable, stderr
   };
 }
 
+/** miniflare runs no Cron Triggers: fired here on their period, a failed run said on stderr (the next one goes on). */
+function cronTimer(scheduled: () => Promise<void>): ReturnType<typeof setInterval> {
+  const timer = setInterval(() => void scheduled().catch((error) => console.error("vane edge dev: retention failed:", error)), RETENTION_EVERY_MS);
+  timer.unref();
+  return timer;
+}
+
 /** Starts the Worker, with D1's schema applied, once /health answers. */
 export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEdge> {
   const dir = options.workerDir ?? BUILT_WORKER_DIR;
@@ -118,7 +132,17 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
         },
         () => randomUUID(),
       );
-    return { url: url.origin, miniflare, database, stores, close: () => miniflare.dispose() };
+    const scheduled = async () => {
+      const worker = (await miniflare.getWorker()) as unknown as ScheduledFetcher;
+      const { outcome } = await worker.scheduled({ cron: RETENTION_CRON });
+      if (outcome !== "ok") throw new Error(`the Worker's scheduled handler ended with "${outcome}"`);
+    };
+    const cron = cronTimer(scheduled);
+    const close = () => {
+      clearInterval(cron);
+      return miniflare.dispose();
+    };
+    return { url: url.origin, miniflare, database, stores, scheduled, close };
   } catch (error) {
     await miniflare.dispose();
     throw error;

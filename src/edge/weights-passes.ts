@@ -5,6 +5,7 @@
 // the learner's last publication for it: a Durable Object runs no timers between its events, so
 // the object sets its alarm for the time asked.
 import { DEFAULT_PUBLISH_INTERVAL_MS, DEFAULT_WEIGHT_THRESHOLD, type PublisherOptions, WeightsPublisher } from "../adaptive/publisher.js";
+import { numberVar } from "./vars.js";
 
 /** The Worker's variables for it, named after `vane serve`'s options (--weights-every, --weights-threshold, --weights-min-minutes). */
 export interface WeightsVars {
@@ -23,13 +24,6 @@ export interface WeightsSettings {
 export const DEFAULT_WEIGHTS_EVERY_MS = 60_000;
 const MINUTE_MS = 60_000;
 const MAX_MINUTES = 7 * 24 * 60;
-
-function numberVar(value: string | undefined, name: string, fallback: number, valid: (n: number) => boolean, what: string): number {
-  if (value === undefined || value.trim() === "") return fallback;
-  const n = Number(value);
-  if (!valid(n)) throw new Error(`${name} must be ${what}, got "${value.slice(0, 40)}"`);
-  return n;
-}
 
 export function weightsSettings(vars: WeightsVars): WeightsSettings {
   const everyMs = numberVar(vars.VANE_WEIGHTS_EVERY_MS, "VANE_WEIGHTS_EVERY_MS", DEFAULT_WEIGHTS_EVERY_MS, (n) => Number.isSafeInteger(n) && n >= 0, "a whole number of milliseconds");

@@ -21,6 +21,7 @@ import type { EventMessage } from "../store/edge/queued-event-store.js";
 import type { DurableObjectNamespace, DurableObjectState } from "./durable-objects.js";
 import { ReloadedState } from "./learned-state.js";
 import { DurableRateLimiter } from "./rate-limit-object.js";
+import { type RetentionVars, retentionOf, runRetention } from "./retention.js";
 import { edgeSchemaCompiler } from "./schema-compiler.js";
 import { type WeightsVars, WeightsPasses, weightsSettings } from "./weights-passes.js";
 
@@ -29,7 +30,7 @@ export { RateLimitObject } from "./rate-limit-object.js";
 /** Set by the build (scripts/build-edge.mjs) from package.json. */
 declare const VANE_VERSION: string;
 
-export interface WorkerEnv extends StoreBindings, WeightsVars {
+export interface WorkerEnv extends StoreBindings, WeightsVars, RetentionVars {
   readonly RATE_LIMITS: DurableObjectNamespace;
   readonly LEARNER: DurableObjectNamespace;
   /** The admin API's bearer token (a Worker secret); the admin routes are off without it. */
@@ -90,6 +91,13 @@ export default {
     await new EdgeEventWriter(env.DB, env.ARCHIVE).consume(batch, (error) => console.error("vane: event delivery failed, will retry:", error));
     // Learning need not hold the batch: the learner reads D1 from where it stopped, and its alarm retries.
     context.waitUntil(learnerOf(env).fetch("https://learner/learn").catch(() => undefined));
+  },
+
+  /** The Cron Trigger (wrangler-config.ts RETENTION_CRON): retention (retention.ts). */
+  async scheduled(_controller: unknown, env: WorkerEnv): Promise<void> {
+    const report = (error: unknown) => console.error("vane: archiving events left behind failed, will retry at the next run:", error);
+    const receipt = await runRetention(env, retentionOf(env), Date.now(), newId, report);
+    if (receipt.events + receipt.eventIds + receipt.archived > 0) console.log(`vane: retention removed ${receipt.events} events and ${receipt.eventIds} event ids (archived ${receipt.archived} first)`);
   },
 };
 

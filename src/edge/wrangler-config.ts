@@ -18,6 +18,11 @@ export const EVENTS_QUEUE = "vane-events";
  */
 export const QUEUE_CONSUMER = { maxBatchSize: 100, maxBatchTimeout: 1, maxRetries: 10 } as const;
 
+/** Retention's Cron Trigger (retention.ts): every five minutes, each run bounded by D1's queries per invocation. */
+export const RETENTION_CRON = "*/5 * * * *";
+/** The same period, for `vane edge dev`, which fires the trigger itself. */
+export const RETENTION_EVERY_MS = 5 * 60_000;
+
 export interface WranglerSettings {
   /** The Worker's name, which its URL carries. */
   readonly name: string;
@@ -79,6 +84,10 @@ class_name = "${OBJECT_CLASSES.RATE_LIMITS}"
 [[durable_objects.bindings]]
 name = "${BINDINGS.learner}"
 class_name = "${OBJECT_CLASSES.LEARNER}"
+
+# Retention (docs/edge.md): old events the archive and the learner have passed, and old event ids, leave D1.
+[triggers]
+crons = ["${RETENTION_CRON}"]
 
 [[migrations]]
 tag = "v1"

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startLocalEdge } from "../../src/edge/local.js";
-import { BINDINGS } from "../../src/edge/wrangler-config.js";
+import { BINDINGS, RETENTION_CRON } from "../../src/edge/wrangler-config.js";
 import { generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import { D1_SCHEMA } from "../../src/store/edge/schema.js";
 import { seedEdge } from "../edge/targets.js";
@@ -84,6 +84,8 @@ describe("vane edge init", () => {
     expect(toml).toContain('name = "flags"');
     expect(toml).toMatch(/main = ".*dist\/edge\/worker\.js"/);
     for (const binding of Object.values(BINDINGS)) expect(toml).toMatch(new RegExp(`(binding|name) = "${binding}"`));
+    // Retention's Cron Trigger: the Worker's scheduled handler.
+    expect(toml).toContain(`[triggers]\ncrons = ["${RETENTION_CRON}"]`);
     const migration = readFileSync(join(dir, "migrations/0001_vane.sql"), "utf8");
     for (const statement of D1_SCHEMA) expect(migration).toContain(statement);
     const again = await vane("edge", "init", "--dir", dir);

@@ -3,7 +3,9 @@
 // A message may be delivered again (a retry after a failure, a crash after the commit): the D1
 // insert skips events whose id it holds and senders' ids another event stored, in one transaction;
 // the files are named by the first seq D1 gave their rows, so a second delivery writes the same
-// files with the same rows over them.
+// files with the same rows over them. Until its files are in R2, a message's seq range is kept in
+// `unarchived` (in the insert's transaction): retention never deletes those events, and archives
+// them itself when their message was given up on (archiveLeftBehind).
 import { groupByPartition, partitionFile } from "../parquet/partitions.js";
 import { encodeEvents } from "../parquet/rows.js";
 import { EVENT_COLUMNS, type SequencedRow, fromEventRow } from "../sqlite/event-rows.js";
@@ -33,6 +35,17 @@ const REMEMBER_IDS = `INSERT OR IGNORE INTO event_ids (org_id, project_id, event
 
 const STORED = `SELECT seq, ${EVENT_COLUMNS} FROM events WHERE id IN (SELECT ${at(0)} FROM json_each(?1)) ORDER BY seq`;
 
+/** One insert statement numbers its rows without a gap: the range holds this message's events alone. */
+const MARK_UNARCHIVED = `INSERT OR IGNORE INTO unarchived (first_seq, last_seq)
+  SELECT min(seq), max(seq) FROM events WHERE id IN (SELECT ${at(0)} FROM json_each(?1)) HAVING count(*) > 0`;
+
+/** Ranges whose first event arrived before ?1, oldest first. */
+const LEFT_BEHIND = `SELECT u.first_seq, u.last_seq FROM unarchived u JOIN events e ON e.seq = u.first_seq
+  WHERE e.received_at < ?1 ORDER BY u.first_seq LIMIT ?2`;
+
+/** Ranges archiveLeftBehind takes per call (a Worker invocation runs at most 1,000 D1 queries). */
+const LEFT_BEHIND_PER_RUN = 50;
+
 export class EdgeEventWriter {
   constructor(
     private readonly db: D1Database,
@@ -43,11 +56,33 @@ export class EdgeEventWriter {
   /** Stores the events (those a delivery before this one stored are skipped); resolves once D1 and R2 hold them. */
   async write(events: readonly StoredEvent[]): Promise<SequencedEvent[]> {
     const tuples = JSON.stringify(firstOfEachId(events).map((event) => eventTuple(event, this.now())));
-    await this.db.batch([this.db.prepare(INSERT_EVENTS).bind(tuples), this.db.prepare(REMEMBER_IDS).bind(tuples)]);
+    await this.db.batch([this.db.prepare(INSERT_EVENTS).bind(tuples), this.db.prepare(REMEMBER_IDS).bind(tuples), this.db.prepare(MARK_UNARCHIVED).bind(tuples)]);
     const { results } = await this.db.prepare(STORED).bind(tuples).all<SequencedRow>();
     const stored = results.map(fromEventRow);
-    for (const partition of groupByPartition(stored)) await this.archive.put(partitionFile(partition), encodeEvents(partition.rows));
+    await this.archiveRows(stored, stored[0]?.seq);
     return stored;
+  }
+
+  /** The Parquet files of a message's rows, then its mark that they were not archived yet. */
+  private async archiveRows(rows: readonly SequencedEvent[], firstSeq: number | undefined): Promise<void> {
+    for (const partition of groupByPartition(rows)) await this.archive.put(partitionFile(partition), encodeEvents(partition.rows));
+    if (firstSeq !== undefined) await this.db.prepare("DELETE FROM unarchived WHERE first_seq = ?1").bind(firstSeq).run();
+  }
+
+  /**
+   * Archives the events of messages that arrived before `beforeMs` and are still not in R2 (their
+   * message failed until the Queue gave up on it): the same files their consumer would have
+   * written. Retention calls it first, so that events due to go are archived before they go.
+   */
+  async archiveLeftBehind(beforeMs: number): Promise<number> {
+    const { results } = await this.db.prepare(LEFT_BEHIND).bind(new Date(beforeMs).toISOString(), LEFT_BEHIND_PER_RUN).all<{ first_seq: number; last_seq: number }>();
+    let archived = 0;
+    for (const range of results) {
+      const rows = await this.db.prepare(`SELECT seq, ${EVENT_COLUMNS} FROM events WHERE seq BETWEEN ?1 AND ?2 ORDER BY seq`).bind(range.first_seq, range.last_seq).all<SequencedRow>();
+      await this.archiveRows(rows.results.map(fromEventRow), range.first_seq);
+      archived += rows.results.length;
+    }
+    return archived;
   }
 
   /** A queue batch: each message acknowledged once written, retried (all of it, idempotently) when anything failed. */

@@ -3,6 +3,7 @@
 // one message waits in R2 and its message names it. The queue consumer (event-writer.ts) puts the
 // events in D1, where every read here comes from. Duplicates by the sender's event id are counted
 // here within the batch; a resend of an earlier batch is dropped by the consumer.
+import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
 import { EVENT_COLUMNS, type SequencedRow, fromDiscoveredRow, fromEventRow, type DiscoveredRow } from "../sqlite/event-rows.js";
 import type { AppendReceipt, DiscoveredEvent, EventFilter, EventStore, PruneReceipt, PruneRule, SequencedEvent, StoredEvent } from "../types.js";
 import type { D1Database, Queue, R2Bucket } from "./bindings.js";
@@ -14,6 +15,8 @@ export type EventMessage = { readonly events: readonly StoredEvent[] } | { reado
 export const MAX_MESSAGE_BYTES = 120 * 1024;
 const DEFAULT_LIST_LIMIT = 100;
 const PRUNE_CHUNK = 2_000;
+/** D1 statements one prune runs at most: half of what a Worker invocation may. */
+const PRUNE_STATEMENTS = 500;
 
 /** The batch without events whose sender's id an earlier event of it has (the first is kept, as on Node). */
 export function firstOfEachId(events: readonly StoredEvent[]): StoredEvent[] {
@@ -99,20 +102,49 @@ export class QueuedEventStore implements EventStore {
     return results.map(fromDiscoveredRow);
   }
 
+  /**
+   * Retention (store/retention.ts) as on SQLite: oldest first, a seq range per step, never past
+   * the last seq every derived copy has passed, stopping at the first range that keeps an event.
+   * At most PRUNE_STATEMENTS statements a call (a Worker invocation runs at most 1,000 D1
+   * queries): what is left goes at the next run.
+   */
   async prune(rule: PruneRule): Promise<PruneReceipt> {
-    const before = new Date(rule.eventsBeforeMs).toISOString();
     const chunk = rule.chunk ?? PRUNE_CHUNK;
+    const ends = await this.db.prepare("SELECT coalesce(min(seq), 1) AS first, coalesce(max(seq), 0) AS last FROM events").first<{ first: number; last: number }>();
+    let through = ends?.last ?? 0;
+    for (const pipeline of rule.derived) through = Math.min(through, await this.derivedThrough(pipeline));
+    const before = new Date(rule.eventsBeforeMs).toISOString();
+    let statements = PRUNE_STATEMENTS;
     let events = 0;
-    for (;;) {
-      const result = await this.db
-        .prepare("DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE received_at < ?1 ORDER BY seq LIMIT ?2)")
-        .bind(before, chunk)
-        .run();
-      events += result.meta.changes ?? 0;
-      if ((result.meta.changes ?? 0) < chunk) break;
+    for (let from = (ends?.first ?? 1) - 1; from < through && statements > 0; statements -= 2) {
+      const to = Math.min(from + chunk, through);
+      const [deleted, left] = await this.db.batch([
+        this.db.prepare("DELETE FROM events WHERE seq > ?1 AND seq <= ?2 AND received_at < ?3").bind(from, to, before),
+        this.db.prepare("SELECT count(*) AS n FROM events WHERE seq > ?1 AND seq <= ?2").bind(from, to),
+      ]);
+      events += deleted?.meta.changes ?? 0;
+      if (((left?.results[0] as { n: number } | undefined)?.n ?? 0) > 0) break;
+      from = to;
     }
-    const ids = await this.db.prepare("DELETE FROM event_ids WHERE seen_at < ?1").bind(rule.idsBeforeMs).run();
-    return { events, eventIds: ids.meta.changes ?? 0 };
+    let eventIds = 0;
+    for (; statements > 0; statements -= 1) {
+      const forgotten = await this.db
+        .prepare("DELETE FROM event_ids WHERE rowid IN (SELECT rowid FROM event_ids WHERE seen_at < ?1 LIMIT ?2)")
+        .bind(rule.idsBeforeMs, chunk)
+        .run();
+      eventIds += forgotten.meta.changes ?? 0;
+      if ((forgotten.meta.changes ?? 0) < chunk) break;
+    }
+    return { events, eventIds };
+  }
+
+  /** How far a derived copy has read: the learner's checkpoint; for the Parquet files in R2, up to the first queue message not archived yet (event-writer.ts). */
+  private async derivedThrough(pipeline: string): Promise<number> {
+    if (pipeline !== PARQUET_PIPELINE) return this.checkpoint(pipeline);
+    const row = await this.db
+      .prepare("SELECT (SELECT min(first_seq) FROM unarchived) AS unarchived, (SELECT coalesce(max(seq), 0) FROM events) AS last")
+      .first<{ unarchived: number | null; last: number }>();
+    return row?.unarchived === null || row?.unarchived === undefined ? (row?.last ?? 0) : row.unarchived - 1;
   }
 
   async checkpoint(pipeline: string): Promise<number> {

@@ -65,6 +65,11 @@ export const D1_SCHEMA: readonly string[] = [
     seen_at    INTEGER NOT NULL,
     UNIQUE (org_id, project_id, event_id)
   )`,
+  "CREATE INDEX IF NOT EXISTS event_ids_seen ON event_ids (seen_at)",
+  `CREATE TABLE IF NOT EXISTS unarchived (
+    first_seq INTEGER PRIMARY KEY, -- a queue message's events, stored in D1 and not yet in R2's Parquet files
+    last_seq  INTEGER NOT NULL
+  )`,
   `CREATE TABLE IF NOT EXISTS checkpoints (
     pipeline TEXT PRIMARY KEY,
     seq      INTEGER NOT NULL
