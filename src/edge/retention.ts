@@ -18,8 +18,8 @@ export interface RetentionVars {
 
 export function retentionOf(vars: RetentionVars): Retention {
   const positive = (n: number) => Number.isFinite(n) && n > 0;
-  const days = numberVar(vars.VANE_RETAIN_DAYS, "VANE_RETAIN_DAYS", DEFAULT_RETENTION.retainMs / DAY_MS, positive, "a number of days greater than 0");
-  const hours = numberVar(vars.VANE_DEDUP_HOURS, "VANE_DEDUP_HOURS", DEFAULT_RETENTION.dedupWindowMs / HOUR_MS, positive, "a number of hours greater than 0");
+  const days = numberVar(vars.VANE_RETAIN_DAYS, "VANE_RETAIN_DAYS", { fallback: DEFAULT_RETENTION.retainMs / DAY_MS, valid: positive, what: "a number of days greater than 0" });
+  const hours = numberVar(vars.VANE_DEDUP_HOURS, "VANE_DEDUP_HOURS", { fallback: DEFAULT_RETENTION.dedupWindowMs / HOUR_MS, valid: positive, what: "a number of hours greater than 0" });
   return { retainMs: Math.round(days * DAY_MS), dedupWindowMs: Math.round(hours * HOUR_MS) };
 }
 
@@ -28,13 +28,20 @@ export interface RetentionReceipt extends PruneReceipt {
   readonly archived: number;
 }
 
-/** A failed archiving is reported and pruning goes on: it never passes events the archive lacks. */
-export async function runRetention(bindings: StoreBindings, retention: Retention, nowMs: number, newId: () => string, report: (error: unknown) => void): Promise<RetentionReceipt> {
+export interface RetentionRun {
+  readonly retention: Retention;
+  readonly nowMs: number;
+  readonly newId: () => string;
+  /** Hears a failed archiving: pruning goes on, since it never passes events the archive lacks. */
+  readonly report: (error: unknown) => void;
+}
+
+export async function runRetention(bindings: StoreBindings, run: RetentionRun): Promise<RetentionReceipt> {
   const writer = new EdgeEventWriter(bindings.DB, bindings.ARCHIVE);
-  const archived = await writer.archiveLeftBehind(nowMs - retention.retainMs).catch((error: unknown) => {
-    report(error);
+  const archived = await writer.archiveLeftBehind(run.nowMs - run.retention.retainMs).catch((error: unknown) => {
+    run.report(error);
     return 0;
   });
-  const pruned = await pruneEvents(edgeStores(bindings, newId).events, retention, nowMs);
+  const pruned = await pruneEvents(edgeStores(bindings, run.newId).events, run.retention, run.nowMs);
   return { ...pruned, archived };
 }

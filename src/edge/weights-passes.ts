@@ -5,7 +5,7 @@
 // the learner's last publication for it: a Durable Object runs no timers between its events, so
 // the object sets its alarm for the time asked.
 import { DEFAULT_PUBLISH_INTERVAL_MS, DEFAULT_WEIGHT_THRESHOLD, type PublisherOptions, WeightsPublisher } from "../adaptive/publisher.js";
-import { numberVar } from "./vars.js";
+import { type NumberVar, numberVar } from "./vars.js";
 
 /** The Worker's variables for it, named after `vane serve`'s options (--weights-every, --weights-threshold, --weights-min-minutes). */
 export interface WeightsVars {
@@ -26,9 +26,10 @@ const MINUTE_MS = 60_000;
 const MAX_MINUTES = 7 * 24 * 60;
 
 export function weightsSettings(vars: WeightsVars): WeightsSettings {
-  const everyMs = numberVar(vars.VANE_WEIGHTS_EVERY_MS, "VANE_WEIGHTS_EVERY_MS", DEFAULT_WEIGHTS_EVERY_MS, (n) => Number.isSafeInteger(n) && n >= 0, "a whole number of milliseconds");
-  const threshold = numberVar(vars.VANE_WEIGHTS_THRESHOLD, "VANE_WEIGHTS_THRESHOLD", DEFAULT_WEIGHT_THRESHOLD, (n) => n >= 0 && n <= 1, "a number from 0 to 1");
-  const minutes = numberVar(vars.VANE_WEIGHTS_MIN_MINUTES, "VANE_WEIGHTS_MIN_MINUTES", DEFAULT_PUBLISH_INTERVAL_MS / MINUTE_MS, (n) => n >= 0 && n <= MAX_MINUTES, `a number of minutes from 0 to ${MAX_MINUTES}`);
+  const read = (name: keyof WeightsVars, rule: NumberVar) => numberVar(vars[name], name, rule);
+  const everyMs = read("VANE_WEIGHTS_EVERY_MS", { fallback: DEFAULT_WEIGHTS_EVERY_MS, valid: (n) => Number.isSafeInteger(n) && n >= 0, what: "a whole number of milliseconds" });
+  const threshold = read("VANE_WEIGHTS_THRESHOLD", { fallback: DEFAULT_WEIGHT_THRESHOLD, valid: (n) => n >= 0 && n <= 1, what: "a number from 0 to 1" });
+  const minutes = read("VANE_WEIGHTS_MIN_MINUTES", { fallback: DEFAULT_PUBLISH_INTERVAL_MS / MINUTE_MS, valid: (n) => n >= 0 && n <= MAX_MINUTES, what: `a number of minutes from 0 to ${MAX_MINUTES}` });
   return { everyMs, threshold, minIntervalMs: Math.round(minutes * MINUTE_MS) };
 }
 

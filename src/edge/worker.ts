@@ -96,7 +96,7 @@ export default {
   /** The Cron Trigger (wrangler-config.ts RETENTION_CRON): retention (retention.ts). */
   async scheduled(_controller: unknown, env: WorkerEnv): Promise<void> {
     const report = (error: unknown) => console.error("vane: archiving events left behind failed, will retry at the next run:", error);
-    const receipt = await runRetention(env, retentionOf(env), Date.now(), newId, report);
+    const receipt = await runRetention(env, { retention: retentionOf(env), nowMs: Date.now(), newId, report });
     if (receipt.events + receipt.eventIds + receipt.archived > 0) console.log(`vane: retention removed ${receipt.events} events and ${receipt.eventIds} event ids (archived ${receipt.archived} first)`);
   },
 };
@@ -143,7 +143,7 @@ export class LearnerObject {
   private async learn(): Promise<void> {
     // A call while a step runs leaves it to the alarm: awaiting the running step's D1 calls from
     // this request would get it cancelled as hung (workerd), and the step reads on to the end anyway.
-    if (this.learning) return this.keepStepping(true);
+    if (this.learning) return this.wakeBy(Date.now() + LEARN_MS);
     this.learning = true;
     let nextPass: number | undefined;
     try {
@@ -155,13 +155,13 @@ export class LearnerObject {
     } finally {
       this.learning = false;
       const { inMemory, stored } = this.learner.progress();
-      await this.keepStepping(inMemory > 0 || stored > 0, nextPass);
+      await this.wakeBy(inMemory > 0 || stored > 0 ? Date.now() + LEARN_MS : undefined, nextPass);
     }
   }
 
   /** Sets the alarm for the next step (while decisions wait) or weights pass, unless one is set as soon. */
-  private async keepStepping(waiting: boolean, nextPass?: number): Promise<void> {
-    const at = Math.min(waiting ? Date.now() + LEARN_MS : Number.POSITIVE_INFINITY, nextPass ?? Number.POSITIVE_INFINITY);
+  private async wakeBy(nextStep: number | undefined, nextPass?: number): Promise<void> {
+    const at = Math.min(nextStep ?? Number.POSITIVE_INFINITY, nextPass ?? Number.POSITIVE_INFINITY);
     if (at === Number.POSITIVE_INFINITY) return;
     const set = await this.state.storage.getAlarm();
     if (set === null || set > at) await this.state.storage.setAlarm(at);
