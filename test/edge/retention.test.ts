@@ -42,9 +42,10 @@ export default {
   },
 };`;
 
-/** Events go 8.64 s after they arrived, their ids 7.2 s after. */
-const RETAIN = { VANE_RETAIN_DAYS: "0.0001", VANE_DEDUP_HOURS: "0.002" };
-const RETAIN_MS = 8_640;
+/** Events go 12.96 s after they arrived, their ids 10.8 s after. */
+const RETAIN = { VANE_RETAIN_DAYS: "0.00015", VANE_DEDUP_HOURS: "0.003" };
+const RETAIN_MS = 12_960;
+const DEDUP_MS = 10_800;
 const bundle = { ...policyBundle({}, 2), orgId: "org-r", projectId: "proj-r" };
 let edge: LocalEdge;
 let stores: Stores;
@@ -68,6 +69,8 @@ const send = async (prefix: string) => {
 const archiveSwitch = async (query: string) => ((await (await fetch(`${edge.url}/test/archive-down${query}`)).json()) as { givenUp: number }).givenUp;
 const storedIds = async () => (await stores.events.list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.clientId).sort();
 const one = async <T>(sql: string) => (await db.prepare(sql).first<{ v: T }>())!.v;
+const learnerPassedAll = () =>
+  expect.poll(() => one<number>("SELECT (SELECT seq FROM checkpoints WHERE pipeline = 'learning') - (SELECT max(seq) FROM events) AS v"), { timeout: 30_000, interval: 500 }).toBe(0);
 
 interface Archive {
   list(options: { prefix: string }): Promise<{ objects: { key: string }[] }>;
@@ -87,19 +90,22 @@ describe("retention at the edge", () => {
   it("removes old events the archive and the learner passed, keeps those R2 lacks until it archived them, and forgets old ids", async () => {
     await send("a");
     await expect.poll(archivedIds, { timeout: 30_000, interval: 500 }).toHaveLength(10);
+    await learnerPassedAll();
+    // Archived and learned, but younger than the retention age: kept.
+    await edge.scheduled();
+    expect(await storedIds()).toHaveLength(10);
+
     await archiveSwitch("?on=1");
-    const sentB = Date.now();
     await send("b");
     await expect.poll(() => archiveSwitch(""), { timeout: 30_000, interval: 250 }).toBe(1);
     expect(await storedIds()).toHaveLength(20);
     const serverIds = (await stores.events.list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.id).sort();
-    await expect.poll(() => one<number>("SELECT (SELECT seq FROM checkpoints WHERE pipeline = 'learning') - (SELECT max(seq) FROM events) AS v"), { timeout: 30_000, interval: 500 }).toBe(0);
+    await learnerPassedAll();
 
-    // Younger than the retention age: all kept.
-    await edge.scheduled();
-    expect(await storedIds()).toHaveLength(20);
-
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, sentB + RETAIN_MS + 500 - Date.now())));
+    // Past the retention age of the last event stored, and the dedup window of the last id remembered.
+    const last = await db.prepare("SELECT (SELECT max(received_at) FROM events) AS received, (SELECT max(seen_at) FROM event_ids) AS seen").first<{ received: string; seen: number }>();
+    const due = Math.max(Date.parse(last!.received) + RETAIN_MS, last!.seen + DEDUP_MS) + 300;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
     await edge.scheduled();
     // The b batch is not in R2 (R2 still refuses): it stays; the a batch went, and every id was forgotten.
     expect(await storedIds()).toEqual(Array.from({ length: 10 }, (_, i) => `b-${i}`).sort());
