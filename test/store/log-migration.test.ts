@@ -7,13 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
-import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
-import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { DB_FILE_NAME, SCHEMA_VERSION, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { vane } from "../cli/helpers.js";
 import { makeEvent } from "./fixtures.js";
-import { parquetRows } from "./parquet-files.js";
+import { deliverArchive, parquetRows } from "./parquet-files.js";
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "schema-9");
 /** The backlog fixture's events by seq (6 and 7 were pruned before the upgrade). */
@@ -90,15 +87,7 @@ describe("migration 10: the per-event table into the event log", () => {
       ["control", 3, 1],
       ["treatment", 3, 3],
     ]);
-    const stores = openSqliteStores({ dataDir: dir });
-    const sink = new NodeFileSink(join(dir, "parquet"));
-    const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
-    try {
-      await new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, intact: writer.intact }).catchUp();
-    } finally {
-      writer.close();
-      await stores.close();
-    }
+    await deliverArchive(dir);
     expect((await parquetRows(dir)).map((row) => [Number(row.seq), row.id])).toEqual(BACKLOG_SEQS.map((seq, i) => [seq, BACKLOG_IDS[i]]));
     expect(await ok("events", "count", "--data", dir)).toBe("10");
   });
