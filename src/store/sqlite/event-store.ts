@@ -135,24 +135,29 @@ export class SqliteEventStore implements EventStore {
     checkCount("limit", limit);
     const out: SequencedEvent[] = [];
     if (limit === 0) return out;
-    for (const entry of this.log.newestFirst()) {
-      if (!matches(entry.event, filter)) continue;
-      out.push(entry);
-      if (out.length === limit) break;
-    }
+    await this.scan((entry) => {
+      if (matches(entry.event, filter)) out.push(entry);
+      return out.length < limit;
+    });
     return out;
   }
 
   async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
     if (filter.orgId === undefined && filter.projectId === undefined && filter.type === undefined) return this.log.total();
     let n = 0;
-    for (const { event } of this.log.newestFirst()) if (matches(event, filter)) n++;
+    await this.scan(({ event }) => {
+      if (matches(event, filter)) n++;
+      return true;
+    });
     return n;
   }
 
   async orgsWithEvents(projectId: string): Promise<string[]> {
     const orgs = new Set<string>();
-    for (const { event } of this.log.newestFirst()) if (event.projectId === projectId) orgs.add(event.orgId);
+    await this.scan(({ event }) => {
+      if (event.projectId === projectId) orgs.add(event.orgId);
+      return true;
+    });
     return [...orgs].sort();
   }
 
@@ -192,6 +197,17 @@ export class SqliteEventStore implements EventStore {
   async setCheckpoint(pipeline: string, seq: number): Promise<void> {
     checkCount("seq", seq);
     await this.durability.commit(() => this.setCheckpointStmt.run(pipeline, seq));
+  }
+
+  /**
+   * Visits every event newest first until `visit` says stop, yielding between pages: a scan of a
+   * large log (the admin API's list and count on a server) never holds the event loop for long.
+   */
+  private async scan(visit: (entry: SequencedEvent) => boolean): Promise<void> {
+    for (const page of this.log.newestFirst()) {
+      for (const entry of page) if (!visit(entry)) return;
+      await yieldTurn();
+    }
   }
 
   /** Throws when the log cannot be read. */

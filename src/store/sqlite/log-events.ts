@@ -65,16 +65,18 @@ export class LogEvents {
     return out;
   }
 
-  /** Every event, newest first, a batch at a time: stop iterating to stop reading. */
-  *newestFirst(): Generator<SequencedEvent> {
+  /** Every event, newest first, a page of batches at a time: stop iterating to stop reading. */
+  *newestFirst(): Generator<SequencedEvent[]> {
     let before = Number.MAX_SAFE_INTEGER;
     for (;;) {
       const rows = this.beforeStmt.all(before, ROWS_PER_READ);
+      const page: SequencedEvent[] = [];
       for (const row of rows) {
         const events = decodeLogRow(row.events, row.format);
-        for (let i = events.length - 1; i >= 0; i--) yield { seq: row.seq + i, event: events[i]! };
+        for (let i = events.length - 1; i >= 0; i--) page.push({ seq: row.seq + i, event: events[i]! });
         before = row.seq;
       }
+      yield page;
       if (rows.length < ROWS_PER_READ) return;
     }
   }
