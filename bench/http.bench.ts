@@ -87,7 +87,7 @@ async function probe(url: string, key: string, projectId: string): Promise<strin
 const DECIDING = new Set(["resolve", "resolve-busy", "decide", "ofrep-bulk", "ofrep-flag"]);
 
 /**
- * Before a row that is not `whileBusy`: the backlog of the events rows (derive, Parquet) may take
+ * Before a row that is not `whileBusy`: the backlog of the events rows (the Parquet copy) may take
  * minutes on one core. A profiled server samples each of its threads even when idle (~17 % of a
  * core here), so it never falls under 5 %.
  */
@@ -148,8 +148,8 @@ const report: HttpReport = {
     pin.disabledReason === undefined
       ? `Pinned with taskset: servers on CPU ${serverCpus}, the load generator (autocannon, one thread) on CPU ${allowedCpus("self")}.`
       : `NOT pinned (${pin.disabledReason}): servers and load generator share the cores.`,
-    "Vane runs with production defaults: the event log on its writer thread with SQLite synchronous=FULL (each group commit is fsynced before any answer), the per-event table derived behind it on the same thread, the Parquet copy on its own thread (requests never wait for it), the learner on the event loop, 1 s bundle and key caches, Vane's code from the built dist/ as `vane serve` runs it. All of Vane's threads share the server's one core.",
-    "Each row starts once the server is idle (under 5 % CPU), except the busy resolve row, which starts right after the 64-connection events row: the deriver and the Parquet copy are still catching up on the events just sent, and every decision is learned from, so its p99 is resolve's p99 while the background work is busy.",
+    "Vane runs with production defaults: the event log on its writer thread with SQLite synchronous=FULL (each group commit is fsynced before any answer; since schema 10 the only copy of the events in vane.db), the Parquet copy on its own thread (requests never wait for it), the learner on the event loop, 1 s bundle and key caches, Vane's code from the built dist/ as `vane serve` runs it. All of Vane's threads share the server's one core.",
+    "Each row starts once the server is idle (under 5 % CPU), except the busy resolve row, which starts right after the 64-connection events row: the Parquet copy is still catching up on the events just sent, and every decision is learned from, so its p99 is resolve's p99 while the background work is busy.",
     `Vane was stopped with ${stopVaneWith}${stopVaneWith === "SIGKILL" ? " (as a crash)" : " (for the profiler)"} before its store was counted.`,
     "Latency: every 2xx response's time as autocannon measures it (client side, includes the load generator's own queueing); percentiles at µs resolution. req/s: autocannon's mean of per-second counts.",
     ...(loadgenBound.length === 0

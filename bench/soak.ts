@@ -40,7 +40,7 @@ function held(): { events: number; ids: number } {
   const db = new Database(join(dataDir, "vane.db"), { fileMustExist: true, timeout: 5_000 });
   try {
     return {
-      events: db.prepare<[], number>("SELECT count(*) FROM events").pluck().get()!,
+      events: db.prepare<[], number>("SELECT coalesce(sum(count), 0) FROM event_log").pluck().get()!,
       ids: db.prepare<[], number>("SELECT count(*) FROM event_ids").pluck().get()!,
     };
   } finally {

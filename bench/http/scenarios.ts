@@ -160,10 +160,10 @@ export function vaneScenarios(vane: VaneTarget): Scenario[] {
       accepted: acceptedEvents,
     },
     // Issue 15's "p99 of resolve while the Parquet copy and the learner are busy": right after
-    // the 64-connection events row, with its backlog still being derived and copied.
+    // the 64-connection events row, with its backlog still being copied.
     {
       key: "resolve-busy",
-      name: "POST /v1/resolve right after the events rows (deriver and Parquet copy catching up)",
+      name: "POST /v1/resolve right after the events rows (Parquet copy catching up)",
       path: "/v1/resolve",
       requests: () => postEach("/v1/resolve", json(vane.key), resolveBody),
       whileBusy: true,

@@ -1,6 +1,6 @@
 // The Node host: the engine from disk, the SQLite store and the Parquet files in the data folder,
 // the app on @hono/node-server, and the background work. Threads do what would stall the event
-// loop: the log writer appends and derives the per-event table, the Parquet thread encodes the
+// loop: the log writer appends (and fsyncs) the event log, the Parquet thread encodes the
 // files. Timers on the event loop run the learner, the publication of learned weights into
 // bundles, and retention. Several servers may share the store (`--workers`, or servers on one
 // PostgreSQL): the learner with the weights publication, the Parquet copy and retention are roles

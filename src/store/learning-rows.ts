@@ -24,19 +24,21 @@ export interface ScanRow {
 }
 
 /**
- * The scan on SQLite (the embedded store, and D1 at the edge), with each store's placeholders.
+ * The scan on SQLite (the embedded store, and D1 at the edge), with each store's placeholders,
+ * over `events`: a table or subquery with the per-event columns (D1's table; the embedded
+ * store's log expanded, sqlite/log-events.ts logEventsSql).
  * The filter and the extraction run in SQLite: other track events and static-only decisions and
  * exposures never become JavaScript objects, and no body is parsed in JavaScript: a decision
  * comes as one row per adaptive layer (policy and arm), a track event with its value.
  */
-export function scanSql(at: { readonly after: string; readonly upTo: string; readonly limit: string }): string {
+export function scanSql(at: { readonly after: string; readonly upTo: string; readonly limit: string }, events = "events"): string {
   return `SELECT e.seq, e.type, e.org_id, e.project_id, e.env, e.decision_id, e.received_at, e.name,
               CASE WHEN e.type = 'track' AND json_type(e.body, '$.value') IN ('integer', 'real') THEN e.body ->> '$.value' END AS value,
               l.value ->> '$.policyId' AS policy_id, l.value ->> '$.allocationKey' AS arm_key,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.entityId') = 'text' THEN e.body ->> '$.entityId' END AS entity_id,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.features') = 'array' THEN e.body -> '$.features' END AS features,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.filteredContext') = 'object' THEN e.body -> '$.filteredContext' END AS filtered
-       FROM events e
+       FROM ${events} e
        LEFT JOIN json_each(CASE WHEN e.type != 'track' AND instr(e.body, '"probability"') > 0 THEN e.body END, '$.layers') l
        WHERE e.seq > ${at.after} AND e.seq <= ${at.upTo} AND e.decision_id IS NOT NULL
          AND (e.type = 'track'

@@ -49,21 +49,6 @@ export function decodeLogRow(text: string, format: number): StoredEvent[] {
   return events;
 }
 
-/**
- * The body's JSON text in the row of a batch of exactly one event, `sole`, as JSON.stringify(body)
- * writes it: a compact row is JSON.stringify([receivedAt, [id, body]]) (`, 1` after the body for a
- * discovered event), so the body is what lies between. A resolve's or a decide's derived row then
- * needs no second stringify of the body. Undefined for a row of format 1.
- */
-export function soleBodyText(row: LogRowText, sole: StoredEvent): string | undefined {
-  if (row.format !== LOG_FORMAT_COMPACT) return undefined;
-  const head = `[${JSON.stringify(sole.receivedAt)},[${JSON.stringify(sole.id)},`;
-  const tail = sole.discovered === true ? ",1]]" : "]]";
-  const { text } = row;
-  if (!text.startsWith(head) || !text.endsWith(tail) || text.length < head.length + tail.length + 2) return undefined;
-  return text.slice(head.length, text.length - tail.length);
-}
-
 /** Optional fields are set only when present, as JSON.parse of a format-1 row leaves them. */
 function envelopeOf(id: string, receivedAt: string, body: Body, discovered: boolean): StoredEvent {
   const event: { -readonly [K in keyof StoredEvent]: StoredEvent[K] } = {

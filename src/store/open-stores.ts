@@ -20,8 +20,6 @@ export interface OpenedStores extends Stores {
 export interface OpenOptions {
   /** SQLite: appends on a writer thread (the server) or inline (the CLI). */
   readonly writer?: "inline" | "worker";
-  /** SQLite, inline: whether reads first derive the log's tail (see SqliteStoreOptions). */
-  readonly deriveOnRead?: boolean;
 }
 
 export class StoreUrlError extends Error {}

@@ -34,7 +34,7 @@ const renamed = (table: string): Fault => ({
 });
 
 const FAULTS: readonly Fault[] = [
-  ...["bundles", "keys", "event_log", "events", "event_ids", "checkpoints", "leases", "learned_arms", "pending_decisions"].map(renamed),
+  ...["bundles", "keys", "event_log", "event_ids", "checkpoints", "leases", "learned_arms", "pending_decisions"].map(renamed),
   {
     name: "the database locked by another process",
     begin(dataDir) {

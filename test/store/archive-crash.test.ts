@@ -17,7 +17,7 @@ import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { EVENT_SCHEMA } from "../../src/store/parquet/rows.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
-import { parquetRows } from "./parquet-files.js";
+import { deliverArchive as deliver, parquetRows } from "./parquet-files.js";
 
 const CHILD = join(import.meta.dirname, "archive-crash-child.ts");
 const dirs: string[] = [];
@@ -56,19 +56,6 @@ async function viewed(dataDir: string): Promise<{ count: number; seqs: number[] 
     return { count: await view.count(), seqs };
   } finally {
     view.close();
-    await stores.close();
-  }
-}
-
-/** A fresh copy's delivery (its first run sweeps), with DuckDB writing. */
-async function deliver(dataDir: string): Promise<void> {
-  const stores = openSqliteStores({ dataDir });
-  const sink = new NodeFileSink(join(dataDir, "parquet"));
-  const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
-  try {
-    await new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, intact: writer.intact }).catchUp();
-  } finally {
-    writer.close();
     await stores.close();
   }
 }

@@ -16,6 +16,12 @@ import { encodeLogRow } from "../../src/store/log-row.js";
 import { describeStoreContract } from "./contract.js";
 import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 
+/** The per-event table migration 10 dropped, as migration 1 made it. */
+const SCHEMA_9_EVENTS_TABLE = `CREATE TABLE events (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, received_at TEXT NOT NULL, org_id TEXT NOT NULL,
+  project_id TEXT NOT NULL, env TEXT NOT NULL, type TEXT NOT NULL, unit_key TEXT NOT NULL, timestamp TEXT NOT NULL,
+  name TEXT, decision_id TEXT, discovered INTEGER, body TEXT NOT NULL)`;
+
 const dirs: string[] = [];
 const opened: SqliteStores[] = [];
 
@@ -48,7 +54,7 @@ describeStoreContract("sqlite", async () => {
   };
 });
 
-// The server's shape: appends on the writer thread, the per-event table derived behind them.
+// The server's shape: appends on the writer thread, read back from the log on the caller's connection.
 describeStoreContract("sqlite, appends on a writer thread", async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-contract-worker-"));
   const stores = openSqliteStores({ dataDir: dir, writer: "worker" });
@@ -62,7 +68,7 @@ describeStoreContract("sqlite, appends on a writer thread", async () => {
 });
 
 describe("sqlite store: the event log", () => {
-  it("derives each event's row as written: the body's JSON text, absent and false fields, odd strings and numbers, and reads the event back the same", async () => {
+  it("stores each event as written: absent and false fields, odd strings and numbers; another connection reads it back the same", async () => {
     const dir = tempDir();
     const stores = open(dir);
     const odd = { id: "client-odd", s: "é \u2028 \" \\ \n \u0001 😀 \ud800", n: [0.1, 1e21, -1.5e-7, 12.5, 0, 9007199254740993], nested: { a: [{}, [], null, true, false] }, "": "empty key", __proto__: { x: 1 } };
@@ -73,39 +79,72 @@ describe("sqlite store: the event log", () => {
       makeEvent("known", { discovered: false }),
     ].map((event) => JSON.parse(JSON.stringify(event)) as typeof event); // undefined fields absent, as stored
     await stores.events.append(events);
-    const raw = new Database(path.join(dir, DB_FILE_NAME), { readonly: true });
-    try {
-      const rows = raw.prepare("SELECT id, name, decision_id, discovered, body FROM events ORDER BY seq").all() as { id: string; name: string | null; decision_id: string | null; discovered: number | null; body: string }[];
-      expect(rows.map((row) => row.body)).toEqual(events.map((event) => JSON.stringify(event.body)));
-      expect(rows.map((row) => [row.id, row.name, row.decision_id, row.discovered])).toEqual([
-        ["evt-odd", "purchase", null, null],
-        ["evt-bare", null, "dec-1", null],
-        ["evt-found", "signup", null, 1],
-        ["evt-known", "purchase", null, 0],
-      ]);
-    } finally {
-      raw.close();
-    }
     expect((await stores.events.readAfter(0, 10)).map((e) => e.event)).toEqual(events);
+    expect((await open(dir).events.list({ limit: 10 })).map((e) => e.event)).toEqual([...events].reverse());
   });
 
-  it("keeps a batch in the log until the per-event table holds it; a reader derives it first; the table keeps events until retention", async () => {
+  it("reads at once a batch another connection appended (a writer that died right after): nothing to derive first", async () => {
     const dir = tempDir();
     const stores = open(dir);
     await stores.events.append(makeBatch("a", 3));
-    // Another process's writer appended this batch and died before deriving it.
     const raw = new Database(path.join(dir, DB_FILE_NAME));
-    const logRows = () => raw.prepare("SELECT count(*) FROM event_log").pluck().get() as number;
     try {
       raw.transaction(() => new EventLog(raw).append(encodeLogRow(makeBatch("b", 2))))();
-      const rule = { eventsBeforeMs: 0, idsBeforeMs: 0, derived: ["parquet", "learning"] };
-      expect(logRows()).toBe(2);
-      await stores.events.prune(rule); // a read first: it derives the dead writer's batch
-      expect(logRows()).toBe(0);
       expect((await stores.events.readAfter(0, 10)).map((e) => e.event.id)).toEqual([...makeBatch("a", 3), ...makeBatch("b", 2)].map((e) => e.id));
+      expect(await stores.events.count()).toBe(5);
     } finally {
       raw.close();
     }
+  });
+});
+
+describe("sqlite store: retention of the log", () => {
+  const OLD = "2026-01-01T00:00:00.000Z";
+  const YOUNG = "2026-06-01T00:00:00.000Z";
+  const rule = (derived: readonly string[]) => ({ eventsBeforeMs: Date.parse("2026-03-01T00:00:00.000Z"), idsBeforeMs: 0, derived });
+  const ids = async (stores: SqliteStores) => (await stores.events.readAfter(0, 100)).map((e) => e.event.id);
+
+  it("never deletes an event a copy's checkpoint has not passed nor one younger than the rule, and no event behind one kept", async () => {
+    const stores = open(tempDir());
+    await stores.events.append(makeBatch("a", 2, { receivedAt: OLD })); // 1-2
+    await stores.events.append(makeBatch("b", 2, { receivedAt: OLD })); // 3-4
+    await stores.events.append([makeEvent("c-0", { receivedAt: OLD }), makeEvent("c-1", { receivedAt: YOUNG })]); // 5-6
+    await stores.events.append(makeBatch("d", 2, { receivedAt: OLD })); // 7-8
+    await stores.events.setCheckpoint("parquet", 3); // mid-batch b
+    await stores.events.setCheckpoint("learning", 8);
+    expect(await stores.events.prune(rule(["parquet", "learning"]))).toEqual({ events: 3, eventIds: 0 });
+    expect(await ids(stores)).toEqual(["evt-b-1", "evt-c-0", "evt-c-1", "evt-d-0", "evt-d-1"]);
+    await stores.events.setCheckpoint("learning", 4);
+    expect(await stores.events.prune(rule(["parquet", "learning"]))).toEqual({ events: 0, eventIds: 0 }); // parquet at 3
+    await stores.events.setCheckpoint("parquet", 8);
+    await stores.events.setCheckpoint("learning", 8);
+    // b's last and c's old first event go; c's young one holds the boundary: d waits behind it, old as it is.
+    expect(await stores.events.prune(rule(["parquet", "learning"]))).toEqual({ events: 2, eventIds: 0 });
+    expect((await stores.events.readAfter(0, 10)).map((e) => [e.seq, e.event.id])).toEqual([[6, "evt-c-1"], [7, "evt-d-0"], [8, "evt-d-1"]]);
+    expect(await stores.events.prune({ ...rule(["parquet", "learning"]), eventsBeforeMs: Date.parse("2027-01-01T00:00:00.000Z") })).toEqual({ events: 3, eventIds: 0 });
+    expect(await stores.events.count()).toBe(0);
+  });
+
+  it("continues seqs after a restart past the highest ever used, when retention deleted every batch", async () => {
+    const dir = tempDir();
+    const first = openSqliteStores({ dataDir: dir });
+    await first.events.append(makeBatch("a", 3, { receivedAt: OLD }));
+    await first.events.append(makeBatch("b", 4, { receivedAt: OLD }));
+    expect(await first.events.prune(rule([]))).toEqual({ events: 7, eventIds: 0 });
+    expect(await first.events.readAfter(0, 10)).toEqual([]);
+    await first.close();
+    const again = open(dir);
+    expect((await again.events.append([makeEvent("c")])).lastSeq).toBe(8);
+    expect((await again.events.readAfter(0, 10)).map((e) => e.seq)).toEqual([8]);
+  });
+
+  it("keeps a resent event's id for the dedup window after its batch is pruned: the resend is still a duplicate", async () => {
+    const stores = open(tempDir());
+    const sent = makeEvent("once", { receivedAt: OLD, clientId: "client-once", body: { type: "track", id: "client-once" } });
+    await stores.events.append([sent]);
+    await stores.events.prune(rule([]));
+    expect(await stores.events.count()).toBe(0);
+    expect(await stores.events.append([{ ...sent, id: "evt-again" }])).toEqual({ lastSeq: 1, stored: 0, duplicates: 1 });
   });
 });
 
@@ -171,13 +210,14 @@ describe("sqlite store: the file", () => {
     expect((await server.keys.byHash(makeKey(7).secretHash))?.revokedAt).toBe("2026-01-03T00:00:00.000Z");
   });
 
-  it("derives, after an upgrade, the log rows a server of schema 7 left underived (their JSON of StoredEvent[])", async () => {
+  it("reads, after an upgrade, the log rows a server of schema 7 left underived (their JSON of StoredEvent[])", async () => {
     const dir = tempDir();
     open(dir).close();
     const raw = new Database(path.join(dir, DB_FILE_NAME));
     const backlog = makeBatch("old", 3);
     try {
       // The file as schema 7 left it: no format column, one batch in the log and not in the table.
+      raw.exec(SCHEMA_9_EVENTS_TABLE);
       raw.exec("ALTER TABLE event_log DROP COLUMN format");
       raw.exec("ALTER TABLE bundle_history DROP COLUMN published_by");
       raw.pragma("user_version = 7");

@@ -102,8 +102,6 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const found = bundle.layers.flatMap((layer) => layer.policies.map((policy) => ({ policy, layerId: layer.id }))).find((p) => p.policy.id === ref);
       if (found === undefined) throw new AdminRefusal("NOT_FOUND", `no policy ${ref} in the bundle of ${project}/${env}`);
       if (deps.results === undefined) throw new AdminRefusal("NOT_FOUND", "experiment results are computed from the data folder's SQLite store: this server has none");
-      // The per-event table the sums read is derived from the event log: reading through the store first brings it up to date.
-      await stores.events.count({ orgId: bundle.orgId, projectId: project });
       const query = (name: string) => c.req.queries(name) ?? [];
       return deps.results(
         { ...found, orgId: bundle.orgId, projectId: project, env },

@@ -1,16 +1,16 @@
 // The Parquet copy's view of what the store's writer thread committed (EventStore.committedFeed):
-// batches taken from memory instead of read back from the per-event table. The port is drained
+// batches taken from memory instead of read back from the event log. The port is drained
 // when the copy reads and on a slow timer (collect()), never per message, so the writer does not
 // wake the copy per group commit, and a copy stuck on a hung disk still holds at most the bound.
 // Whatever memory does not hold (another process's batches, a backlog after a restart, batches
-// past the bound) the copy reads from the table as before.
+// past the bound) the copy reads from the log (EventStore.readAfter).
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { type CommittedRow, decodeLogRow } from "../log-row.js";
 import { Queue } from "../queue.js";
 import type { SequencedEvent } from "../types.js";
 import type { CommittedEvents } from "./pipeline.js";
 
-/** Events held at most; past it new batches are dropped and read from the table when their turn comes. */
+/** Events held at most; past it new batches are dropped and read from the log when their turn comes. */
 export const MAX_FEED_EVENTS = 100_000;
 
 export class CommittedFeed implements CommittedEvents {

@@ -1,9 +1,9 @@
 // The Parquet copy's thread: encoding (DuckDB's, duck-writer.ts) and compaction are work that
 // would otherwise stall the server's event loop. It takes the batches this server's writer thread
 // committed from memory (`feed`, committed-feed.ts) and reads the rest, on its own connection,
-// from the per-event table derived from the event log (a lock held elsewhere blocks only this
-// thread); it writes the files and advances its checkpoint, exactly as ParquetPipeline does
-// anywhere. The server only tells it when to look.
+// from the event log (a lock held elsewhere blocks only this thread); it writes the files and
+// advances its checkpoint, exactly as ParquetPipeline does anywhere. The server only tells it
+// when to look.
 import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { type OpenedStores, openStores } from "../open-stores.js";
@@ -34,7 +34,6 @@ const options = workerData as ParquetOptions & { readonly feed?: MessagePort };
 const feed = options.feed === undefined ? undefined : new CommittedFeed(options.feed);
 const send = (message: FromParquet): void => port.postMessage(message);
 
-// It reads the per-event table as the server's writer thread derives it, deriving nothing itself.
 // Opened by the first run, not at the thread's start: a store that fails to open (a table renamed
 // for a moment, a lock, a server down) fails that run, which is retried, instead of killing the
 // thread, which would leave the copy stalled and the server's stop waiting for it.
@@ -46,7 +45,7 @@ interface Opened {
 let opened: Opened | undefined;
 async function open(): Promise<Opened> {
   if (opened !== undefined) return opened;
-  const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { deriveOnRead: false });
+  const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl });
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
     const writer = await DuckArchiveWriter.open(sink);

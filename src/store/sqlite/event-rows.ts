@@ -1,5 +1,5 @@
-// Mapping between StoredEvent and the events / discovered_events rows.
-import type { Statement } from "better-sqlite3";
+// Mapping between StoredEvent and the per-event rows (D1's events table at the edge, and the
+// embedded store's before migration 10) and the discovered_events rows.
 import { type EventFields, sequencedEvent } from "../event-records.js";
 import type { DiscoveredEvent, SequencedEvent, StoredEvent } from "../types.js";
 
@@ -24,34 +24,6 @@ export interface DiscoveredRow {
 
 export const EVENT_COLUMNS =
   "id, received_at, org_id, project_id, env, type, unit_key, timestamp, name, decision_id, discovered, body";
-
-/** The parameters of an INSERT of (seq, EVENT_COLUMNS), in that order. */
-export type EventRowParams = [seq: number, id: string, receivedAt: string, orgId: string, projectId: string, env: string, type: string, unitKey: string, timestamp: string, name: string | null, decisionId: string | null, discovered: number | null, body: string];
-
-/** `INSERT … (seq, EVENT_COLUMNS) VALUES (…)`'s placeholders. */
-export const EVENT_ROW_PLACEHOLDERS = Array.from({ length: EVENT_COLUMNS.split(", ").length + 1 }, () => "?").join(", ");
-
-/**
- * Binds by position: named parameters (an object per event, looked up by name) cost ~3 µs more
- * per event. `bodyText`: the body's JSON when the caller has it already (log-row.ts soleBodyText).
- */
-export function insertEventRow(insert: Statement<EventRowParams>, seq: number, event: StoredEvent, bodyText?: string): void {
-  insert.run(
-    seq,
-    event.id,
-    event.receivedAt,
-    event.orgId,
-    event.projectId,
-    event.env,
-    event.type,
-    event.unitKey,
-    event.timestamp,
-    event.name ?? null,
-    event.decisionId ?? null,
-    event.discovered === undefined ? null : Number(event.discovered),
-    bodyText ?? JSON.stringify(event.body),
-  );
-}
 
 export function fromEventRow(row: SequencedRow): SequencedEvent {
   return sequencedEvent(row, JSON.parse(row.body) as Record<string, unknown>, row.discovered === null ? undefined : row.discovered !== 0);

@@ -1,6 +1,8 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
-// Appends go to the event log through a LogWriter (writer/); reads come from the per-event
-// `events` table derived from it, after it has caught up with this process's appends.
+// Appends go to the event log through a LogWriter (writer/); reads decode the log's rows
+// (log-events.ts), the only copy of the events in vane.db. The analytical reads (`vane events`,
+// results) go through DuckDB over the Parquet archive and this log's tail (columnar/); what this
+// store's own list and count serve (tests, the admin API) scans the log.
 import type { MessagePort } from "node:worker_threads";
 import type { Database, Statement } from "better-sqlite3";
 import type {
@@ -15,53 +17,13 @@ import type {
   StoredEvent,
 } from "../types.js";
 import type { Durability } from "./wal-sync.js";
-import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
-import { EVENTS_TABLE } from "./writer/event-log.js";
-import { encodeLogRow } from "../log-row.js";
+import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
+import { LOG_END_MARKER, LogEvents } from "./log-events.js";
+import { decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;
-
-const FILTER_COLUMNS = [
-  ["orgId", "org_id"],
-  ["projectId", "project_id"],
-  ["type", "type"],
-] as const;
-
-interface FilterParams {
-  orgId: string | null;
-  projectId: string | null;
-  type: string | null;
-  limit: number;
-}
-
-/** The WHERE clause naming only the fields the filter sets: `(@p IS NULL OR project_id = @p)` defeats the indexes. */
-function whereOf(filter: Omit<EventFilter, "limit">): string {
-  const terms = FILTER_COLUMNS.filter(([field]) => filter[field] !== undefined).map(([field, column]) => `${column} = @${field}`);
-  return terms.length === 0 ? "" : `WHERE ${terms.join(" AND ")}`;
-}
-
-/** One prepared statement per filter shape, made on first use. */
-class ByFilter<R> {
-  private readonly prepared = new Map<string, Statement<[FilterParams], R>>();
-  constructor(
-    private readonly db: Database,
-    private readonly sql: (where: string) => string,
-    private readonly pluck = false,
-  ) {}
-
-  for(filter: Omit<EventFilter, "limit">): Statement<[FilterParams], R> {
-    const where = whereOf(filter);
-    let stmt = this.prepared.get(where);
-    if (stmt === undefined) {
-      stmt = this.db.prepare<[FilterParams], R>(this.sql(where));
-      if (this.pluck) stmt.pluck();
-      this.prepared.set(where, stmt);
-    }
-    return stmt;
-  }
-}
 
 function checkCount(name: string, value: number): void {
   // SQLite reads LIMIT -1 as "no limit"; refuse rather than guess.
@@ -71,21 +33,14 @@ function checkCount(name: string, value: number): void {
 }
 
 export class SqliteEventStore implements EventStore {
-  private readonly maxSeqStmt: Statement<[], number>;
+  private readonly log: LogEvents;
   private readonly minSeqStmt: Statement<[], number | null>;
-  private readonly readAfterStmt: Statement<[number, number], SequencedRow>;
-  private readonly listStmts: ByFilter<SequencedRow>;
-  private readonly countStmts: ByFilter<number>;
-  private readonly orgsStmt: Statement<[string], string>;
-  private readonly deleteOldStmt: Statement<[number, number, string]>;
-  private readonly countRangeStmt: Statement<[number, number], number>;
-  private readonly deleteLogStmt: Statement<[number]>;
+  private readonly pruneStep: (from: number, span: number, through: number, before: string) => { events: number; done: boolean };
   private readonly lastOldIdStmt: Statement<[number, number], number>;
   private readonly deleteIdsStmt: Statement<[number]>;
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly logEndStmt: Statement<[], number | null>;
   private readonly listeners = new Set<CommitListener>();
 
   constructor(
@@ -93,18 +48,44 @@ export class SqliteEventStore implements EventStore {
     private readonly durability: Durability,
     private readonly writer: LogWriter,
   ) {
-    this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
-    this.minSeqStmt = db.prepare<[], number | null>("SELECT min(seq) FROM events").pluck();
-    const select = `SELECT seq, ${EVENT_COLUMNS} FROM events`;
-    this.readAfterStmt = db.prepare(`${select} WHERE seq > ? ORDER BY seq LIMIT ?`);
-    this.listStmts = new ByFilter(db, (where) => `${select} ${where} ORDER BY seq DESC LIMIT @limit`);
-    this.countStmts = new ByFilter(db, (where) => `SELECT count(*) FROM events ${where}`, true);
-    this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM events WHERE project_id = ? ORDER BY org_id").pluck();
-    this.deleteOldStmt = db.prepare("DELETE FROM events WHERE seq > ? AND seq <= ? AND received_at < ?");
-    this.countRangeStmt = db.prepare<[number, number], number>("SELECT count(*) FROM events WHERE seq > ? AND seq <= ?").pluck();
-    // The log is where events wait to reach the per-event table: a batch the table holds goes,
-    // whatever its age, so an event is not kept twice for long.
-    this.deleteLogStmt = db.prepare("DELETE FROM event_log WHERE seq + count - 1 <= ?");
+    this.log = new LogEvents(db);
+    this.minSeqStmt = db.prepare<[], number | null>("SELECT min(seq) FROM event_log").pluck();
+    // Oldest first, and no further than the first event that stays: the log keeps no gap.
+    const firstKept = db.prepare<[number, string], number>(
+      "SELECT seq FROM event_log WHERE seq + count - 1 > ? OR received_at >= ? ORDER BY seq LIMIT 1",
+    ).pluck();
+    const deleteBefore = db.prepare<[number, number], { end: number; count: number }>(
+      "DELETE FROM event_log WHERE seq >= ? AND seq < ? RETURNING seq + count - 1 AS end, count",
+    );
+    const oldest = db.prepare<[], { seq: number; events: string; format: number }>("SELECT seq, events, format FROM event_log ORDER BY seq LIMIT 1");
+    const trim = db.prepare<[number, number, string, string, number, number]>(
+      "UPDATE event_log SET seq = ?, count = ?, received_at = ?, events = ?, format = ? WHERE seq = ?",
+    );
+    // Seqs are never reused: the end of a batch that goes is remembered, for when it was the last.
+    const markEnd = db.prepare<[string, number]>(
+      "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = max(seq, excluded.seq)",
+    );
+    const pruneStep = (from: number, span: number, through: number, before: string): { events: number; done: boolean } => {
+      const stop = Math.min(firstKept.get(through, before) ?? Number.MAX_SAFE_INTEGER, from + span);
+      const deleted = deleteBefore.all(from, stop);
+      if (deleted.length > 0) markEnd.run(LOG_END_MARKER, Math.max(...deleted.map((row) => row.end)));
+      const events = deleted.reduce((sum, row) => sum + row.count, 0);
+      if (stop === from + span) return { events, done: false };
+      // The batch that stays may begin with events that may go: it keeps the rest, under their seqs.
+      const row = oldest.get();
+      if (row === undefined) return { events, done: true };
+      const batch = decodeLogRow(row.events, row.format);
+      let gone = 0;
+      while (gone < batch.length && row.seq + gone <= through && batch[gone]!.receivedAt < before) gone++;
+      if (gone === 0) return { events, done: true };
+      const rest = batch.slice(gone);
+      let newest = rest[0]!.receivedAt;
+      for (const event of rest) if (event.receivedAt > newest) newest = event.receivedAt;
+      const text = encodeLogRow(rest);
+      trim.run(row.seq + gone, rest.length, newest, text.text, text.format, row.seq);
+      return { events: events + gone, done: true };
+    };
+    this.pruneStep = db.transaction(pruneStep).immediate;
     this.lastOldIdStmt = db
       .prepare<[number, number], number>("SELECT max(rowid) FROM (SELECT rowid FROM event_ids WHERE seen_at < ? ORDER BY rowid LIMIT ?)")
       .pluck();
@@ -117,11 +98,10 @@ export class SqliteEventStore implements EventStore {
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
-    this.logEndStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
   }
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
-    if (events.length === 0) return { lastSeq: this.logEnd(), stored: 0, duplicates: 0 };
+    if (events.length === 0) return { lastSeq: this.log.end(), stored: 0, duplicates: 0 };
     const row = encodeLogRow(events);
     const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length });
     if (receipt.stored > 0 && this.listeners.size > 0) {
@@ -147,48 +127,55 @@ export class SqliteEventStore implements EventStore {
   async readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
-    await this.writer.derived();
-    return this.readAfterStmt.all(afterSeq, limit).map(fromEventRow);
+    return this.log.after(afterSeq, limit);
   }
 
   async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
     const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     checkCount("limit", limit);
-    await this.writer.derived();
-    return this.listStmts.for(filter).all(filterParams(filter, limit)).map(fromEventRow);
+    const out: SequencedEvent[] = [];
+    if (limit === 0) return out;
+    await this.scan((entry) => {
+      if (matches(entry.event, filter)) out.push(entry);
+      return out.length < limit;
+    });
+    return out;
   }
 
   async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
-    await this.writer.derived();
-    return this.countStmts.for(filter).get(filterParams(filter, 0)) ?? 0;
+    if (filter.orgId === undefined && filter.projectId === undefined && filter.type === undefined) return this.log.total();
+    let n = 0;
+    await this.scan(({ event }) => {
+      if (matches(event, filter)) n++;
+      return true;
+    });
+    return n;
   }
 
   async orgsWithEvents(projectId: string): Promise<string[]> {
-    await this.writer.derived();
-    return this.orgsStmt.all(projectId);
+    const orgs = new Set<string>();
+    await this.scan(({ event }) => {
+      if (event.projectId === projectId) orgs.add(event.orgId);
+      return true;
+    });
+    return [...orgs].sort();
   }
 
   async prune(rule: PruneRule): Promise<PruneReceipt> {
     const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
     checkCount("chunk", chunk);
-    await this.writer.derived();
-    let derivedThrough = this.maxSeq();
-    for (const pipeline of rule.derived) derivedThrough = Math.min(derivedThrough, this.checkpointStmt.get(pipeline) ?? 0);
+    if (chunk === 0) throw new RangeError("chunk must be at least 1");
+    let passed = this.log.end();
+    for (const pipeline of rule.derived) passed = Math.min(passed, this.checkpointStmt.get(pipeline) ?? 0);
     const before = new Date(rule.eventsBeforeMs).toISOString();
     let events = 0;
-    // Oldest first, a seq range per transaction, yielding between: the server keeps answering
-    // during a long prune. The first range that keeps an event holds the boundary: stop there.
-    for (let from = this.minSeq() - 1; from < derivedThrough; ) {
-      const to = Math.min(from + chunk, derivedThrough);
-      const deleted = await this.durability.commit(() => this.deleteOldStmt.run(from, to, before).changes);
-      events += deleted;
-      if (this.countRangeStmt.get(from, to)! > 0) break;
-      from = to;
+    // A range of seqs per transaction, yielding between: the server keeps answering during a long prune.
+    for (let from = this.minSeqStmt.get() ?? passed + 1; from <= passed; from += chunk) {
+      const step = await this.durability.commit(() => this.pruneStep(from, chunk, passed, before));
+      events += step.events;
+      if (step.done) break;
       await yieldTurn();
     }
-    // Every other copy reads the per-event table (or, the learner, the committed batches in
-    // memory): once the table holds a batch, the log's copy of it is no longer needed.
-    await this.durability.commit(() => this.deleteLogStmt.run(this.checkpointStmt.get(EVENTS_TABLE) ?? 0));
     let eventIds = 0;
     for (;;) {
       const last = this.lastOldIdStmt.get(rule.idsBeforeMs, chunk);
@@ -212,31 +199,34 @@ export class SqliteEventStore implements EventStore {
     await this.durability.commit(() => this.setCheckpointStmt.run(pipeline, seq));
   }
 
-  /** Throws when the table cannot be read. */
+  /**
+   * Visits every event newest first until `visit` says stop, yielding between pages: a scan of a
+   * large log (the admin API's list and count on a server) never holds the event loop for long.
+   */
+  private async scan(visit: (entry: SequencedEvent) => boolean): Promise<void> {
+    for (const page of this.log.newestFirst()) {
+      for (const entry of page) if (!visit(entry)) return;
+      await yieldTurn();
+    }
+  }
+
+  /** Throws when the log cannot be read. */
   ping(): void {
-    this.maxSeqStmt.get();
+    this.log.end();
   }
 
   /** Whether appends succeed: "down" after a failed one (a full disk, a lock held too long). */
   writeHealth(): "ok" | "down" {
     return this.writer.health();
   }
-
-  private logEnd(): number {
-    return Math.max(this.logEndStmt.get() ?? 0, this.maxSeq());
-  }
-
-  private maxSeq(): number {
-    return this.maxSeqStmt.get() ?? 0;
-  }
-
-  private minSeq(): number {
-    return this.minSeqStmt.get() ?? this.maxSeq() + 1;
-  }
 }
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-function filterParams(filter: Omit<EventFilter, "limit">, limit: number): FilterParams {
-  return { orgId: filter.orgId ?? null, projectId: filter.projectId ?? null, type: filter.type ?? null, limit };
+function matches(event: StoredEvent, filter: Omit<EventFilter, "limit">): boolean {
+  return (
+    (filter.orgId === undefined || event.orgId === filter.orgId) &&
+    (filter.projectId === undefined || event.projectId === filter.projectId) &&
+    (filter.type === undefined || event.type === filter.type)
+  );
 }

@@ -1,12 +1,13 @@
 // The learner's tables: learned arm statistics and the adaptive decisions whose reward window is
 // still open that the learner spilled out of its memory. A learning step commits in one
 // transaction with its log positions, so after a crash the learner re-reads exactly the events
-// whose effects were not stored. Its scan extracts compact records in SQLite (no JSON for
-// JavaScript to parse, bar a resolve decision's filteredContext when it is needed).
+// whose effects were not stored. Its scan extracts compact records in SQLite from the event log's
+// rows (no JSON for JavaScript to parse, bar a resolve decision's filteredContext when needed).
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
 import { type BinRow, type ScanRow, floats, fromBinRow, scanPage, scanSql } from "../learning-rows.js";
 import type { Durability } from "./wal-sync.js";
+import { LogEvents, logEventsSql } from "./log-events.js";
 
 /**
  * The learner as a derived copy of the log (what retention reads): it may still need the events
@@ -63,7 +64,7 @@ export class SqliteLearningStore implements LearningStore {
   private readonly dueStmt: Statement<[number, number], PendingRow>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
   private readonly scanStmt: Statement<{ after: number; upTo: number; limit: number }, ScanRow>;
-  private readonly maxSeqStmt: Statement<[], number>;
+  private readonly log: LogEvents;
 
   private readonly clearPublishedStmt: Statement<[]>;
   private readonly publishStmt: Statement<[string, string, string, string, number, number, number]>;
@@ -102,8 +103,8 @@ export class SqliteLearningStore implements LearningStore {
     this.pendingChunkStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`);
     this.pendingOneStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`);
     this.dueStmt = db.prepare(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`);
-    this.scanStmt = db.prepare(scanSql({ after: "@after", upTo: "@upTo", limit: "@limit" }));
-    this.maxSeqStmt = db.prepare<[], number>("SELECT coalesce(max(seq), 0) FROM events").pluck();
+    this.scanStmt = db.prepare(scanSql({ after: "@after", upTo: "@upTo", limit: "@limit" }, logEventsSql("@after", "@upTo")));
+    this.log = new LogEvents(db);
     this.clearPublishedStmt = db.prepare("DELETE FROM published_open_trials");
     this.publishStmt = db.prepare("INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count) VALUES (?, ?, ?, ?, ?, ?, ?)");
     this.publishedStmt = db.prepare("SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials");
@@ -124,7 +125,7 @@ export class SqliteLearningStore implements LearningStore {
 
   async scan(afterSeq: number, limit: number, span: number): Promise<LearningScan> {
     // Both reads on one connection with nothing between them: the same snapshot of the log.
-    const upTo = Math.min(afterSeq + span, this.maxSeqStmt.get() ?? 0);
+    const upTo = Math.min(afterSeq + span, this.log.end());
     const rows = this.scanStmt.all({ after: afterSeq, upTo, limit });
     return scanPage(rows, afterSeq, upTo, limit);
   }

@@ -39,12 +39,6 @@ export interface SqliteStoreOptions {
    * timers, so nothing blocks the caller's event loop: what `vane serve` uses.
    */
   readonly writer?: "inline" | "worker";
-  /**
-   * Inline only: reads first derive what the log holds beyond the per-event table (default true:
-   * the CLI after a killed server). False for a reader beside a running server's writer thread
-   * (the Parquet thread), which reads the table as that thread derives it.
-   */
-  readonly deriveOnRead?: boolean;
 }
 
 export interface SqliteStores extends Stores {
@@ -102,10 +96,10 @@ function wire(opened: ReturnType<typeof openDatabase>, options: SqliteStoreOptio
   const learning = new SqliteLearningStore(db, durability, (claim) => leases.holds(claim));
   let writer: LogWriter;
   if (worker) {
-    writer = new WorkerLogWriter({ path: db.name, busyTimeoutMs }, db);
+    writer = new WorkerLogWriter({ path: db.name, busyTimeoutMs });
     db.pragma("busy_timeout = 0");
   } else {
-    writer = new InlineLogWriter(db, opened.durability, { deriveOnRead: options.deriveOnRead ?? true });
+    writer = new InlineLogWriter(db, opened.durability);
   }
   try {
     const events = new SqliteEventStore(db, durability, writer);

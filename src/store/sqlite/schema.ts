@@ -2,8 +2,10 @@
 // at version N-1 to N. Append a migration to change the schema; never edit a released one, since
 // the CLI and an older server may open the same file.
 import type { Database } from "better-sqlite3";
+import { moveTableIntoLog } from "./table-to-log.js";
 
-const MIGRATIONS: readonly string[] = [
+/** SQL, or a function for what SQL alone cannot say; each runs inside the migration's transaction. */
+const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 1: keys, bundles, events with discovered counts and pipeline checkpoints.
   `
   CREATE TABLE keys (
@@ -190,6 +192,9 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE bundle_history ADD COLUMN published_by TEXT NOT NULL DEFAULT 'operator';
   `,
+  // 10: the per-event table goes (issue 29): its events not in the log are written back into the
+  // log, the highest seq used becomes the log's end marker, and the table is dropped.
+  moveTableIntoLog,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -210,7 +215,10 @@ export function migrate(db: Database): void {
         `database schema version ${current} is newer than this build's ${SCHEMA_VERSION}; upgrade vane`,
       );
     }
-    for (const migration of MIGRATIONS.slice(current)) db.exec(migration);
+    for (const migration of MIGRATIONS.slice(current)) {
+      if (typeof migration === "string") db.exec(migration);
+      else migration(db);
+    }
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

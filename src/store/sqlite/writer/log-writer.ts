@@ -1,11 +1,11 @@
 // How the server's thread appends to the event log. Two ways, one behaviour:
 // - WorkerLogWriter (`vane serve`): the log's connection lives on a worker thread
-//   (writer-worker.ts), so neither the appends, their fsync, deriving the per-event table nor
-//   another process's lock ever blocks the event loop.
+//   (writer-worker.ts), so neither the appends, their fsync nor another process's lock ever
+//   blocks the event loop.
 // - InlineLogWriter (the CLI, tests, ":memory:"): the same EventLog on the caller's connection,
-//   group-committed and derived on the caller's thread.
-// Either way, reads through this process's event store wait until the per-event table holds
-// what this writer acknowledged (read your writes); other processes see the table as derived.
+//   group-committed on the caller's thread.
+// Either way an acknowledged append is committed, so every connection's next read of the log
+// finds it: reads need not wait for anything.
 import { type MessagePort, MessageChannel, type Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import { startThread } from "../../threads.js";
@@ -13,47 +13,16 @@ import type { StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
-import { LogDeriver } from "./log-deriver.js";
 import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
 
 export interface LogWriter {
   append(input: AppendInput): Promise<LogAppend>;
-  /** Resolves once the per-event table holds every event this writer has acknowledged. */
-  derived(): Promise<void>;
   /** A port fed each committed batch, off this thread (EventStore.committedFeed); only a writer thread has one. */
   committedFeed?(): MessagePort | undefined;
   /** "down" from a failed append until an append succeeds: what /health reports for writes. */
   health(): StoreHealth;
   /** Commits what is queued and closes. */
   close(): Promise<void>;
-}
-
-/** Tracks acknowledged and derived positions and wakes the readers waiting between them. */
-class DerivedWaiters {
-  private acked = 0;
-  private through: number;
-  private waiting: (() => void)[] = [];
-
-  constructor(derivedThrough: number) {
-    this.through = derivedThrough;
-  }
-
-  acknowledged(lastSeq: number): void {
-    this.acked = Math.max(this.acked, lastSeq);
-  }
-
-  derived(through: number): void {
-    this.through = Math.max(this.through, through);
-    if (this.through < this.acked) return;
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (const wake of waiting) wake();
-  }
-
-  wait(): Promise<void> {
-    if (this.through >= this.acked) return Promise.resolve();
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
 }
 
 class WriteHealth {
@@ -72,14 +41,9 @@ class WriteHealth {
 export class InlineLogWriter implements LogWriter {
   private readonly log: EventLog;
   private readonly group: GroupCommit<AppendInput, ReturnType<EventLog["append"]>>;
-  private readonly deriver: LogDeriver;
   private readonly writes = new WriteHealth();
 
-  constructor(
-    db: Database,
-    durability: Durability,
-    private readonly options: { readonly deriveOnRead: boolean } = { deriveOnRead: true },
-  ) {
+  constructor(db: Database, durability: Durability) {
     this.log = new EventLog(db);
     this.group = new GroupCommit(db, {
       apply: (input) => this.log.append(input),
@@ -88,27 +52,17 @@ export class InlineLogWriter implements LogWriter {
       maxGroupSize: MAX_GROUP_EVENTS,
       durable: () => durability.sync(),
     });
-    this.deriver = new LogDeriver(this.log, { derived: () => undefined, failed: () => undefined });
   }
 
   async append(input: AppendInput): Promise<LogAppend> {
     try {
-      const { batch, row: _row, ...receipt } = await this.group.submit(input);
+      const { row: _row, ...receipt } = await this.group.submit(input);
       this.writes.ok();
-      if (batch) this.log.keep(batch);
-      // Derived at once: inline is for the CLI and tests, where another connection reading the
-      // table right after the answer should find the events, and no request path is at stake.
-      if (receipt.stored > 0) this.deriver.drain(Number.POSITIVE_INFINITY);
       return receipt;
     } catch (error) {
       this.writes.failed();
       throw error;
     }
-  }
-
-  /** Derives what the log holds beyond the table first: a CLI reading after a server was killed sees every stored event. */
-  async derived(): Promise<void> {
-    if (this.options.deriveOnRead) this.deriver.drain(Number.POSITIVE_INFINITY);
   }
 
   health(): StoreHealth {
@@ -119,14 +73,11 @@ export class InlineLogWriter implements LogWriter {
     this.flush();
   }
 
-  /** Commits the queued appends and derives them, synchronously (before the connection closes). */
+  /** Commits the queued appends, synchronously (before the connection closes). */
   flush(): void {
     this.group.flush();
-    this.deriver.drain(Number.POSITIVE_INFINITY);
-    this.deriver.stop();
   }
 }
-
 
 interface Waiting {
   resolve(receipt: LogAppend): void;
@@ -146,7 +97,6 @@ export class WorkerLogWriter implements LogWriter {
   private worker: Worker;
   private nextId = 1;
   private readonly waiting = new Map<number, Waiting>();
-  private readonly waiters: DerivedWaiters;
   private readonly writes = new WriteHealth();
   private closing: Promise<void> | undefined;
   /** Appends of this turn of the event loop, sent together (protocol.ts). */
@@ -154,12 +104,7 @@ export class WorkerLogWriter implements LogWriter {
   /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
   private alive = true;
 
-  /** `db`: the caller's connection to the same file, to read where the derived table stands. */
-  constructor(
-    private readonly options: WriterOptions,
-    db: Database,
-  ) {
-    this.waiters = new DerivedWaiters(new EventLog(db).derivedThrough());
+  constructor(private readonly options: WriterOptions) {
     // Appends posted before the thread is up wait in its port.
     this.worker = spawn(options);
     this.attach(this.worker);
@@ -176,11 +121,7 @@ export class WorkerLogWriter implements LogWriter {
     });
   }
 
-  derived(): Promise<void> {
-    return this.waiters.wait();
-  }
-
-  /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the table until it asks again. */
+  /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the log until it asks again. */
   committedFeed(): MessagePort | undefined {
     if (this.closing || !this.alive) return undefined;
     const { port1, port2 } = new MessageChannel();
@@ -221,10 +162,6 @@ export class WorkerLogWriter implements LogWriter {
       case "answers":
         for (const one of message.answers) this.answered(one);
         return;
-      case "derived":
-        this.waiters.derived(message.through);
-        return;
-      case "derive-failed":
       case "ready":
       case "closed":
         return;
@@ -236,7 +173,6 @@ export class WorkerLogWriter implements LogWriter {
     this.waiting.delete(one.id);
     if ("receipt" in one) {
       this.writes.ok();
-      this.waiters.acknowledged(one.receipt.lastSeq);
       waiting?.resolve(one.receipt);
     } else {
       this.writes.failed();

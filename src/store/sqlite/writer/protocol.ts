@@ -36,10 +36,8 @@ export interface WriteFailure {
 }
 
 export type FromWriter =
-  | { readonly type: "ready"; readonly derivedThrough: number }
+  | { readonly type: "ready" }
   | { readonly type: "answers"; readonly answers: readonly Answer[] }
-  | { readonly type: "derived"; readonly through: number }
-  | { readonly type: "derive-failed"; readonly error: WriteFailure }
   | { readonly type: "closed" };
 
 export type Answer = { readonly id: number; readonly receipt: LogAppend } | { readonly id: number; readonly error: WriteFailure };

@@ -8,13 +8,7 @@ import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
 import type { CommittedRow } from "../../log-row.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
-import { LogDeriver } from "./log-deriver.js";
 import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
-
-/** What a closing writer still derives, so a clean stop leaves the table (nearly) current. */
-const CLOSE_DERIVE_EVENTS = 200_000;
-/** The deriver also looks for batches other processes appended. */
-const DERIVE_POLL_MS = 1_000;
 
 const port = parentPort!;
 const options = workerData as WriterOptions;
@@ -23,19 +17,6 @@ const send = (message: FromWriter): void => port.postMessage(message);
 const db = new Database(options.path, { timeout: options.busyTimeoutMs });
 db.pragma("synchronous = FULL");
 const log = new EventLog(db);
-const relaxed = <T>(run: () => T): T => {
-  db.pragma("synchronous = NORMAL");
-  try {
-    return run();
-  } finally {
-    db.pragma("synchronous = FULL");
-  }
-};
-const deriver = new LogDeriver(
-  log,
-  { derived: (through) => send({ type: "derived", through }), failed: (error) => send({ type: "derive-failed", error: failureOf(error) }) },
-  relaxed,
-);
 const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
   apply: (input) => log.append(input),
   afterGroup: () => log.groupEnded(),
@@ -44,17 +25,13 @@ const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
   lockWaitMs: options.busyTimeoutMs,
   waitAtMost: (ms) => db.pragma(`busy_timeout = ${Math.round(ms)}`),
 });
-const poll = setInterval(() => deriver.poke(), DERIVE_POLL_MS);
 
 /** The Parquet copy's thread, when it runs in this process: it takes committed batches from memory. */
 let feed: MessagePort | undefined;
 
 port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
-    clearInterval(poll);
     group.flush();
-    deriver.drain(CLOSE_DERIVE_EVENTS); // the rest is derived after the next start
-    deriver.stop();
     db.close();
     send({ type: "closed" });
     feed?.close();
@@ -73,11 +50,9 @@ port.on("message", (message: ToWriter) => {
   for (const item of message.items) {
     const { id } = item;
     group.submit(item, item.sentAt).then(
-      ({ batch, row, ...receipt }) => {
-        if (batch) log.keep(batch);
-        if (batch && row && feed) fed.push({ seq: batch.seq, count: batch.events.length, text: row.text, format: row.format });
+      ({ row, ...receipt }) => {
+        if (row && feed) fed.push({ seq: receipt.firstSeq, count: receipt.stored, text: row.text, format: row.format });
         answer({ id, receipt });
-        deriver.appended(receipt.lastSeq);
       },
       (error: unknown) => answer({ id, error: failureOf(error) }),
     );
@@ -98,5 +73,4 @@ function answer(one: Answer): void {
   answers.push(one);
 }
 
-send({ type: "ready", derivedThrough: deriver.derivedThrough });
-deriver.poke();
+send({ type: "ready" });

@@ -1,0 +1,105 @@
+// The stored events as the event log holds them: one row per batch (writer/event-log.ts), decoded
+// back into events (log-row.ts) for every read of the embedded store. The log is the only copy
+// of the events in vane.db (migration 10 dropped the per-event table), so the seqs batches hold
+// are the events' seqs, and the log's end is the last seq ever used: the larger of its newest
+// batch's end and the end marker retention leaves when it deletes batches.
+import type { Database, Statement } from "better-sqlite3";
+import { decodeLogRow } from "../log-row.js";
+import type { SequencedEvent } from "../types.js";
+
+/** The checkpoint row holding the end of the newest batch retention deleted (never lowered). */
+export const LOG_END_MARKER = "log-end";
+
+/** Batches read per query: a page of events is a few of them. */
+const ROWS_PER_READ = 64;
+
+interface LogRow {
+  seq: number;
+  events: string;
+  format: number;
+}
+
+/** `seq` of the batch holding event `seq` (or, when that event is gone, the first batch after it). */
+const BATCH_OF = "coalesce((SELECT max(seq) FROM event_log WHERE seq <= ?), 0)";
+
+export class LogEvents {
+  private readonly fromStmt: Statement<[number, number], LogRow>;
+  private readonly beforeStmt: Statement<[number, number], LogRow>;
+  private readonly endStmt: Statement<[], number | null>;
+  private readonly markerStmt: Statement<[string], number>;
+  private readonly totalStmt: Statement<[], number>;
+
+  constructor(db: Database) {
+    this.fromStmt = db.prepare(`SELECT seq, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
+    this.beforeStmt = db.prepare("SELECT seq, events, format FROM event_log WHERE seq < ? ORDER BY seq DESC LIMIT ?");
+    this.endStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
+    this.markerStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
+    this.totalStmt = db.prepare<[], number>("SELECT coalesce(sum(count), 0) FROM event_log").pluck();
+  }
+
+  /** The last seq ever used: 0 for a new store. */
+  end(): number {
+    return Math.max(this.endStmt.get() ?? 0, this.markerStmt.get(LOG_END_MARKER) ?? 0);
+  }
+
+  /** How many events the log holds. */
+  total(): number {
+    return this.totalStmt.get() ?? 0;
+  }
+
+  /** Events with seq > afterSeq, ascending, at most `limit`. */
+  after(afterSeq: number, limit: number): SequencedEvent[] {
+    const out: SequencedEvent[] = [];
+    let from = afterSeq + 1;
+    while (out.length < limit) {
+      const rows = this.fromStmt.all(from, ROWS_PER_READ);
+      for (const row of rows) {
+        const events = decodeLogRow(row.events, row.format);
+        for (let i = Math.max(0, from - row.seq); i < events.length && out.length < limit; i++) {
+          out.push({ seq: row.seq + i, event: events[i]! });
+        }
+        from = row.seq + events.length;
+      }
+      if (rows.length < ROWS_PER_READ) break;
+    }
+    return out;
+  }
+
+  /** Every event, newest first, a page of batches at a time: stop iterating to stop reading. */
+  *newestFirst(): Generator<SequencedEvent[]> {
+    let before = Number.MAX_SAFE_INTEGER;
+    for (;;) {
+      const rows = this.beforeStmt.all(before, ROWS_PER_READ);
+      const page: SequencedEvent[] = [];
+      for (const row of rows) {
+        const events = decodeLogRow(row.events, row.format);
+        for (let i = events.length - 1; i >= 0; i--) page.push({ seq: row.seq + i, event: events[i]! });
+        before = row.seq;
+      }
+      yield page;
+      if (rows.length < ROWS_PER_READ) return;
+    }
+  }
+}
+
+/**
+ * The log's events in seqs (after, upTo] as rows of the columns the per-event table had (seq,
+ * type, org_id, project_id, env, decision_id, received_at, name, body), expanded by SQLite's
+ * json_each: a query that needs only a few fields of many events (the learner's scan) runs in
+ * SQLite without parsing them in JavaScript. The two row formats (log-row.ts): format 1 is an
+ * array of events with their envelope; format 2 is [receivedAt, [id, body(, 1)], …], whose body
+ * repeats the envelope (a track event's name is its `event`) and whose events share the batch's
+ * received_at. `after` and `upTo` are SQL expressions (the caller's placeholders).
+ */
+export function logEventsSql(after: string, upTo: string): string {
+  return `(SELECT seq, doc ->> '$.type' AS type, doc ->> '$.orgId' AS org_id, doc ->> '$.projectId' AS project_id,
+            doc ->> '$.env' AS env, doc ->> '$.decisionId' AS decision_id,
+            CASE format WHEN 1 THEN doc ->> '$.receivedAt' ELSE batch_received_at END AS received_at,
+            CASE WHEN format = 1 THEN doc ->> '$.name' WHEN doc ->> '$.type' = 'track' THEN doc ->> '$.event' END AS name,
+            CASE format WHEN 1 THEN doc -> '$.body' ELSE doc END AS body
+     FROM (SELECT l.seq + j.key - (l.format = 2) AS seq, l.format AS format, l.received_at AS batch_received_at,
+                  CASE l.format WHEN 1 THEN j.value ELSE j.value -> '$[1]' END AS doc
+           FROM event_log l, json_each(l.events) j
+           WHERE l.seq >= coalesce((SELECT max(seq) FROM event_log WHERE seq <= ${after} + 1), 0) AND l.seq <= ${upTo}
+             AND (l.format = 1 OR j.key > 0)))`;
+}
