@@ -18,7 +18,7 @@ export interface ConsoleVars {
 }
 
 export const EDGE_RESULTS_MESSAGE =
-  "Experiment results are not computed at the edge: a Worker cannot run DuckDB. Copy the R2 archive's Parquet files (events/dt=…/hour=…/) and run `vane results` on them, or run `vane serve --console` on a copy of the events (docs/edge.md)";
+  "Experiment results are not computed at the edge: `vane results` sums the events with DuckDB, which a Worker cannot run. The events are in the R2 archive as Parquet files with the Node archive's columns (events/dt=…/hour=…/): query them with DuckDB where it runs (docs/edge.md)";
 
 const encoder = new TextEncoder();
 
