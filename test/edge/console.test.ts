@@ -164,6 +164,12 @@ describe("the console's pages on the Worker", () => {
     expect(comparable(onEdge!.body)).toEqual(comparable(onNode!.body));
   });
 
+  it("shows the Worker's health, with no request figures (the Worker has no /metrics)", async () => {
+    const { status, body } = await api(targets.edge, "/health", await cookieOf(targets.edge, ADMIN_TOKEN));
+    expect(status).toBe(200);
+    expect(body).toEqual({ health: await (await fetch(`${edge.url}/health`)).json(), metrics: null });
+  });
+
   it("says experiment results are not computed at the edge, and where to compute them", async () => {
     const { status, body } = await api(targets.edge, "/projects/demo/production/policies/checkout-test/results?metric=purchase", await cookieOf(targets.edge, ADMIN_TOKEN));
     expect(status).toBe(404);
