@@ -1,10 +1,12 @@
 // The console on the Worker (src/edge/console.ts), in workerd: `vane edge dev --console`'s
 // startLocalEdge on the built dist/edge/, its sessions signed with the secret derived from the
 // admin token (as a deployment without VANE_CONSOLE_SECRET signs them). Who may sign in, that the
-// projects, live bundle and history pages read what Node's read for the same set-up (both made
-// through the admin API), that another organization never shows, the bundled files and their
-// cache lifetimes, the results page's "not at the edge", and one page rendered in Chromium.
-import { readFileSync } from "node:fs";
+// pages' JSON (projects, live bundle, history and diff, bandit report, events, keys) equals Node's
+// for the same set-up (both made through the admin API), that another organization never shows,
+// the bundled files and their cache lifetimes, the results page's "not at the edge", and the live
+// bundle rendered in Chromium (its screenshot in test-results/console/edge-bundle.png).
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
@@ -17,6 +19,8 @@ import { ADMIN_TOKEN, FRESH, adminSetup, queueSettled } from "./targets.js";
 
 const FIRST = "2026-11-19T00:00:00.000Z";
 const SECOND = "2026-11-20T00:00:00.000Z";
+/** Beside the Node console's screenshots (test/console/console-chromium.test.ts). */
+const SHOTS = join(process.cwd(), "test-results/console");
 
 interface Target {
   readonly url: string;
@@ -212,6 +216,8 @@ describe("the console on the Worker in Chromium", () => {
     expect(await page.$$eval("#projects tbody tr", (rows) => rows.map((row) => row.getAttribute("data-project")))).toEqual(["demo"]);
     await page.goto(`${edge.url}/console/projects/demo/production`);
     await page.waitForSelector("text=navy");
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, "edge-bundle.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.goto(`${edge.url}/console/projects/demo/production/policies/checkout-test/results?metric=purchase`);
     await page.waitForSelector("p.error");
