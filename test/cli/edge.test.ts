@@ -15,8 +15,10 @@ import { bundleFor, tempDir, vane } from "./helpers.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const started: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+// SIGTERM, not SIGKILL: after a failed test the verb still stops its workerd, which a killed verb would leave running.
+afterEach(async () => {
+  const running = started.splice(0).filter((child) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(running.map((child) => new Promise((exited) => child.once("exit", exited).kill("SIGTERM"))));
 });
 
 /** The processes whose parent is `pid`, and theirs (workerd runs under miniflare's Node process). */
