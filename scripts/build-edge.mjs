@@ -4,8 +4,9 @@
 // run these two files. Node-only modules must not enter: the build fails on any import left
 // external but the engine's file, and test/edge/bundle-imports.test.ts checks the output and
 // dist/edge/worker.meta.json, the list of files bundled.
-// Run after build:wasm (it copies build/vane.wasm): `npm run build` does both.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// The console's files (dist/console/) go into the bundle too (src/edge/console.ts).
+// Run after build:wasm (it copies build/vane.wasm) and build:console: `npm run build` runs all three.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -32,7 +33,7 @@ const result = await build({
   minify: true,
   sourcemap: "linked",
   define: { VANE_VERSION: JSON.stringify(version) },
-  plugins: [engineBeside(), ajvAbsent()],
+  plugins: [engineBeside(), ajvAbsent(), consoleFiles()],
   metafile: true,
   logLevel: "warning",
 });
@@ -60,6 +61,27 @@ function ajvAbsent() {
     name: "vane-ajv-absent",
     setup(esbuild) {
       esbuild.onResolve({ filter: /^ajv\/dist\/2020\.js$/ }, () => ({ path: join(root, "src/edge/ajv-absent.ts") }));
+    },
+  };
+}
+
+/**
+ * `vane:console-files` becomes dist/console/'s files as text, by name (scripts/build-console.mjs
+ * wrote them): the Worker serves its console with no Static Assets binding, KV upload or fetch.
+ */
+function consoleFiles() {
+  const dir = join(root, "dist/console");
+  return {
+    name: "vane-console-files",
+    setup(esbuild) {
+      esbuild.onResolve({ filter: /^vane:console-files$/ }, () => ({ path: "console-files", namespace: "vane-console" }));
+      esbuild.onLoad({ filter: /.*/, namespace: "vane-console" }, () => {
+        if (!existsSync(join(dir, "manifest.json"))) {
+          return { errors: [{ text: "dist/console/ is not built: run npm run build:console before npm run build:edge" }] };
+        }
+        const files = Object.fromEntries(readdirSync(dir).map((name) => [name, readFileSync(join(dir, name), "utf8")]));
+        return { contents: `export default ${JSON.stringify(files)};`, loader: "js", watchFiles: Object.keys(files).map((name) => join(dir, name)) };
+      });
     },
   };
 }

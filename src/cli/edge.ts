@@ -17,7 +17,7 @@ import type { Verb, VerbGroup } from "./verb.js";
 const DEFAULT_PERSIST_DIR = ".vane-edge";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-const DEV_USAGE = `Usage: vane edge dev [--port 8787] [--host 127.0.0.1] [--persist ${DEFAULT_PERSIST_DIR}] [--admin-token T]
+const DEV_USAGE = `Usage: vane edge dev [--port 8787] [--host 127.0.0.1] [--persist ${DEFAULT_PERSIST_DIR}] [--admin-token T] [--console]
 
 Runs the API as the Cloudflare Worker runs it, in workerd on this machine (through miniflare:
 npm install miniflare if it is missing), on local D1, KV, R2, Queue and Durable Objects kept
@@ -26,7 +26,9 @@ under the --persist folder. Prints the URL once /health answers; stops on Ctrl-C
   --host H         address to bind (default 127.0.0.1)
   --persist DIR    where the local D1, KV, R2 and Durable Objects keep their data
                    (default ${DEFAULT_PERSIST_DIR}); events still in the queue at a stop are lost
-  --admin-token T  the admin API's token (default: the VANE_ADMIN_TOKEN environment variable)`;
+  --admin-token T  the admin API's token (default: the VANE_ADMIN_TOKEN environment variable)
+  --console        serve the console at /console (the Worker's VANE_CONSOLE=on; docs/console.md):
+                   sign in with the admin token or an API key with the console:read scope`;
 
 const INIT_USAGE = `Usage: vane edge init [--name vane] [--dir .]
 
@@ -40,7 +42,8 @@ through creating the resources and deploying. Refuses to overwrite either file.
 function buildIfMissing(log: (line: string) => void): void {
   if (existsSync(join(BUILT_WORKER_DIR, "worker.js")) && existsSync(join(BUILT_WORKER_DIR, "vane.wasm"))) return;
   if (!existsSync(join(ROOT, "scripts/build-edge.mjs"))) throw new CliError(`the Worker is missing from this install (${BUILT_WORKER_DIR})`);
-  const steps = existsSync(join(ROOT, "build/vane.wasm")) ? ["build:edge"] : ["build:wasm", "build:edge"];
+  // The Worker bundles the engine and the console's files: each built first when missing.
+  const steps = [...(existsSync(join(ROOT, "build/vane.wasm")) ? [] : ["build:wasm"]), ...(existsSync(join(ROOT, "dist/console/manifest.json")) ? [] : ["build:console"]), "build:edge"];
   for (const step of steps) {
     log(`vane edge dev: building (npm run ${step})`);
     const run = spawnSync("npm", ["run", "--silent", step], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
@@ -55,7 +58,7 @@ const devVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: DEV_USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, persist: { type: "string", default: DEFAULT_PERSIST_DIR }, "admin-token": { type: "string" } },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, persist: { type: "string", default: DEFAULT_PERSIST_DIR }, "admin-token": { type: "string" }, console: { type: "boolean", default: false } },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: DEV_USAGE });
@@ -67,7 +70,7 @@ const devVerb: Verb = {
     const ours = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
     let edge;
     try {
-      edge = await startLocalEdge({ port, host: values.host, persistDir, adminToken });
+      edge = await startLocalEdge({ port, host: values.host, persistDir, adminToken, console: values.console });
     } catch (error) {
       stop.cancel();
       if (error instanceof MiniflareMissing) throw new CliError(error.message);
@@ -78,6 +81,7 @@ const devVerb: Verb = {
       for (const listener of process.listeners(signal)) if (!ours[signal].includes(listener)) process.off(signal, listener);
     }
     io.out(`Vane (edge) is listening on ${edge.url} (workerd, data in ${values.persist})`);
+    if (values.console) io.out(`Console: ${edge.url}/console (sign in with the admin token or an API key with the console:read scope)`);
     io.out("Stop with Ctrl-C.");
     const signal = await stop.received;
     io.err(`vane edge dev: ${signal}, stopping`);

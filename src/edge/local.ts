@@ -27,6 +27,8 @@ export interface LocalEdgeOptions {
   readonly adminToken?: string;
   /** The built Worker's folder; BUILT_WORKER_DIR when absent. */
   readonly workerDir?: string;
+  /** Serves the console at /console (the Worker's VANE_CONSOLE=on). */
+  readonly console?: boolean;
   /** The Worker's variables besides the bindings (VANE_BUNDLE_REFRESH_MS, …). */
   readonly vars?: Readonly<Record<string, string>>;
   /** An ES module run as the Worker in its place, importing it as "./worker.js" (tests: a consumer that fails). */
@@ -85,6 +87,8 @@ export function localEdgeOptions(options: LocalEdgeOptions): MiniflareOptions {
     bindings: {
       // One workerd process, but each start its own secret: tokens of an earlier run are refused, as after a deploy that changed it.
       VANE_STREAM_SECRET: randomBytes(32).toString("base64url"),
+      // Console sessions, like `vane serve`'s, hold until this process stops.
+      ...(options.console === true && { VANE_CONSOLE: "on", VANE_CONSOLE_SECRET: randomBytes(32).toString("base64url") }),
       ...options.vars,
       ...(options.adminToken !== undefined && { VANE_ADMIN_TOKEN: options.adminToken }),
     },

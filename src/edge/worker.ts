@@ -7,6 +7,7 @@
 // and forbid random numbers and timers at a module's top level.
 import type { Hono } from "hono";
 import engineModule from "../../build/vane.wasm";
+import consoleFiles from "vane:console-files";
 import type { Learner } from "../adaptive/learner.js";
 import { createEngine } from "../engine/instantiate.js";
 import { uuidv7 } from "../ids/uuidv7.js";
@@ -20,6 +21,7 @@ import { EdgeEventWriter } from "../store/edge/event-writer.js";
 import type { EventMessage } from "../store/edge/queued-event-store.js";
 import type { DurableObjectNamespace, DurableObjectState } from "./durable-objects.js";
 import { ReloadedState } from "./learned-state.js";
+import { type ConsoleVars, edgeConsoleOf } from "./console.js";
 import { DurableRateLimiter } from "./rate-limit-object.js";
 import { type RetentionVars, retentionOf, runRetention } from "./retention.js";
 import { edgeSchemaCompiler } from "./schema-compiler.js";
@@ -30,7 +32,7 @@ export { RateLimitObject } from "./rate-limit-object.js";
 /** Set by the build (scripts/build-edge.mjs) from package.json. */
 declare const VANE_VERSION: string;
 
-export interface WorkerEnv extends StoreBindings, WeightsVars, RetentionVars {
+export interface WorkerEnv extends StoreBindings, WeightsVars, RetentionVars, ConsoleVars {
   readonly RATE_LIMITS: DurableObjectNamespace;
   readonly LEARNER: DurableObjectNamespace;
   /** The admin API's bearer token (a Worker secret); the admin routes are off without it. */
@@ -78,6 +80,7 @@ function appFor(env: WorkerEnv): Hono<AppEnv> {
     learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now()),
     shareStoreChecks: false,
     adminToken: env.VANE_ADMIN_TOKEN === undefined || env.VANE_ADMIN_TOKEN === "" ? undefined : env.VANE_ADMIN_TOKEN,
+    console: edgeConsoleOf(env, consoleFiles),
   });
   return app;
 }

@@ -95,5 +95,7 @@ new_sqlite_classes = ["${OBJECT_CLASSES.RATE_LIMITS}", "${OBJECT_CLASSES.LEARNER
 
 # Secrets: npx wrangler secret put VANE_STREAM_SECRET (any long random string: every isolate signs
 # OFREP stream tokens with it) and npx wrangler secret put VANE_ADMIN_TOKEN (the admin API).
+# The console at /console: add VANE_CONSOLE = "on" under [vars]; it signs sessions with the
+# secret VANE_CONSOLE_SECRET when set, else with one derived from VANE_ADMIN_TOKEN.
 `;
 }

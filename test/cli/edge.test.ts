@@ -15,8 +15,10 @@ import { bundleFor, tempDir, vane } from "./helpers.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const started: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+// SIGTERM, not SIGKILL: after a failed test the verb still stops its workerd, which a killed verb would leave running.
+afterEach(async () => {
+  const running = started.splice(0).filter((child) => child.exitCode === null && child.signalCode === null);
+  await Promise.all(running.map((child) => new Promise((exited) => child.once("exit", exited).kill("SIGTERM"))));
 });
 
 /** The processes whose parent is `pid`, and theirs (workerd runs under miniflare's Node process). */
@@ -34,8 +36,8 @@ function descendants(pid: number): number[] {
   return children.flatMap((child) => [child, ...descendants(child)]);
 }
 
-async function edgeDev(persist: string): Promise<{ child: ChildProcessWithoutNullStreams; url: string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ["bin/vane.js", "edge", "dev", "--port", "0", "--persist", persist], { cwd: ROOT });
+async function edgeDev(persist: string, ...args: string[]): Promise<{ child: ChildProcessWithoutNullStreams; url: string; out: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, ["bin/vane.js", "edge", "dev", "--port", "0", "--persist", persist, ...args], { cwd: ROOT });
   started.push(child);
   let out = "";
   let err = "";
@@ -48,7 +50,7 @@ async function edgeDev(persist: string): Promise<{ child: ChildProcessWithoutNul
     });
     void exited.then((code) => fail(new Error(`vane edge dev exited (${code}) before it was ready:\n${out}\n${err}`)));
   });
-  return { child, exited, url: /is listening on (\S+)/.exec(out)![1]! };
+  return { child, exited, out, url: /is listening on (\S+)/.exec(out)![1]! };
 }
 
 describe("vane edge dev", () => {
@@ -72,6 +74,21 @@ describe("vane edge dev", () => {
     expect(await dev.exited).toBe(0);
     expect(running.filter((pid) => existsSync(`/proc/${pid}`))).toEqual([]);
     expect(existsSync(join(persist, "d1"))).toBe(true);
+  });
+  it("serves the console with --console, printing its URL, signed in with a console:read key", async () => {
+    const persist = tempDir();
+    const secret = generateKey("sk");
+    const seeding = await startLocalEdge({ port: 0, host: "127.0.0.1", persistDir: persist });
+    await (await seedEdge(seeding)).keys.put(toKeyRecord({ key: secret, orgId: "org-1", scopes: ["console:read"] }, nodeSha256, new Date().toISOString()));
+    await seeding.close();
+
+    const dev = await edgeDev(persist, "--console");
+    expect(dev.out).toContain(`Console: ${dev.url}/console (sign in with the admin token or an API key with the console:read scope)`);
+    const signIn = await fetch(`${dev.url}/console/session`, { method: "POST", headers: { Origin: dev.url, "Content-Type": "application/json" }, body: JSON.stringify({ token: secret }) });
+    expect(signIn.status).toBe(200);
+    expect(await signIn.json()).toMatchObject({ orgId: "org-1" });
+    dev.child.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
   });
 });
 

@@ -81,9 +81,9 @@ async function nodeTarget(): Promise<ContractTarget> {
 }
 
 /** Both targets are set up as a deployment without a shell is: keys and bundles through the admin API (what `vane … --remote` calls). */
-const ADMIN_TOKEN = "contract-suite-admin-token-0123456789abcdef";
+export const ADMIN_TOKEN = "contract-suite-admin-token-0123456789abcdef";
 
-function adminSetup(url: string): Pick<ContractTarget, "key" | "putBundle"> {
+export function adminSetup(url: string): Pick<ContractTarget, "key" | "putBundle"> {
   const admin = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
     const response = await fetch(`${url}/admin/v1/${path}`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" }, body: JSON.stringify(body) });
     const answer = (await response.json()) as Record<string, unknown>;
