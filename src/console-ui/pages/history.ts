@@ -5,6 +5,7 @@ import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { postJson } from "../api.js";
+import { DiffLines } from "../diff-lines.js";
 import { time } from "../format.js";
 import { Status } from "../layout.js";
 import { useData } from "../use-data.js";
@@ -18,9 +19,7 @@ function Diff(props: { base: string; from: string; to: string }): VNode {
   const { data, error } = useData<{ lines: string[] }>(`${props.base}/diff?from=${encodeURIComponent(props.from)}&to=${encodeURIComponent(props.to)}`);
   if (data === undefined) return html`<${Status} error=${error} />`;
   if (data.lines.length === 0) return html`<p id="diff-empty">The two versions hold the same bundle.</p>`;
-  return html`<ul class="diff" id="diff" aria-label=${`Changes from ${props.from} to ${props.to}`}>
-    ${data.lines.map((line) => html`<li class=${{ "+": "added", "-": "removed", "~": "changed" }[line[0]!] ?? ""}><code>${line}</code></li>`)}
-  </ul>`;
+  return html`<${DiffLines} id="diff" label=${`Changes from ${props.from} to ${props.to}`} lines=${data.lines} />`;
 }
 
 /**

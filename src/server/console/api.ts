@@ -1,17 +1,21 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
 // runs (`vane bundles get|history|diff`, `vane results`, `vane report`, `vane keys list`, `vane events
-// count|discovered`), cut to what the session's viewer may see. One write, for admin-token
-// sessions only: a rollback, as `vane bundles rollback` does it. Another organization's project
-// answers 404, as one that does not exist.
+// count|discovered`), cut to what the session's viewer may see. The writes, for admin-token
+// sessions only, are the CLI's own through the admin operations: a rollback (`vane bundles
+// rollback`), a parameter's default (`vane flags set`) and a rollout's share (`vane rollout`, 0 %
+// pauses), each shown as a diff before it publishes. Another organization's project answers 404,
+// as one that does not exist.
 import { type Context, Hono } from "hono";
 import { readPolicyOutcomes } from "../../analysis/outcomes.js";
 import { policyReport, refusal } from "../../analysis/policy-report.js";
 import { diffBundles } from "../../bundle/diff.js";
+import type { BundleEdit } from "../../bundle/edits.js";
 import type { Stores } from "../../store/types.js";
+import { editBundle } from "../admin/bundle-operations.js";
 import { answerOr } from "../admin/routes.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
-import { type Published, publicKey } from "../admin/operations.js";
+import { type AdminOperations, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
@@ -32,8 +36,8 @@ export interface ConsoleApiDependencies {
   readonly reportError: (error: unknown, requestId?: string) => void;
   /** Experiment results, when the host can compute them. */
   readonly results?: ConsoleResults;
-  /** `vane bundles rollback`: the admin operation, with its checks and its new version in the history. */
-  readonly rollback: (where: { project: string; env: string }, version: string) => Promise<Published>;
+  /** The admin API's operations: what the writes publish through, with every check and the new version in the history. */
+  readonly operations: Pick<AdminOperations, "publishBundle" | "rollbackBundle">;
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
@@ -112,18 +116,51 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
 
-  // The one write: admin-token sessions only (a console:read key reads), after the page showed the diff.
-  app.post("/projects/:project/:env/rollback", async (c) => {
-    const viewer = deps.viewerOf(c);
-    if (viewer.who !== ADMIN) return fail(c, "FORBIDDEN", "Only an admin-token session may publish; a console:read key only reads");
+  // The writes: admin-token sessions only (a console:read key reads), after the page showed the diff.
+  const adminBody = async (c: Context<AppEnv>): Promise<Record<string, unknown> | Response> => {
+    if (deps.viewerOf(c).who !== ADMIN) return fail(c, "FORBIDDEN", "Only an admin-token session may publish; a console:read key only reads");
     const body = await readJson(c);
     if (!body.ok) return badRequest(c, body.message);
-    const version = isObject(body.value) ? body.value.version : undefined;
+    return isObject(body.value) ? body.value : badRequest(c, "The body must be a JSON object");
+  };
+  app.post("/projects/:project/:env/rollback", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const { version } = body;
     if (typeof version !== "string" || version === "") return badRequest(c, 'The body must be { "version": "…" }, a version of the history');
     const { project, env } = c.req.param();
-    return answer(c, async () => {
+    return answer(c, async (viewer) => {
       await seenBundle(viewer, project, env);
-      return deps.rollback({ project, env }, version);
+      return deps.operations.rollbackBundle({ project, env }, version);
+    });
+  });
+  // `vane flags set` / `vane rollout` without publishing: the diff the page shows, from the stored version (`base`).
+  app.post("/projects/:project/:env/changes/diff", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const edit = editOf(body.change);
+    if (typeof edit === "string") return badRequest(c, edit);
+    const { project, env } = c.req.param();
+    return answer(c, async (viewer) => {
+      await seenBundle(viewer, project, env);
+      const { stored, bundle, note } = await editBundle(stores.bundles, { where: { project, env }, edit }, deps.clock.now());
+      return { base: stored.version, lines: diffBundles(stored, bundle), note };
+    });
+  });
+  // The same change published, when the stored version is still the one the diff was made from.
+  app.post("/projects/:project/:env/changes", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const edit = editOf(body.change);
+    if (typeof edit === "string") return badRequest(c, edit);
+    if (typeof body.base !== "string") return badRequest(c, "base must name the version the diff was made from");
+    const { base } = body;
+    const { project, env } = c.req.param();
+    return answer(c, async (viewer) => {
+      await seenBundle(viewer, project, env);
+      const { stored, bundle, note } = await editBundle(stores.bundles, { where: { project, env }, edit }, deps.clock.now());
+      if (stored.version !== base) throw new AdminRefusal("BAD_REQUEST", `${project}/${env} changed since the diff was made (version ${stored.version} now, not ${base}): look at the diff again`);
+      return { ...(await deps.operations.publishBundle(bundle, {})), note };
     });
   });
 
@@ -161,4 +198,13 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
   return app;
+}
+
+/** A change as the console sends it: `{ kind: "flag", key, value }` or `{ kind: "rollout", policy, percent }`, values as typed on the command line; otherwise what is wrong. */
+function editOf(change: unknown): BundleEdit | string {
+  const usage = 'change must be { "kind": "flag", "key": "…", "value": "…" } or { "kind": "rollout", "policy": "…", "percent": "…" }';
+  if (!isObject(change)) return usage;
+  if (change.kind === "flag" && typeof change.key === "string" && typeof change.value === "string") return { kind: "flag", key: change.key, value: change.value };
+  if (change.kind === "rollout" && typeof change.policy === "string" && typeof change.percent === "string") return { kind: "rollout", policy: change.policy, percent: change.percent };
+  return usage;
 }

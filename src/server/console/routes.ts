@@ -2,12 +2,12 @@
 // the page shell and the JSON API. Runtime-free like the rest of the app: assets come through a
 // function the host provides (Node reads dist/console/, a Worker its bound assets).
 // Without a session only the sign-in page and the static code answer; every page redirects to the
-// sign-in, every API call is 401. Writes (sign-in, sign-out, a rollback) must come from the
+// sign-in, every API call is 401. Writes (sign-in, sign-out, a publication) must come from the
 // console's own origin: the cookie is SameSite=Strict and the Origin header is checked too.
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
-import { rollbackBundle } from "../admin/bundle-operations.js";
+import { localOperations } from "../admin/local-operations.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Clock } from "../clock.js";
@@ -43,7 +43,7 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly sha256: Sha256;
   readonly clock: Clock;
   readonly adminToken?: string;
-  /** How bundles' property schemas compile when a rollback republishes one (ajv's when absent). */
+  /** How bundles' property schemas compile when a write publishes one (ajv's when absent). */
   readonly schemaCompiler?: SchemaCompiler;
   readonly metrics?: ServiceMetrics;
   readonly reportError: (error: unknown, requestId?: string) => void;
@@ -129,8 +129,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       metrics: deps.metrics,
       reportError: deps.reportError,
       results: deps.results,
-      rollback: (where, version) =>
-        rollbackBundle(deps.stores, { where, version }, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
+      operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
       viewerOf: (c) => viewerOf.get(c)!,
     }),
   );
