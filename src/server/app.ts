@@ -83,6 +83,8 @@ export interface AppLimits {
   readonly changeWatchMs: number;
   /** A comment line on every event stream this often, so proxies keep idle streams open. */
   readonly streamHeartbeatMs: number;
+  /** How often the events stored meanwhile go out to open console pages (console/live.ts). */
+  readonly consoleLiveMs: number;
   /** How long an event-stream URL's token is good for. */
   readonly streamTokenMs: number;
   /** How long before its arrival an event's analysis time can be (events/event-time.ts). */
@@ -96,6 +98,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   keyCacheMs: 1000,
   changeWatchMs: 250,
   streamHeartbeatMs: 25_000,
+  consoleLiveMs: 1000,
   streamTokenMs: 30 * 24 * 60 * 60 * 1000,
   maxEventAgeMs: DEFAULT_MAX_EVENT_AGE_MS,
 };
@@ -210,7 +213,26 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
   }
   if (options.console !== undefined) {
-    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
+    app.route(
+      "/console",
+      consoleRoutes({
+        ...options.console,
+        stores,
+        engine,
+        version: options.version,
+        limiter: auth.limiter,
+        sha256: auth.sha256,
+        clock,
+        adminToken: options.adminToken,
+        schemaCompiler: options.schemaCompiler,
+        metrics: observed.metrics,
+        reportError,
+        hub,
+        admitStream: options.admitStream,
+        shutdown: options.shutdown,
+        liveMs: { flush: limits.consoleLiveMs, heartbeat: limits.streamHeartbeatMs },
+      }),
+    );
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

@@ -1,6 +1,7 @@
 // /console/projects/:project/:env/history?from=A&to=B: every published version, and what changed
 // between any two (the lines `vane bundles diff A B` prints). The choice is in the URL, so a diff
-// can be shared. An admin-token session may roll back to the version the diff starts from.
+// can be shared. An admin-token session may roll back to the version the diff starts from. A
+// new version, however published, joins the list as it is published.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
@@ -8,6 +9,7 @@ import { postJson } from "../api.js";
 import { DiffLines } from "../diff-lines.js";
 import { time } from "../format.js";
 import { Status } from "../layout.js";
+import { useBundleVersions } from "../live.js";
 import { useData } from "../use-data.js";
 
 interface Version {
@@ -52,7 +54,7 @@ function Rollback(props: { base: string; from: string }): VNode {
 
 export function HistoryPage(props: { project: string; env: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
-  const { data, error } = useData<{ versions: Version[]; current: string }>(`${base}/history`);
+  const { data, error } = useData<{ versions: Version[]; current: string }>(`${base}/history`, useBundleVersions(props.project, props.env));
   const session = useData<{ who: string }>("/session");
   if (data === undefined) return html`<${Status} error=${error} />`;
   const query = new URLSearchParams(location.search);

@@ -19,9 +19,10 @@ import { type AdminOperations, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { badRequest, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
 import { isObject, readJson } from "../request.js";
 import type { ServiceMetrics } from "../observability/types.js";
+import { type ConsoleLive, LAST_EVENTS, eventRow } from "./live.js";
 import { metricsFigures } from "./metrics-figures.js";
 import type { ConsoleResults } from "./results.js";
 import { ADMIN, type Viewer, sees } from "./viewer.js";
@@ -38,12 +39,13 @@ export interface ConsoleApiDependencies {
   readonly results?: ConsoleResults;
   /** The admin API's operations: what the writes publish through, with every check and the new version in the history. */
   readonly operations: Pick<AdminOperations, "publishBundle" | "rollbackBundle">;
+  /** The pages' live updates. */
+  readonly live: ConsoleLive;
+  /** Whether another stream may open (false near the open-file limit); always when absent. */
+  readonly admitStream?: () => boolean;
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
-
-/** How many of the newest events the events page lists. */
-const LAST_EVENTS = 20;
 
 export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   const { stores } = deps;
@@ -178,18 +180,27 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
       const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
       // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
-      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(({ seq, event }) => ({
-        seq,
-        type: event.type,
-        ...(event.name !== undefined && { name: event.name }),
-        projectId: event.projectId,
-        env: event.env,
-        unitKey: event.unitKey,
-        receivedAt: event.receivedAt,
-      }));
+      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(eventRow);
       return { counts: Object.fromEntries(counts), discovered, last };
     }),
   );
+
+  // A page's live updates (live.ts): ?project=P&env=E adds that bundle's new versions.
+  app.get("/live", async (c) => {
+    const viewer = deps.viewerOf(c);
+    const { project, env } = c.req.query();
+    if ((project === undefined) !== (env === undefined)) return badRequest(c, "project and env go together");
+    if (deps.admitStream?.() === false) return fail(c, "SERVICE_UNAVAILABLE", "Too many open streams, retry shortly", RETRY_AFTER_SECONDS.config);
+    if (project === undefined || env === undefined) return deps.live.stream(viewer, undefined);
+    let version: string;
+    try {
+      version = (await seenBundle(viewer, project, env)).bundle.version;
+    } catch (error) {
+      // A 404 for a bundle the viewer may not see, a 503 when the store cannot tell: as the other reads answer.
+      return answer(c, () => Promise.reject(error));
+    }
+    return deps.live.stream(viewer, { projectId: project, env, version });
+  });
 
   app.get("/health", (c) =>
     answer(c, async () => {

@@ -10,6 +10,7 @@ import type { Stores } from "../../store/types.js";
 import { localOperations } from "../admin/local-operations.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { ChangeHub } from "../changes/change-hub.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
@@ -19,6 +20,7 @@ import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
 import { consoleApi } from "./api.js";
 import { type AssetReader, ConsoleAssets } from "./assets.js";
+import { ConsoleLive } from "./live.js";
 import type { ConsoleResults } from "./results.js";
 import { ConsoleSessions, DEFAULT_SESSION_MS, randomSessionSecret, sessionCookie, sessionCookieValue, type Session } from "./session.js";
 import { type Viewer, sessionViewer, signIn } from "./viewer.js";
@@ -47,6 +49,14 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly schemaCompiler?: SchemaCompiler;
   readonly metrics?: ServiceMetrics;
   readonly reportError: (error: unknown, requestId?: string) => void;
+  /** The bundles' change hub (OFREP's streams use it too): a page about a bundle hears of its new versions. */
+  readonly hub: ChangeHub;
+  /** Whether another stream may open (false near the open-file limit). */
+  readonly admitStream?: () => boolean;
+  /** Ends the live streams when the server stops. */
+  readonly shutdown?: AbortSignal;
+  /** How often stored events reach open pages, and how often an idle stream gets a keepalive. */
+  readonly liveMs: { readonly flush: number; readonly heartbeat: number };
 }
 
 /** The pages: each a shareable URL, all served by the same shell (the script draws the one named by the path). */
@@ -62,6 +72,8 @@ const INVALID = "Invalid token: sign in with the admin token or an API key with 
 export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
   const sessions = new ConsoleSessions({ secret: deps.sessionSecret ?? randomSessionSecret(), clock: deps.clock, ttlMs: deps.sessionMs ?? DEFAULT_SESSION_MS });
   const assets = new ConsoleAssets(deps.assets);
+  const live = new ConsoleLive({ events: deps.stores.events, hub: deps.hub, flushMs: deps.liveMs.flush, heartbeatMs: deps.liveMs.heartbeat });
+  deps.shutdown?.addEventListener("abort", () => live.close(), { once: true });
   const viewers = { keys: deps.stores.keys, sha256: deps.sha256, adminToken: deps.adminToken, now: () => deps.clock.now() };
   const app = new Hono<AppEnv>();
 
@@ -130,6 +142,8 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       reportError: deps.reportError,
       results: deps.results,
       operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
+      live,
+      admitStream: deps.admitStream,
       viewerOf: (c) => viewerOf.get(c)!,
     }),
   );
