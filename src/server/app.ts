@@ -9,6 +9,7 @@ import type { LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
+import { KeyUsage, countingRefusals } from "./auth/key-usage.js";
 import { MemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter.js";
 import { TokenHashes } from "./auth/token-hashes.js";
 import { BundleCache } from "./bundle-cache.js";
@@ -169,9 +170,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? systemClock;
   const { engine, stores } = options;
+  const usage = new KeyUsage(clock);
   const auth: AuthDependencies = {
     keys: new KeyCache({ keys: stores.keys, clock, ttlMs: limits.keyCacheMs, staleMs: limits.bundleStaleMs }),
-    limiter: options.rateLimiter ?? new MemoryRateLimiter(),
+    limiter: countingRefusals(options.rateLimiter ?? new MemoryRateLimiter(), usage),
+    usage,
     clock,
     hashes: new TokenHashes((bytes) => engine.sha256(bytes)),
     sha256: (bytes) => engine.sha256(bytes),
@@ -228,6 +231,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         metrics: observed.metrics,
         reportError,
         hub,
+        usage,
         admitStream: options.admitStream,
         shutdown: options.shutdown,
         liveMs: { flush: limits.consoleLiveMs, heartbeat: limits.streamHeartbeatMs },

@@ -1,6 +1,6 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
 // runs (`vane bundles get|history|diff`, `vane results`, `vane report`, `vane keys list`, `vane events
-// count|discovered`), cut to what the session's viewer may see. The writes, for admin-token
+// count|discovered`; a key's last use and rate-limit refusals, which only this process knows), cut to what the session's viewer may see. The writes, for admin-token
 // sessions only, are the CLI's own through the admin operations: a rollback (`vane bundles
 // rollback`), a parameter's default (`vane flags set`) and a rollout's share (`vane rollout`, 0 %
 // pauses), each shown as a diff before it publishes. Another organization's project answers 404,
@@ -13,6 +13,7 @@ import type { BundleEdit } from "../../bundle/edits.js";
 import type { Stores } from "../../store/types.js";
 import { editBundle } from "../admin/bundle-operations.js";
 import { answerOr } from "../admin/routes.js";
+import type { KeyUsage } from "../auth/key-usage.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
 import { type AdminOperations, publicKey } from "../admin/operations.js";
@@ -39,6 +40,8 @@ export interface ConsoleApiDependencies {
   readonly results?: ConsoleResults;
   /** The admin API's operations: what the writes publish through, with every check and the new version in the history. */
   readonly operations: Pick<AdminOperations, "publishBundle" | "rollbackBundle">;
+  /** Each key's last use and rate-limit refusals in this process. */
+  readonly usage: KeyUsage;
   /** The pages' live updates. */
   readonly live: ConsoleLive;
   /** Whether another stream may open (false near the open-file limit); always when absent. */
@@ -170,7 +173,7 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     answer(c, async (viewer) => {
       const now = deps.clock.now();
       const keys = (await stores.keys.list()).filter((k) => sees(viewer, k)).map(publicKey);
-      return { keys: keys.map((key) => ({ ...key, status: keyStatus(key, now) })) };
+      return { keys: keys.map((key) => ({ ...key, status: keyStatus(key, now), ...deps.usage.figures(key.id) })) };
     }),
   );
 

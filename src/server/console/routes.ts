@@ -9,6 +9,7 @@ import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
 import { localOperations } from "../admin/local-operations.js";
 import type { Sha256 } from "../auth/api-key.js";
+import type { KeyUsage } from "../auth/key-usage.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { Clock } from "../clock.js";
@@ -51,6 +52,8 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly reportError: (error: unknown, requestId?: string) => void;
   /** The bundles' change hub (OFREP's streams use it too): a page about a bundle hears of its new versions. */
   readonly hub: ChangeHub;
+  /** Each key's last use and rate-limit refusals in this process. */
+  readonly usage: KeyUsage;
   /** Whether another stream may open (false near the open-file limit). */
   readonly admitStream?: () => boolean;
   /** Ends the live streams when the server stops. */
@@ -143,6 +146,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       results: deps.results,
       operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
       live,
+      usage: deps.usage,
       admitStream: deps.admitStream,
       viewerOf: (c) => viewerOf.get(c)!,
     }),
