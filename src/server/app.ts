@@ -31,6 +31,7 @@ import { decideRoutes } from "./routes/decide.js";
 import { healthRoutes } from "./routes/health.js";
 import { resolveRoutes } from "./routes/resolve.js";
 import { ChangeHub } from "./changes/change-hub.js";
+import { ValidationFailures } from "./events/validation-failures.js";
 import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
@@ -204,7 +205,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
+  const failures = new ValidationFailures(() => clock.now());
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
@@ -232,6 +234,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         reportError,
         hub,
         usage,
+        failures,
         admitStream: options.admitStream,
         shutdown: options.shutdown,
         liveMs: { flush: limits.consoleLiveMs, heartbeat: limits.streamHeartbeatMs },

@@ -1,5 +1,6 @@
 // /console/events: stored events per type (`vane events count --type T`), drawn as bars, the
-// newest events (`vane events list`) and the auto-discovered event names (`vane events discovered`).
+// newest events (`vane events list`), the events refused by reason, and the auto-discovered event
+// names (`vane events discovered`).
 // Counts, the newest events and the rate per type go on live from what this server stores
 // (live.ts); updates that arrive before the page's data and hold nothing newer than it are dropped,
 // so nothing is counted twice.
@@ -66,6 +67,14 @@ function rates(arrivals: readonly Arrival[], openedAt: number): Record<string, n
   return Object.fromEntries(Object.entries(sums).map(([type, n]) => [type, n / seconds]));
 }
 
+interface Failure {
+  orgId: string;
+  projectId?: string;
+  reason: string;
+  count: number;
+  lastSeen: string;
+}
+
 interface Discovered {
   orgId: string;
   projectId: string;
@@ -78,7 +87,7 @@ interface Discovered {
 
 export function EventsPage(): VNode {
   const [openedAt] = useState(() => Date.now());
-  const { data: read, error } = useData<{ counts: Record<string, number>; discovered: Discovered[]; last: EventRow[] }>("/events");
+  const { data: read, error } = useData<{ counts: Record<string, number>; discovered: Discovered[]; last: EventRow[]; failures: Failure[] }>("/events");
   const arrivals = useArrivals();
   if (read === undefined) return html`<${Status} error=${error} />`;
   const data = { ...read, ...withArrivals(read, arrivals) };
@@ -110,6 +119,22 @@ export function EventsPage(): VNode {
               ${data.last.map(
                 (e) => html`<tr data-seq=${e.seq}>
                   <td class="number">${e.seq}</td><td>${e.type}</td><td>${e.name ?? "—"}</td><td>${e.projectId}</td><td>${e.env}</td><td><code>${e.unitKey}</code></td><td>${time(e.receivedAt)}</td>
+                </tr>`,
+              )}
+            </tbody>
+          </table>`}
+    </section>
+    <section aria-labelledby="failures-heading">
+      <h2 id="failures-heading">Refused events by reason</h2>
+      <p class="hint">Events POST /v1/events refused one by one (its <code>validationErrors</code>), as this server process counted them since it started.</p>
+      ${data.failures.length === 0
+        ? html`<p id="no-failures">No event refused.</p>`
+        : html`<table class="list" id="failures">
+            <thead><tr><th scope="col">Reason</th><th scope="col">Organization</th><th scope="col">Key's project</th><th scope="col" class="number">Events</th><th scope="col">Last seen</th></tr></thead>
+            <tbody>
+              ${data.failures.map(
+                (f) => html`<tr data-reason=${f.reason}>
+                  <th scope="row"><code>${f.reason}</code></th><td>${f.orgId}</td><td>${f.projectId ?? "(organization)"}</td><td class="number">${count(f.count)}</td><td>${time(f.lastSeen)}</td>
                 </tr>`,
               )}
             </tbody>

@@ -14,6 +14,7 @@ import type { Stores } from "../../store/types.js";
 import { editBundle } from "../admin/bundle-operations.js";
 import { answerOr } from "../admin/routes.js";
 import type { KeyUsage } from "../auth/key-usage.js";
+import type { ValidationFailures } from "../events/validation-failures.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
 import { type AdminOperations, publicKey } from "../admin/operations.js";
@@ -42,6 +43,8 @@ export interface ConsoleApiDependencies {
   readonly operations: Pick<AdminOperations, "publishBundle" | "rollbackBundle">;
   /** Each key's last use and rate-limit refusals in this process. */
   readonly usage: KeyUsage;
+  /** Events refused one by one in this process, by reason. */
+  readonly failures: ValidationFailures;
   /** The pages' live updates. */
   readonly live: ConsoleLive;
   /** Whether another stream may open (false near the open-file limit); always when absent. */
@@ -184,7 +187,8 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
       // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
       const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(eventRow);
-      return { counts: Object.fromEntries(counts), discovered, last };
+      const failures = deps.failures.list().filter((f) => sees(viewer, f));
+      return { counts: Object.fromEntries(counts), discovered, last, failures };
     }),
   );
 

@@ -16,6 +16,7 @@ import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
 import type { SchemaCompiler } from "../events/schemas.js";
+import type { ValidationFailures } from "../events/validation-failures.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
@@ -54,6 +55,8 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly hub: ChangeHub;
   /** Each key's last use and rate-limit refusals in this process. */
   readonly usage: KeyUsage;
+  /** Events refused one by one in this process, by reason. */
+  readonly failures: ValidationFailures;
   /** Whether another stream may open (false near the open-file limit). */
   readonly admitStream?: () => boolean;
   /** Ends the live streams when the server stops. */
@@ -147,6 +150,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
       live,
       usage: deps.usage,
+      failures: deps.failures,
       admitStream: deps.admitStream,
       viewerOf: (c) => viewerOf.get(c)!,
     }),
