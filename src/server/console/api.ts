@@ -106,6 +106,27 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
 
+  // A bandit's weights over time: the policy's weights in each version of the history that holds
+  // it (the learner's publications and the operators'), oldest first; an equal split where a
+  // version has none, as the live bundle draws it.
+  app.get("/projects/:project/:env/policies/:policy/weights", (c) =>
+    answer(c, async (viewer) => {
+      const { project, env, policy: ref } = c.req.param();
+      await seenBundle(viewer, project, env);
+      const entries = (await stores.bundles.history(project, env)).slice().reverse();
+      const versions = await Promise.all(entries.map((entry) => stores.bundles.historyVersion(project, env, entry.version)));
+      const points = [];
+      for (const [i, entry] of entries.entries()) {
+        const stored = versions[i];
+        const policy = stored?.bundle.layers.flatMap((layer) => layer.policies).find((p) => p.id === ref);
+        if (policy === undefined || policy.kind === "static") continue;
+        const weights = policy.weights ?? policy.allocations.map(() => 1 / policy.allocations.length);
+        points.push({ version: entry.version, storedAt: entry.storedAt, by: entry.by, arms: policy.allocations.map((a, i) => ({ key: a.key, weight: weights[i] ?? 0 })) });
+      }
+      return { points };
+    }),
+  );
+
   // `vane results POLICY` with the verb's options from the URL (?metric=…&guardrail=…&window=…&since=…&until=…).
   app.get("/projects/:project/:env/policies/:policy/results", (c) =>
     answer(c, async (viewer) => {
