@@ -165,6 +165,15 @@ describe("the console, signed in with the admin token", () => {
       expect(await page.textContent(`${row} .lift`)).toBe(a.lift === undefined ? "(control)" : a.lift.toFixed(4));
       expect(await page.textContent(`${row} .p-value`)).toBe(a.pValue === undefined ? "—" : a.pValue.toFixed(4));
     }
+    // The lift as of each day's end and now, with its confidence sequence, as `vane results --sequential` computes it (every unit came in one day: one look).
+    const sequential = JSON.parse(await cli("results", "checkout-test", "--project", "demo", "--metric", "purchase", "--sequential", "--json")) as {
+      metrics: { allocations: { allocationKey: string; lift?: number; sequential?: { liftInterval: [number, number] } }[] }[];
+    };
+    const treatment = sequential.metrics[0]!.allocations.find((a) => a.lift !== undefined)!;
+    const look = `[data-metric=purchase] [data-over-days="${treatment.allocationKey}"] tbody tr`;
+    expect(await page.locator(look).count()).toBe(1);
+    expect(await page.textContent(`${look} .lift`)).toBe(treatment.lift!.toFixed(4));
+    expect(await page.textContent(`${look} .sequence`)).toBe(`${treatment.sequential!.liftInterval[0].toFixed(4)} to ${treatment.sequential!.liftInterval[1].toFixed(4)}`);
     // The form writes the options into the URL, repeated as on the command line.
     await page.getByRole("textbox", { name: "Metrics" }).fill("purchase, purchase:value");
     await page.getByRole("button", { name: "Show results" }).click();
