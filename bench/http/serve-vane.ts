@@ -7,8 +7,10 @@
 //
 // With --observe, as `vane serve --metrics on` runs: /metrics on, one JSON log line per request
 // (written to /dev/null: the cost of building and writing each line, not of a log shipper).
+// With --console TOKEN, as `vane serve --console --admin-token TOKEN` runs.
 //
-//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--observe]
+//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--observe] [--console TOKEN]
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "0" },
     host: { type: "string", default: "127.0.0.1" },
     observe: { type: "boolean", default: false },
+    console: { type: "string" },
   },
 });
 const dataDir = values.data ?? mkdtempSync(join(tmpdir(), "vane-bench-"));
@@ -42,7 +45,8 @@ async function seed(): Promise<Seeded> {
 
 const { key, projectId, version } = await seed();
 const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
-const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe });
+const consoleOn = values.console === undefined ? {} : { adminToken: values.console, console: { sessionSecret: randomBytes(32).toString("hex") } };
+const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe, ...consoleOn });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key, pid: process.pid, dataDir, projectId, bundleVersion: version })}\n`,
 );

@@ -1,11 +1,11 @@
 // `vane flags set KEY VALUE` and `vane rollout POLICY PERCENT`: one change to the stored bundle,
-// published as a new version with every check `vane bundles put` makes (bundle-edits.ts makes
-// the change).
-import type { Bundle } from "../bundle/types.js";
+// published as a new version with every check `vane bundles put` makes (bundle/edits.ts makes
+// the change; the console makes the same through the same operation).
+import { type BundleEdit, BundleEditError, parsePercent } from "../bundle/edits.js";
+import { editBundle } from "../server/admin/bundle-operations.js";
 import { UsageError, parseVerbArgs } from "./args.js";
-import { setDefault, setRollout } from "./bundle-edits.js";
 import type { Io } from "./output.js";
-import { WHERE_HELP, WHERE_OPTIONS, nextVersion, projectOf, publish, storedBundle } from "./publish.js";
+import { WHERE_HELP, WHERE_OPTIONS, projectOf, publish } from "./publish.js";
 import { withStores } from "./store-access.js";
 import type { Verb, VerbGroup } from "./verb.js";
 
@@ -26,14 +26,12 @@ ${WHERE_HELP}`;
 
 type Where = { readonly project?: string | undefined; readonly env: string; readonly data: string };
 
-/** Loads the stored bundle, applies `edit`, publishes the result as the next version. */
-async function editAndPublish(how: { io: Io; usage: string }, where: Where, edit: (bundle: Bundle) => { bundle: Bundle; note: string }): Promise<number> {
+/** Applies `edit` to the stored bundle and publishes the result as the next version. */
+async function editAndPublish(how: { io: Io; usage: string }, where: Where, edit: BundleEdit): Promise<number> {
   const { io } = how;
   return withStores(where, "existing", async (stores) => {
     const project = await projectOf(stores.bundles, where.project, how.usage);
-    const stored = await storedBundle(stores.bundles, { project, env: where.env });
-    const { bundle, note } = edit(stored.bundle);
-    bundle.version = nextVersion(stored.bundle.version, Date.now());
+    const { bundle, note } = await editBundle(stores.bundles, { where: { project, env: where.env }, edit }, Date.now());
     const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, where, io });
     if (code === 0 && note !== "") io.out(note);
     return code;
@@ -46,12 +44,8 @@ const setVerb: Verb = {
   usage: SET_USAGE,
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: SET_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
-    const [key, text] = positionals as [string, string];
-    return editAndPublish({ io, usage: SET_USAGE }, values, (stored) => {
-      const { bundle, overriddenBy } = setDefault(stored, key, text);
-      const note = overriddenBy.length === 0 ? "" : `Note: running ${overriddenBy.length === 1 ? "policy" : "policies"} ${overriddenBy.join(", ")} still override ${key} for their units.`;
-      return { bundle, note };
-    });
+    const [key, value] = positionals as [string, string];
+    return editAndPublish({ io, usage: SET_USAGE }, values, { kind: "flag", key, value });
   },
 };
 
@@ -67,15 +61,13 @@ export const rolloutVerb: Verb = {
   usage: ROLLOUT_USAGE,
   async run(args, io) {
     const { values, positionals } = parseVerbArgs(args, { usage: ROLLOUT_USAGE, options: WHERE_OPTIONS, positionals: [2, 2] });
-    const [policy, text] = positionals as [string, string];
-    const percent = Number(text.replace(/%$/, ""));
-    if (text.trim() === "" || !Number.isFinite(percent) || percent < 0 || percent > 100) {
-      throw new UsageError(`PERCENT must be a number from 0 to 100, got "${text}"`, ROLLOUT_USAGE);
+    const [policy, percent] = positionals as [string, string];
+    try {
+      parsePercent(percent);
+    } catch (error) {
+      if (error instanceof BundleEditError) throw new UsageError(error.message, ROLLOUT_USAGE);
+      throw error;
     }
-    return editAndPublish({ io, usage: ROLLOUT_USAGE }, values, (stored) => {
-      const edit = setRollout(stored, policy, percent);
-      const share = edit.buckets === 0 ? "paused (0%)" : `${(edit.buckets / edit.bucketCount) * 100}% (buckets 0..${edit.buckets - 1} of ${edit.bucketCount})`;
-      return { bundle: edit.bundle, note: `Rollout ${edit.policy.key}: ${share}.` };
-    });
+    return editAndPublish({ io, usage: ROLLOUT_USAGE }, values, { kind: "rollout", policy, percent });
   },
 };

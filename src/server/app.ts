@@ -9,6 +9,7 @@ import type { LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
 import type { EventPipeline, Stores } from "../store/types.js";
 import { KeyCache } from "./auth/key-cache.js";
+import { KeyUsage, countingRefusals } from "./auth/key-usage.js";
 import { MemoryRateLimiter, type RateLimiter } from "./auth/rate-limiter.js";
 import { TokenHashes } from "./auth/token-hashes.js";
 import { BundleCache } from "./bundle-cache.js";
@@ -30,6 +31,7 @@ import { decideRoutes } from "./routes/decide.js";
 import { healthRoutes } from "./routes/health.js";
 import { resolveRoutes } from "./routes/resolve.js";
 import { ChangeHub } from "./changes/change-hub.js";
+import { ValidationFailures } from "./events/validation-failures.js";
 import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
@@ -83,6 +85,8 @@ export interface AppLimits {
   readonly changeWatchMs: number;
   /** A comment line on every event stream this often, so proxies keep idle streams open. */
   readonly streamHeartbeatMs: number;
+  /** How often the events stored meanwhile go out to open console pages (console/live.ts). */
+  readonly consoleLiveMs: number;
   /** How long an event-stream URL's token is good for. */
   readonly streamTokenMs: number;
   /** How long before its arrival an event's analysis time can be (events/event-time.ts). */
@@ -96,6 +100,7 @@ export const DEFAULT_LIMITS: AppLimits = {
   keyCacheMs: 1000,
   changeWatchMs: 250,
   streamHeartbeatMs: 25_000,
+  consoleLiveMs: 1000,
   streamTokenMs: 30 * 24 * 60 * 60 * 1000,
   maxEventAgeMs: DEFAULT_MAX_EVENT_AGE_MS,
 };
@@ -166,9 +171,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const clock = options.clock ?? systemClock;
   const { engine, stores } = options;
+  const usage = new KeyUsage(clock);
   const auth: AuthDependencies = {
     keys: new KeyCache({ keys: stores.keys, clock, ttlMs: limits.keyCacheMs, staleMs: limits.bundleStaleMs }),
-    limiter: options.rateLimiter ?? new MemoryRateLimiter(),
+    limiter: countingRefusals(options.rateLimiter ?? new MemoryRateLimiter(), usage),
+    usage,
     clock,
     hashes: new TokenHashes((bytes) => engine.sha256(bytes)),
     sha256: (bytes) => engine.sha256(bytes),
@@ -198,7 +205,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const learner = options.learner ?? createLearner({ stores, engine, clock });
   app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, maxEventAgeMs: limits.maxEventAgeMs }));
+  const failures = new ValidationFailures(() => clock.now());
+  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs }));
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs, perStream: options.shareStoreChecks === false });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
@@ -210,7 +218,28 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
   }
   if (options.console !== undefined) {
-    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
+    app.route(
+      "/console",
+      consoleRoutes({
+        ...options.console,
+        stores,
+        engine,
+        version: options.version,
+        limiter: auth.limiter,
+        sha256: auth.sha256,
+        clock,
+        adminToken: options.adminToken,
+        schemaCompiler: options.schemaCompiler,
+        metrics: observed.metrics,
+        reportError,
+        hub,
+        usage,
+        failures,
+        admitStream: options.admitStream,
+        shutdown: options.shutdown,
+        liveMs: { flush: limits.consoleLiveMs, heartbeat: limits.streamHeartbeatMs },
+      }),
+    );
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

@@ -7,22 +7,21 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import axe from "axe-core";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { nodeConsoleResults } from "../../src/cli/console-results.js";
 import { PrometheusMetrics } from "../../src/server/observability/prometheus.js";
 import { vane } from "../cli/helpers.js";
-import { launchChromium, pageErrors } from "../runtime/chromium.js";
+import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
+import { SHOTS, openPage, signedIn as signedInAs } from "./console-browser.js";
 
 const ADMIN = "console-admin-token-0123456789abcdef0123456789";
 const FIRST = "2026-11-19T00:00:00.000Z";
 const SECOND = "2026-11-20T00:00:00.000Z";
 const T = "2026-11-21T11:00:00.000Z";
-const SHOTS = join(process.cwd(), "test-results/console");
 
 let server: TestServer;
 let browser: Browser;
@@ -77,34 +76,8 @@ afterAll(async () => {
   if (server !== undefined) rmSync(server.dataDir, { recursive: true, force: true });
 });
 
-/** A browser context signed in through the sign-in page. CSP is bypassed only so axe can be injected. */
-async function signedIn(token: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ bypassCSP: true });
-  const page = await context.newPage();
-  await page.goto(`${server.url}/console/sign-in`);
-  await page.getByLabel("Admin token or API key with the console:read scope").fill(token);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${server.url}/console`);
-  await page.close();
-  return context;
-}
-
-/** Opens a page, waits for its data, and checks it: no errors, axe passes, a screenshot is kept. */
-async function open(context: BrowserContext, path: string, shot: string, ready: string): Promise<Page> {
-  const page = await context.newPage();
-  const errors = pageErrors(page);
-  await page.goto(server.url + path);
-  await page.waitForSelector(ready);
-  const results = (await page.evaluate(async (source) => {
-    // eslint-disable-next-line no-eval
-    (0, eval)(source);
-    return (window as unknown as { axe: typeof axe }).axe.run(document, { runOnly: ["wcag2a", "wcag2aa", "best-practice"] });
-  }, axe.source)) as axe.AxeResults;
-  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
-  await page.screenshot({ path: join(SHOTS, `${shot}.png`), fullPage: true });
-  expect(errors).toEqual([]);
-  return page;
-}
+const signedIn = (token: string) => signedInAs(browser, server.url, token);
+const open = (context: BrowserContext, path: string, shot: string, ready: string) => openPage(context, server.url + path, shot, ready);
 
 const cli = async (...args: string[]) => {
   const run = await vane(...args, "--data", server.dataDir);
@@ -192,6 +165,15 @@ describe("the console, signed in with the admin token", () => {
       expect(await page.textContent(`${row} .lift`)).toBe(a.lift === undefined ? "(control)" : a.lift.toFixed(4));
       expect(await page.textContent(`${row} .p-value`)).toBe(a.pValue === undefined ? "—" : a.pValue.toFixed(4));
     }
+    // The lift as of each day's end and now, with its confidence sequence, as `vane results --sequential` computes it (every unit came in one day: one look).
+    const sequential = JSON.parse(await cli("results", "checkout-test", "--project", "demo", "--metric", "purchase", "--sequential", "--json")) as {
+      metrics: { allocations: { allocationKey: string; lift?: number; sequential?: { liftInterval: [number, number] } }[] }[];
+    };
+    const treatment = sequential.metrics[0]!.allocations.find((a) => a.lift !== undefined)!;
+    const look = `[data-metric=purchase] [data-over-days="${treatment.allocationKey}"] tbody tr`;
+    expect(await page.locator(look).count()).toBe(1);
+    expect(await page.textContent(`${look} .lift`)).toBe(treatment.lift!.toFixed(4));
+    expect(await page.textContent(`${look} .sequence`)).toBe(`${treatment.sequential!.liftInterval[0].toFixed(4)} to ${treatment.sequential!.liftInterval[1].toFixed(4)}`);
     // The form writes the options into the URL, repeated as on the command line.
     await page.getByRole("textbox", { name: "Metrics" }).fill("purchase, purchase:value");
     await page.getByRole("button", { name: "Show results" }).click();

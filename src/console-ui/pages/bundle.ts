@@ -1,12 +1,15 @@
 // /console/projects/:project/:env: the live bundle. Parameters with their defaults and every
 // allocation that overrides them; each layer's policies with state, schedule, who they apply to
-// (conditions in words) and their split drawn as a bucket bar.
+// (conditions in words) and their split drawn as a bucket bar. An admin-token session may change
+// a default or a rollout there (change-forms.ts). A new version, however published, redraws it.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import type { Bundle, Policy } from "../../bundle/types.js";
 import { BucketBar } from "../bucket-bar.js";
+import { ChangeForms } from "../change-forms.js";
 import { conditionsWords, scheduleWords, time } from "../format.js";
 import { Status } from "../layout.js";
+import { useBundleVersions } from "../live.js";
 import { useData } from "../use-data.js";
 
 const json = (value: unknown) => JSON.stringify(value);
@@ -40,7 +43,8 @@ function PolicyView(props: { policy: Policy; bucketCount: number; base: string }
 
 export function BundlePage(props: { project: string; env: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
-  const { data, error } = useData<{ bundle: Bundle; storedAt: string }>(base);
+  const { data, error } = useData<{ bundle: Bundle; storedAt: string }>(base, useBundleVersions(props.project, props.env));
+  const session = useData<{ who: string }>("/session");
   if (data === undefined) return html`<${Status} error=${error} />`;
   const { bundle } = data;
   const bucketCount = bundle.hashing.bucketCount ?? 1000;
@@ -73,5 +77,6 @@ export function BundlePage(props: { project: string; env: string }): VNode {
         </section>`,
       )}
     </section>
+    ${session.data?.who === "admin" ? html`<${ChangeForms} base=${base} bundle=${bundle} />` : null}
   `;
 }

@@ -1,12 +1,15 @@
 // /console/projects/:project/:env/history?from=A&to=B: every published version, and what changed
 // between any two (the lines `vane bundles diff A B` prints). The choice is in the URL, so a diff
-// can be shared. An admin-token session may roll back to the version the diff starts from.
+// can be shared. An admin-token session may roll back to the version the diff starts from. A
+// new version, however published, joins the list as it is published.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { postJson } from "../api.js";
+import { DiffLines } from "../diff-lines.js";
 import { time } from "../format.js";
 import { Status } from "../layout.js";
+import { useBundleVersions } from "../live.js";
 import { useData } from "../use-data.js";
 
 interface Version {
@@ -18,9 +21,7 @@ function Diff(props: { base: string; from: string; to: string }): VNode {
   const { data, error } = useData<{ lines: string[] }>(`${props.base}/diff?from=${encodeURIComponent(props.from)}&to=${encodeURIComponent(props.to)}`);
   if (data === undefined) return html`<${Status} error=${error} />`;
   if (data.lines.length === 0) return html`<p id="diff-empty">The two versions hold the same bundle.</p>`;
-  return html`<ul class="diff" id="diff" aria-label=${`Changes from ${props.from} to ${props.to}`}>
-    ${data.lines.map((line) => html`<li class=${{ "+": "added", "-": "removed", "~": "changed" }[line[0]!] ?? ""}><code>${line}</code></li>`)}
-  </ul>`;
+  return html`<${DiffLines} id="diff" label=${`Changes from ${props.from} to ${props.to}`} lines=${data.lines} />`;
 }
 
 /**
@@ -53,7 +54,7 @@ function Rollback(props: { base: string; from: string }): VNode {
 
 export function HistoryPage(props: { project: string; env: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
-  const { data, error } = useData<{ versions: Version[]; current: string }>(`${base}/history`);
+  const { data, error } = useData<{ versions: Version[]; current: string }>(`${base}/history`, useBundleVersions(props.project, props.env));
   const session = useData<{ who: string }>("/session");
   if (data === undefined) return html`<${Status} error=${error} />`;
   const query = new URLSearchParams(location.search);

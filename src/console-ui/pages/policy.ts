@@ -1,5 +1,5 @@
 // /console/projects/:project/:env/policies/:policy: an adaptive policy (a bandit): its arms'
-// current weights, and what `vane report POLICY` computes from the stored decisions and rewards:
+// current weights, their weights over the versions of the bundle history, and what `vane report POLICY` computes from the stored decisions and rewards:
 // decisions closed and pending, rewards, mean reward, and the off-policy estimates (IPS, SNIPS)
 // with their 95% intervals, drawn on one axis.
 import type { VNode } from "preact";
@@ -10,6 +10,7 @@ import { IntervalPlot } from "../interval-plot.js";
 import { count, time } from "../format.js";
 import { Status } from "../layout.js";
 import { useData } from "../use-data.js";
+import { type WeightsPoint, WeightsPlot } from "../weights-plot.js";
 
 interface Estimate {
   estimate: number;
@@ -72,6 +73,26 @@ function ReportView(props: { base: string; policy: Policy }): VNode {
   `;
 }
 
+function WeightsOverTime(props: { base: string; policy: Policy }): VNode {
+  const { data, error } = useData<{ points: WeightsPoint[] }>(`${props.base}/policies/${encodeURIComponent(props.policy.id)}/weights`);
+  if (data === undefined) return html`<${Status} error=${error} />`;
+  const keys = props.policy.allocations.map((a) => a.key);
+  return html`
+    <${WeightsPlot} points=${data.points} />
+    <table class="list" id="weights-history">
+      <thead><tr><th scope="col">Version</th><th scope="col">Published by</th>${keys.map((key) => html`<th scope="col" class="number">${key}</th>`)}</tr></thead>
+      <tbody>
+        ${data.points.map(
+          (p) => html`<tr data-version=${p.version}>
+            <th scope="row"><code>${p.version}</code></th><td>${p.by}</td>
+            ${keys.map((key) => html`<td class="number" data-arm=${key}>${fixed(p.arms.find((a) => a.key === key)?.weight ?? 0)}</td>`)}
+          </tr>`,
+        )}
+      </tbody>
+    </table>
+  `;
+}
+
 export function PolicyPage(props: { project: string; env: string; policy: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
   const { data, error } = useData<{ bundle: Bundle }>(base);
@@ -85,6 +106,13 @@ export function PolicyPage(props: { project: string; env: string; policy: string
       <h2 id="weights-heading">Current weights</h2>
       <${BucketBar} allocations=${policy.allocations} bucketCount=${bundle.hashing.bucketCount ?? 1000} weights=${policy.weights} adaptive=${policy.kind !== "static"} label=${`Weights of ${policy.key}`} />
     </section>
+    ${policy.kind === "static"
+      ? null
+      : html`<section aria-labelledby="weights-time-heading">
+          <h2 id="weights-time-heading">Weights over time</h2>
+          <p class="hint">The policy's weights in each version of the bundle history: the learner's publications and the operators'.</p>
+          <${WeightsOverTime} base=${base} policy=${policy} />
+        </section>`}
     <section aria-labelledby="report-heading">
       <h2 id="report-heading">Decisions, rewards and off-policy estimates</h2>
       ${policy.kind === "static" ? html`<p>A static policy logs no propensities: there is nothing to estimate. Its results are <code>vane results ${policy.key}</code>.</p>` : html`<${ReportView} base=${base} policy=${policy} />`}

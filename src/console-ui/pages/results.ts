@@ -65,7 +65,33 @@ function OptionsForm(): VNode {
   </form>`;
 }
 
-function MetricView(props: { metric: Results["metrics"][number]; names: Map<string, string> }): VNode {
+interface LookPoint {
+  at: string;
+  lift: number;
+  sequentialInterval: [number, number];
+}
+
+/**
+ * A treatment's lift as it stood at each day's end (UTC) and now, with its confidence sequence
+ * (valid at every look at once, so watching it daily is safe): `vane results --sequential --html`'s
+ * plot, one row per look.
+ */
+function OverDays(props: { metric: string; points: Record<string, LookPoint[]>; names: Map<string, string> }): VNode | null {
+  const series = Object.entries(props.points).filter(([, points]) => points.length > 0);
+  if (series.length === 0) return null;
+  return html`<div class="over-days">
+    ${series.map(
+      ([key, points]) => html`<h4>Lift of ${props.names.get(key) ?? key} over days (95% confidence sequence)</h4>
+        <${IntervalPlot} rows=${points.map((p) => ({ label: time(p.at).slice(0, 16), estimate: p.lift, interval: p.sequentialInterval }))} label=${`Lift of ${props.names.get(key) ?? key} on ${props.metric} as of each day's end`} format=${(n: number) => n.toFixed(DIGITS)} />
+        <table class="list" data-over-days=${key}>
+          <thead><tr><th scope="col">As of</th><th scope="col" class="number">Lift</th><th scope="col">Confidence sequence</th></tr></thead>
+          <tbody>${points.map((p) => html`<tr data-at=${p.at}><th scope="row">${time(p.at)}</th><td class="number lift">${fixed(p.lift)}</td><td class="sequence">${fixed(p.sequentialInterval[0])} to ${fixed(p.sequentialInterval[1])}</td></tr>`)}</tbody>
+        </table>`,
+    )}
+  </div>`;
+}
+
+function MetricView(props: { metric: Results["metrics"][number]; names: Map<string, string>; overDays?: Record<string, LookPoint[]> }): VNode {
   const { metric, names } = props;
   const compared = metric.allocations.filter((a) => a.liftInterval !== undefined && a.lift !== undefined);
   const value = metric.kind === "value";
@@ -86,12 +112,13 @@ function MetricView(props: { metric: Results["metrics"][number]; names: Map<stri
         )}
       </tbody>
     </table>
+    ${props.overDays === undefined ? null : html`<${OverDays} metric=${metric.event} points=${props.overDays} names=${names} />`}
   </section>`;
 }
 
 export function ResultsPage(props: { project: string; env: string; policy: string }): VNode {
   const base = `/projects/${encodeURIComponent(props.project)}/${encodeURIComponent(props.env)}`;
-  const { data, error } = useData<{ results: Results; unitsInSeveral: number; hourly: HourlyUnits[] }>(`${base}/policies/${encodeURIComponent(props.policy)}/results${location.search}`);
+  const { data, error } = useData<{ results: Results; unitsInSeveral: number; hourly: HourlyUnits[]; overDays: Record<string, LookPoint[]>[] }>(`${base}/policies/${encodeURIComponent(props.policy)}/results${location.search}`);
   const head = html`<p class="meta"><a href=${`/console${base}`}>The live bundle</a></p><${OptionsForm} />`;
   if (data === undefined) return html`${head}<${Status} error=${error} />`;
   const { results } = data;
@@ -121,7 +148,7 @@ export function ResultsPage(props: { project: string; env: string; policy: strin
     </section>
     <section aria-labelledby="metrics-heading">
       <h2 id="metrics-heading">Metrics</h2>
-      ${results.metrics.length === 0 ? html`<p>No metrics asked for: add one above (an event name, as <code>vane results --metric</code> takes it).</p>` : results.metrics.map((m) => html`<${MetricView} metric=${m} names=${names} />`)}
+      ${results.metrics.length === 0 ? html`<p>No metrics asked for: add one above (an event name, as <code>vane results --metric</code> takes it).</p>` : results.metrics.map((m, i) => html`<${MetricView} metric=${m} names=${names} overDays=${data.overDays[i]} />`)}
     </section>
   `;
 }

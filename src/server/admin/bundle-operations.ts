@@ -1,6 +1,8 @@
-// Publishing bundles (`vane bundles put|rollback`, `flags set`, `rollout`, `init`, the admin API):
-// every check of bundle-checks.ts, then the put; a rollback publishes an earlier version's content
-// again as a new version, through the same checks.
+// Publishing bundles (`vane bundles put|rollback`, `flags set`, `rollout`, `init`, the admin API,
+// the console): every check of bundle-checks.ts, then the put; a rollback publishes an earlier
+// version's content again as a new version, through the same checks; an edit (bundle/edits.ts)
+// makes the stored bundle's next version.
+import { type BundleEdit, BundleEditError, type EditedBundle, applyEdit } from "../../bundle/edits.js";
 import type { Bundle } from "../../bundle/types.js";
 import { isoTimestampMs } from "../../bundle/validate-values.js";
 import { ProjectOwnedElsewhere } from "../../store/tenancy.js";
@@ -34,6 +36,23 @@ export async function rollbackBundle(stores: Stores, target: { where: BundleWher
   const earlier = await versionOf(stores.bundles, target.version, target.where);
   const current = await storedBundle(stores.bundles, target.where);
   return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, {}, deps);
+}
+
+/**
+ * `vane flags set` or `vane rollout` on the stored bundle: the edited copy as its next version,
+ * not yet published (the console shows its diff first), and the stored version it was made from.
+ */
+export async function editBundle(bundles: BundleStore, target: { where: BundleWhere; edit: BundleEdit }, now: number): Promise<EditedBundle & { stored: Bundle }> {
+  const stored = await storedBundle(bundles, target.where);
+  let edited: EditedBundle;
+  try {
+    edited = applyEdit(stored.bundle, target.edit);
+  } catch (error) {
+    if (error instanceof BundleEditError) throw new AdminRefusal("BAD_REQUEST", error.message);
+    throw error;
+  }
+  edited.bundle.version = nextVersion(stored.bundle.version, now);
+  return { ...edited, stored: stored.bundle };
 }
 
 /** A version for a bundle made from the stored one: now, or just after the stored version when the clock is behind it. */

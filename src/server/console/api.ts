@@ -1,23 +1,30 @@
 // The JSON the console's pages read, under /console/api: the same stores and admin reads the CLI
 // runs (`vane bundles get|history|diff`, `vane results`, `vane report`, `vane keys list`, `vane events
-// count|discovered`), cut to what the session's viewer may see. One write, for admin-token
-// sessions only: a rollback, as `vane bundles rollback` does it. Another organization's project
-// answers 404, as one that does not exist.
+// count|discovered`; a key's last use and rate-limit refusals, which only this process knows), cut to what the session's viewer may see. The writes, for admin-token
+// sessions only, are the CLI's own through the admin operations: a rollback (`vane bundles
+// rollback`), a parameter's default (`vane flags set`) and a rollout's share (`vane rollout`, 0 %
+// pauses), each shown as a diff before it publishes. Another organization's project answers 404,
+// as one that does not exist.
 import { type Context, Hono } from "hono";
 import { readPolicyOutcomes } from "../../analysis/outcomes.js";
 import { policyReport, refusal } from "../../analysis/policy-report.js";
 import { diffBundles } from "../../bundle/diff.js";
+import type { BundleEdit } from "../../bundle/edits.js";
 import type { Stores } from "../../store/types.js";
+import { editBundle } from "../admin/bundle-operations.js";
 import { answerOr } from "../admin/routes.js";
+import type { KeyUsage } from "../auth/key-usage.js";
+import type { ValidationFailures } from "../events/validation-failures.js";
 import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
-import { type Published, publicKey } from "../admin/operations.js";
+import { type AdminOperations, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { badRequest, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
 import { isObject, readJson } from "../request.js";
 import type { ServiceMetrics } from "../observability/types.js";
+import { type ConsoleLive, LAST_EVENTS, eventRow } from "./live.js";
 import { metricsFigures } from "./metrics-figures.js";
 import type { ConsoleResults } from "./results.js";
 import { ADMIN, type Viewer, sees } from "./viewer.js";
@@ -32,14 +39,19 @@ export interface ConsoleApiDependencies {
   readonly reportError: (error: unknown, requestId?: string) => void;
   /** Experiment results, when the host can compute them. */
   readonly results?: ConsoleResults;
-  /** `vane bundles rollback`: the admin operation, with its checks and its new version in the history. */
-  readonly rollback: (where: { project: string; env: string }, version: string) => Promise<Published>;
+  /** The admin API's operations: what the writes publish through, with every check and the new version in the history. */
+  readonly operations: Pick<AdminOperations, "publishBundle" | "rollbackBundle">;
+  /** Each key's last use and rate-limit refusals in this process. */
+  readonly usage: KeyUsage;
+  /** Events refused one by one in this process, by reason. */
+  readonly failures: ValidationFailures;
+  /** The pages' live updates. */
+  readonly live: ConsoleLive;
+  /** Whether another stream may open (false near the open-file limit); always when absent. */
+  readonly admitStream?: () => boolean;
   /** The signed-in viewer of the request (the session middleware found it). */
   readonly viewerOf: (c: Context<AppEnv>) => Viewer;
 }
-
-/** How many of the newest events the events page lists. */
-const LAST_EVENTS = 20;
 
 export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   const { stores } = deps;
@@ -94,6 +106,27 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
 
+  // A bandit's weights over time: the policy's weights in each version of the history that holds
+  // it (the learner's publications and the operators'), oldest first; an equal split where a
+  // version has none, as the live bundle draws it.
+  app.get("/projects/:project/:env/policies/:policy/weights", (c) =>
+    answer(c, async (viewer) => {
+      const { project, env, policy: ref } = c.req.param();
+      await seenBundle(viewer, project, env);
+      const entries = (await stores.bundles.history(project, env)).slice().reverse();
+      const versions = await Promise.all(entries.map((entry) => stores.bundles.historyVersion(project, env, entry.version)));
+      const points = [];
+      for (const [i, entry] of entries.entries()) {
+        const stored = versions[i];
+        const policy = stored?.bundle.layers.flatMap((layer) => layer.policies).find((p) => p.id === ref);
+        if (policy === undefined || policy.kind === "static") continue;
+        const weights = policy.weights ?? policy.allocations.map(() => 1 / policy.allocations.length);
+        points.push({ version: entry.version, storedAt: entry.storedAt, by: entry.by, arms: policy.allocations.map((a, i) => ({ key: a.key, weight: weights[i] ?? 0 })) });
+      }
+      return { points };
+    }),
+  );
+
   // `vane results POLICY` with the verb's options from the URL (?metric=…&guardrail=…&window=…&since=…&until=…).
   app.get("/projects/:project/:env/policies/:policy/results", (c) =>
     answer(c, async (viewer) => {
@@ -110,18 +143,51 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
 
-  // The one write: admin-token sessions only (a console:read key reads), after the page showed the diff.
-  app.post("/projects/:project/:env/rollback", async (c) => {
-    const viewer = deps.viewerOf(c);
-    if (viewer.who !== ADMIN) return fail(c, "FORBIDDEN", "Only an admin-token session may publish; a console:read key only reads");
+  // The writes: admin-token sessions only (a console:read key reads), after the page showed the diff.
+  const adminBody = async (c: Context<AppEnv>): Promise<Record<string, unknown> | Response> => {
+    if (deps.viewerOf(c).who !== ADMIN) return fail(c, "FORBIDDEN", "Only an admin-token session may publish; a console:read key only reads");
     const body = await readJson(c);
     if (!body.ok) return badRequest(c, body.message);
-    const version = isObject(body.value) ? body.value.version : undefined;
+    return isObject(body.value) ? body.value : badRequest(c, "The body must be a JSON object");
+  };
+  app.post("/projects/:project/:env/rollback", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const { version } = body;
     if (typeof version !== "string" || version === "") return badRequest(c, 'The body must be { "version": "…" }, a version of the history');
     const { project, env } = c.req.param();
-    return answer(c, async () => {
+    return answer(c, async (viewer) => {
       await seenBundle(viewer, project, env);
-      return deps.rollback({ project, env }, version);
+      return deps.operations.rollbackBundle({ project, env }, version);
+    });
+  });
+  // `vane flags set` / `vane rollout` without publishing: the diff the page shows, from the stored version (`base`).
+  app.post("/projects/:project/:env/changes/diff", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const edit = editOf(body.change);
+    if (typeof edit === "string") return badRequest(c, edit);
+    const { project, env } = c.req.param();
+    return answer(c, async (viewer) => {
+      await seenBundle(viewer, project, env);
+      const { stored, bundle, note } = await editBundle(stores.bundles, { where: { project, env }, edit }, deps.clock.now());
+      return { base: stored.version, lines: diffBundles(stored, bundle), note };
+    });
+  });
+  // The same change published, when the stored version is still the one the diff was made from.
+  app.post("/projects/:project/:env/changes", async (c) => {
+    const body = await adminBody(c);
+    if (body instanceof Response) return body;
+    const edit = editOf(body.change);
+    if (typeof edit === "string") return badRequest(c, edit);
+    if (typeof body.base !== "string") return badRequest(c, "base must name the version the diff was made from");
+    const { base } = body;
+    const { project, env } = c.req.param();
+    return answer(c, async (viewer) => {
+      await seenBundle(viewer, project, env);
+      const { stored, bundle, note } = await editBundle(stores.bundles, { where: { project, env }, edit }, deps.clock.now());
+      if (stored.version !== base) throw new AdminRefusal("BAD_REQUEST", `${project}/${env} changed since the diff was made (version ${stored.version} now, not ${base}): look at the diff again`);
+      return { ...(await deps.operations.publishBundle(bundle, {})), note };
     });
   });
 
@@ -129,7 +195,7 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     answer(c, async (viewer) => {
       const now = deps.clock.now();
       const keys = (await stores.keys.list()).filter((k) => sees(viewer, k)).map(publicKey);
-      return { keys: keys.map((key) => ({ ...key, status: keyStatus(key, now) })) };
+      return { keys: keys.map((key) => ({ ...key, status: keyStatus(key, now), ...deps.usage.figures(key.id) })) };
     }),
   );
 
@@ -139,18 +205,28 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
       const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
       // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
-      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(({ seq, event }) => ({
-        seq,
-        type: event.type,
-        ...(event.name !== undefined && { name: event.name }),
-        projectId: event.projectId,
-        env: event.env,
-        unitKey: event.unitKey,
-        receivedAt: event.receivedAt,
-      }));
-      return { counts: Object.fromEntries(counts), discovered, last };
+      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(eventRow);
+      const failures = deps.failures.list().filter((f) => sees(viewer, f));
+      return { counts: Object.fromEntries(counts), discovered, last, failures };
     }),
   );
+
+  // A page's live updates (live.ts): ?project=P&env=E adds that bundle's new versions.
+  app.get("/live", async (c) => {
+    const viewer = deps.viewerOf(c);
+    const { project, env } = c.req.query();
+    if ((project === undefined) !== (env === undefined)) return badRequest(c, "project and env go together");
+    if (deps.admitStream?.() === false) return fail(c, "SERVICE_UNAVAILABLE", "Too many open streams, retry shortly", RETRY_AFTER_SECONDS.config);
+    if (project === undefined || env === undefined) return deps.live.stream(viewer, undefined);
+    let version: string;
+    try {
+      version = (await seenBundle(viewer, project, env)).bundle.version;
+    } catch (error) {
+      // A 404 for a bundle the viewer may not see, a 503 when the store cannot tell: as the other reads answer.
+      return answer(c, () => Promise.reject(error));
+    }
+    return deps.live.stream(viewer, { projectId: project, env, version });
+  });
 
   app.get("/health", (c) =>
     answer(c, async () => {
@@ -159,4 +235,13 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
   return app;
+}
+
+/** A change as the console sends it: `{ kind: "flag", key, value }` or `{ kind: "rollout", policy, percent }`, values as typed on the command line; otherwise what is wrong. */
+function editOf(change: unknown): BundleEdit | string {
+  const usage = 'change must be { "kind": "flag", "key": "…", "value": "…" } or { "kind": "rollout", "policy": "…", "percent": "…" }';
+  if (!isObject(change)) return usage;
+  if (change.kind === "flag" && typeof change.key === "string" && typeof change.value === "string") return { kind: "flag", key: change.key, value: change.value };
+  if (change.kind === "rollout" && typeof change.policy === "string" && typeof change.percent === "string") return { kind: "rollout", policy: change.policy, percent: change.percent };
+  return usage;
 }

@@ -2,23 +2,27 @@
 // the page shell and the JSON API. Runtime-free like the rest of the app: assets come through a
 // function the host provides (Node reads dist/console/, a Worker its bound assets).
 // Without a session only the sign-in page and the static code answer; every page redirects to the
-// sign-in, every API call is 401. Writes (sign-in, sign-out, a rollback) must come from the
+// sign-in, every API call is 401. Writes (sign-in, sign-out, a publication) must come from the
 // console's own origin: the cookie is SameSite=Strict and the Origin header is checked too.
 import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
-import { rollbackBundle } from "../admin/bundle-operations.js";
+import { localOperations } from "../admin/local-operations.js";
 import type { Sha256 } from "../auth/api-key.js";
+import type { KeyUsage } from "../auth/key-usage.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
+import type { ChangeHub } from "../changes/change-hub.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, fail } from "../errors.js";
 import type { SchemaCompiler } from "../events/schemas.js";
+import type { ValidationFailures } from "../events/validation-failures.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { isObject, readJson } from "../request.js";
 import { healthOf } from "../routes/health.js";
 import { consoleApi } from "./api.js";
 import { type AssetReader, ConsoleAssets } from "./assets.js";
+import { ConsoleLive } from "./live.js";
 import type { ConsoleResults } from "./results.js";
 import { ConsoleSessions, DEFAULT_SESSION_MS, randomSessionSecret, sessionCookie, sessionCookieValue, type Session } from "./session.js";
 import { type Viewer, sessionViewer, signIn } from "./viewer.js";
@@ -43,10 +47,22 @@ export interface ConsoleDependencies extends ConsoleOptions {
   readonly sha256: Sha256;
   readonly clock: Clock;
   readonly adminToken?: string;
-  /** How bundles' property schemas compile when a rollback republishes one (ajv's when absent). */
+  /** How bundles' property schemas compile when a write publishes one (ajv's when absent). */
   readonly schemaCompiler?: SchemaCompiler;
   readonly metrics?: ServiceMetrics;
   readonly reportError: (error: unknown, requestId?: string) => void;
+  /** The bundles' change hub (OFREP's streams use it too): a page about a bundle hears of its new versions. */
+  readonly hub: ChangeHub;
+  /** Each key's last use and rate-limit refusals in this process. */
+  readonly usage: KeyUsage;
+  /** Events refused one by one in this process, by reason. */
+  readonly failures: ValidationFailures;
+  /** Whether another stream may open (false near the open-file limit). */
+  readonly admitStream?: () => boolean;
+  /** Ends the live streams when the server stops. */
+  readonly shutdown?: AbortSignal;
+  /** How often stored events reach open pages, and how often an idle stream gets a keepalive. */
+  readonly liveMs: { readonly flush: number; readonly heartbeat: number };
 }
 
 /** The pages: each a shareable URL, all served by the same shell (the script draws the one named by the path). */
@@ -62,6 +78,8 @@ const INVALID = "Invalid token: sign in with the admin token or an API key with 
 export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
   const sessions = new ConsoleSessions({ secret: deps.sessionSecret ?? randomSessionSecret(), clock: deps.clock, ttlMs: deps.sessionMs ?? DEFAULT_SESSION_MS });
   const assets = new ConsoleAssets(deps.assets);
+  const live = new ConsoleLive({ events: deps.stores.events, hub: deps.hub, flushMs: deps.liveMs.flush, heartbeatMs: deps.liveMs.heartbeat });
+  deps.shutdown?.addEventListener("abort", () => live.close(), { once: true });
   const viewers = { keys: deps.stores.keys, sha256: deps.sha256, adminToken: deps.adminToken, now: () => deps.clock.now() };
   const app = new Hono<AppEnv>();
 
@@ -129,8 +147,11 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
       metrics: deps.metrics,
       reportError: deps.reportError,
       results: deps.results,
-      rollback: (where, version) =>
-        rollbackBundle(deps.stores, { where, version }, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
+      operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
+      live,
+      usage: deps.usage,
+      failures: deps.failures,
+      admitStream: deps.admitStream,
       viewerOf: (c) => viewerOf.get(c)!,
     }),
   );

@@ -4,6 +4,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { constantTimeEqual, type Sha256 } from "../auth/api-key.js";
 import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
+import type { KeyUsage } from "../auth/key-usage.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { TokenHashes } from "../auth/token-hashes.js";
 import type { Clock } from "../clock.js";
@@ -19,6 +20,8 @@ export interface AuthDependencies {
   readonly hashes: TokenHashes;
   /** For what else needs a digest (OFREP's ETags and stream tokens). */
   readonly sha256: Sha256;
+  /** Each key's last use (and, through the limiter, its refusals), for the console's keys page. */
+  readonly usage?: KeyUsage;
 }
 
 export interface Access {
@@ -58,6 +61,7 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
       if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
     }
     c.set("key", key);
+    deps.usage?.used(key.id);
     await next();
   };
 }

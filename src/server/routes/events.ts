@@ -18,6 +18,7 @@ import { uuidv7 } from "../../ids/uuidv7.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import type { ValidationFailures } from "../events/validation-failures.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 
@@ -29,6 +30,8 @@ export interface EventsDependencies {
   readonly pipelines: readonly EventPipeline[];
   readonly clock: Clock;
   readonly metrics?: Pick<ServiceMetrics, "events">;
+  /** Events refused one by one, counted by reason for the console. */
+  readonly failures?: ValidationFailures;
   /** How long before its arrival an event can have happened (events/event-time.ts). */
   readonly maxEventAgeMs: number;
 }
@@ -109,6 +112,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
 
   const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
     deps.metrics?.events("invalid", batch.validationErrors.length);
+    deps.failures?.record(c.get("key"), batch.validationErrors);
     let accepted = 0;
     let duplicates = 0;
     let lastSeq = 0;
