@@ -227,7 +227,7 @@ describe("the console on the Worker in Chromium", () => {
 });
 
 /** When something was stored or seen: each target's own clock. */
-const TIMES = ["storedAt", "createdAt", "receivedAt", "firstSeen", "lastSeen"];
+const TIMES = ["lastUsedAt", "storedAt", "createdAt", "receivedAt", "firstSeen", "lastSeen"];
 
 /** Answers without what each target makes its own: times (each target's clock) and a key's random id. */
 function comparable(body: unknown): unknown {
