@@ -1,7 +1,8 @@
 // A page's live updates: one EventSource on GET /console/api/live (src/server/console/live.ts).
 // A page about a bundle names it and hears of its new versions (an OFREP-style `message`); every
 // page may listen to `events`, what this server stored since the last message in the viewer's
-// scope. EventSource reconnects by itself after a dropped stream.
+// scope, or, where they cannot be heard (the Worker), one `unavailable` saying why. EventSource
+// reconnects by itself after a dropped stream.
 import { useEffect, useRef, useState } from "preact/hooks";
 
 export interface EventRow {
@@ -22,13 +23,21 @@ export interface EventsUpdate {
   seconds: number;
 }
 
-function useLive(query: string, on: { bundle?: () => void; events?: (update: EventsUpdate) => void }): void {
+interface LiveHandlers {
+  bundle?: () => void;
+  events?: (update: EventsUpdate) => void;
+  /** Why no `events` will come. */
+  unavailable?: (message: string) => void;
+}
+
+function useLive(query: string, on: LiveHandlers): void {
   const handlers = useRef(on);
   handlers.current = on;
   useEffect(() => {
     const source = new EventSource(`/console/api/live${query}`);
     source.addEventListener("message", () => handlers.current.bundle?.());
     source.addEventListener("events", (event) => handlers.current.events?.(JSON.parse((event as MessageEvent<string>).data) as EventsUpdate));
+    source.addEventListener("unavailable", (event) => handlers.current.unavailable?.((JSON.parse((event as MessageEvent<string>).data) as { events: string }).events));
     return () => source.close();
   }, [query]);
 }
@@ -40,7 +49,7 @@ export function useBundleVersions(project: string, env: string): number {
   return versions;
 }
 
-/** Calls `on` with each update of stored events. */
-export function useEventUpdates(on: (update: EventsUpdate) => void): void {
-  useLive("", { events: on });
+/** Calls `on` with each update of stored events, and `unavailable` with why none will come. */
+export function useEventUpdates(on: (update: EventsUpdate) => void, unavailable: (message: string) => void): void {
+  useLive("", { events: on, unavailable });
 }

@@ -20,6 +20,10 @@ export interface ConsoleVars {
 export const EDGE_RESULTS_MESSAGE =
   "Experiment results are not computed at the edge: `vane results` sums the events with DuckDB, which a Worker cannot run. The events are in the R2 archive as Parquet files with the Node archive's columns (events/dt=…/hour=…/): query them with DuckDB where it runs (docs/edge.md)";
 
+/** What the console's live stream says instead of event counts: this isolate stores no events, the queue's consumer does. */
+export const EDGE_LIVE_EVENTS_MESSAGE =
+  "Live event counts are not available at the edge: the Queue's consumer stores events in another invocation, so no request hears of them. Reload the page for the counts in D1";
+
 const encoder = new TextEncoder();
 
 /** The console's options for createApp; undefined when VANE_CONSOLE is off. */
@@ -27,7 +31,7 @@ export function edgeConsoleOf(vars: ConsoleVars, files: Readonly<Record<string, 
   const on = (vars.VANE_CONSOLE ?? "").trim();
   if (on === "" || on === "off") return undefined;
   if (on !== "on") throw new Error(`VANE_CONSOLE must be "on" or "off", got "${on.slice(0, 40)}"`);
-  return { assets: bundledAssets(files), sessionSecret: sessionSecretOf(vars), results: atTheEdge };
+  return { assets: bundledAssets(files), sessionSecret: sessionSecretOf(vars), results: atTheEdge, liveEventsUnavailable: EDGE_LIVE_EVENTS_MESSAGE };
 }
 
 /**

@@ -4,13 +4,14 @@
 // pages' JSON (projects, live bundle, history and diff, bandit report, events, keys) equals Node's
 // for the same set-up (both made through the admin API), that another organization never shows,
 // the bundled files and their cache lifetimes, the results page's "not at the edge", and the live
-// bundle rendered in Chromium (its screenshot in test-results/console/edge-bundle.png).
+// bundle (its screenshot in test-results/console/edge-bundle.png) and the events page's "no live
+// counts at the edge" rendered in Chromium.
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
-import { EDGE_RESULTS_MESSAGE } from "../../src/edge/console.js";
+import { EDGE_LIVE_EVENTS_MESSAGE, EDGE_RESULTS_MESSAGE } from "../../src/edge/console.js";
 import { type LocalEdge, startLocalEdge } from "../../src/edge/local.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { launchChromium, pageErrors } from "../runtime/chromium.js";
@@ -200,7 +201,7 @@ describe("the console on the Worker in Chromium", () => {
   }, 30_000);
   afterAll(() => browser?.close());
 
-  it("signs in through the sign-in page and draws the live bundle with no error; the results page says why it has none", async () => {
+  it("signs in through the sign-in page and draws the live bundle with no error; the results page says why it has none, the events page why its counts are not live", async () => {
     const context = await browser.newContext();
     const signInPage = await context.newPage();
     await signInPage.goto(`${edge.url}/console/sign-in`);
@@ -222,6 +223,9 @@ describe("the console on the Worker in Chromium", () => {
     await page.goto(`${edge.url}/console/projects/demo/production/policies/checkout-test/results?metric=purchase`);
     await page.waitForSelector("p.error");
     expect(await page.textContent("p.error")).toContain("which a Worker cannot run");
+    await page.goto(`${edge.url}/console/events`);
+    expect(await (await page.waitForSelector("#live-unavailable")).textContent()).toBe(EDGE_LIVE_EVENTS_MESSAGE);
+    expect(await page.$$("[id^=rate-]")).toEqual([]);
     await context.close();
   }, 60_000);
 });

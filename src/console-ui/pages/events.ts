@@ -23,16 +23,20 @@ interface Arrival {
 /** How often the rates are drawn again when nothing arrives (they fall as the minute passes; no request is made). */
 const REDRAW_MS = 5000;
 
-/** The updates received since the page opened: those of the last minute, the older ones folded into one (the page's data was read long before them). */
-function useArrivals(): Arrival[] {
+/**
+ * The updates received since the page opened: those of the last minute, the older ones folded into
+ * one (the page's data was read long before them); `unavailable` says why none will come (the Worker).
+ */
+function useArrivals(): { arrivals: Arrival[]; unavailable: string | undefined } {
   const [arrivals, setArrivals] = useState<Arrival[]>([]);
+  const [unavailable, setUnavailable] = useState<string>();
   const [, redraw] = useState(0);
-  useEventUpdates((update) => setArrivals((seen) => fold([...seen, { at: Date.now(), update }])));
+  useEventUpdates((update) => setArrivals((seen) => fold([...seen, { at: Date.now(), update }])), setUnavailable);
   useEffect(() => {
     const timer = setInterval(() => redraw((n) => n + 1), REDRAW_MS);
     return () => clearInterval(timer);
   }, []);
-  return arrivals;
+  return { arrivals, unavailable };
 }
 
 /** Arrivals older than the rate's window summed into the first, so an open page holds a minute of them. */
@@ -88,7 +92,7 @@ interface Discovered {
 export function EventsPage(): VNode {
   const [openedAt] = useState(() => Date.now());
   const { data: read, error } = useData<{ counts: Record<string, number>; discovered: Discovered[]; last: EventRow[]; failures: Failure[] }>("/events");
-  const arrivals = useArrivals();
+  const { arrivals, unavailable } = useArrivals();
   if (read === undefined) return html`<${Status} error=${error} />`;
   const data = { ...read, ...withArrivals(read, arrivals) };
   const perSecond = rates(arrivals, openedAt);
@@ -103,11 +107,13 @@ export function EventsPage(): VNode {
             <span class="bar-label">${type}</span>
             <span class="bar-track" aria-hidden="true"><span class="bar-fill" style=${{ width: `${(n / most) * 100}%` }}></span></span>
             <span class="bar-value" id=${`count-${type}`}>${count(n)}</span>
-            <span class="bar-rate" id=${`rate-${type}`}>${(perSecond[type] ?? 0).toFixed(1)}/s</span>
+            ${unavailable === undefined && html`<span class="bar-rate" id=${`rate-${type}`}>${(perSecond[type] ?? 0).toFixed(1)}/s</span>`}
           </li>`,
         )}
       </ul>
-      <p class="hint">Live: the counts and the newest events go on as this server stores events; the rate is per second over the last minute.</p>
+      ${unavailable === undefined
+        ? html`<p class="hint">Live: the counts and the newest events go on as this server stores events; the rate is per second over the last minute.</p>`
+        : html`<p class="hint" id="live-unavailable">${unavailable}</p>`}
     </section>
     <section aria-labelledby="last-heading">
       <h2 id="last-heading">Newest events</h2>

@@ -5,7 +5,8 @@
 // stream is open, the store's commit feed is kept as counts per organization, project and type,
 // and the newest events (references, nothing copied per event); every `flushMs` one message per
 // viewer's scope (admin, an organization, a project) is encoded once and sent to all of that
-// scope's streams. An idle console costs its socket and a place in a set.
+// scope's streams. An idle console costs its socket and a place in a set. On a Worker (`perStream`)
+// each stream keeps itself alive from its own timer instead and hears no stored events.
 import type { EventType, SequencedEvent, StoredEvent } from "../../store/types.js";
 import type { ChangeHub, ChangeSink } from "../changes/change-hub.js";
 import type { Viewer } from "./viewer.js";
@@ -31,6 +32,13 @@ export interface ConsoleLiveOptions {
   readonly flushMs: number;
   /** A comment line this often keeps proxies from closing an idle stream. */
   readonly heartbeatMs: number;
+  /**
+   * Workers: a stream's bytes may come only from its own request (workerd cancels, as hung, a
+   * stream fed by another request's timer once that request is gone), and no request hears of
+   * stored events (the queue's consumer commits them, in another invocation). Each stream then
+   * keeps itself alive from a timer of its own and opens with `event: unavailable` saying this.
+   */
+  readonly perStream?: { readonly eventsUnavailable: string };
 }
 
 interface Scope {
@@ -76,7 +84,7 @@ export class ConsoleLive {
         controller.enqueue(OPENING);
         const sink: ChangeSink = { send: (chunk) => controller.enqueue(chunk), end: () => controller.close() };
         const leaveHub = topic === undefined ? undefined : this.options.hub.subscribe(topic, sink);
-        const leave = this.join(viewer, sink);
+        const leave = this.options.perStream === undefined ? this.join(viewer, sink) : alone(sink, this.options.perStream.eventsUnavailable, this.options.heartbeatMs);
         close = () => {
           leaveHub?.();
           leave();
@@ -172,6 +180,13 @@ function eventsMessage(seen: readonly Pending[], flushMs: number): Uint8Array | 
     .slice(0, LAST_EVENTS)
     .map(eventRow);
   return encoder.encode(`event: events\ndata: ${JSON.stringify({ counts, last, seconds: flushMs / 1000 })}\n\n`);
+}
+
+/** A stream on a Worker: told once why no events come, and kept alive by a timer of its own request. */
+function alone(sink: ChangeSink, eventsUnavailable: string, heartbeatMs: number): () => void {
+  sink.send(encoder.encode(`event: unavailable\ndata: ${JSON.stringify({ events: eventsUnavailable })}\n\n`));
+  const timer = setInterval(() => deliver(sink, HEARTBEAT), heartbeatMs);
+  return () => clearInterval(timer);
 }
 
 /** A stream whose client left is dropped by its own cancel; this only keeps one failure from stopping the others. */

@@ -37,6 +37,8 @@ export interface ConsoleOptions {
   readonly sessionMs?: number;
   /** Computes experiment results (src/cli/console-results.ts on Node, handed in by `vane serve`); no results page when absent. */
   readonly results?: ConsoleResults;
+  /** Workers: the live stream's timers are each stream's own, and it says this instead of sending event counts (live.ts). */
+  readonly liveEventsUnavailable?: string;
 }
 
 export interface ConsoleDependencies extends ConsoleOptions {
@@ -78,7 +80,13 @@ const INVALID = "Invalid token: sign in with the admin token or an API key with 
 export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
   const sessions = new ConsoleSessions({ secret: deps.sessionSecret ?? randomSessionSecret(), clock: deps.clock, ttlMs: deps.sessionMs ?? DEFAULT_SESSION_MS });
   const assets = new ConsoleAssets(deps.assets);
-  const live = new ConsoleLive({ events: deps.stores.events, hub: deps.hub, flushMs: deps.liveMs.flush, heartbeatMs: deps.liveMs.heartbeat });
+  const live = new ConsoleLive({
+    events: deps.stores.events,
+    hub: deps.hub,
+    flushMs: deps.liveMs.flush,
+    heartbeatMs: deps.liveMs.heartbeat,
+    ...(deps.liveEventsUnavailable !== undefined && { perStream: { eventsUnavailable: deps.liveEventsUnavailable } }),
+  });
   deps.shutdown?.addEventListener("abort", () => live.close(), { once: true });
   const viewers = { keys: deps.stores.keys, sha256: deps.sha256, adminToken: deps.adminToken, now: () => deps.clock.now() };
   const app = new Hono<AppEnv>();
