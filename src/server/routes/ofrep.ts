@@ -81,7 +81,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, served.resolution)!));
     const etag = bulkEtag(flags, deps.auth.sha256);
     if (served.stale) servedStale(c);
-    if (weakMatch(c.req.header("If-None-Match"), etag)) return empty(c, 304, { ETag: etag });
+    if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
     for (const flag of flags) flag.metadata.decisionId = served.decisionId;
     const metadata = { configVersion: bundle.version, decisionId: served.decisionId };
     return json(c, { flags, metadata, eventStreams: [eventStream(deps, c, where)] }, 200, { ETag: etag });

@@ -17,7 +17,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { EVENT_COLUMNS, fromDiscoveredRow, fromEventRow, type DiscoveredRow, type SequencedRow } from "./event-rows.js";
 import { EVENTS_TABLE } from "./writer/event-log.js";
-import { encodeLogRow } from "../log-row.js";
+import { type LogRowText, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -120,9 +120,9 @@ export class SqliteEventStore implements EventStore {
     this.logEndStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
   }
 
-  async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
+  async append(events: readonly StoredEvent[], encoded?: LogRowText): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.logEnd(), stored: 0, duplicates: 0 };
-    const row = encodeLogRow(events);
+    const row = encoded ?? encodeLogRow(events);
     const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length });
     if (receipt.stored > 0 && this.listeners.size > 0) {
       const skipped = new Set(receipt.skipped);
