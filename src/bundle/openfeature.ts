@@ -31,7 +31,7 @@ export interface ResolvedFlags {
   readonly layers: readonly LayerFacts[];
 }
 
-interface PolicyFacts {
+export interface PolicyFacts {
   readonly key: string;
   readonly reason: FlagReason;
   /** Allocation id → key. */
@@ -60,6 +60,11 @@ export class FlagIndex {
   /** The keys a bulk evaluation answers: every parameter, in bundle order. */
   get flagKeys(): string[] {
     return this.bundle.parameters.map((p) => p.key);
+  }
+
+  /** What a policy of the bundle gives a flag: its key, the reason, its allocations' keys. */
+  policy(policyId: string): PolicyFacts | undefined {
+    return this.policies.get(policyId);
   }
 
   has(flagKey: string): boolean {

@@ -143,8 +143,8 @@ function limitBody(maxBytes: number): (c: Context<AppEnv>, next: Next) => Promis
   const tooLarge = (c: Context<AppEnv>) => json(c, errorBody("BAD_REQUEST", `Request body exceeds limit of ${maxBytes} bytes`), 413);
   const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return async function limitRequestBody(c, next) {
-    if (c.req.header("Transfer-Encoding") !== undefined) return streamed(c, next);
-    const length = c.req.header("Content-Length");
+    if (c.req.header("transfer-encoding") !== undefined) return streamed(c, next);
+    const length = c.req.header("content-length");
     if (length !== undefined && Number(length) > maxBytes) return tooLarge(c);
     await next();
   };

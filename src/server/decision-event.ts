@@ -1,7 +1,6 @@
 // The decision event every resolution records (runtime-api.md "Decision event"), with the tenant
 // and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
-import type { LayerResolution, Resolution } from "../bundle/resolve.js";
-import { layerAssignment } from "../bundle/response.js";
+import type { Resolution } from "../bundle/resolve.js";
 import type { StoredEvent } from "../store/types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 
@@ -17,22 +16,18 @@ export interface DecisionSource {
   readonly latencyMs: number;
 }
 
-/** A decision event says also which layers were resolved only for attribution. */
-function decidedLayer(layer: LayerResolution): Record<string, unknown> {
-  // Added to the fresh object, not spread into a new one: a spread followed by more properties costs microseconds.
-  const decided = layerAssignment(layer);
-  decided.attributionOnly = layer.attributionOnly;
-  return decided;
-}
-
-/** The stored form; undefined fields vanish when the store serializes the body. */
+/**
+ * The stored form; undefined fields vanish when the store serializes the body. Its layers are the
+ * resolution's own: a LayerResolution holds exactly the contract's LayerAssignment (response.ts
+ * layerAssignment) and whether the layer was resolved only for attribution, in that order.
+ */
 export function decisionEvent(resolution: Resolution, source: DecisionSource, unitKey: string): StoredEvent {
   const body = {
       type: "decision",
       unitKey,
       timestamp: source.timestamp,
       assignments: resolution.assignments,
-      layers: resolution.layers.map(decidedLayer),
+      layers: resolution.layers,
       latencyMs: source.latencyMs,
       decisionId: source.decisionId,
       configVersion: source.configVersion,

@@ -23,7 +23,7 @@ export function isJsonContentType(header: string | undefined): boolean {
  * `Content-Type: application/json`, so a form or text body is refused before it is parsed.
  */
 export async function readJson(c: Context): Promise<JsonBody> {
-  const contentType = c.req.header("Content-Type");
+  const contentType = c.req.header("content-type");
   if (!isJsonContentType(contentType)) {
     const given = contentType === undefined ? "none" : clip(contentType);
     return { ok: false, message: `Content-Type must be application/json, got ${given}` };

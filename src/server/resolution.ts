@@ -4,9 +4,11 @@
 import { type Resolution, contextProblems, resolve } from "../bundle/resolve.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import type { EventStore } from "../store/types.js";
-import { type BundleCache, type BundleEntry, foundFor } from "./bundle-cache.js";
+import { type BundleCache, type BundleEntry, type BundleFound, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 import { decisionEvent } from "./decision-event.js";
+import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
+import { type SharedParts, sharedParts } from "./resolve-texts.js";
 
 export interface ResolutionDependencies {
   readonly bundles: BundleCache;
@@ -32,6 +34,8 @@ export interface Served {
   readonly decisionId: string;
   /** ISO 8601 time of the decision. */
   readonly timestamp: string;
+  /** The resolution's parts its decision event serialized, for the answer to reuse (resolve-texts.ts). */
+  readonly parts: SharedParts;
 }
 
 /** Why nothing was served: the store is down, no bundle (or another org's), a refused context, the event not stored. */
@@ -43,12 +47,14 @@ export type NotServed =
 export async function bundleFor(
   bundles: BundleCache,
   where: { readonly orgId: string; readonly projectId: string; readonly env: string },
-): Promise<{ ok: true; entry: BundleEntry; stale: boolean } | NotServed> {
+): Promise<BundleFound | NotServed> {
   const found = await bundles.lookup(where.projectId, where.env);
-  if (found.status === "unavailable") return { ok: false, reason: "unavailable" };
-  if (!foundFor(found, where.orgId)) return { ok: false, reason: "missing" };
-  return { ok: true, entry: found.entry, stale: found.stale };
+  if (found.status === "unavailable") return UNAVAILABLE;
+  return foundFor(found, where.orgId) ? found : MISSING;
 }
+
+const UNAVAILABLE: NotServed = { ok: false, reason: "unavailable" };
+const MISSING: NotServed = { ok: false, reason: "missing" };
 
 /** Resolves against `entry` (from bundleFor) and records the decision; nothing is served unless it is stored. */
 export async function resolveAndRecord(
@@ -69,10 +75,14 @@ export async function resolveAndRecord(
   const source = { decisionId, orgId, projectId, env, configVersion: found.entry.bundle.version, nowMs: now, timestamp, latencyMs: performance.now() - request.started };
   // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.
   const unit = resolution.unitKeyValue ?? "";
+  const event = decisionEvent(resolution, source, unit);
+  const parts = sharedParts(resolution);
+  // The row written from the resolution: the event is not serialized again by the store.
+  const row = { text: found.entry.texts.decisionRow(resolution, source, unit, event.id, parts), format: LOG_FORMAT_COMPACT } as const;
   try {
-    await deps.events.append([decisionEvent(resolution, source, unit)]);
+    await deps.events.append([event], row);
   } catch {
     return { ok: false, reason: "not-recorded" };
   }
-  return { ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp };
+  return { ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp, parts };
 }

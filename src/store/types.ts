@@ -4,6 +4,7 @@
 // (test/store/contract.ts).
 import type { MessagePort } from "node:worker_threads";
 import type { Bundle } from "../bundle/types.js";
+import type { LogRowText } from "./log-row.js";
 
 export type KeyKind = "pk" | "sk" | "mk" | "ak";
 
@@ -177,9 +178,11 @@ export interface EventFilter {
 export interface EventStore {
   /**
    * Stores the batch in one transaction, in order, with its discovered-event counts: all of it
-   * or, on failure (a rejected promise), none of it.
+   * or, on failure (a rejected promise), none of it. `row`, when the caller wrote it: the batch's
+   * log row exactly as encodeLogRow(events) would (log-row.ts), which a store of such rows takes
+   * as it is instead of serializing the events again; other stores ignore it.
    */
-  append(events: readonly StoredEvent[]): Promise<AppendReceipt>;
+  append(events: readonly StoredEvent[], row?: LogRowText): Promise<AppendReceipt>;
   /** Events with seq > `afterSeq`, ascending, at most `limit`. */
   readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]>;
   /** Stored events, newest first. */

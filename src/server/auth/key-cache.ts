@@ -29,11 +29,18 @@ export class KeyCache {
     this.maxEntries = options.maxEntries ?? 10_000;
   }
 
-  /** The key with this secret hash, undefined when unknown; KeyStoreUnavailable when it cannot tell. */
-  async lookup(hash: string): Promise<KeyRecord | undefined> {
+  /**
+   * The key with this secret hash, undefined when unknown; KeyStoreUnavailable when it cannot tell.
+   * A record read within `ttlMs` is returned as it is, not in a promise: the hit path allocates nothing.
+   */
+  lookup(hash: string): KeyRecord | undefined | Promise<KeyRecord | undefined> {
     const now = this.options.clock.now();
     const cached = this.entries.get(hash);
     if (cached !== undefined && now - cached.fetchedAt < this.options.ttlMs) return cached.record;
+    return this.fetch(hash, now, cached);
+  }
+
+  private async fetch(hash: string, now: number, cached: CachedKey | undefined): Promise<KeyRecord | undefined> {
     try {
       const record = await this.options.keys.byHash(hash);
       this.remember(hash, { record, fetchedAt: now });

@@ -39,15 +39,20 @@ const HEADER_FORM = 'The Authorization header must be "Bearer <key>": the word B
 
 export function authenticate(deps: AuthDependencies, access: Access): MiddlewareHandler<AppEnv> {
   return async function auth(c, next) {
-    const header = c.req.header("Authorization");
-    if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
-    const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-    if (token === undefined) return json(c, { ...errorBody("UNAUTHORIZED", "Invalid API key"), details: HEADER_FORM }, 401);
-    const hash = deps.hashes.hashOf(token);
-    if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
+    const header = c.req.header("authorization");
+    let hash = header === undefined ? undefined : deps.hashes.ofHeader(header);
+    if (hash === undefined) {
+      if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
+      const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      if (token === undefined) return json(c, { ...errorBody("UNAUTHORIZED", "Invalid API key"), details: HEADER_FORM }, 401);
+      hash = deps.hashes.hashOf(token);
+      if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
+      deps.hashes.rememberHeader(header, hash);
+    }
     let key: KeyRecord | undefined;
     try {
-      key = await deps.keys.lookup(hash);
+      const found = deps.keys.lookup(hash);
+      key = found instanceof Promise ? await found : found;
     } catch (error) {
       if (error instanceof KeyStoreUnavailable) return access.unavailable(c);
       throw error;
@@ -73,9 +78,10 @@ export const rateLimited = (c: Context<AppEnv>): Response =>
 export function refuse(c: Context<AppEnv>, key: KeyRecord, now: number, access: Access): Response | undefined {
   if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
-  const orgHeader = c.req.header("X-Org-Id");
+  // Header names in lower case: @hono/node-server lowers each name it is given, a new string when it changes.
+  const orgHeader = c.req.header("x-org-id");
   if (orgHeader !== undefined && orgHeader !== key.orgId) return fail(c, "FORBIDDEN", "X-Org-Id does not match the API key's organization");
-  const projectHeader = c.req.header("X-Project-Id");
+  const projectHeader = c.req.header("x-project-id");
   if (projectHeader !== undefined && key.projectId !== undefined && projectHeader !== key.projectId) {
     return fail(c, "FORBIDDEN", "X-Project-Id does not match the API key's project");
   }

@@ -48,7 +48,12 @@ const ETAG_BYTES = 8;
  * Weak, since each answer's decision id differs.
  */
 export function bulkEtag(flags: readonly FlagEvaluation[], sha256: Sha256): string {
-  const digest = sha256(encoder.encode(JSON.stringify(flags)));
+  return bulkEtagOf(JSON.stringify(flags), sha256);
+}
+
+/** bulkEtag of the evaluations' JSON text (bulk-texts.ts writes it without building them). */
+export function bulkEtagOf(evaluations: string, sha256: Sha256): string {
+  const digest = sha256(encoder.encode(evaluations));
   let hex = "";
   for (let i = 0; i < ETAG_BYTES; i++) hex += HEX_BYTE[digest[i]!];
   return `W/"${hex}"`;

@@ -23,10 +23,10 @@ export async function readOfrepBody(c: Context<AppEnv>): Promise<OfrepRequest> {
 
 /** The project: the key's own, else X-Project-Id (organization keys); undefined when neither. */
 export function projectOf(c: Context<AppEnv>): string | undefined {
-  return c.get("key").projectId ?? (c.req.header("X-Project-Id") || undefined);
+  return c.get("key").projectId ?? (c.req.header("x-project-id") || undefined);
 }
 
 /** OFREP has no env in its bodies: X-Env, else production. */
 export function envOf(c: Context<AppEnv>): string {
-  return c.req.header("X-Env") || DEFAULT_ENV;
+  return c.req.header("x-env") || DEFAULT_ENV;
 }

@@ -1,7 +1,7 @@
 // GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
 import { Hono } from "hono";
-import { empty, servedStale, text } from "../answer.js";
-import { type BundleCache, foundFor } from "../bundle-cache.js";
+import { type HeaderRecord, empty, servedStale, text } from "../answer.js";
+import { type BundleCache, type BundleEntry, foundFor } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
@@ -10,6 +10,26 @@ import { DEFAULT_ENV, etagMatches } from "../request.js";
 const CACHE_CONTROL = "public, max-age=60, must-revalidate";
 /** A stale copy is re-asked for sooner, so clients pick up the fresh bundle once the store is back. */
 const STALE_CACHE_CONTROL = "public, max-age=10, must-revalidate";
+
+interface VersionHeaders {
+  readonly fresh: HeaderRecord;
+  readonly stale: HeaderRecord;
+}
+
+/** A bundle version's answer headers, made once ("public" lets shared caches keep the bundle; Vary keeps one key's copy from answering another key). */
+const headersOf = new WeakMap<BundleEntry, VersionHeaders>();
+
+function answerHeaders(entry: BundleEntry): VersionHeaders {
+  let headers = headersOf.get(entry);
+  if (headers === undefined) {
+    headers = {
+      fresh: { ETag: entry.etag, "Cache-Control": CACHE_CONTROL, Vary: "Authorization" },
+      stale: { ETag: entry.etag, "Cache-Control": STALE_CACHE_CONTROL, Vary: "Authorization" },
+    };
+    headersOf.set(entry, headers);
+  }
+  return headers;
+}
 
 export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -22,7 +42,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     if (key.projectId !== undefined && key.projectId !== projectId) {
       return fail(c, "FORBIDDEN", `API key is not valid for project ${clip(projectId)}`);
     }
-    const projectHeader = c.req.header("X-Project-Id");
+    const projectHeader = c.req.header("x-project-id");
     if (projectHeader !== undefined && projectHeader !== projectId) {
       return fail(c, "FORBIDDEN", "X-Project-Id does not match the requested project");
     }
@@ -33,9 +53,8 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     }
     const { entry, stale } = found;
     if (stale) servedStale(c);
-    // "public" lets shared caches keep the bundle; Vary keeps one key's copy from answering another key.
-    const headers = { ETag: entry.etag, "Cache-Control": stale ? STALE_CACHE_CONTROL : CACHE_CONTROL, Vary: "Authorization" };
-    if (etagMatches(c.req.header("If-None-Match"), entry.etag)) return empty(c, 304, headers);
+    const headers = stale ? answerHeaders(entry).stale : answerHeaders(entry).fresh;
+    if (etagMatches(c.req.header("if-none-match"), entry.etag)) return empty(c, 304, headers);
     return text(c, entry.json, "application/json", headers);
   });
   return app;

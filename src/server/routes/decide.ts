@@ -150,9 +150,9 @@ async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unk
 
 function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
   const key = c.get("key");
-  const projectId = key.projectId ?? (c.req.header("X-Project-Id") || undefined);
+  const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
   if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
-  const env = bodyEnv ?? (c.req.header("X-Env") || DEFAULT_ENV);
+  const env = bodyEnv ?? (c.req.header("x-env") || DEFAULT_ENV);
   if (typeof env !== "string" || env === "") return badRequest(c, "env must be a non-empty string");
   return { orgId: key.orgId, projectId, env };
 }

@@ -5,12 +5,13 @@
 // browsers, with an ETag over what it evaluated and an event stream for change notifications.
 import { Hono, type Context } from "hono";
 import { vaneContext } from "../../bundle/openfeature.js";
-import { empty, json, servedStale } from "../answer.js";
+import { empty, json, servedStale, text } from "../answer.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { bulkEtag, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
+import { bulkEtagOf, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
+import { bulkTextsOf } from "../ofrep/bulk-texts.js";
 import { changeStream } from "../ofrep/change-stream.js";
 import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
 import { streamAccess } from "../ofrep/stream-access.js";
@@ -78,13 +79,14 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
     const { flags: index, bundle } = served.entry;
-    const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, served.resolution)!));
-    const etag = bulkEtag(flags, deps.auth.sha256);
+    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
+    const flags = bulkTextsOf(index).evaluations(served.resolution, served.decisionId);
+    const etag = bulkEtagOf(flags.unsigned, deps.auth.sha256);
     if (served.stale) servedStale(c);
-    if (weakMatch(c.req.header("If-None-Match"), etag)) return empty(c, 304, { ETag: etag });
-    for (const flag of flags) flag.metadata.decisionId = served.decisionId;
-    const metadata = { configVersion: bundle.version, decisionId: served.decisionId };
-    return json(c, { flags, metadata, eventStreams: [eventStream(deps, c, where)] }, 200, { ETag: etag });
+    if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
+    const metadata = JSON.stringify({ configVersion: bundle.version, decisionId: served.decisionId });
+    const answer = `{"flags":${flags.signed},"metadata":${metadata},"eventStreams":[${JSON.stringify(eventStream(deps, c, where))}]}`;
+    return text(c, answer, "application/json", { ETag: etag });
   });
 
   app.get("/ofrep/v1/changes/:projectId", streamAccess(deps), async (c) => {

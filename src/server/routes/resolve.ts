@@ -1,9 +1,8 @@
 // POST /v1/resolve — server-side resolution for a context with the freshest bundle; every
 // success records one decision event before it answers (runtime-api.md).
 import { Hono, type Context } from "hono";
-import { resolveResponse } from "../../bundle/response.js";
 import type { EventStore } from "../../store/types.js";
-import { json, servedStale } from "../answer.js";
+import { servedStale, text } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
@@ -37,7 +36,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
   app.post("/v1/resolve", access, async (c) => {
     const started = performance.now();
     const key = c.get("key");
-    const projectId = key.projectId ?? (c.req.header("X-Project-Id") || undefined);
+    const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
@@ -59,7 +58,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     }
     if (served.stale) servedStale(c);
     const { decisionId, timestamp, entry } = served;
-    return json(c, resolveResponse(served.resolution, { decisionId, timestamp, version: entry.bundle.version }));
+    return text(c, entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), "application/json");
   });
   return app;
 }
@@ -74,7 +73,7 @@ async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Respon
   if (body.depth > MAX_JSON_DEPTH && deeperThan(context, MAX_JSON_DEPTH)) {
     return badRequest(c, `context is nested more than ${MAX_JSON_DEPTH} levels deep`);
   }
-  const env = value.env ?? (c.req.header("X-Env") || DEFAULT_ENV);
+  const env = value.env ?? (c.req.header("x-env") || DEFAULT_ENV);
   if (typeof env !== "string" || env === "") return badRequest(c, "env must be a non-empty string");
   const parameters = value.parameters;
   if (parameters !== undefined && !(Array.isArray(parameters) && parameters.every((p) => typeof p === "string"))) {

@@ -19,7 +19,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
-import { decodeLogRow, encodeLogRow } from "../log-row.js";
+import { type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
@@ -100,9 +100,9 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
+  async append(events: readonly StoredEvent[], encoded?: LogRowText): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.log.end(), stored: 0, duplicates: 0 };
-    const row = encodeLogRow(events);
+    const row = encoded ?? encodeLogRow(events);
     const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length });
     if (receipt.stored > 0 && this.listeners.size > 0) {
       const skipped = new Set(receipt.skipped);

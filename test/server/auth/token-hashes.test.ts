@@ -53,4 +53,20 @@ describe("TokenHashes", () => {
     hashes.hashOf(keys[0]!);
     expect(calls.n).toBe(4);
   });
+
+  it("answers a remembered Authorization header with its hash, and only that exact header", () => {
+    const hashes = new TokenHashes(countingSha256().sha256);
+    const header = `Bearer ${KEY}`;
+    expect(hashes.ofHeader(header)).toBeUndefined();
+    hashes.rememberHeader(header, hex(KEY));
+    expect(hashes.ofHeader(header)).toBe(hex(KEY));
+    // Same length and same last two characters (so the same slot), one character apart.
+    expect(hashes.ofHeader(`Bearer vane_sk_b${"a".repeat(39)}`)).toBeUndefined();
+    expect(hashes.ofHeader(`bearer ${KEY}`)).toBeUndefined();
+    // Another header in the same slot replaces it.
+    const other = `Bearer vane_pk_${"a".repeat(40)}`;
+    hashes.rememberHeader(other, hex("other"));
+    expect(hashes.ofHeader(other)).toBe(hex("other"));
+    expect(hashes.ofHeader(header)).toBeUndefined();
+  });
 });

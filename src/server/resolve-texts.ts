@@ -1,0 +1,154 @@
+// What a resolution writes, as text built straight from it: the decision event's log row (the
+// compact row of log-row.ts) and POST /v1/resolve's answer. Each equals, byte for byte, the
+// JSON.stringify of the objects it replaces (encodeLogRow of decisionEvent's event, and
+// resolveResponse's body; test/server/resolve-texts.test.ts holds them equal over random bundles
+// and contexts): the assignments and filtered context are serialized once for both, and what a
+// bundle version fixes (each layer's outcome after its bucket, the tenant's fields) is written
+// once per version.
+import type { LayerResolution, Resolution } from "../bundle/resolve.js";
+import { SUGGESTED_REFRESH_MS } from "../bundle/response.js";
+import type { Bundle } from "../bundle/types.js";
+import type { DecisionSource } from "./decision-event.js";
+
+/** The parts of a resolution both texts hold, serialized once. */
+export interface SharedParts {
+  readonly assignments: string;
+  /** undefined when the resolution has no filtered context. */
+  readonly filteredContext: string | undefined;
+}
+
+export function sharedParts(resolution: Resolution): SharedParts {
+  const filtered = resolution.filteredContext;
+  return { assignments: JSON.stringify(resolution.assignments), filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
+}
+
+/** What follows a layer's bucket, in the decision event and in the answer, for one outcome of the layer. */
+interface LayerTail {
+  readonly event: string;
+  readonly answer: string;
+}
+
+/** A layer's heads and tails: by policy id, then allocation id ("" for none), each as served and as attribution only. */
+interface LayerTails {
+  /** `{"layerId":…,"bucket":`, and the same after a comma. */
+  readonly head: string;
+  readonly nextHead: string;
+  readonly byOutcome: Map<string, Map<string, readonly [served: LayerTail, attribution: LayerTail]>>;
+}
+
+/**
+ * The pieces of one text, joined once: fewer and larger than a concatenation's (each of which
+ * would be a string of its own); reused, as nothing here runs concurrently.
+ */
+const pieces: string[] = [];
+
+function joined(): string {
+  const text = pieces.join("");
+  pieces.length = 0;
+  return text;
+}
+
+/** A bundle version's texts, quoted once: each layer's head, each outcome's tail, the decision event's tenant fields. */
+export class VersionTexts {
+  private readonly layers = new Map<string, LayerTails>();
+  /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
+  private readonly tenantTail: string;
+  private readonly version: string;
+
+  constructor(private readonly bundle: Bundle) {
+    this.version = JSON.stringify(bundle.version);
+    this.tenantTail = tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env);
+  }
+
+  /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */
+  decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
+    const { bundle } = this;
+    const tail =
+      source.orgId === bundle.orgId && source.projectId === bundle.projectId && source.env === bundle.env && source.configVersion === bundle.version
+        ? this.tenantTail
+        : tenantTail(JSON.stringify(source.configVersion), source.orgId, source.projectId, source.env);
+    const timestamp = JSON.stringify(source.timestamp);
+    pieces.push("[", timestamp, ",[", JSON.stringify(eventId), ',{"type":"decision","unitKey":', JSON.stringify(unitKey), ',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
+    const { layers } = resolution;
+    for (let i = 0; i < layers.length; i++) {
+      const layer = layers[i]!;
+      const tails = this.tailsOf(layer);
+      pieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
+    }
+    pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":', JSON.stringify(source.decisionId), tail);
+    if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
+    pieces.push("}]]");
+    return joined();
+  }
+
+  /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
+  resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
+    const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
+    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', JSON.stringify(ids.timestamp));
+    if (resolution.unitKeyValue !== undefined) pieces.push(',"unitKeyValue":', JSON.stringify(resolution.unitKeyValue));
+    pieces.push(',"layers":[');
+    const { layers } = resolution;
+    for (let i = 0; i < layers.length; i++) {
+      const layer = layers[i]!;
+      const tails = this.tailsOf(layer);
+      pieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).answer);
+    }
+    pieces.push('],"configVersion":', version);
+    if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
+    if (resolution.unknownParameters !== undefined) pieces.push(',"unknownParameters":', JSON.stringify(resolution.unknownParameters));
+    if (resolution.unitKeyMissing) pieces.push(',"unitKeyMissing":true');
+    pieces.push('},"stateVersion":', version, ',"suggestedRefreshMs":', String(SUGGESTED_REFRESH_MS), "}");
+    return joined();
+  }
+
+  private tailsOf(layer: LayerResolution): LayerTails {
+    let tails = this.layers.get(layer.layerId);
+    if (tails === undefined) {
+      const head = `{"layerId":${JSON.stringify(layer.layerId)},"bucket":`;
+      tails = { head, nextHead: `,${head}`, byOutcome: new Map() };
+      this.layers.set(layer.layerId, tails);
+    }
+    return tails;
+  }
+}
+
+/** The tail of this layer's outcome, made on first use: a policy's allocation fixes its keys, name and probability in a version. */
+function tailOf(tails: LayerTails, layer: LayerResolution): LayerTail {
+  const policyId = layer.policyId ?? "";
+  let byAllocation = tails.byOutcome.get(policyId);
+  if (byAllocation === undefined) tails.byOutcome.set(policyId, (byAllocation = new Map()));
+  const allocationId = layer.allocationId ?? "";
+  let both = byAllocation.get(allocationId);
+  if (both === undefined) byAllocation.set(allocationId, (both = [tailFor(layer, false), tailFor(layer, true)]));
+  return layer.attributionOnly === true ? both[1] : both[0];
+}
+
+/** What decision-event.ts (every field of LayerResolution, undefined ones left out) and response.ts's resolvedLayer write after the bucket. */
+function tailFor(layer: LayerResolution, attributionOnly: boolean): LayerTail {
+  let event = "";
+  let answer = "";
+  if (layer.policyId !== undefined) {
+    event += `,"policyId":${JSON.stringify(layer.policyId)}`;
+    answer += `,"policyId":${JSON.stringify(layer.policyId)}`;
+  }
+  if (layer.policyKey !== undefined) event += `,"policyKey":${JSON.stringify(layer.policyKey)}`;
+  if (layer.allocationId !== undefined) {
+    event += `,"allocationId":${JSON.stringify(layer.allocationId)}`;
+    answer += `,"allocationId":${JSON.stringify(layer.allocationId)}`;
+  }
+  if (layer.allocationName !== undefined) {
+    event += `,"allocationName":${JSON.stringify(layer.allocationName)}`;
+    answer += `,"allocationName":${JSON.stringify(layer.allocationName)}`;
+  }
+  if (layer.allocationKey !== undefined) event += `,"allocationKey":${JSON.stringify(layer.allocationKey)}`;
+  if (layer.probability !== undefined) event += `,"probability":${JSON.stringify(layer.probability)}`;
+  if (attributionOnly) {
+    event += ',"attributionOnly":true';
+    answer += ',"attributionOnly":true';
+  }
+  return { event: `${event}}`, answer: `${answer}}` };
+}
+
+function tenantTail(version: string, orgId: string, projectId: string, env: string): string {
+  return `,"configVersion":${version},"orgId":${JSON.stringify(orgId)},"projectId":${JSON.stringify(projectId)},"env":${JSON.stringify(env)}`;
+}
