@@ -34,6 +34,7 @@ import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
 import { adminRoutes } from "./admin/routes.js";
+import { type ReadEvents, storeReads } from "./admin/event-reads.js";
 import { type ConsoleOptions, consoleRoutes } from "./console/routes.js";
 
 export interface AppOptions {
@@ -68,6 +69,8 @@ export interface AppOptions {
   readonly shareStoreChecks?: boolean;
   /** Serves the console under /console (console/routes.ts); no console when absent. */
   readonly console?: ConsoleOptions;
+  /** What answers the admin API's and the console's event reads: the store's own when absent (the Node host hands in DuckDB's, over the archive and the log's tail). */
+  readonly readEvents?: ReadEvents;
 }
 
 export interface AppLimits {
@@ -184,6 +187,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
+  const readEvents = options.readEvents ?? storeReads(stores.events);
   const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 
   const app = new Hono<AppEnv>();
@@ -207,10 +211,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
-    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
+    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, readEvents, reportError }));
   }
   if (options.console !== undefined) {
-    app.route("/console", consoleRoutes({ ...options.console, stores, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
+    app.route("/console", consoleRoutes({ ...options.console, stores, readEvents, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

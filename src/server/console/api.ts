@@ -9,7 +9,7 @@ import { policyReport, refusal } from "../../analysis/policy-report.js";
 import { diffBundles } from "../../bundle/diff.js";
 import type { Stores } from "../../store/types.js";
 import { answerOr } from "../admin/routes.js";
-import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
+import { EVENT_TYPES, type ReadEvents, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
 import { type Published, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
@@ -24,6 +24,8 @@ import { ADMIN, type Viewer, sees } from "./viewer.js";
 
 export interface ConsoleApiDependencies {
   readonly stores: Stores;
+  /** What answers the events page's reads (DuckDB's on Node, as `vane events` reads). */
+  readonly readEvents: ReadEvents;
   readonly clock: Clock;
   /** What GET /health answers. */
   readonly health: () => Promise<unknown>;
@@ -136,19 +138,23 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   app.get("/events", (c) =>
     answer(c, async (viewer) => {
       const scope = { ...(viewer.orgId !== undefined && { orgId: viewer.orgId }), ...(viewer.projectId !== undefined && { projectId: viewer.projectId }) };
-      const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
-      const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
-      // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
-      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(({ seq, event }) => ({
-        seq,
-        type: event.type,
-        ...(event.name !== undefined && { name: event.name }),
-        projectId: event.projectId,
-        env: event.env,
-        unitKey: event.unitKey,
-        receivedAt: event.receivedAt,
-      }));
-      return { counts: Object.fromEntries(counts), discovered, last };
+      return deps.readEvents(async (reads) => {
+        // One read at a time: the reads may share one DuckDB connection.
+        const counts: [string, number][] = [];
+        for (const type of EVENT_TYPES) counts.push([type, await countEvents(reads, { ...scope, type })]);
+        const discovered = (await reads.discovered()).filter((d) => sees(viewer, d));
+        // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
+        const last = (await listEvents(reads, { ...scope, limit: LAST_EVENTS })).map(({ seq, event }) => ({
+          seq,
+          type: event.type,
+          ...(event.name !== undefined && { name: event.name }),
+          projectId: event.projectId,
+          env: event.env,
+          unitKey: event.unitKey,
+          receivedAt: event.receivedAt,
+        }));
+        return { counts: Object.fromEntries(counts), discovered, last };
+      });
     }),
   );
 

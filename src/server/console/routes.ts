@@ -8,6 +8,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
 import { rollbackBundle } from "../admin/bundle-operations.js";
+import type { ReadEvents } from "../admin/event-reads.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
 import type { Clock } from "../clock.js";
@@ -37,6 +38,8 @@ export interface ConsoleOptions {
 
 export interface ConsoleDependencies extends ConsoleOptions {
   readonly stores: Stores;
+  /** What answers the event reads (admin/event-reads.ts). */
+  readonly readEvents: ReadEvents;
   readonly engine: Engine;
   readonly version: string;
   readonly limiter: RateLimiter;
@@ -124,6 +127,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
     "/api",
     consoleApi({
       stores: deps.stores,
+      readEvents: deps.readEvents,
       clock: deps.clock,
       health: () => healthOf(deps),
       metrics: deps.metrics,
