@@ -34,7 +34,7 @@ import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
 import { adminRoutes } from "./admin/routes.js";
-import { type ReadEvents, storeReads } from "./admin/event-reads.js";
+import type { ReadEvents } from "./admin/event-reads.js";
 import { type ConsoleOptions, consoleRoutes } from "./console/routes.js";
 
 export interface AppOptions {
@@ -69,7 +69,7 @@ export interface AppOptions {
   readonly shareStoreChecks?: boolean;
   /** Serves the console under /console (console/routes.ts); no console when absent. */
   readonly console?: ConsoleOptions;
-  /** What answers the admin API's and the console's event reads: the store's own when absent (the Node host hands in DuckDB's, over the archive and the log's tail). */
+  /** What answers the admin API's and the console's event reads (needed with either): DuckDB's over the archive and the log's tail on Node (columnar-reads.ts), the store's own in a Worker. */
   readonly readEvents?: ReadEvents;
 }
 
@@ -187,7 +187,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
-  const readEvents = options.readEvents ?? storeReads(stores.events);
+  const { readEvents } = options;
+  if (readEvents === undefined && (options.adminToken !== undefined || options.console !== undefined)) throw new TypeError("the admin API and the console read events: pass readEvents");
   const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 
   const app = new Hono<AppEnv>();
@@ -211,10 +212,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
-    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, readEvents, reportError }));
+    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, readEvents: readEvents!, reportError }));
   }
   if (options.console !== undefined) {
-    app.route("/console", consoleRoutes({ ...options.console, stores, readEvents, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
+    app.route("/console", consoleRoutes({ ...options.console, stores, readEvents: readEvents!, engine, version: options.version, limiter: auth.limiter, sha256: auth.sha256, clock, adminToken: options.adminToken, schemaCompiler: options.schemaCompiler, metrics: observed.metrics, reportError }));
   }
 
   app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));

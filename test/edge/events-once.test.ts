@@ -12,6 +12,7 @@ import type { Stores } from "../../src/store/types.js";
 import { policyBundle } from "../adaptive/fixtures.js";
 import { call, nodeSha256 } from "../server/harness.js";
 import { FRESH, queueSettled, seedEdge } from "./targets.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 /** The Worker with a failing consumer and a switch that makes the Queue refuse sends. */
 const FLAKY = `
@@ -115,7 +116,7 @@ describe("events at the edge", () => {
 
     await expect.poll(async () => (await parquetRows()).length, { timeout: 60_000, interval: 500 }).toBe(expected);
     await queueSettled(await edge.database());
-    const stored = await stores.events.list({ projectId: "proj-e", limit: 10_000 });
+    const stored = await loggedEvents(stores.events).list({ projectId: "proj-e", limit: 10_000 });
     expect(stored.length).toBe(expected);
     expect(new Set(stored.map((e) => e.event.id)).size).toBe(expected);
     expect(new Set(stored.filter((e) => e.event.clientId !== undefined).map((e) => e.event.clientId)).size).toBe(430);

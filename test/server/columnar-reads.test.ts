@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { DEMO_ORG, DEMO_PROJECT } from "../../src/cli/demo-bundle.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
-import { type ReadEvents, storeReads } from "../../src/server/admin/event-reads.js";
+import type { ReadEvents } from "../../src/server/admin/event-reads.js";
 import { createKey } from "../../src/server/auth/key-admin.js";
 import { columnarReads } from "../../src/server/columnar-reads.js";
 import { startNodeServer } from "../../src/server/node.js";
@@ -18,6 +18,7 @@ import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { EventStore, EventType, StoredEvent } from "../../src/store/types.js";
 import { inStore, tempDir, vane } from "../cli/helpers.js";
 import { makeEvent } from "../store/fixtures.js";
+import { loggedEvents } from "../store/logged-events.js";
 import { call, startTestServer } from "./harness.js";
 
 const ADMIN = "columnar-reads-admin-token-0123456789abcdef";
@@ -102,7 +103,9 @@ describe("the server's event reads through DuckDB", () => {
         return out;
       };
 
-      reads = storeReads(server.stores.events);
+      // The store's reads as they were: the log scanned newest first (SQLite's, before they went).
+      const { events: stored } = server.stores;
+      reads = (use) => use({ ...loggedEvents(stored), discovered: () => stored.discovered() });
       const fromStore = await answers();
       let opened = 0;
       const columnar = columnarReads({ events: server.stores.events, parquetDir, settings: { threads: 1, memoryBytes: 256e6 } });

@@ -3,7 +3,7 @@
 // the Parquet archive and the log's tail on Node (src/store/columnar/event-view.ts, handed in by
 // the host), the store itself in a Worker. A project id alone must name one organization's
 // events: an old store may hold a project under two.
-import type { DiscoveredEvent, EventStore, SequencedEvent } from "../../store/types.js";
+import type { DiscoveredEvent, EventListing, EventStore, SequencedEvent } from "../../store/types.js";
 import type { EventsFilter } from "./operations.js";
 import { AdminRefusal } from "./refusal.js";
 
@@ -23,7 +23,7 @@ export interface EventReads {
 export type ReadEvents = <T>(use: (reads: EventReads) => Promise<T>) => Promise<T>;
 
 /** The store's own reads, for a host without DuckDB (the Worker). */
-export function storeReads(events: EventStore): ReadEvents {
+export function storeReads(events: EventStore & EventListing): ReadEvents {
   return (use) => use(events);
 }
 

@@ -2,13 +2,13 @@
 // own data folder, so both refuse and answer alike.
 import type { Stores } from "../../store/types.js";
 import { publishBundle, rollbackBundle } from "./bundle-operations.js";
-import { countEvents, listEvents, storeReads } from "./event-reads.js";
+import { type ReadEvents, countEvents, listEvents } from "./event-reads.js";
 import { importFile } from "./import-operation.js";
 import { createCheckedKey, revokeKeyById, rotateKeyById } from "./key-operations.js";
 import { type AdminOperations, type OperationDependencies, publicKey } from "./operations.js";
 
-export function localOperations(stores: Stores, deps: OperationDependencies): AdminOperations {
-  const readEvents = deps.readEvents ?? storeReads(stores.events);
+/** `readEvents` answers the event reads: DuckDB's on Node (server/columnar-reads.ts), the store's own in a Worker. */
+export function localOperations(stores: Stores, deps: OperationDependencies, readEvents: ReadEvents): AdminOperations {
   return {
     publishBundle: (raw, how) => publishBundle(stores, raw, how, deps),
     rollbackBundle: (where, version) => rollbackBundle(stores, { where, version }, deps),

@@ -6,7 +6,6 @@ import type { Engine } from "../../engine/engine.js";
 import type { BundleSummary, DiscoveredEvent, EventFilter, KeyKind, KeyRecord, RateLimit, SequencedEvent } from "../../store/types.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { SchemaCompiler } from "../events/schemas.js";
-import type { ReadEvents } from "./event-reads.js";
 
 /** A key as the admin API shows it: everything but the hash its secret is looked up by. */
 export type PublicKey = Omit<KeyRecord, "secretHash">;
@@ -77,8 +76,6 @@ export interface OperationDependencies {
   readonly schemaCompiler?: SchemaCompiler;
   /** ms since the epoch. */
   readonly now: () => number;
-  /** What answers the event reads: the store's own when absent (the Node host hands in DuckDB's). */
-  readonly readEvents?: ReadEvents;
 }
 
 export function publicKey(record: KeyRecord): PublicKey {
