@@ -4,6 +4,7 @@
 // Every event a 2xx answer acknowledged must be stored. More may be stored than acknowledged:
 // requests in flight when a run stopped were committed but their answers were not counted.
 import { type StoreLocation, openStores } from "../../src/store/open-stores.js";
+import { loggedEvents } from "../../test/store/logged-events.js";
 
 export interface DurabilityCheck {
   readonly label: string;
@@ -24,9 +25,9 @@ export async function checkStored(location: StoreLocation, acknowledged: Acknowl
   const stores = await openStores(location);
   try {
     const [exposures, tracks, decisions] = await Promise.all([
-      stores.events.count({ type: "exposure" }),
-      stores.events.count({ type: "track" }),
-      stores.events.count({ type: "decision" }),
+      loggedEvents(stores.events).count({ type: "exposure" }),
+      loggedEvents(stores.events).count({ type: "track" }),
+      loggedEvents(stores.events).count({ type: "decision" }),
     ]);
     const check = (label: string, ack: number, stored: number): DurabilityCheck => ({ label, acknowledged: ack, stored, ok: stored >= ack });
     return [

@@ -19,6 +19,7 @@ import { startPostgres } from "../../test/services/postgres.js";
 import { OutageLoad } from "./outage-load.js";
 import { type Timeline, outcomeText, progressLine, recovery, secondRows, table } from "./outage-report.js";
 import { bannerOf } from "../serve-banner.js";
+import { loggedEvents } from "../../test/store/logged-events.js";
 
 const STEADY_MS = 10_000;
 const OUTAGE_MS = Number(process.env.OUTAGE_SECONDS ?? 10) * 1000;
@@ -61,7 +62,7 @@ async function seed(storeUrl: string): Promise<void> {
 async function storedIds(storeUrl: string): Promise<string[]> {
   const stores = await openPostgresStores({ url: storeUrl });
   try {
-    return (await stores.events.list({ type: "track", limit: 10_000_000 })).map((e) => e.event.clientId ?? "");
+    return (await loggedEvents(stores.events).list({ type: "track", limit: 10_000_000 })).map((e) => e.event.clientId ?? "");
   } finally {
     await stores.close();
   }

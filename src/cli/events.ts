@@ -2,11 +2,10 @@
 // through DuckDB over the Parquet archive and the log's tail (event-reads.ts). `list` prints one
 // compact JSON object per line (newest first), so its output pipes into jq.
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
-import { EVENT_TYPES, MAX_EVENTS_LISTED } from "../server/admin/event-reads.js";
+import { EVENT_TYPES, MAX_EVENTS_LISTED, countEvents, listEvents } from "../server/admin/event-reads.js";
 import type { EventsFilter } from "../server/admin/operations.js";
-import type { EventView } from "../store/columnar/event-view.js";
 import type { EventType, SequencedEvent } from "../store/types.js";
-import { CliError, dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
+import { dataHelp, UsageError, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
 import { shortTime, table } from "./output.js";
 import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
@@ -68,14 +67,6 @@ function filterOf(values: { org?: string; project?: string; type?: string }, usa
   };
 }
 
-/** A project id alone may name projects of two organizations in an old store: then --org must say which. */
-async function unambiguous(view: EventView, filter: EventsFilter): Promise<EventsFilter> {
-  if (filter.projectId === undefined || filter.orgId !== undefined) return filter;
-  const orgs = await view.orgsWithEvents(filter.projectId);
-  if (orgs.length > 1) throw new CliError(`project ${filter.projectId} has events of ${orgs.length} organizations (${orgs.join(", ")}): pass --org`);
-  return filter;
-}
-
 /** The line `events list` prints: the accepted body, led by what the server added. */
 export function eventLine({ seq, event }: SequencedEvent): string {
   const added = { seq, id: event.id, receivedAt: event.receivedAt, ...(event.discovered === true && { discovered: true }) };
@@ -116,7 +107,7 @@ const listVerb: Verb = {
     const filter = filterOf(values, LIST_USAGE);
     const events = values.remote !== undefined
       ? await withStores(values, "existing", (stores) => stores.admin.listEvents({ ...filter, limit }))
-      : await withEventView(values, LIST_USAGE, async (view) => view.list({ ...(await unambiguous(view, filter)), limit }));
+      : await withEventView(values, LIST_USAGE, (view) => listEvents(view, { ...filter, limit }));
     // The note goes to stderr: stdout stays pure JSON lines.
     if (events.length === 0) io.err("(no events)");
     for (const event of events) io.out(eventLine(event));
@@ -133,7 +124,7 @@ const countVerb: Verb = {
     const filter = filterOf(values, COUNT_USAGE);
     const count = values.remote !== undefined
       ? await withStores(values, "existing", (stores) => stores.admin.countEvents(filter))
-      : await withEventView(values, COUNT_USAGE, async (view) => view.count(await unambiguous(view, filter)));
+      : await withEventView(values, COUNT_USAGE, (view) => countEvents(view, filter));
     io.out(String(count));
     return 0;
   },

@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { loadEngine } from "../engine/loader.js";
 import { localOperations } from "../server/admin/local-operations.js";
+import { columnarReads } from "../server/columnar-reads.js";
 import type { AdminOperations } from "../server/admin/operations.js";
 import type { Sha256 } from "../server/auth/api-key.js";
 import { type OpenedStores, StoreUrlError, describeStoreUrl, openStores } from "../store/open-stores.js";
@@ -75,7 +76,7 @@ export function storeExists(where: StoreWhere): boolean {
 export async function withStores<T>(where: StoreWhere, need: StoreNeed, use: (stores: VerbStores) => Promise<T>): Promise<T> {
   if (where.remote !== undefined) return use(remoteStores({ ...where, remote: where.remote }));
   return withOpenedStores(where, need, (stores) =>
-    use({ bundles: stores.bundles, admin: localOperations(stores, { engine: () => loadEngine(), sha256: nodeSha256, now: Date.now }) }),
+    use({ bundles: stores.bundles, admin: localOperations(stores, { engine: () => loadEngine(), sha256: nodeSha256, now: Date.now }, columnarReads({ events: stores.events, parquetDir: join(where.data, "parquet") })) }),
   );
 }
 

@@ -20,6 +20,7 @@ import { type StoreBindings, edgeStores } from "../store/edge/edge-stores.js";
 import { EdgeEventWriter } from "../store/edge/event-writer.js";
 import type { EventMessage } from "../store/edge/queued-event-store.js";
 import type { DurableObjectNamespace, DurableObjectState } from "./durable-objects.js";
+import { storeReads } from "../server/admin/event-reads.js";
 import { ReloadedState } from "./learned-state.js";
 import { type ConsoleVars, edgeConsoleOf } from "./console.js";
 import { DurableRateLimiter } from "./rate-limit-object.js";
@@ -79,6 +80,7 @@ function appFor(env: WorkerEnv): Hono<AppEnv> {
     schemaCompiler: edgeSchemaCompiler,
     learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now()),
     shareStoreChecks: false,
+    readEvents: storeReads(stores.events),
     adminToken: env.VANE_ADMIN_TOKEN === undefined || env.VANE_ADMIN_TOKEN === "" ? undefined : env.VANE_ADMIN_TOKEN,
     console: edgeConsoleOf(env, consoleFiles),
   });

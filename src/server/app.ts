@@ -36,6 +36,7 @@ import { ofrepRoutes } from "./routes/ofrep.js";
 import { StreamTokens, randomStreamSecret } from "./ofrep/stream-tokens.js";
 import { adminTokenProblem } from "./admin/admin-token.js";
 import { adminRoutes } from "./admin/routes.js";
+import type { ReadEvents } from "./admin/event-reads.js";
 import { type ConsoleOptions, consoleRoutes } from "./console/routes.js";
 
 export interface AppOptions {
@@ -70,6 +71,8 @@ export interface AppOptions {
   readonly shareStoreChecks?: boolean;
   /** Serves the console under /console (console/routes.ts); no console when absent. */
   readonly console?: ConsoleOptions;
+  /** What answers the admin API's and the console's event reads (needed with either): DuckDB's over the archive and the log's tail on Node (columnar-reads.ts), the store's own in a Worker. */
+  readonly readEvents?: ReadEvents;
 }
 
 export interface AppLimits {
@@ -191,6 +194,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   options.starting?.(listenForChanges(stores, auth.keys, bundles, options.shutdown));
   const pipelines = options.pipelines ?? [];
+  const { readEvents } = options;
+  if (readEvents === undefined && (options.adminToken !== undefined || options.console !== undefined)) throw new TypeError("the admin API and the console read events: pass readEvents");
   const reportError = options.onInternalError ?? ((error: unknown, requestId?: string) => console.error(`vane: internal error (request ${requestId})`, error));
 
   const app = new Hono<AppEnv>();
@@ -215,7 +220,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
-    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, reportError }));
+    app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, readEvents: readEvents!, reportError }));
   }
   if (options.console !== undefined) {
     app.route(
@@ -223,6 +228,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       consoleRoutes({
         ...options.console,
         stores,
+        readEvents: readEvents!,
         engine,
         version: options.version,
         limiter: auth.limiter,

@@ -24,6 +24,7 @@ import type { EventStore } from "../store/types.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
+import { columnarReads } from "./columnar-reads.js";
 import { nodeConsoleAssets } from "./console/node-assets.js";
 import type { ConsoleResults } from "./console/results.js";
 import type { ConsoleOptions } from "./console/routes.js";
@@ -124,9 +125,9 @@ export interface ConsoleResultsSources {
   readonly parquetDir: string;
 }
 
-function consoleOptions(options: NodeServerOptions, events: EventStore): ConsoleOptions | undefined {
+function consoleOptions(options: NodeServerOptions, sources: ConsoleResultsSources): ConsoleOptions | undefined {
   const given = options.console;
-  const results = options.consoleResults?.({ events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") });
+  const results = options.consoleResults?.(sources);
   return given && { assets: nodeConsoleAssets, sessionSecret: Buffer.from(given.sessionSecret, "hex"), results };
 }
 
@@ -167,7 +168,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
   const starting: Promise<void>[] = [];
   const openFiles = guardOpenFiles({ metrics, log });
-  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, stores.events), starting: (ready) => starting.push(ready) });
+  // Event reads go through DuckDB over the archive and the log's tail, never a scan of the log.
+  const eventSources = { events: stores.events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") };
+  const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, eventSources), readEvents: columnarReads(eventSources), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const timers = [
     every(ttlMs / 5, "leases", renewRoles, log),

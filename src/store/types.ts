@@ -185,11 +185,6 @@ export interface EventStore {
   append(events: readonly StoredEvent[], row?: LogRowText): Promise<AppendReceipt>;
   /** Events with seq > `afterSeq`, ascending, at most `limit`. */
   readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]>;
-  /** Stored events, newest first. */
-  list(filter?: EventFilter): Promise<SequencedEvent[]>;
-  count(filter?: Omit<EventFilter, "limit">): Promise<number>;
-  /** The organizations with events in this project: a CLI filter by project alone must be unambiguous. */
-  orgsWithEvents(projectId: string): Promise<string[]>;
   /** Deletes what the rule lets go, oldest first, in chunks; never an event a derived copy has not passed. */
   prune(rule: PruneRule): Promise<PruneReceipt>;
   discovered(): Promise<DiscoveredEvent[]>;
@@ -210,6 +205,18 @@ export interface EventStore {
    * CLI's inline writer); the consumer then reads everything with readAfter.
    */
   committedFeed?(): MessagePort | undefined;
+}
+
+/**
+ * The event reads a store answers itself, for a host without DuckDB (the Worker's D1). On Node
+ * they go through DuckDB over the Parquet archive and the log's tail (columnar/event-view.ts).
+ */
+export interface EventListing {
+  /** Stored events, newest first. */
+  list(filter?: EventFilter): Promise<SequencedEvent[]>;
+  count(filter?: Omit<EventFilter, "limit">): Promise<number>;
+  /** The organizations with events in this project: a filter by project alone must be unambiguous. */
+  orgsWithEvents(projectId: string): Promise<string[]>;
 }
 
 export type CommitListener = (events: readonly SequencedEvent[]) => void;

@@ -10,6 +10,7 @@ import type { Bundle } from "../../src/bundle/types.js";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { inStore, tempDir, vane } from "./helpers.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const READY = "Stop with Ctrl-C.";
@@ -106,8 +107,8 @@ async function runCommands([config, resolveCommand, decideCommand, events, healt
 async function checkStored(data: string): Promise<void> {
   const stored = await inStore(data, async (stores) => ({
     keys: await stores.keys.list(),
-    tracks: await stores.events.list({ type: "track" }),
-    decisions: await stores.events.count({ type: "decision" }),
+    tracks: await loggedEvents(stores.events).list({ type: "track" }),
+    decisions: await loggedEvents(stores.events).count({ type: "decision" }),
   }));
   expect(stored.keys.map((k) => [k.kind, k.orgId, k.projectId, k.scopes])).toEqual([
     ["pk", "demo-org", "demo", ["sdk:read", "sdk:write"]],

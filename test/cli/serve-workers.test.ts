@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { workersOption } from "../../src/cli/serve-cluster.js";
 import { inStore, tempDir, vane } from "./helpers.js";
 import { type ServeProcess, serveProcess } from "./serve-process.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const WRITERS = 8;
 const PER_BATCH = 20;
@@ -119,7 +120,7 @@ function sendEvents(url: string, key: string, prefix: string): Load {
 }
 
 async function storedIds(dataDir: string): Promise<string[]> {
-  return inStore(dataDir, async (stores) => (await stores.events.list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!));
+  return inStore(dataDir, async (stores) => (await loggedEvents(stores.events).list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!));
 }
 
 async function stopAndCheck(served: ServeProcess): Promise<void> {

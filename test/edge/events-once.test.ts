@@ -12,6 +12,7 @@ import type { Stores } from "../../src/store/types.js";
 import { policyBundle } from "../adaptive/fixtures.js";
 import { call, nodeSha256 } from "../server/harness.js";
 import { FRESH, queueSettled, seedEdge } from "./targets.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 /** The Worker with a failing consumer and a switch that makes the Queue refuse sends. */
 const FLAKY = `
@@ -47,12 +48,13 @@ export default {
 };`;
 
 const bundle = { ...policyBundle({ reward: { event: "win", type: "binary", windowSeconds: 3600 } }, 2), orgId: "org-e", projectId: "proj-e" };
+const ADMIN = "events-once-admin-token-0123456789abcdef";
 let edge: LocalEdge;
 let stores: Stores;
 let key: string;
 
 beforeAll(async () => {
-  edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH, wrapper: FLAKY });
+  edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH, wrapper: FLAKY, adminToken: ADMIN });
   stores = await seedEdge(edge);
   await stores.bundles.put(bundle, new Date().toISOString());
   key = generateKey("sk");
@@ -115,7 +117,7 @@ describe("events at the edge", () => {
 
     await expect.poll(async () => (await parquetRows()).length, { timeout: 60_000, interval: 500 }).toBe(expected);
     await queueSettled(await edge.database());
-    const stored = await stores.events.list({ projectId: "proj-e", limit: 10_000 });
+    const stored = await loggedEvents(stores.events).list({ projectId: "proj-e", limit: 10_000 });
     expect(stored.length).toBe(expected);
     expect(new Set(stored.map((e) => e.event.id)).size).toBe(expected);
     expect(new Set(stored.filter((e) => e.event.clientId !== undefined).map((e) => e.event.clientId)).size).toBe(430);
@@ -124,6 +126,10 @@ describe("events at the edge", () => {
     expect(rows.length).toBe(expected);
     expect(new Set(rows.map((row) => row.id))).toEqual(new Set(stored.map((e) => e.event.id)));
     expect(new Set(rows.map((row) => Number(row.seq)))).toEqual(new Set(stored.map((e) => e.seq)));
+    // The admin API reads D1's events itself (no DuckDB in a Worker): the same events, newest first.
+    const admin = async (path: string) => (await fetch(`${edge.url}/admin/v1/${path}`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+    expect(await admin("events/count?project=proj-e")).toEqual({ count: expected });
+    expect(((await admin("events?project=proj-e&limit=3")) as { events: { seq: number }[] }).events.map((e) => e.seq)).toEqual(stored.slice(0, 3).map((e) => e.seq));
     // The large batch waited in R2 for its consumer, which deleted it once written.
     expect((await (await archive()).list({ prefix: "queue/" })).objects).toEqual([]);
   });

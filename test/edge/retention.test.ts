@@ -12,6 +12,7 @@ import type { Stores } from "../../src/store/types.js";
 import { policyBundle } from "../adaptive/fixtures.js";
 import { call, nodeSha256 } from "../server/harness.js";
 import { seedEdge } from "./targets.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 /** The Worker with R2 refusing Parquet files on a switch; meanwhile a failed message is given up on at once, as the Queue does after its retries. */
 const ARCHIVE_DOWN = `
@@ -67,7 +68,7 @@ const send = async (prefix: string) => {
   expect((await call(edge, "/v1/events/batch", { key, body: { events } })).status).toBe(200);
 };
 const archiveSwitch = async (query: string) => ((await (await fetch(`${edge.url}/test/archive-down${query}`)).json()) as { givenUp: number }).givenUp;
-const storedIds = async () => (await stores.events.list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.clientId).sort();
+const storedIds = async () => (await loggedEvents(stores.events).list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.clientId).sort();
 const one = async <T>(sql: string) => (await db.prepare(sql).first<{ v: T }>())!.v;
 const learnerPassedAll = () =>
   expect.poll(() => one<number>("SELECT (SELECT seq FROM checkpoints WHERE pipeline = 'learning') - (SELECT max(seq) FROM events) AS v"), { timeout: 30_000, interval: 500 }).toBe(0);
@@ -99,7 +100,7 @@ describe("retention at the edge", () => {
     await send("b");
     await expect.poll(() => archiveSwitch(""), { timeout: 30_000, interval: 250 }).toBe(1);
     expect(await storedIds()).toHaveLength(20);
-    const serverIds = (await stores.events.list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.id).sort();
+    const serverIds = (await loggedEvents(stores.events).list({ projectId: "proj-r", limit: 1_000 })).map((e) => e.event.id).sort();
     await learnerPassedAll();
 
     // Past the retention age of the last event stored, and the dedup window of the last id remembered.

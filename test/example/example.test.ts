@@ -11,6 +11,7 @@ import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js
 import { type TestServer, call, startTestServer } from "../server/harness.js";
 import { launchChromium, pageErrors } from "../runtime/chromium.js";
 import { builtClientDir } from "../runtime/client-build.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const SERVE = fileURLToPath(new URL("../../examples/browser/serve.mjs", import.meta.url));
 const SCREENSHOT = fileURLToPath(new URL("../../test-results/example-browser.png", import.meta.url));
@@ -54,10 +55,10 @@ describe("examples/browser", () => {
     await page.screenshot({ path: SCREENSHOT, fullPage: true });
     expect(errors).toEqual([]);
 
-    const tracks = (await server.stores.events.list({ type: "track" })).map((s) => s.event);
+    const tracks = (await loggedEvents(server.stores.events).list({ type: "track" })).map((s) => s.event);
     expect(tracks).toHaveLength(1);
     expect(tracks[0]).toMatchObject({ name: "click", unitKey: CONTEXT.userId, orgId: DEMO_ORG, projectId: DEMO_PROJECT });
-    const exposures = (await server.stores.events.list({ type: "exposure" })).map((s) => s.event);
+    const exposures = (await loggedEvents(server.stores.events).list({ type: "exposure" })).map((s) => s.event);
     // One per layer with an allocation: checkout (userId), pricing (country CA), onboarding (accountId).
     const exposed = exposures.flatMap((e) => (e.body.layers as { layerId: string; allocationKey?: string }[]).map((l) => l.layerId)).sort();
     expect(exposed).toEqual(serverAnswer.metadata.layers.filter((l) => l.allocationId !== undefined).map((l) => l.layerId).sort());

@@ -11,6 +11,7 @@ import { GENERATED_ORG, GENERATED_PROJECT, asVaneContext, generatedBundle, later
 import { type ResolveAnswer, expectedDetails, onTheWire } from "./of-helpers.js";
 import { ofrepProblems } from "./ofrep-schema.js";
 import { openSse, waitFor } from "./sse-reader.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 interface Flag {
   key: string;
@@ -107,13 +108,13 @@ describe.each(TARGETS)("OFREP over HTTP on %s", (target) => {
   describe("OFREP decisions and caching", () => {
     it("records one decision event per single-flag call and one per bulk call, under the answer's decisionId", async () => {
       await server.settled();
-      const before = await server.stores.events.count({ type: "decision" });
+      const before = await loggedEvents(server.stores.events).count({ type: "decision" });
       const flag = bundle.parameters[0]!.key;
       const one = (await (await single(flag, { context: { targetingKey: "u-dec-1" } })).json()) as Flag;
       const all = (await (await bulk({ context: { targetingKey: "u-dec-2" } })).json()) as Bulk;
       await server.settled();
-      expect(await server.stores.events.count({ type: "decision" })).toBe(before + 2);
-      const stored = await server.stores.events.list({ type: "decision", limit: 1000 });
+      expect(await loggedEvents(server.stores.events).count({ type: "decision" })).toBe(before + 2);
+      const stored = await loggedEvents(server.stores.events).list({ type: "decision", limit: 1000 });
       const ids = new Set(stored.map((e) => e.event.decisionId));
       expect(ids.has(one.metadata!.decisionId as string)).toBe(true);
       expect(ids.has(all.metadata.decisionId as string)).toBe(true);
@@ -183,12 +184,12 @@ describe.each(TARGETS)("OFREP over HTTP on %s", (target) => {
 
     it("no failed evaluation records a decision", async () => {
       await server.settled();
-      const before = await server.stores.events.count({ type: "decision" });
+      const before = await loggedEvents(server.stores.events).count({ type: "decision" });
       await single("no.such.flag", { context: { targetingKey: "u" } });
       await single(flag(), "{x");
       await bulk({ context: { userId: {} } });
       await server.settled();
-      expect(await server.stores.events.count({ type: "decision" })).toBe(before);
+      expect(await loggedEvents(server.stores.events).count({ type: "decision" })).toBe(before);
     });
 
     it("single flag needs a server-side key; bulk takes a publishable one", async () => {

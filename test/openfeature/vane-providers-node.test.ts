@@ -11,6 +11,7 @@ import { builtClientDir } from "../runtime/client-build.js";
 import { openFeatureContexts } from "./generated-bundle.js";
 import { DEFAULTS, type Getter, type OpenFeatureServer, getterFor, otherGetter, resolvedAssignments, startOpenFeatureServer } from "./of-helpers.js";
 import { waitFor } from "./sse-reader.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 type Providers = typeof import("../../src/sdk/openfeature/index.js");
 let of: OpenFeatureServer;
@@ -85,11 +86,11 @@ describe("VaneServerProvider with the official server SDK (Node)", () => {
     expect(refused.errorCode).toBe("INVALID_CONTEXT");
 
     client.track("purchase", { targetingKey: "buyer-1" }, { value: 42, sku: "sku-9" });
-    await waitFor(async () => (await of.server.stores.events.count({ type: "track" })) > 0, "the track event");
-    const [stored] = await of.server.stores.events.list({ type: "track", limit: 1 });
+    await waitFor(async () => (await loggedEvents(of.server.stores.events).count({ type: "track" })) > 0, "the track event");
+    const [stored] = await loggedEvents(of.server.stores.events).list({ type: "track", limit: 1 });
     expect(stored!.event.unitKey).toBe("buyer-1");
     expect(stored!.event.body).toMatchObject({ event: "purchase", value: 42, properties: { sku: "sku-9" } });
-    await waitFor(async () => (await of.server.stores.events.count({ type: "exposure" })) > 0, "exposures from local evaluation");
+    await waitFor(async () => (await loggedEvents(of.server.stores.events).count({ type: "exposure" })) > 0, "exposures from local evaluation");
   });
 });
 

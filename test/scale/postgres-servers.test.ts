@@ -15,6 +15,7 @@ import { bundleFor, secret, tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
 import { type PostgresService, startPostgres } from "../services/postgres.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const run = promisify(execFile);
@@ -223,7 +224,7 @@ describe("two vane serve processes on one PostgreSQL database", () => {
     const stores = await openPostgresStores({ url });
     let stored: string[];
     try {
-      stored = (await stores.events.list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!);
+      stored = (await loggedEvents(stores.events).list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!);
     } finally {
       await stores.close();
     }

@@ -10,6 +10,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as Sdk from "../../src/sdk/index.js";
 import { DEMO_PROJECT, FetchLog, type SdkServer, VERSION_1, demoBundle, startSdkServer } from "./helpers.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const BUILT = fileURLToPath(new URL("../../dist/client/vane-client.js", import.meta.url));
 let sdk: SdkServer;
@@ -39,7 +40,7 @@ describe("dist/client/vane-client.js", () => {
     });
     await local.close();
     await remote.close();
-    const exposures = await sdk.server.stores.events.list({ type: "exposure" });
+    const exposures = await loggedEvents(sdk.server.stores.events).list({ type: "exposure" });
     expect(exposures.map((e) => e.event.decisionId)).toEqual([mine.decisionId, mine.decisionId]);
     expect(errors).toEqual([]);
   });

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { VaneClient } from "../../src/sdk/index.js";
 import { call } from "../server/harness.js";
 import { FetchLog, type SdkServer, VERSION_1, VERSION_2, client, demoBundle, fakeTimers, startSdkServer, until } from "./helpers.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 let sdk: SdkServer | undefined;
 const clients: VaneClient[] = [];
@@ -87,7 +88,7 @@ describe("details", () => {
     expect(noUnit).toMatchObject({ value: "classic", reason: "DEFAULT" });
     expect(noUnit.layer).toBeUndefined();
     await c.flush();
-    const exposures = await sdk.server.stores.events.list({ type: "exposure" });
+    const exposures = await loggedEvents(sdk.server.stores.events).list({ type: "exposure" });
     expect(exposures.length).toBeGreaterThan(0);
     expect(exposures.every((e) => (e.event.body as { layers?: { layerId: string }[] }).layers?.every((l) => l.layerId === "onboarding") ?? true)).toBe(true);
   });
@@ -131,7 +132,7 @@ describe("decide", () => {
     expect(log.to("/v1/decide/recs-strategy")[0]!.headers.get("Authorization")).toBe(`Bearer ${sdk.sk}`);
     sk.track("click");
     await sk.flush();
-    const [reward] = await sdk.server.stores.events.list({ type: "track" });
+    const [reward] = await loggedEvents(sdk.server.stores.events).list({ type: "track" });
     expect(reward?.event.decisionId).toBe(decision.decisionId);
     await expect(c.decide("recs-strategy", { userId: "u-1" })).rejects.toThrow("decide needs a server-side key (sk)");
     expect(log.to("/v1/decide")).toHaveLength(1);

@@ -9,6 +9,7 @@ import { createClient } from "../../src/sdk/index.js";
 import type { ClientOptions, VaneClient } from "../../src/sdk/index.js";
 import { ENGINE_URL } from "../../src/engine/loader.js";
 import { START, type TestServer, type TestServerOptions, startTestServer } from "../server/harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 export { DEMO_ORG, DEMO_PROJECT, START, demoBundle };
 
@@ -116,6 +117,6 @@ export function fakeTimers(): void {
 
 /** The store's events of one type, oldest first. */
 export async function storedEvents(server: TestServer, type: "exposure" | "track" | "decision"): Promise<Record<string, unknown>[]> {
-  const events = await server.stores.events.list({ type, limit: 100_000 });
+  const events = await loggedEvents(server.stores.events).list({ type, limit: 100_000 });
   return events.reverse().map((e) => e.event.body as Record<string, unknown>);
 }

@@ -6,6 +6,7 @@ import type { ResolveResult, VaneClient } from "../../src/sdk/index.js";
 import { VaneError } from "../../src/sdk/index.js";
 import { FaultyStores } from "../server/faulty-stores.js";
 import { DEMO_PROJECT, FetchLog, type SdkServer, VERSION_1, client, demoBundle, startSdkServer, until } from "./helpers.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 let sdk: SdkServer | undefined;
 let c: VaneClient | undefined;
@@ -53,9 +54,9 @@ describe("server mode", () => {
     expect(call!.headers.get("X-Project-Id")).toBe(DEMO_PROJECT);
     expect(JSON.parse(call!.body!)).toEqual({ context: { userId: "u-1", country: "US" }, parameters: ["checkout.buttonColor"] });
     await c.flush();
-    const decisions = await sdk.server.stores.events.list({ type: "decision" });
+    const decisions = await loggedEvents(sdk.server.stores.events).list({ type: "decision" });
     expect(decisions.map((d) => d.event.decisionId)).toEqual([result.decisionId]);
-    expect(await sdk.server.stores.events.count({ type: "exposure" })).toBe(0);
+    expect(await loggedEvents(sdk.server.stores.events).count({ type: "exposure" })).toBe(0);
     expect(errors).toEqual([]);
   });
 
@@ -76,7 +77,7 @@ describe("server mode", () => {
     const result = await c.resolve({ userId: "u-5" });
     c.track("click");
     await c.flush();
-    const [track] = await sdk.server.stores.events.list({ type: "track" });
+    const [track] = await loggedEvents(sdk.server.stores.events).list({ type: "track" });
     expect(track!.event).toMatchObject({ unitKey: "u-5", decisionId: result.decisionId });
   });
 
@@ -102,9 +103,9 @@ describe("server mode on 503", () => {
     expect(comparable(result)).toStrictEqual(comparable(c.resolveLocal(context)));
     faulty.down.delete("events");
     await c.flush();
-    const exposures = await sdk.server.stores.events.list({ type: "exposure" });
+    const exposures = await loggedEvents(sdk.server.stores.events).list({ type: "exposure" });
     expect(exposures.map((e) => e.event.decisionId)).toEqual([result.decisionId]);
-    expect(await sdk.server.stores.events.count({ type: "decision" })).toBe(0);
+    expect(await loggedEvents(sdk.server.stores.events).count({ type: "decision" })).toBe(0);
   });
 
   it("falls back to the bootstrap bundle when the config store is down", async () => {

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { inStore, tempDir } from "../cli/helpers.js";
 import { serveProcess } from "../cli/serve-process.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const WRITERS = 8;
 const PER_BATCH = 50;
@@ -50,7 +51,7 @@ describe("SIGKILL under load, then every batch resent", () => {
     expect((await first.exited).signal).toBe("SIGKILL");
     await Promise.all(writers);
 
-    const storedIds = async () => inStore(dataDir, async (stores) => (await stores.events.list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!));
+    const storedIds = async () => inStore(dataDir, async (stores) => (await loggedEvents(stores.events).list({ type: "track", limit: 1_000_000 })).map((e) => e.event.clientId!));
     const afterCrash = new Set(await storedIds());
     for (const id of ackedIds) expect(afterCrash.has(id)).toBe(true);
 

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Bundle, Policy } from "../../src/bundle/types.js";
 import { Learner } from "../../src/adaptive/learner.js";
 import { START, type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const ARMS = ["a", "b", "c", "d"];
 
@@ -62,7 +63,7 @@ describe("POST /v1/decide/:policyId", () => {
     expect(body.probability).toBeLessThanOrEqual(1);
     expect(body.metadata.timestamp).toBe(new Date(START).toISOString());
     expect(body.stateVersion).toMatch(new RegExp(`^${V1}#`));
-    const [stored] = await server.stores.events.list({ type: "decision" });
+    const [stored] = await loggedEvents(server.stores.events).list({ type: "decision" });
     expect(stored!.event.decisionId).toBe(body.decisionId);
     expect(stored!.event.body.layers).toEqual([
       expect.objectContaining({ policyId: "pol-price", policyKey: "price-bandit", allocationKey: body.allocationKey, probability: body.probability, bucket: body.metadata.bucket }),
@@ -75,7 +76,7 @@ describe("POST /v1/decide/:policyId", () => {
     const missing = await decideOnce("/v1/decide/nope", { context: { userId: "u" } });
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toEqual({ code: "NOT_FOUND", message: expect.stringContaining("nope") });
-    expect(await server.stores.events.count({ type: "decision" })).toBe(0);
+    expect(await loggedEvents(server.stores.events).count({ type: "decision" })).toBe(0);
   });
 
   it("answers 400 without the unit key, without the entity key, and for a bad body", async () => {
@@ -114,7 +115,7 @@ describe("POST /v1/decide/batch", () => {
     expect(results[1].error.code).toBe("NOT_FOUND");
     expect(results[2].error.code).toBe("BAD_REQUEST");
     expect(results[3].metadata.entityId).toBe("acct-1");
-    const stored = await server.stores.events.list({ type: "decision" });
+    const stored = await loggedEvents(server.stores.events).list({ type: "decision" });
     expect(stored.map((s) => s.event.decisionId).sort()).toEqual([results[0].decisionId, results[3].decisionId].sort());
   });
 

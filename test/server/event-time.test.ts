@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_EVENT_AGE_MS, eventTimeMs } from "../../src/store/event-time.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { START, type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -19,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 async function storedTimes(ids: readonly string[]): Promise<Map<string, string>> {
-  const stored = await server.stores.events.list({ type: "track", limit: 10_000 });
+  const stored = await loggedEvents(server.stores.events).list({ type: "track", limit: 10_000 });
   return new Map(stored.filter((e) => ids.includes(e.event.clientId!)).map((e) => [e.event.clientId!, (e.event.body as { eventTime: string }).eventTime]));
 }
 
@@ -60,11 +61,11 @@ describe("event time", () => {
   });
 
   it.each([["not a time"], [12345], ["2026-11-21T12:00:00"]])("refuses the batch for sentAt %j, storing nothing", async (sentAt) => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const response = await call(server, "/v1/events/batch", { key, body: { sentAt, events: [{ type: "track", unitKey: "u4", event: "a", timestamp: iso(START) }] } });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "BAD_REQUEST", message: expect.stringMatching(/^sentAt must be an ISO 8601 date-time with a zone, got /) });
-    expect(await server.stores.events.count()).toBe(before);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before);
   });
 
   it("as a function: the correction and both clamps", () => {

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sampleBundle } from "../bundle/bundles.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 interface EventsBody {
   accepted: number;
@@ -40,7 +41,7 @@ const send = async (events: unknown, path = "/v1/events") => {
 
 describe.each(["/v1/events", "/v1/events/batch"])("POST %s", (path) => {
   it("stores valid events and reports each invalid one by its index", async () => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const { status, body } = await send([track(), { type: "track", timestamp: T, event: "x" }, exposure, { unitKey: "u" }, track({ timestamp: "yesterday" })], path);
     expect(status).toBe(200);
     expect(body.accepted).toBe(2);
@@ -49,7 +50,7 @@ describe.each(["/v1/events", "/v1/events/batch"])("POST %s", (path) => {
     expect(body.validationErrors?.[0]?.error).toMatch(/unitKey/);
     expect(body.validationErrors?.[1]?.error).toMatch(/type/);
     expect(body.validationErrors?.[2]?.error).toMatch(/timestamp/);
-    expect(await server.stores.events.count()).toBe(before + 2);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 2);
   });
 
   it("an empty array is accepted: 0", async () => {
@@ -67,9 +68,9 @@ describe("request errors", () => {
     expect(await response.json()).toEqual({ error: { code: "BAD_REQUEST", message } });
   };
   it("more than 1000 events: Batch size exceeds limit of 1000, nothing stored", async () => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     await expect400({ events: Array.from({ length: 1001 }, () => track()) }, "Batch size exceeds limit of 1000");
-    expect(await server.stores.events.count()).toBe(before);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before);
   });
   it("exactly 1000 events are accepted", async () => {
     expect((await send(Array.from({ length: 1000 }, () => track()))).body.accepted).toBe(1000);
@@ -80,11 +81,11 @@ describe("request errors", () => {
     ["application/x-www-form-urlencoded", "Content-Type must be application/json, got application/x-www-form-urlencoded"],
     [`text/${"x".repeat(300)}`, `Content-Type must be application/json, got text/${"x".repeat(95)}… (305 characters)`],
   ])("a body sent as %s is refused before it is parsed, nothing stored", async (contentType, message) => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const response = await call(server, "/v1/events/batch", { key, body: JSON.stringify({ events: [track()] }), headers: { "Content-Type": contentType } });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: { code: "BAD_REQUEST", message } });
-    expect(await server.stores.events.count()).toBe(before);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before);
   });
   it("application/json with a charset, and +json types, are JSON", async () => {
     for (const contentType of ["application/json; charset=utf-8", "application/vnd.api+json"]) {
@@ -105,25 +106,25 @@ describe("hostile events", () => {
     const deep = (levels: number) => `${"[".repeat(levels)}1${"]".repeat(levels)}`;
     const event = (unitKey: string, x: string) => JSON.stringify(track({ unitKey, properties: { x: "X" } })).replace('"X"', x);
     const text = `{"events":[${event("deep-ok", deep(60))},${event("deep-bad", deep(10_000))},${event("deep-ok-2", "1")}]}`;
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const response = await call(server, "/v1/events", { key, body: text });
     const { status, body } = { status: response.status, body: (await response.json()) as EventsBody };
     expect(status).toBe(200);
     expect(body.accepted).toBe(2);
     expect(body.validationErrors).toEqual([{ index: 1, error: "event is nested more than 64 levels deep" }]);
-    expect(await server.stores.events.count()).toBe(before + 2);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 2);
   });
 
   it("an event holding a NUL character, in a value or a key, is invalid on its own on every store (PostgreSQL cannot hold it)", async () => {
     const events = [track({ unitKey: "nul-1", properties: { x: "a\u0000b" } }), track({ unitKey: "fine" }), track({ unitKey: "nul-2", properties: { "k\u0000": 1 } })];
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const response = await call(server, "/v1/events", { key, body: { events } });
     const body = (await response.json()) as EventsBody;
     expect(response.status).toBe(200);
     expect(body.accepted).toBe(1);
     const error = "an event may not contain the NUL character (\\u0000)";
     expect(body.validationErrors).toEqual([{ index: 0, error }, { index: 2, error }]);
-    expect(await server.stores.events.count()).toBe(before + 1);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 1);
   });
 });
 
@@ -131,7 +132,7 @@ describe("what is stored", () => {
   it("each event with a server id, the receive time and the key's tenant; the event's orgId ignored", async () => {
     const { body } = await send([track({ unitKey: "stored-1", orgId: "evil", projectId: "other", value: 9.5, properties: { a: 1 } })]);
     expect(body.accepted).toBe(1);
-    const [row] = await server.stores.events.list({ limit: 1 });
+    const [row] = await loggedEvents(server.stores.events).list({ limit: 1 });
     expect(row?.event).toMatchObject({ orgId: "org-1", projectId: "proj-1", env: "production", unitKey: "stored-1", type: "track", name: "click", timestamp: T });
     expect(row?.event.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(row?.event.receivedAt).toBe(new Date(server.clock.now()).toISOString());
@@ -147,13 +148,13 @@ describe("what is stored", () => {
   });
 
   it("reject-mode schema: dropped and reported as Schema validation failed", async () => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const { body } = await send([track({ event: "purchase", value: 20, properties: { qty: 1 } }), track({ event: "purchase", value: 20, properties: { sku: "A-1" } })]);
     expect(body.accepted).toBe(1);
     expect(body.validationErrors).toHaveLength(1);
     expect(body.validationErrors?.[0]?.index).toBe(0);
     expect(body.validationErrors?.[0]?.error).toMatch(/^Schema validation failed: .*sku/);
-    expect(await server.stores.events.count()).toBe(before + 1);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 1);
   });
 
   it("unknown event names are stored and counted as discovered", async () => {
@@ -166,7 +167,7 @@ describe("what is stored", () => {
 
 describe("concurrency", () => {
   it("8 clients posting 100 batches each at once: every accepted event stored exactly once", async () => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     const unit = (client: number, batch: number, i: number) => `c${client}-b${batch}-e${i}`;
     const client = async (c: number) => {
       for (let b = 0; b < 100; b++) {
@@ -177,8 +178,8 @@ describe("concurrency", () => {
       }
     };
     await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
-    expect(await server.stores.events.count()).toBe(before + 8000);
-    const stored = await server.stores.events.list({ limit: 8000 });
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 8000);
+    const stored = await loggedEvents(server.stores.events).list({ limit: 8000 });
     const units = stored.map((s) => s.event.unitKey).filter((u) => /^c\d-b\d+-e\d$/.test(u));
     expect(units.length).toBe(8000);
     expect(new Set(units).size).toBe(8000);

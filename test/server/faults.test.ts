@@ -8,6 +8,7 @@ import type { FileSink } from "../../src/store/parquet/sink.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { FaultyStores } from "./faulty-stores.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 /** A sink that fails while `down` is set, as a full disk would. */
 class SwitchableSink implements FileSink {
@@ -118,7 +119,7 @@ describe("key store down", () => {
 
 describe("event store down", () => {
   it("events: 503 EVENTS_NOT_STORED with accepted 0, retryable, pipelineErrors and Retry-After: 2; nothing stored", async () => {
-    const before = await server.stores.events.count();
+    const before = await loggedEvents(server.stores.events).count();
     faulty.down.add("events");
     let response: Response;
     try {
@@ -135,7 +136,7 @@ describe("event store down", () => {
       retryable: true,
     });
     expect(body.pipelineErrors).toEqual([{ pipeline: "primary", error: "injected fault: events store down" }]);
-    expect(await server.stores.events.count()).toBe(before);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before);
   });
 
   it("resolve: 503 rather than a decision that was never recorded", async () => {
@@ -160,14 +161,14 @@ describe("Parquet pipeline", () => {
     const body = (await partial.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ accepted: 2, pipelineWritten: 2, parquetPipelineWritten: 0 });
     expect(body.pipelineErrors).toEqual([{ pipeline: "parquet", error: "injected fault: parquet disk full" }]);
-    expect((await server.stores.events.list({ limit: 2 })).map((s) => s.event.unitKey).sort()).toEqual(["pq-2", "pq-3"]);
+    expect((await loggedEvents(server.stores.events).list({ limit: 2 })).map((s) => s.event.unitKey).sort()).toEqual(["pq-2", "pq-3"]);
     expect((await parquetUnits(server.dataDir)).filter((u) => u.startsWith("pq-"))).toEqual(["pq-1"]);
 
     const next = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-4")] } });
     expect(await next.json()).toMatchObject({ accepted: 1, parquetPipelineWritten: 1 });
     const units = await parquetUnits(server.dataDir);
     expect(units.filter((u) => u.startsWith("pq-")).sort()).toEqual(["pq-1", "pq-2", "pq-3", "pq-4"]);
-    expect(units.length).toBe(await server.stores.events.count());
+    expect(units.length).toBe(await loggedEvents(server.stores.events).count());
   });
 });
 

@@ -9,6 +9,8 @@ import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import type { Learner } from "../../src/adaptive/learner.js";
 import { type AppLimits, createApp } from "../../src/server/app.js";
+import type { ReadEvents } from "../../src/server/admin/event-reads.js";
+import { columnarReads } from "../../src/server/columnar-reads.js";
 import { createLearner } from "../../src/server/learning.js";
 import { type KeyInput, generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Clock } from "../../src/server/clock.js";
@@ -51,6 +53,8 @@ export interface TestServerOptions {
   readonly console?: ConsoleOptions;
   /** Sees each Response the app hands to @hono/node-server, before it is written. */
   readonly answered?: (response: Response) => void;
+  /** What answers the admin API's and the console's event reads (DuckDB's, as on Node, when absent). */
+  readonly readEvents?: (stores: Stores, dataDir: string) => ReadEvents;
 }
 
 export interface TestServer {
@@ -90,6 +94,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     observability: options.observability,
     adminToken: options.adminToken,
     console: options.console,
+    readEvents: options.readEvents?.(sqlite, dataDir) ?? columnarReads({ events: stores.events, parquetDir: join(dataDir, "parquet") }),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const { answered } = options;

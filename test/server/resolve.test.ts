@@ -6,6 +6,7 @@ import { resolve } from "../../src/bundle/resolve.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 interface ResolveBody {
   decisionId: string;
@@ -55,11 +56,11 @@ describe("POST /v1/resolve: 200", () => {
   });
 
   it("stores exactly one decision event per resolution, with its decisionId and layer keys", async () => {
-    const before = await server.stores.events.count({ type: "decision" });
+    const before = await loggedEvents(server.stores.events).count({ type: "decision" });
     const bodies = await Promise.all(Array.from({ length: 20 }, (_, i) => post({ context: { userId: `u${i}` } }).then((r) => r.json() as Promise<ResolveBody>)));
     expect(new Set(bodies.map((b) => b.decisionId)).size).toBe(20);
-    expect(await server.stores.events.count({ type: "decision" })).toBe(before + 20);
-    const stored = await server.stores.events.list({ type: "decision", limit: 20 });
+    expect(await loggedEvents(server.stores.events).count({ type: "decision" })).toBe(before + 20);
+    const stored = await loggedEvents(server.stores.events).list({ type: "decision", limit: 20 });
     expect(new Set(stored.map((s) => s.event.decisionId))).toEqual(new Set(bodies.map((b) => b.decisionId)));
     const one = stored.find((s) => s.event.decisionId === bodies[0]!.decisionId)!.event;
     expect(one).toMatchObject({ type: "decision", unitKey: "u0", orgId: "org-1", projectId: "proj-1", env: "production" });
@@ -121,9 +122,9 @@ describe("POST /v1/resolve: errors", () => {
   });
 
   it("no failed request stores a decision event", async () => {
-    const before = await server.stores.events.count({ type: "decision" });
+    const before = await loggedEvents(server.stores.events).count({ type: "decision" });
     for (const [, body] of cases) await post(body);
-    expect(await server.stores.events.count({ type: "decision" })).toBe(before);
+    expect(await loggedEvents(server.stores.events).count({ type: "decision" })).toBe(before);
   });
 
   it("404 when the project has no bundle for the environment", async () => {

@@ -12,6 +12,7 @@ import { nodeSha256 } from "../../src/cli/store-access.js";
 import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 let server: RunningServer | undefined;
 let dataDir = "";
@@ -59,7 +60,7 @@ describe("retention in vane serve", () => {
     const count = async () => {
       const stores = openSqliteStores({ dataDir });
       try {
-        return await stores.events.count();
+        return await loggedEvents(stores.events).count();
       } finally {
         stores.close();
       }

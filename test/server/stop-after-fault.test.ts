@@ -11,6 +11,7 @@ import { inStore, tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
 import { LEARNED_CHECKPOINT } from "../../src/store/sqlite/learning-store.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const FAULT_MS = 2_000;
 const PER_BATCH = 20;
@@ -103,7 +104,7 @@ function load(served: ServeProcess) {
 }
 
 const storedTracks = (dataDir: string) =>
-  inStore(dataDir, async (stores) => (await stores.events.list({ type: "track", limit: 1_000_000 })).map((e) => ({ seq: e.seq, id: e.event.clientId! })));
+  inStore(dataDir, async (stores) => (await loggedEvents(stores.events).list({ type: "track", limit: 1_000_000 })).map((e) => ({ seq: e.seq, id: e.event.clientId! })));
 
 async function exitWithin(served: ServeProcess, ms: number): Promise<{ code: number | null } | "still running"> {
   const late = sleep(ms).then(() => "still running" as const);

@@ -5,6 +5,7 @@ import { WeightsPublisher } from "../../src/adaptive/publisher.js";
 import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const VERSION = "2026-11-21T00:00:00.000Z";
 const engine = await loadEngine();
@@ -95,7 +96,7 @@ describe("weights publication", () => {
     const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => call(server, "/v1/resolve", { key: sk, body: { context: { userId: `r-${i}` } } }).then((r) => r.json())));
     const share = answers.filter((a) => a.assignments.cta === "b").length / answers.length;
     expect(share).toBeGreaterThan(0.6);
-    const decisions = await server.stores.events.list({ type: "decision", limit: 200 });
+    const decisions = await loggedEvents(server.stores.events).list({ type: "decision", limit: 200 });
     for (const { event } of decisions) {
       const layer = (event.body.layers as { allocationKey: string; probability: number }[])[0]!;
       expect(layer.probability).toBe(weights[["arm-a", "arm-b", "arm-c"].indexOf(layer.allocationKey)]);

@@ -1,14 +1,14 @@
-// The event store's part of the contract: reading back in commit order, listing, counting and
-// checkpoints. Append atomicity, discovered counts and concurrency: contract-appends.ts.
+// The event store's part of the contract: reading back in commit order, checkpoints, and listing
+// and counting for a store that does them itself (EventListing). Append atomicity, discovered counts and concurrency: contract-appends.ts.
 import { describe, expect, it } from "vitest";
-import type { Stores, StoredEvent } from "../../src/store/types.js";
+import type { EventListing, EventStore, Stores, StoredEvent } from "../../src/store/types.js";
 import { describeAppendContract } from "./contract-appends.js";
 import { makeBatch, makeEvent } from "./fixtures.js";
 
-export function describeEventContract(stores: () => Stores): void {
+export function describeEventContract(stores: () => Stores, listsEvents: boolean): void {
   describe("events", () => {
     describeReadContract(stores);
-    describeListContract(stores);
+    if (listsEvents) describeListContract(() => stores().events as EventStore & EventListing);
     describeAppendContract(stores);
     describeCheckpointContract(stores);
   });
@@ -72,44 +72,49 @@ function describeReadContract(stores: () => Stores): void {
   it("refuses a negative or fractional limit", async () => {
     await stores().events.append(makeBatch("x", 2));
     await expect(stores().events.readAfter(0, -1)).rejects.toThrow();
-    await expect(stores().events.list({ limit: 1.5 })).rejects.toThrow();
   });
 }
 
-function describeListContract(stores: () => Stores): void {
+function describeListContract(events: () => EventStore & EventListing): void {
+  it("refuses a fractional limit", async () => {
+    await events().append(makeBatch("x", 2));
+    await expect(events().list({ limit: 1.5 })).rejects.toThrow();
+  });
+
+
   it("lists newest first, 100 by default, fewer when asked", async () => {
     const batch = makeBatch("many", 105);
-    await stores().events.append(batch);
-    const listed = await stores().events.list();
+    await events().append(batch);
+    const listed = await events().list();
     expect(listed).toHaveLength(100);
     expect(listed[0]?.event).toStrictEqual(batch[104]);
     expect(listed[99]?.event.id).toBe(batch[5]?.id);
     const seqs = listed.map((entry) => entry.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
-    const three = await stores().events.list({ limit: 3 });
+    const three = await events().list({ limit: 3 });
     expect(three.map((entry) => entry.event.id)).toEqual(["evt-many-104", "evt-many-103", "evt-many-102"]);
   });
 
   it("filters list and count by project and type", async () => {
-    await stores().events.append([
+    await events().append([
       makeEvent("1"),
       makeEvent("2", { projectId: "proj-2" }),
       makeEvent("3", { type: "exposure" }),
       makeEvent("4", { projectId: "proj-2", type: "exposure" }),
       makeEvent("5", { projectId: "proj-2" }),
     ]);
-    const ids = async (filter: Parameters<Stores["events"]["list"]>[0]) =>
-      (await stores().events.list(filter)).map((entry) => entry.event.id);
+    const ids = async (filter: Parameters<EventListing["list"]>[0]) =>
+      (await events().list(filter)).map((entry) => entry.event.id);
     expect(await ids({ projectId: "proj-2" })).toEqual(["evt-5", "evt-4", "evt-2"]);
     expect(await ids({ type: "exposure" })).toEqual(["evt-4", "evt-3"]);
     expect(await ids({ projectId: "proj-2", type: "track" })).toEqual(["evt-5", "evt-2"]);
     expect(await ids({ projectId: "proj-2", limit: 1 })).toEqual(["evt-5"]);
     expect(await ids({ projectId: "proj-3" })).toEqual([]);
-    expect(await stores().events.count()).toBe(5);
-    expect(await stores().events.count({ projectId: "proj-1" })).toBe(2);
-    expect(await stores().events.count({ type: "track" })).toBe(3);
-    expect(await stores().events.count({ projectId: "proj-1", type: "exposure" })).toBe(1);
-    expect(await stores().events.count({ projectId: "proj-3" })).toBe(0);
+    expect(await events().count()).toBe(5);
+    expect(await events().count({ projectId: "proj-1" })).toBe(2);
+    expect(await events().count({ type: "track" })).toBe(3);
+    expect(await events().count({ projectId: "proj-1", type: "exposure" })).toBe(1);
+    expect(await events().count({ projectId: "proj-3" })).toBe(0);
   });
 }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import { DB_FILE_NAME, openSqliteStores, type SqliteStores } from "../../src/store/sqlite/index.js";
 import { makeBatch, makeEvent } from "./fixtures.js";
+import { loggedEvents } from "./logged-events.js";
 
 const dirs: string[] = [];
 const opened: SqliteStores[] = [];
@@ -37,7 +38,7 @@ describe("reads of the event log", () => {
     for (let i = 0; i < 20; i++) {
       const { lastSeq } = await server.events.append(makeBatch(`w${i}`, 3));
       expect((await server.events.readAfter(lastSeq - 3, 10)).map((e) => e.event.id)).toEqual(makeBatch(`w${i}`, 3).map((e) => e.id));
-      expect(await cli.events.count()).toBe(lastSeq);
+      expect(await loggedEvents(cli.events).count()).toBe(lastSeq);
     }
   });
 
@@ -68,12 +69,12 @@ describe("reads of the event log", () => {
     for (let b = 0; b < 80; b++) {
       await stores.events.append([makeEvent(`t${b}`), makeEvent(`x${b}`, { type: "exposure", orgId: b % 2 === 0 ? "org-1" : "org-2", projectId: "proj-2" })]);
     }
-    const exposures = await stores.events.list({ type: "exposure", limit: 100 });
+    const exposures = await loggedEvents(stores.events).list({ type: "exposure", limit: 100 });
     expect(exposures.map((e) => e.event.id)).toEqual(Array.from({ length: 80 }, (_, i) => `evt-x${79 - i}`));
-    expect((await stores.events.list({ orgId: "org-2", projectId: "proj-2", limit: 3 })).map((e) => e.seq)).toEqual([160, 156, 152]);
-    expect(await stores.events.count({ projectId: "proj-2", orgId: "org-1" })).toBe(40);
-    expect(await stores.events.count()).toBe(160);
-    expect(await stores.events.orgsWithEvents("proj-2")).toEqual(["org-1", "org-2"]);
-    expect(await stores.events.list({ limit: 0 })).toEqual([]);
+    expect((await loggedEvents(stores.events).list({ orgId: "org-2", projectId: "proj-2", limit: 3 })).map((e) => e.seq)).toEqual([160, 156, 152]);
+    expect(await loggedEvents(stores.events).count({ projectId: "proj-2", orgId: "org-1" })).toBe(40);
+    expect(await loggedEvents(stores.events).count()).toBe(160);
+    expect(await loggedEvents(stores.events).orgsWithEvents("proj-2")).toEqual(["org-1", "org-2"]);
+    expect(await loggedEvents(stores.events).list({ limit: 0 })).toEqual([]);
   });
 });

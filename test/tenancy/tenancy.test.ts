@@ -10,6 +10,7 @@ import { policyBundle } from "../adaptive/fixtures.js";
 import { vane } from "../cli/helpers.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
 import { type ContractTarget, TARGETS, startTarget } from "../edge/targets.js";
+import { loggedEvents } from "../store/logged-events.js";
 
 const B_DECISIONS = 20;
 
@@ -113,7 +114,7 @@ describe.each(TARGETS)("over HTTP on %s", (target) => {
   describe("org A's keys never write into org B's project", () => {
     it.each(A_KEYS)("%s: events naming proj-b are refused or land in A's own project", async (name) => {
       await server.settled();
-      const before = await server.stores.events.count({ projectId: "proj-b" });
+      const before = await loggedEvents(server.stores.events).count({ projectId: "proj-b" });
       const events = [
         track(bDecisions[0]!, { projectId: "proj-b" }),
         { type: "decision", unitKey: "u", timestamp: "2026-11-21T12:00:00Z", projectId: "proj-b", assignments: {}, layers: [{ layerId: "layer", bucket: 1, policyId: "pol", allocationKey: "k0", probability: 0.5 }] },
@@ -131,8 +132,8 @@ describe.each(TARGETS)("over HTTP on %s", (target) => {
         expect(body.accepted).toBe(2); // the pinned key's project wins over the event's
       }
       await server.settled();
-      expect(await server.stores.events.count({ projectId: "proj-b" })).toBe(before);
-      expect(await server.stores.events.count({ orgId: "org-a", projectId: "proj-b" })).toBe(0);
+      expect(await loggedEvents(server.stores.events).count({ projectId: "proj-b" })).toBe(before);
+      expect(await loggedEvents(server.stores.events).count({ orgId: "org-a", projectId: "proj-b" })).toBe(0);
     });
   });
 });

@@ -2,12 +2,13 @@
 // own data folder, so both refuse and answer alike.
 import type { Stores } from "../../store/types.js";
 import { publishBundle, rollbackBundle } from "./bundle-operations.js";
-import { countEvents, discoveredEvents, listEvents } from "./event-reads.js";
+import { type ReadEvents, countEvents, listEvents } from "./event-reads.js";
 import { importFile } from "./import-operation.js";
 import { createCheckedKey, revokeKeyById, rotateKeyById } from "./key-operations.js";
 import { type AdminOperations, type OperationDependencies, publicKey } from "./operations.js";
 
-export function localOperations(stores: Stores, deps: OperationDependencies): AdminOperations {
+/** `readEvents` answers the event reads: DuckDB's on Node (server/columnar-reads.ts), the store's own in a Worker. */
+export function localOperations(stores: Stores, deps: OperationDependencies, readEvents: ReadEvents): AdminOperations {
   return {
     publishBundle: (raw, how) => publishBundle(stores, raw, how, deps),
     rollbackBundle: (where, version) => rollbackBundle(stores, { where, version }, deps),
@@ -20,8 +21,8 @@ export function localOperations(stores: Stores, deps: OperationDependencies): Ad
     revokeKey: (id) => revokeKeyById(stores, id, deps),
     rotateKey: (id) => rotateKeyById(stores, id, deps),
     importFile: (raw) => importFile(stores, raw, deps),
-    countEvents: (filter) => countEvents(stores.events, filter),
-    listEvents: (filter) => listEvents(stores.events, filter),
-    discoveredEvents: () => discoveredEvents(stores.events),
+    countEvents: (filter) => readEvents((reads) => countEvents(reads, filter)),
+    listEvents: (filter) => readEvents((reads) => listEvents(reads, filter)),
+    discoveredEvents: () => readEvents((reads) => reads.discovered()),
   };
 }

@@ -11,7 +11,7 @@ import { RETRY_AFTER_SECONDS, badRequest, errorBody, fail } from "../errors.js";
 import type { SchemaCompiler } from "../events/schemas.js";
 import { isObject, readJson } from "../request.js";
 import { requireAdminToken } from "./admin-token.js";
-import { EVENT_TYPES, MAX_EVENTS_LISTED } from "./event-reads.js";
+import { EVENT_TYPES, MAX_EVENTS_LISTED, type ReadEvents } from "./event-reads.js";
 import { localOperations } from "./local-operations.js";
 import type { EventsFilter, KeyRequest } from "./operations.js";
 import { AdminRefusal } from "./refusal.js";
@@ -23,6 +23,8 @@ export interface AdminRouteDependencies {
   readonly sha256: (bytes: Uint8Array) => Uint8Array;
   readonly clock: Clock;
   readonly schemaCompiler?: SchemaCompiler;
+  /** What answers the event reads (event-reads.ts). */
+  readonly readEvents: ReadEvents;
   /** Where a store's failure behind a 503 is told (the app's onInternalError). */
   readonly reportError?: (error: unknown, requestId?: string) => void;
 }
@@ -63,7 +65,7 @@ function eventsFilter(c: Context<AppEnv>): EventsFilter | string {
 
 export function adminRoutes(deps: AdminRouteDependencies): Hono<AppEnv> {
   const { stores } = deps;
-  const ops = localOperations(stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() });
+  const ops = localOperations(stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }, deps.readEvents);
   const where = (c: Context<AppEnv>) => ({ project: c.req.param("project")!, env: c.req.param("env")! });
   const app = new Hono<AppEnv>();
   const answer = (c: Context<AppEnv>, work: () => Promise<unknown>, status = 200) => answerOr(deps.reportError ?? (() => undefined), c, work, status);

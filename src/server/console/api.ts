@@ -15,7 +15,7 @@ import { editBundle } from "../admin/bundle-operations.js";
 import { answerOr } from "../admin/routes.js";
 import type { KeyUsage } from "../auth/key-usage.js";
 import type { ValidationFailures } from "../events/validation-failures.js";
-import { EVENT_TYPES, countEvents, listEvents } from "../admin/event-reads.js";
+import { EVENT_TYPES, type ReadEvents, countEvents, listEvents } from "../admin/event-reads.js";
 import { keyStatus } from "../admin/key-operations.js";
 import { type AdminOperations, publicKey } from "../admin/operations.js";
 import { AdminRefusal } from "../admin/refusal.js";
@@ -31,6 +31,8 @@ import { ADMIN, type Viewer, sees } from "./viewer.js";
 
 export interface ConsoleApiDependencies {
   readonly stores: Stores;
+  /** What answers the events page's reads (DuckDB's on Node, as `vane events` reads). */
+  readonly readEvents: ReadEvents;
   readonly clock: Clock;
   /** What GET /health answers. */
   readonly health: () => Promise<unknown>;
@@ -202,12 +204,16 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   app.get("/events", (c) =>
     answer(c, async (viewer) => {
       const scope = { ...(viewer.orgId !== undefined && { orgId: viewer.orgId }), ...(viewer.projectId !== undefined && { projectId: viewer.projectId }) };
-      const counts = await Promise.all(EVENT_TYPES.map(async (type) => [type, await countEvents(stores.events, { ...scope, type })] as const));
-      const discovered = (await stores.events.discovered()).filter((d) => sees(viewer, d));
-      // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
-      const last = (await listEvents(stores.events, { ...scope, limit: LAST_EVENTS })).map(eventRow);
       const failures = deps.failures.list().filter((f) => sees(viewer, f));
-      return { counts: Object.fromEntries(counts), discovered, last, failures };
+      return deps.readEvents(async (reads) => {
+        // One read at a time: the reads may share one DuckDB connection.
+        const counts: [string, number][] = [];
+        for (const type of EVENT_TYPES) counts.push([type, await countEvents(reads, { ...scope, type })]);
+        const discovered = (await reads.discovered()).filter((d) => sees(viewer, d));
+        // The newest events, as `vane events list` shows them (the body is the sender's: kept out).
+        const last = (await listEvents(reads, { ...scope, limit: LAST_EVENTS })).map(eventRow);
+        return { counts: Object.fromEntries(counts), discovered, last, failures };
+      });
     }),
   );
 

@@ -8,6 +8,7 @@ import { type Context, Hono, type MiddlewareHandler } from "hono";
 import type { Engine } from "../../engine/engine.js";
 import type { Stores } from "../../store/types.js";
 import { localOperations } from "../admin/local-operations.js";
+import type { ReadEvents } from "../admin/event-reads.js";
 import type { Sha256 } from "../auth/api-key.js";
 import type { KeyUsage } from "../auth/key-usage.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
@@ -43,6 +44,8 @@ export interface ConsoleOptions {
 
 export interface ConsoleDependencies extends ConsoleOptions {
   readonly stores: Stores;
+  /** What answers the event reads (admin/event-reads.ts). */
+  readonly readEvents: ReadEvents;
   readonly engine: Engine;
   readonly version: string;
   readonly limiter: RateLimiter;
@@ -150,12 +153,13 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
     "/api",
     consoleApi({
       stores: deps.stores,
+      readEvents: deps.readEvents,
       clock: deps.clock,
       health: () => healthOf(deps),
       metrics: deps.metrics,
       reportError: deps.reportError,
       results: deps.results,
-      operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }),
+      operations: localOperations(deps.stores, { engine: () => Promise.resolve(deps.engine), sha256: deps.sha256, schemaCompiler: deps.schemaCompiler, now: () => deps.clock.now() }, deps.readEvents),
       live,
       usage: deps.usage,
       failures: deps.failures,

@@ -22,7 +22,8 @@ function notAtTheEdge<T extends object>(what: string): T {
   return new Proxy({}, { get: () => refuse }) as T;
 }
 
-export function edgeStores(bindings: StoreBindings, newId: () => string): Stores {
+/** The Worker's stores; its events answer their reads themselves (no DuckDB at the edge). */
+export function edgeStores(bindings: StoreBindings, newId: () => string): Stores & { readonly events: QueuedEventStore } {
   return {
     keys: new D1KeyStore(bindings.DB),
     bundles: new D1BundleStore(bindings.DB, bindings.CONFIG),

@@ -5,7 +5,7 @@
 // here within the batch; a resend of an earlier batch is dropped by the consumer.
 import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
 import { EVENT_COLUMNS, type SequencedRow, fromDiscoveredRow, fromEventRow, type DiscoveredRow } from "../sqlite/event-rows.js";
-import type { AppendReceipt, DiscoveredEvent, EventFilter, EventStore, PruneReceipt, PruneRule, SequencedEvent, StoredEvent } from "../types.js";
+import type { AppendReceipt, DiscoveredEvent, EventFilter, EventListing, EventStore, PruneReceipt, PruneRule, SequencedEvent, StoredEvent } from "../types.js";
 import type { D1Database, Queue, R2Bucket } from "./bindings.js";
 
 /** One queue message: the batch's events, or the R2 object holding them. */
@@ -42,7 +42,7 @@ function whereOf(filter: Omit<EventFilter, "limit">): { sql: string; values: str
   return { sql: terms.length === 0 ? "" : `WHERE ${terms.join(" AND ")}`, values };
 }
 
-export class QueuedEventStore implements EventStore {
+export class QueuedEventStore implements EventStore, EventListing {
   constructor(
     private readonly db: D1Database,
     private readonly queue: Queue<EventMessage>,

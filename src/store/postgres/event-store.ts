@@ -10,6 +10,7 @@ import type {
   CommitListener,
   DiscoveredEvent,
   EventFilter,
+  EventListing,
   EventStore,
   PruneReceipt,
   PruneRule,
@@ -52,7 +53,7 @@ function checkCount(name: string, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`${name} must be a non-negative integer, got ${value}`);
 }
 
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore, EventListing {
   private readonly listeners = new Set<CommitListener>();
   private readonly order = new CommitOrder<Appended>((appended) => this.feed(appended));
   private queue: QueuedAppend[] = [];

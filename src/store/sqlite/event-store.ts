@@ -1,15 +1,14 @@
 // Accepted events in commit order, with auto-discovered event counts and pipeline checkpoints.
 // Appends go to the event log through a LogWriter (writer/); reads decode the log's rows
 // (log-events.ts), the only copy of the events in vane.db. The analytical reads (`vane events`,
-// results) go through DuckDB over the Parquet archive and this log's tail (columnar/); what this
-// store's own list and count serve (tests, the admin API) scans the log.
+// results, the server's admin API and console) go through DuckDB over the Parquet archive and this
+// log's tail (columnar/): this store lists and counts nothing itself.
 import type { MessagePort } from "node:worker_threads";
 import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
   CommitListener,
   DiscoveredEvent,
-  EventFilter,
   EventStore,
   PruneReceipt,
   PruneRule,
@@ -22,7 +21,6 @@ import { LOG_END_MARKER, LogEvents } from "./log-events.js";
 import { type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
-export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;
 
 function checkCount(name: string, value: number): void {
@@ -130,37 +128,6 @@ export class SqliteEventStore implements EventStore {
     return this.log.after(afterSeq, limit);
   }
 
-  async list(filter: EventFilter = {}): Promise<SequencedEvent[]> {
-    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
-    checkCount("limit", limit);
-    const out: SequencedEvent[] = [];
-    if (limit === 0) return out;
-    await this.scan((entry) => {
-      if (matches(entry.event, filter)) out.push(entry);
-      return out.length < limit;
-    });
-    return out;
-  }
-
-  async count(filter: Omit<EventFilter, "limit"> = {}): Promise<number> {
-    if (filter.orgId === undefined && filter.projectId === undefined && filter.type === undefined) return this.log.total();
-    let n = 0;
-    await this.scan(({ event }) => {
-      if (matches(event, filter)) n++;
-      return true;
-    });
-    return n;
-  }
-
-  async orgsWithEvents(projectId: string): Promise<string[]> {
-    const orgs = new Set<string>();
-    await this.scan(({ event }) => {
-      if (event.projectId === projectId) orgs.add(event.orgId);
-      return true;
-    });
-    return [...orgs].sort();
-  }
-
   async prune(rule: PruneRule): Promise<PruneReceipt> {
     const chunk = rule.chunk ?? DEFAULT_PRUNE_CHUNK;
     checkCount("chunk", chunk);
@@ -199,17 +166,6 @@ export class SqliteEventStore implements EventStore {
     await this.durability.commit(() => this.setCheckpointStmt.run(pipeline, seq));
   }
 
-  /**
-   * Visits every event newest first until `visit` says stop, yielding between pages: a scan of a
-   * large log (the admin API's list and count on a server) never holds the event loop for long.
-   */
-  private async scan(visit: (entry: SequencedEvent) => boolean): Promise<void> {
-    for (const page of this.log.newestFirst()) {
-      for (const entry of page) if (!visit(entry)) return;
-      await yieldTurn();
-    }
-  }
-
   /** Throws when the log cannot be read. */
   ping(): void {
     this.log.end();
@@ -222,11 +178,3 @@ export class SqliteEventStore implements EventStore {
 }
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-function matches(event: StoredEvent, filter: Omit<EventFilter, "limit">): boolean {
-  return (
-    (filter.orgId === undefined || event.orgId === filter.orgId) &&
-    (filter.projectId === undefined || event.projectId === filter.projectId) &&
-    (filter.type === undefined || event.type === filter.type)
-  );
-}

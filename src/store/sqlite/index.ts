@@ -8,5 +8,4 @@ export {
   type SqliteStores,
 } from "./open.js";
 export { SCHEMA_VERSION } from "./schema.js";
-export { DEFAULT_LIST_LIMIT } from "./event-store.js";
 export { MAX_GROUP_EVENTS } from "./writer/event-log.js";

@@ -24,27 +24,18 @@ const BATCH_OF = "coalesce((SELECT max(seq) FROM event_log WHERE seq <= ?), 0)";
 
 export class LogEvents {
   private readonly fromStmt: Statement<[number, number], LogRow>;
-  private readonly beforeStmt: Statement<[number, number], LogRow>;
   private readonly endStmt: Statement<[], number | null>;
   private readonly markerStmt: Statement<[string], number>;
-  private readonly totalStmt: Statement<[], number>;
 
   constructor(db: Database) {
     this.fromStmt = db.prepare(`SELECT seq, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
-    this.beforeStmt = db.prepare("SELECT seq, events, format FROM event_log WHERE seq < ? ORDER BY seq DESC LIMIT ?");
     this.endStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
     this.markerStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
-    this.totalStmt = db.prepare<[], number>("SELECT coalesce(sum(count), 0) FROM event_log").pluck();
   }
 
   /** The last seq ever used: 0 for a new store. */
   end(): number {
     return Math.max(this.endStmt.get() ?? 0, this.markerStmt.get(LOG_END_MARKER) ?? 0);
-  }
-
-  /** How many events the log holds. */
-  total(): number {
-    return this.totalStmt.get() ?? 0;
   }
 
   /** Events with seq > afterSeq, ascending, at most `limit`. */
@@ -65,21 +56,6 @@ export class LogEvents {
     return out;
   }
 
-  /** Every event, newest first, a page of batches at a time: stop iterating to stop reading. */
-  *newestFirst(): Generator<SequencedEvent[]> {
-    let before = Number.MAX_SAFE_INTEGER;
-    for (;;) {
-      const rows = this.beforeStmt.all(before, ROWS_PER_READ);
-      const page: SequencedEvent[] = [];
-      for (const row of rows) {
-        const events = decodeLogRow(row.events, row.format);
-        for (let i = events.length - 1; i >= 0; i--) page.push({ seq: row.seq + i, event: events[i]! });
-        before = row.seq;
-      }
-      yield page;
-      if (rows.length < ROWS_PER_READ) return;
-    }
-  }
 }
 
 /**
