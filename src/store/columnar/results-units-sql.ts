@@ -12,9 +12,6 @@
 import type { MetricProduct, MetricQuery, MetricSums, PreperiodSums } from "../../analysis/results/source.js";
 import type { EventView, Params } from "./event-view.js";
 
-/** A JSON value's type as DuckDB names it: numbers only count as values and propensities. */
-export const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
-
 /** The look (0 = the earliest) an event at `event_ms` first counts in: the first whose end is not before it. */
 function bucketSql(looks: number): string {
   if (looks === 1) return "0";
@@ -39,10 +36,10 @@ function fillUnitsSql(metricRows: string, looks: number): string {
   per_bucket AS (
     SELECT m.idx AS idx, ex.alloc AS alloc, ex.unit AS unit, any_value(ex.w) AS w, any_value(ex.first_ms) AS first_ms, ${bucketSql(looks)} AS bucket,
            bool_or(t.event_ms >= ex.first_ms) AS post,
-           coalesce(fsum(CASE WHEN t.event_ms >= ex.first_ms AND json_type(t.value) ${NUMBER} THEN CAST(t.value AS DOUBLE) END), 0) AS y,
+           coalesce(fsum(CASE WHEN t.event_ms >= ex.first_ms THEN t.value END), 0) AS y,
            bool_or(t.event_ms < ex.first_ms) AS pre,
-           coalesce(fsum(CASE WHEN t.event_ms < ex.first_ms AND json_type(t.value) ${NUMBER} THEN CAST(t.value AS DOUBLE) END), 0) AS x
-    FROM (SELECT *, json_extract(body, '$.value') AS value FROM events) t
+           coalesce(fsum(CASE WHEN t.event_ms < ex.first_ms THEN t.value END), 0) AS x
+    FROM events t
     JOIN m ON m.event = t.name
     JOIN results_exposed ex ON ex.unit = t.unit_key
     WHERE t.project_id = $projectId AND t.type = 'track' AND t.org_id = $orgId AND t.env = $env
