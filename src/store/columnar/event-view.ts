@@ -6,7 +6,6 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { DiscoveredEvent, EventFilter, EventStore, EventType, SequencedEvent } from "../types.js";
 import { sequencedEvent } from "../event-records.js";
-import { DEFAULT_MAX_EVENT_AGE_MS } from "../event-time.js";
 import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
 import { cover } from "../parquet/partitions.js";
 import { archiveSelect, listArchive } from "./archive-files.js";
@@ -143,15 +142,12 @@ export class EventView {
     const archived =
       files.length === 0
         ? ""
-        : `SELECT * EXCLUDE (received_at), epoch_ms(received_at) AS received_ms
+        : `SELECT * EXCLUDE (received_at, event_time), epoch_ms(received_at) AS received_ms, epoch_ms(event_time) AS event_ms
            FROM (${await archiveSelect(this.duck.connection, files)})
            WHERE seq <= ${this.through} UNION ALL BY NAME `;
-    // event_ms: when the event happened (store/event-time.ts), from the files' event_time or the
-    // tail's event_ms; files written before the column existed take the timestamp, clamped alike.
+    // event_ms: when the event happened (store/event-time.ts), the files' event_time or the tail's event_ms.
     await this.duck.connection.run(`CREATE OR REPLACE VIEW events AS
-      SELECT * EXCLUDE (event_time, event_ms),
-             coalesce(event_ms, epoch_ms(event_time), least(received_ms, greatest(received_ms - ${DEFAULT_MAX_EVENT_AGE_MS}, epoch_ms(TRY_CAST(event_timestamp AS TIMESTAMPTZ))))) AS event_ms
-      FROM (${archived}SELECT *, CAST(NULL AS TIMESTAMPTZ) AS event_time, ${LAYERS_OF_BODY} AS layers, ${VALUE_OF_BODY} AS value FROM tail)`);
+      ${archived}SELECT *, ${LAYERS_OF_BODY} AS layers, ${VALUE_OF_BODY} AS value FROM tail`);
   }
 
   private async retrying<T>(read: () => Promise<T>): Promise<T> {

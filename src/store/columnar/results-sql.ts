@@ -12,26 +12,31 @@ import type { MetricSums, ResultsAggregates, ResultsQuery, ResultsSource } from 
 import type { EventView, Params } from "./event-view.js";
 import { UnitSums } from "./results-units-sql.js";
 
-function exposedSql(allocationCases: string): string {
+function exposedSql(allocationCases: string, weighted: boolean): string {
   // The layers are unnested in a select list, not a lateral join: several times faster in DuckDB.
+  // Each (unit, allocation)'s first by a hash aggregate, not a window's sort: several times faster
+  // too; its weight (adaptive policies) the first's, 1 for static ones.
   return `
   CREATE OR REPLACE TEMP TABLE results_exposed AS
-  SELECT unit, alloc, first_ms, CASE WHEN NOT $weighted THEN 1.0 WHEN p > 0 AND p <= 1 THEN 1.0 / p ELSE 0 END AS w
+  SELECT unit, alloc, min(first_ms) AS first_ms, ${weighted ? "arg_min(w, (first_ms, seq))" : "1.0"} AS w
   FROM (
-    SELECT unit, seq, first_ms,
-           coalesce(l.allocationKey, ${allocationCases}, l.allocationId) AS alloc,
-           l.probability AS p,
-           coalesce(l.policyKey = $policyKey, l.policyId = $policyId) AS named,
-           NOT coalesce(l.attributionOnly, false) AS treated
+    SELECT unit, seq, first_ms, alloc, CASE WHEN p > 0 AND p <= 1 THEN 1.0 / p ELSE 0 END AS w
     FROM (
-      SELECT e.unit_key AS unit, e.seq AS seq, e.event_ms AS first_ms, unnest(e.layers) AS l
-      FROM events e
-      WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
-        AND e.event_ms >= $since AND e.event_ms <= $until
+      SELECT unit, seq, first_ms,
+             coalesce(l.allocationKey, ${allocationCases}, l.allocationId) AS alloc,
+             l.probability AS p,
+             coalesce(l.policyKey = $policyKey, l.policyId = $policyId) AS named,
+             NOT coalesce(l.attributionOnly, false) AS treated
+      FROM (
+        SELECT e.unit_key AS unit, e.seq AS seq, e.event_ms AS first_ms, unnest(e.layers) AS l
+        FROM events e
+        WHERE e.project_id = $projectId AND e.type IN ('exposure', 'decision') AND e.org_id = $orgId AND e.env = $env
+          AND e.event_ms >= $since AND e.event_ms <= $until
+      )
     )
+    WHERE named AND treated AND alloc IS NOT NULL
   )
-  WHERE named AND treated AND alloc IS NOT NULL
-  QUALIFY row_number() OVER (PARTITION BY unit, alloc ORDER BY first_ms, seq) = 1`;
+  GROUP BY unit, alloc`;
 }
 
 interface AllocationRow {
@@ -80,7 +85,7 @@ export class DuckResultsSource implements ResultsSource {
     const scope: Params = { orgId: query.orgId, projectId: query.projectId, env: query.env };
     const untilMs = millisOf(query.until);
     const since = query.since === undefined ? EARLIEST_MS : millisOf(query.since);
-    await this.view.run(exposedSql(cases), { ...scope, ...idParams, since, until: untilMs, policyKey: query.policyKey, policyId: query.policyId, weighted: query.weighted });
+    await this.view.run(exposedSql(cases, query.weighted), { ...scope, ...idParams, since, until: untilMs, policyKey: query.policyKey, policyId: query.policyId });
     const [first] = await this.view.rows("SELECT min(first_ms) AS first_ms FROM results_exposed");
     const earlier = first!.first_ms === null ? [] : looksBefore(isoOf(first!.first_ms)).map(millisOf);
     const looksMs = [...earlier.filter((ms, i) => ms < untilMs && (i === 0 || ms > earlier[i - 1]!)), untilMs];

@@ -21,7 +21,9 @@ function bucketSql(looks: number): string {
 
 // Per metric (m.idx), allocation, unit and bucket with an event after exposure (within the window
 // and --until) or in the pre-period before it ($pre long; 0 without one: none): its sums, then
-// per look the buckets up to it, for the units exposed by then. Non-numeric values count 0.
+// per look the buckets up to it, for the units exposed by then. Non-numeric values count 0. In
+// order: the sums over it then add the same values in the same order wherever the events were read
+// from (fsum is compensated, yet not exactly order-free).
 function fillUnitsSql(metricRows: string, looks: number): string {
   const perLook =
     looks === 1
@@ -47,7 +49,8 @@ function fillUnitsSql(metricRows: string, looks: number): string {
       AND (m.window_ms IS NULL OR t.event_ms <= ex.first_ms + m.window_ms)
     GROUP BY m.idx, ex.alloc, ex.unit${looks === 1 ? "" : ", bucket"}
   )
-  ${perLook}`;
+  ${perLook}
+  ORDER BY look, idx, alloc, unit`;
 }
 
 // Each capped metric's cap per look: the value ranked ⌈q·k⌉ among its k converted units' values
