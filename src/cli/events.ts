@@ -1,7 +1,10 @@
 // `vane events discovered|list|count`: a look at stored events from the command line, read
 // through DuckDB over the Parquet archive and the log's tail (event-reads.ts). `list` prints one
 // compact JSON object per line (newest first), so its output pipes into jq.
+import { join } from "node:path";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS, pruneEvents } from "../store/retention.js";
+import { pruneArchive } from "../store/parquet/archive-retention.js";
+import { NodeFileSink } from "../store/parquet/file-sink.js";
 import { EVENT_TYPES, MAX_EVENTS_LISTED, countEvents, listEvents } from "../server/admin/event-reads.js";
 import type { EventsFilter } from "../server/admin/operations.js";
 import type { EventType, SequencedEvent } from "../store/types.js";
@@ -44,13 +47,20 @@ ${dataHelp(19)}
 ${readHelp(19)}
 ${remoteHelp(19)}`;
 
-const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}] [--data DIR]
+const PRUNE_USAGE = `Usage: vane events prune [--retain-days ${DEFAULT_RETENTION.retainMs / DAY_MS}] [--dedup-hours ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS}]
+                        [--archive-retain-days D] [--parquet DIR] [--data DIR]
 
 Deletes events received more than --retain-days ago that every derived copy (the Parquet files
 and the learner) has read past, and forgets event ids older than --dedup-hours; \`vane serve\` does
-the same every minute with its own options. The Parquet files are never pruned.
+the same every minute with its own options. The Parquet archive is kept unless --archive-retain-days
+is given.
   --retain-days D  keep events this many days (default ${DEFAULT_RETENTION.retainMs / DAY_MS}; fractions allowed)
   --dedup-hours H  recognise a resent event id this many hours (default ${DEFAULT_RETENTION.dedupWindowMs / HOUR_MS})
+  --archive-retain-days D
+                   also delete the Parquet archive's events received more than D days ago: whole
+                   days' folders, and the day D days ago rewritten without its older events
+                   (default: none deleted, the archive is the long-term record)
+  --parquet DIR    the archive's folder (default DATA/parquet; on a shared store, the servers' --parquet)
 ${dataHelp(17)}`;
 
 /** Here: DuckDB over the archive and the log's tail; with --remote: the server's admin API. */
@@ -141,6 +151,8 @@ const pruneVerb: Verb = {
         ...STORE_OPTIONS,
         "retain-days": { type: "string", default: String(DEFAULT_RETENTION.retainMs / DAY_MS) },
         "dedup-hours": { type: "string", default: String(DEFAULT_RETENTION.dedupWindowMs / HOUR_MS) },
+        "archive-retain-days": { type: "string" },
+        parquet: { type: "string" },
       },
       positionals: [0, 0],
     });
@@ -148,8 +160,15 @@ const pruneVerb: Verb = {
       retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: PRUNE_USAGE }),
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: PRUNE_USAGE }),
     };
-    const pruned = await withOpenedStores(values, "existing", (stores) => pruneEvents(stores.events, retention, Date.now()));
+    const archiveRetainMs = values["archive-retain-days"] === undefined ? undefined : durationOption(values["archive-retain-days"], "--archive-retain-days", { unitMs: DAY_MS, usage: PRUNE_USAGE });
+    const now = Date.now();
+    const pruned = await withOpenedStores(values, "existing", (stores) => pruneEvents(stores.events, retention, now));
     io.out(`Pruned ${pruned.events} events and ${pruned.eventIds} remembered event ids from ${describeStore(values)}.`);
+    if (archiveRetainMs !== undefined) {
+      const cutoff = now - archiveRetainMs;
+      const archived = await pruneArchive(new NodeFileSink(values.parquet ?? join(values.data, "parquet")), cutoff);
+      io.out(`The Parquet archive: events received before ${new Date(cutoff).toISOString()} deleted (${archived.filesDeleted} files deleted, ${archived.filesRewritten} rewritten).`);
+    }
     return 0;
   },
 };

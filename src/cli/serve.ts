@@ -28,7 +28,8 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--weights-threshold 0.05] [--weights-min-minutes 10]
-                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
+                  [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--archive-retain-days D]
+                  [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
                   [--admin-token T] [--console]
 
@@ -49,6 +50,10 @@ ${WEIGHTS_HELP}
   --retain-days D
                delete stored events older than D days once the Parquet copy and the learner have
                read them (default ${RETAIN_DAYS}; fractions allowed); the Parquet files are kept
+  --archive-retain-days D
+               also delete the Parquet archive's events received more than D days ago, hourly:
+               whole days' folders, and the day D days ago rewritten without its older events
+               (default: none deleted, the archive is the long-term record)
   --dedup-hours H
                an event resent with the same id within H hours is stored once (default ${DEDUP_HOURS})
   --pending-in-memory N
@@ -77,7 +82,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -91,6 +96,8 @@ export const serveVerb: Verb = {
       retainMs: durationOption(values["retain-days"], "--retain-days", { unitMs: DAY_MS, usage: USAGE }),
       dedupWindowMs: durationOption(values["dedup-hours"], "--dedup-hours", { unitMs: HOUR_MS, usage: USAGE }),
     };
+    const archiveRetainDays = values["archive-retain-days"];
+    const archiveRetainMs = archiveRetainDays === undefined ? undefined : durationOption(archiveRetainDays, "--archive-retain-days", { unitMs: DAY_MS, usage: USAGE });
     const metrics = metricsOption(values.metrics, USAGE);
     checkPorts(port, metrics, USAGE);
     const log = { level: logLevelOption(values["log-level"], USAGE) };
@@ -99,7 +106,7 @@ export const serveVerb: Verb = {
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, archiveRetainMs, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
     const server = await (workers === 1 ? startNodeServer({ ...options, consoleResults: nodeConsoleResults }) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });

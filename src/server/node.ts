@@ -19,6 +19,8 @@ import type { Logger } from "pino";
 import { WeightsPublisher } from "../adaptive/publisher.js";
 import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
+import { pruneArchive } from "../store/parquet/archive-retention.js";
+import { NodeFileSink } from "../store/parquet/file-sink.js";
 import { openStores } from "../store/open-stores.js";
 import type { EventStore } from "../store/types.js";
 import { type AppLimits, createApp } from "./app.js";
@@ -68,6 +70,10 @@ export interface NodeServerOptions {
   readonly retention?: Retention;
   /** How often retention runs. */
   readonly pruneMs?: number;
+  /** The Parquet archive's events are deleted once received this long ago (store/parquet/archive-retention.ts); kept when absent. */
+  readonly archiveRetainMs?: number;
+  /** How often the archive's retention runs (it rewrites the files of the day the cutoff falls in). */
+  readonly archivePruneMs?: number;
   /** "off" when absent. */
   readonly metrics?: MetricsExposure;
   /** How long close() waits for the stop's steps before it gives up on them (stop-steps.ts). */
@@ -91,10 +97,19 @@ export interface NodeServerOptions {
 export const DEFAULT_LEARN_MS = 200;
 export const DEFAULT_WEIGHTS_MS = 60_000;
 export const DEFAULT_PRUNE_MS = 60_000;
+const DEFAULT_ARCHIVE_PRUNE_MS = 60 * 60_000;
 /** How often a server that does not learn reloads the learned state (and the learner publishes its open trials). */
 export const SHARE_LEARNING_MS = 1_000;
 
 /** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
+/** The archive's retention, under the retention role, when asked for (`--archive-retain-days`). */
+function archiveRetention(options: NodeServerOptions, active: () => boolean, log: Logger | undefined): () => void {
+  const retainMs = options.archiveRetainMs;
+  if (retainMs === undefined) return () => undefined;
+  const sink = new NodeFileSink(options.parquetDir ?? join(options.dataDir, "parquet"));
+  return every(options.archivePruneMs ?? DEFAULT_ARCHIVE_PRUNE_MS, "archive retention", async () => active() && pruneArchive(sink, systemClock.now() - retainMs), log);
+}
+
 function every(ms: number, label: string, task: () => Promise<unknown>, log: Logger | undefined): () => void {
   let running = false;
   const timer = setInterval(() => {
@@ -178,6 +193,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     every(SHARE_LEARNING_MS, "learned state", () => learning.share(), log),
     every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", async () => roles.learner.active && publisher.publish(), log),
     every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
+    archiveRetention(options, () => roles.retention.active, log),
     () => openFiles?.stop(),
   ];
   const stopTimers = () => timers.forEach((stop) => stop());

@@ -74,9 +74,25 @@ function event(i: number, fields: Partial<StoredEvent> & { offsetMs?: number } =
     timestamp: `2025-03-09T10:14:${String(i % 60).padStart(2, "0")}.5+01:00`,
     ...(i % 3 === 0 ? { name: `purchase ✓ ${i}` } : {}),
     ...(i % 4 === 0 ? { decisionId: `dec_${i}` } : {}),
-    body: { type: "exposure", n: i, nested: { list: [1, "二", null] } },
+    body: { type: "exposure", n: i, nested: { list: [1, "二", null] }, ...(i % 3 === 0 ? { value: i / 2 } : { layers: layersOf(i) }) },
     ...rest,
   };
+}
+
+/** An exposure's layers: one full assignment, and one with a propensity and flag of the wrong JSON types. */
+function layersOf(i: number): Record<string, unknown>[] {
+  return [
+    { layerId: "l1", bucket: i, policyId: "pol_1", policyKey: "p1", allocationId: `alloc_${i % 2}`, allocationKey: `arm ${i % 2}`, probability: 0.25, attributionOnly: true },
+    { layerId: "l2", bucket: 7, policyKey: 3, probability: "0.5", attributionOnly: "yes" },
+  ];
+}
+
+/** The `layers` column of layersOf(i): text fields as text, the wrongly typed ones null, like DuckDB's writer. */
+function layersColumn(i: number): Record<string, unknown>[] {
+  return [
+    { layerId: "l1", policyId: "pol_1", policyKey: "p1", allocationId: `alloc_${i % 2}`, allocationKey: `arm ${i % 2}`, probability: 0.25, attributionOnly: true },
+    { layerId: "l2", policyId: null, policyKey: "3", allocationId: null, allocationKey: null, probability: null, attributionOnly: null },
+  ];
 }
 
 /** The file of a partition of org_1's production events (odd seqs are proj_b's, even proj_a's). */
@@ -103,7 +119,8 @@ async function decode(bytes: Uint8Array): Promise<Row[]> {
 async function allRows(files: ReadonlyMap<string, Uint8Array>): Promise<(Row & { file: string })[]> {
   const rows: (Row & { file: string })[] = [];
   for (const [file, bytes] of files) {
-    for (const row of await decode(bytes)) rows.push({ ...row, file });
+    // hyparquet reads a null list as undefined.
+    for (const row of await decode(bytes)) rows.push({ ...row, layers: row.layers ?? null, file });
   }
   return rows.sort((a, b) => Number(a.seq) - Number(b.seq));
 }
@@ -126,6 +143,8 @@ function expectedRow(seq: number, e: StoredEvent): Row {
     discovered: e.discovered ?? null,
     // No eventTime in these bodies: the timestamp (an hour before arrival) is when it happened.
     event_time: new Date(Math.min(Date.parse(e.timestamp), Date.parse(e.receivedAt))),
+    layers: e.type === "track" ? null : layersColumn(seq),
+    value: e.type === "track" ? seq / 2 : null,
   };
 }
 
@@ -166,6 +185,7 @@ describe("ParquetPipeline", () => {
     expect(schema.slice(1).map((element) => element.name)).toEqual([
       "seq", "id", "received_at", "org_id", "project_id", "env", "type", "unit_key",
       "event_timestamp", "name", "decision_id", "body", "discovered", "event_time",
+      "layers", "list", "element", "layerId", "policyId", "policyKey", "allocationId", "allocationKey", "probability", "attributionOnly", "value",
     ]);
     expect(byName.get("seq")).toMatchObject({ type: "INT64", repetition_type: "REQUIRED" });
     for (const instant of ["received_at", "event_time"]) {

@@ -13,9 +13,26 @@ export function createEventTable(connection: DuckDBConnection, name: string): Pr
     decision_id VARCHAR, body VARCHAR NOT NULL, discovered BOOLEAN, event_ms BIGINT NOT NULL)`);
 }
 
+/** A JSON value's type as DuckDB names it: only numbers count as values and propensities. */
+const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
+/** A LayerAssignment's fields (the contract's) the `layers` column keeps, the last two checked for their JSON type below. */
+const LAYER_SHAPE = '{"layerId":"VARCHAR","policyId":"VARCHAR","policyKey":"VARCHAR","allocationId":"VARCHAR","allocationKey":"VARCHAR","probability":"JSON","attributionOnly":"JSON"}';
+const LAYER_OF_JSON = `struct_pack(layerId := l.layerId, policyId := l.policyId, policyKey := l.policyKey, allocationId := l.allocationId, allocationKey := l.allocationKey,
+  probability := CASE WHEN json_type(l.probability) ${NUMBER} THEN CAST(l.probability AS DOUBLE) END,
+  attributionOnly := CASE WHEN json_type(l.attributionOnly) = 'BOOLEAN' THEN CAST(l.attributionOnly AS BOOLEAN) END)`;
+
+/**
+ * What the analysis reads of a body, as columns of their own so that a read never parses JSON:
+ * `layers`, an exposure's or decision's layer assignments (LIST of STRUCT), and `value`, a track
+ * event's value when it is a number. Derived from the body here, wherever DuckDB writes a file
+ * (the JavaScript writer alike: parquet/rows.ts); readers use the same expressions for the log's
+ * tail and for files written before the columns existed.
+ */
+export const LAYERS_OF_BODY = `CASE WHEN type IN ('exposure', 'decision') THEN list_transform(json_transform(body, '{"layers":[${LAYER_SHAPE}]}').layers, lambda l: ${LAYER_OF_JSON}) END`;
+export const VALUE_OF_BODY = `CASE WHEN type = 'track' AND json_type(body, '$.value') ${NUMBER} THEN CAST(json_extract(body, '$.value') AS DOUBLE) END`;
+
 /** The Parquet files' columns from such a table, received_at and event_time instants (UTC). */
-export const FILE_COLUMNS =
-  "seq, id, make_timestamptz(received_ms * 1000) AS received_at, org_id, project_id, env, type, unit_key, event_timestamp, name, decision_id, body, discovered, make_timestamptz(event_ms * 1000) AS event_time";
+export const FILE_COLUMNS = `seq, id, make_timestamptz(received_ms * 1000) AS received_at, org_id, project_id, env, type, unit_key, event_timestamp, name, decision_id, body, discovered, make_timestamptz(event_ms * 1000) AS event_time, ${LAYERS_OF_BODY} AS layers, ${VALUE_OF_BODY} AS value`;
 
 /** Appends the rows to the table the appender writes, then flushes them into it. */
 export async function appendEvents(connection: DuckDBConnection, table: string, rows: Iterable<SequencedEvent>): Promise<void> {

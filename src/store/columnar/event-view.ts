@@ -6,11 +6,10 @@
 import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api";
 import type { DiscoveredEvent, EventFilter, EventStore, EventType, SequencedEvent } from "../types.js";
 import { sequencedEvent } from "../event-records.js";
-import { DEFAULT_MAX_EVENT_AGE_MS } from "../event-time.js";
 import { PARQUET_PIPELINE } from "../parquet/pipeline.js";
 import { cover } from "../parquet/partitions.js";
-import { listArchive } from "./archive-files.js";
-import { appendEvents, createEventTable } from "./event-table.js";
+import { archiveSelect, listArchive } from "./archive-files.js";
+import { appendEvents, createEventTable, LAYERS_OF_BODY, VALUE_OF_BODY } from "./event-table.js";
 import { type Duck, type DuckSettings, openDuck, sqlString } from "./duck.js";
 
 export interface ViewSources {
@@ -135,7 +134,7 @@ export class EventView {
 
   /** `events`: the covering files' rows through the checkpoint, then the tail (BY NAME: a file of before `discovered` lacks it). */
   private async defineEvents(): Promise<void> {
-    const files = cover(await listArchive(this.sources.parquetDir), this.through).map((f) => sqlString(f.absolute));
+    const files = cover(await listArchive(this.sources.parquetDir), this.through).map((f) => f.absolute);
     // Events through the checkpoint are only in the files: without any, the read would miss them all.
     if (files.length === 0 && this.through > 0) {
       throw new Error(`the Parquet archive holds events 1..${this.through} of this store, but ${this.sources.parquetDir} has no Parquet files: pass --parquet with the servers' folder`);
@@ -143,15 +142,12 @@ export class EventView {
     const archived =
       files.length === 0
         ? ""
-        : `SELECT * EXCLUDE (received_at), epoch_ms(received_at) AS received_ms
-           FROM read_parquet([${files.join(", ")}], union_by_name = true, hive_partitioning = false)
+        : `SELECT * EXCLUDE (received_at, event_time), epoch_ms(received_at) AS received_ms, epoch_ms(event_time) AS event_ms
+           FROM (${await archiveSelect(this.duck.connection, files)})
            WHERE seq <= ${this.through} UNION ALL BY NAME `;
-    // event_ms: when the event happened (store/event-time.ts), from the files' event_time or the
-    // tail's event_ms; files written before the column existed take the timestamp, clamped alike.
+    // event_ms: when the event happened (store/event-time.ts), the files' event_time or the tail's event_ms.
     await this.duck.connection.run(`CREATE OR REPLACE VIEW events AS
-      SELECT * EXCLUDE (event_time, event_ms),
-             coalesce(event_ms, epoch_ms(event_time), least(received_ms, greatest(received_ms - ${DEFAULT_MAX_EVENT_AGE_MS}, epoch_ms(TRY_CAST(event_timestamp AS TIMESTAMPTZ))))) AS event_ms
-      FROM (${archived}SELECT *, CAST(NULL AS TIMESTAMPTZ) AS event_time FROM tail)`);
+      ${archived}SELECT *, ${LAYERS_OF_BODY} AS layers, ${VALUE_OF_BODY} AS value FROM tail`);
   }
 
   private async retrying<T>(read: () => Promise<T>): Promise<T> {

@@ -12,9 +12,6 @@
 import type { MetricProduct, MetricQuery, MetricSums, PreperiodSums } from "../../analysis/results/source.js";
 import type { EventView, Params } from "./event-view.js";
 
-/** A JSON value's type as DuckDB names it: numbers only count as values and propensities. */
-export const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
-
 /** The look (0 = the earliest) an event at `event_ms` first counts in: the first whose end is not before it. */
 function bucketSql(looks: number): string {
   if (looks === 1) return "0";
@@ -24,8 +21,10 @@ function bucketSql(looks: number): string {
 
 // Per metric (m.idx), allocation, unit and bucket with an event after exposure (within the window
 // and --until) or in the pre-period before it ($pre long; 0 without one: none): its sums, then
-// per look the buckets up to it, for the units exposed by then. Non-numeric values count 0.
-function fillUnitsSql(metricRows: string, looks: number): string {
+// per look the buckets up to it, for the units exposed by then. Non-numeric values count 0. In
+// order: the sums over it then add the same values in the same order wherever the events were read
+// from (fsum is compensated, yet not exactly order-free).
+function fillUnitsSql(metricRows: string, names: string, looks: number): string {
   const perLook =
     looks === 1
       ? "SELECT 0 AS look, * EXCLUDE (bucket, first_ms) FROM per_bucket"
@@ -39,18 +38,19 @@ function fillUnitsSql(metricRows: string, looks: number): string {
   per_bucket AS (
     SELECT m.idx AS idx, ex.alloc AS alloc, ex.unit AS unit, any_value(ex.w) AS w, any_value(ex.first_ms) AS first_ms, ${bucketSql(looks)} AS bucket,
            bool_or(t.event_ms >= ex.first_ms) AS post,
-           coalesce(fsum(CASE WHEN t.event_ms >= ex.first_ms AND json_type(t.value) ${NUMBER} THEN CAST(t.value AS DOUBLE) END), 0) AS y,
+           coalesce(fsum(CASE WHEN t.event_ms >= ex.first_ms THEN t.value END), 0) AS y,
            bool_or(t.event_ms < ex.first_ms) AS pre,
-           coalesce(fsum(CASE WHEN t.event_ms < ex.first_ms AND json_type(t.value) ${NUMBER} THEN CAST(t.value AS DOUBLE) END), 0) AS x
-    FROM (SELECT *, json_extract(body, '$.value') AS value FROM events) t
+           coalesce(fsum(CASE WHEN t.event_ms < ex.first_ms THEN t.value END), 0) AS x
+    FROM events t
     JOIN m ON m.event = t.name
     JOIN results_exposed ex ON ex.unit = t.unit_key
-    WHERE t.project_id = $projectId AND t.type = 'track' AND t.org_id = $orgId AND t.env = $env
+    WHERE t.project_id = $projectId AND t.type = 'track' AND t.org_id = $orgId AND t.env = $env AND t.name IN (${names})
       AND t.event_ms >= ex.first_ms - $pre AND t.event_ms <= $until
       AND (m.window_ms IS NULL OR t.event_ms <= ex.first_ms + m.window_ms)
     GROUP BY m.idx, ex.alloc, ex.unit${looks === 1 ? "" : ", bucket"}
   )
-  ${perLook}`;
+  ${perLook}
+  ORDER BY look, idx, alloc, unit`;
 }
 
 // Each capped metric's cap per look: the value ranked ⌈q·k⌉ among its k converted units' values
@@ -111,7 +111,9 @@ export class UnitSums {
       params[`window${i}`] = m.windowMs ?? null;
     });
     query.looksMs.slice(0, -1).forEach((ms, i) => (params[`look${i}`] = ms));
-    await view.run(fillUnitsSql(rows, query.looksMs.length), params);
+    // The names again as a filter of the scan: the join alone would read every track event's columns.
+    const names = query.metrics.map((_, i) => `$event${i}`).join(", ");
+    await view.run(fillUnitsSql(rows, names, query.looksMs.length), params);
     const caps = await capUnits(view, query.metrics);
     const converted = await view.rows(METRIC_SUMS);
     const preperiods = query.preperiodMs === undefined ? undefined : await view.rows(PREPERIOD_SUMS);

@@ -4,6 +4,7 @@
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, stat } from "node:fs/promises";
+import { archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
 import { type Duck, type DuckSettings, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
@@ -71,8 +72,9 @@ export class DuckArchiveWriter {
     let written = 0;
     for (const group of await this.smallRuns(kept)) {
       const target = rangeFile(group[0]!.folder, group[0]!.first, group.at(-1)!.last);
-      const inputs = group.map((f) => sqlString(this.sink.pathOf(f.path))).join(", ");
-      await this.sink.writeWith(target, (temp) => this.copy(`SELECT * FROM read_parquet([${inputs}], union_by_name = true) ORDER BY seq`, temp));
+      // Files of an older writer are read with today's columns: a compacted file holds them for every row.
+      const inputs = await archiveSelect(this.duck.connection, group.map((f) => this.sink.pathOf(f.path)));
+      await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY seq`, temp));
       for (const file of group) await this.sink.remove(file.path);
       written += 1;
     }

@@ -16,9 +16,12 @@ function optional(name: string): SchemaElement {
   return { name, ...UTF8, repetition_type: "OPTIONAL" };
 }
 
+/** A LayerAssignment's text fields the `layers` column keeps (then `probability` and `attributionOnly`). */
+const LAYER_TEXT = ["layerId", "policyId", "policyKey", "allocationId", "allocationKey"] as const;
+
 /** The files' schema: element 0 is the root, the rest are the columns in order. */
 export const EVENT_SCHEMA: readonly SchemaElement[] = [
-  { name: "root", num_children: 14 },
+  { name: "root", num_children: 16 },
   { name: "seq", type: "INT64", repetition_type: "REQUIRED" },
   required("id"),
   {
@@ -51,6 +54,16 @@ export const EVENT_SCHEMA: readonly SchemaElement[] = [
     converted_type: "TIMESTAMP_MILLIS",
     logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MILLIS" },
   },
+  // What the analysis reads of a body, so that it parses no JSON (columnar/event-table.ts derives
+  // them alike wherever DuckDB writes): an exposure's or decision's layer assignments, and a track
+  // event's numeric value.
+  { name: "layers", repetition_type: "OPTIONAL", converted_type: "LIST", logical_type: { type: "LIST" }, num_children: 1 },
+  { name: "list", repetition_type: "REPEATED", num_children: 1 },
+  { name: "element", repetition_type: "OPTIONAL", num_children: LAYER_TEXT.length + 2 },
+  ...LAYER_TEXT.map(optional),
+  { name: "probability", type: "DOUBLE", repetition_type: "OPTIONAL" },
+  { name: "attributionOnly", type: "BOOLEAN", repetition_type: "OPTIONAL" },
+  { name: "value", type: "DOUBLE", repetition_type: "OPTIONAL" },
 ];
 
 /** The rows of one file as columns, in EVENT_SCHEMA's order. */
@@ -74,7 +87,27 @@ export function eventColumns(rows: readonly SequencedEvent[]): ColumnSource[] {
     column("body", (r) => JSON.stringify(r.event.body)),
     column("discovered", (r) => r.event.discovered ?? null),
     column("event_time", (r) => BigInt(storedEventTimeMs(r.event.body, r.event.timestamp, Number(receivedAtMillis(r))))),
+    column("layers", (r) => (r.event.type === "track" ? null : layersOf(r.event.body.layers))),
+    column("value", (r) => (r.event.type === "track" && typeof r.event.body.value === "number" ? r.event.body.value : null)),
   ];
+}
+
+/** The `layers` column's value for a body's `layers`, as DuckDB's json_transform makes it (event-table.ts). */
+function layersOf(layers: unknown): Record<string, unknown>[] | null {
+  if (!Array.isArray(layers)) return null;
+  return layers.map((layer: unknown) => {
+    const fields = (typeof layer === "object" && layer !== null ? layer : {}) as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const name of LAYER_TEXT) out[name] = textOf(fields[name]);
+    out.probability = typeof fields.probability === "number" ? fields.probability : null;
+    out.attributionOnly = typeof fields.attributionOnly === "boolean" ? fields.attributionOnly : null;
+    return out;
+  });
+}
+
+function textOf(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === "string" ? value : JSON.stringify(value);
 }
 
 /**
