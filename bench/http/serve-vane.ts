@@ -41,7 +41,7 @@ async function seed(): Promise<Seeded> {
 }
 
 const { key, projectId, version } = await seed();
-const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
+const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, requests: "all" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
 const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key, pid: process.pid, dataDir, projectId, bundleVersion: version })}\n`,

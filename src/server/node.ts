@@ -159,7 +159,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   await renewRoles().catch(() => undefined); // a store down at start: the timer tries again
   const shutdown = new AbortController();
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
-  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
+  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log, options.log?.requests ?? "errors") };
   const starting: Promise<void>[] = [];
   const openFiles = guardOpenFiles({ metrics, log });
   const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, stores.events), starting: (ready) => starting.push(ready) });
