@@ -19,6 +19,8 @@ export const THREADS = {
   other: "other",
 } as const;
 
+export const COMPILE_STAGE = "V8 compile";
+
 export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
   ["HTTP parse", /llhttp|http_parser|parserOn|_http_common|_http_incoming|node-server\/dist\/(request|incoming)/],
   ["auth", /dist\/server\/(auth\/|middleware\/auth)|sha256|SHA256|Hash::|EVP_Digest/],
@@ -29,7 +31,7 @@ export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
   ["derived copies (learner, Parquet hand-off)", /dist\/adaptive\/(learner|feed|mirror|publisher)|dist\/server\/(learning|roles\/)|dist\/store\/parquet/],
   ["response", /JsonStringify|_http_outgoing|_http_server|node-server\/dist\/(response|listener|index)|dist\/server\/(answer|ofrep\/answers)|dist\/bundle\/response|uv__write|uv_try_write|LibuvStreamWrap|StreamBase::Write/],
   ["routing, middleware (Hono)", /node_modules\/hono\/|dist\/server\/(app|middleware\/|routes\/|errors)/],
-  ["V8 compile", /v8::internal::(compiler|maglev|baseline|Compiler|Parser|Scanner|interpreter::BytecodeGenerator|wasm::)|Turbofan|Maglev/],
+  [COMPILE_STAGE, /v8::internal::(compiler|maglev|baseline|Compiler|Parser|Scanner|interpreter::BytecodeGenerator|wasm::)|Turbofan|Maglev/],
   ["GC", /v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|IncrementalMarking|ConcurrentMarking|MinorMarkCompact|MarkingVisitor|Evacuat|RememberedSet)|cppgc/],
   ["event loop, timers, promises", /^uv_|uv__|epoll|node:internal\/(timers|async_hooks|process\/task_queues)|processTicksAndRejections|PromiseHook|MicrotaskQueue|RunMicrotasks/],
 ];

@@ -22,6 +22,8 @@ export interface MemoryFigures {
   readonly reqPerSec: number;
   /** Where the idle RSS goes, MiB by mapping. */
   readonly idleByMapping: Record<string, number>;
+  /** The same at the end of the load. */
+  readonly loadedByMapping: Record<string, number>;
 }
 
 const MiB = (bytes: number) => bytes / 1024 / 1024;
@@ -55,16 +57,18 @@ export async function memoryPhase(): Promise<MemoryFigures> {
     process.stderr.write(` ${MiB(idle).toFixed(0)} MiB idle; ${LOAD_S} s of resolve at 64 connections…\n`);
     const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
     const end = rssBytes(server.pid)!;
+    const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
-    const top = [...byMapping].sort((a, b) => b[1] - a[1]).slice(0, 8);
+    const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
     return {
       idleMiB: MiB(idle),
       endOfLoadMiB: MiB(end),
       peakMiB: MiB(row.peakRssBytes ?? end),
       afterMiB: MiB(after),
       reqPerSec: row.reqPerSec,
-      idleByMapping: Object.fromEntries(top.map(([name, kib]) => [name, kib / 1024])),
+      idleByMapping: top(byMapping),
+      loadedByMapping: top(loaded),
     };
   } finally {
     await server.stop();
@@ -74,10 +78,13 @@ export async function memoryPhase(): Promise<MemoryFigures> {
 
 export function memoryLines(m: MemoryFigures): string[] {
   const f = (x: number) => `${x.toFixed(0)} MiB`;
+  const mappings = (by: Record<string, number>) =>
+    Object.entries(by)
+      .map(([name, mib]) => `${name} ${mib.toFixed(1)} MiB`)
+      .join(", ");
   return [
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
-    `Idle RSS by mapping: ${Object.entries(m.idleByMapping)
-      .map(([name, mib]) => `${name} ${mib.toFixed(1)} MiB`)
-      .join(", ")}.`,
+    `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
+    `At the end of the load: ${mappings(m.loadedByMapping)}.`,
   ];
 }

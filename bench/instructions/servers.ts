@@ -28,7 +28,12 @@ export interface CountedServer {
 
 /** The Vane checkout whose `vane serve` is counted: this one, or BENCH_VANE_ROOT (built), to count another commit in the same run. */
 const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", import.meta.url) : pathToFileURL(`${process.env.BENCH_VANE_ROOT.replace(/\/$/, "")}/`);
-const NODE_FLAGS = ["--perf-basic-prof"];
+/**
+ * --perf-basic-prof names JIT code. The guard (`optimize: false`) also keeps V8 from optimizing
+ * (interpreter and Sparkplug only, compiled on the event loop): on a short count, when TurboFan's
+ * concurrent compiles land is a matter of timing, and they moved a row by ±40 % between runs.
+ */
+const nodeFlags = (optimize: boolean) => ["--perf-basic-prof", ...(optimize ? [] : ["--no-opt", "--no-maglev"])];
 
 function callgrind(dir: string): string[] {
   return ["valgrind", "-q", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
@@ -58,8 +63,9 @@ function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dum
   };
 }
 
-export async function startHello(dir: string): Promise<CountedServer> {
-  const server = await launchServer(new URL("../http/serve-hello.ts", import.meta.url), [], { label: "hello", wrapper: callgrind(dir), nodeFlags: NODE_FLAGS, startTimeoutMs: 300_000 });
+export async function startHello(dir: string, options: { readonly optimize?: boolean } = {}): Promise<CountedServer> {
+  const nodeFlagList = nodeFlags(options.optimize ?? true);
+  const server = await launchServer(new URL("../http/serve-hello.ts", import.meta.url), [], { label: "hello", wrapper: callgrind(dir), nodeFlags: nodeFlagList, startTimeoutMs: 300_000 });
   const pid = server.info.pid;
   return {
     url: server.info.url,
@@ -74,12 +80,12 @@ export async function startHello(dir: string): Promise<CountedServer> {
   };
 }
 
-export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean } = {}): Promise<CountedServer & { readonly dataDir: string }> {
+export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean } = {}): Promise<CountedServer & { readonly dataDir: string }> {
   const dataDir = join(dir, "data");
   const stores = openSqliteStores({ dataDir });
   const { key, projectId } = await seedBench(stores).finally(() => stores.close());
   const counted = options.counted ?? true;
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? NODE_FLAGS : []), fileURLToPath(new URL("bin/vane.js", ROOT))];
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : []), fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
