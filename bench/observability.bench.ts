@@ -56,10 +56,10 @@ function app(observability: Observability | undefined, tracer: Tracer) {
 const noop = trace.getTracer("bench-noop");
 const variants = [
   { name: "none", app: app(undefined, noop) },
-  { name: "metrics + JSON log", app: app({ metrics: new PrometheusMetrics(), logger: requestLogger(log) }, noop) },
+  { name: "metrics + JSON log", app: app({ metrics: new PrometheusMetrics(), logger: requestLogger(log, "all") }, noop) },
   { name: "metrics", app: app({ metrics: new PrometheusMetrics() }, noop) },
-  { name: "log", app: app({ logger: requestLogger(log) }, noop) },
-  { name: "metrics + JSON log + recording tracer", app: app({ metrics: new PrometheusMetrics(), logger: requestLogger(log) }, recording) },
+  { name: "log", app: app({ logger: requestLogger(log, "all") }, noop) },
+  { name: "metrics + JSON log + recording tracer", app: app({ metrics: new PrometheusMetrics(), logger: requestLogger(log, "all") }, recording) },
 ];
 
 const auth = { Authorization: `Bearer ${secret}` };

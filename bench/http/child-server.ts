@@ -24,6 +24,8 @@ export interface LaunchOptions {
   readonly cores?: string;
   /** A command the server runs under, e.g. valgrind and its options (it must keep the process's pid). */
   readonly wrapper?: readonly string[];
+  /** How long the server may take to print its line; START_TIMEOUT_MS when absent (valgrind needs longer). */
+  readonly startTimeoutMs?: number;
 }
 
 export async function launchServer(script: URL, args: readonly string[], options: LaunchOptions): Promise<ChildServer> {
@@ -33,7 +35,7 @@ export async function launchServer(script: URL, args: readonly string[], options
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<string>((done) => child.on("exit", (code, signal) => done(signal ?? String(code))));
   createInterface({ input: child.stderr! }).on("line", (line) => process.stderr.write(`  [${options.label}] ${line}\n`));
-  const info = await firstJsonLine(child, exited, options.label);
+  const info = await firstJsonLine(child, exited, options.label, options.startTimeoutMs ?? START_TIMEOUT_MS);
   return {
     info,
     cpus: allowedCpus(info.pid),
@@ -44,12 +46,12 @@ export async function launchServer(script: URL, args: readonly string[], options
   };
 }
 
-function firstJsonLine(child: ChildProcess, exited: Promise<string>, label: string): Promise<ChildServer["info"]> {
+function firstJsonLine(child: ChildProcess, exited: Promise<string>, label: string, timeoutMs: number): Promise<ChildServer["info"]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`${label}: no JSON line within ${START_TIMEOUT_MS} ms`));
-    }, START_TIMEOUT_MS);
+      reject(new Error(`${label}: no JSON line within ${timeoutMs} ms`));
+    }, timeoutMs);
     const lines = createInterface({ input: child.stdout! });
     lines.on("line", (line) => {
       if (!line.startsWith("{")) return void process.stderr.write(`  [${label}] ${line}\n`);

@@ -44,7 +44,7 @@ async function seed(): Promise<Seeded> {
 }
 
 const { key, projectId, version } = await seed();
-const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
+const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, requests: "all" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
 const consoleOn = values.console === undefined ? {} : { adminToken: values.console, console: { sessionSecret: randomBytes(32).toString("hex") } };
 const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe, ...consoleOn });
 process.stdout.write(

@@ -8,7 +8,7 @@ import { sharedStoreUrl } from "../store/open-stores.js";
 import { DAY_MS, DEFAULT_RETENTION, HOUR_MS } from "../store/retention.js";
 import { UsageError, dataHelp, DEFAULT_DATA_DIR, integerOption, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { durationOption } from "./duration-option.js";
-import { OBSERVABILITY_HELP, logLevelOption, metricsOption } from "./observability-options.js";
+import { OBSERVABILITY_HELP, logLevelOption, metricsOption, requestLogOption } from "./observability-options.js";
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
 import { nodeConsoleResults } from "./console-results.js";
 import { startCluster, workersOption } from "./serve-cluster.js";
@@ -30,7 +30,7 @@ const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFA
                   [--weights-threshold 0.05] [--weights-min-minutes 10]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--archive-retain-days D]
                   [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
-                  [--metrics off] [--log-level info] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
+                  [--metrics off] [--log-level info] [--log-requests errors] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
                   [--admin-token T] [--console]
 
 Runs the HTTP API on the data folder's store (created when missing). The first start on an
@@ -82,7 +82,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "log-requests": { type: "string", default: "errors" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -100,7 +100,7 @@ export const serveVerb: Verb = {
     const archiveRetainMs = archiveRetainDays === undefined ? undefined : durationOption(archiveRetainDays, "--archive-retain-days", { unitMs: DAY_MS, usage: USAGE });
     const metrics = metricsOption(values.metrics, USAGE);
     checkPorts(port, metrics, USAGE);
-    const log = { level: logLevelOption(values["log-level"], USAGE) };
+    const log = { level: logLevelOption(values["log-level"], USAGE), requests: requestLogOption(values["log-requests"], USAGE) };
     const redisUrl = redisOption(values.redis ?? (process.env.VANE_REDIS || undefined));
     const adminToken = adminTokenOption(values["admin-token"] ?? (process.env.VANE_ADMIN_TOKEN || undefined));
     const storeUrl = storeUrlOf(values);

@@ -81,14 +81,21 @@ export class SharedLearning implements LearnedStateSource {
     return this.learner?.catchUp() ?? Promise.resolve();
   }
 
-  /** Learning: publishes the open trials held in memory. Mirroring: reloads what the learner committed. */
-  async share(): Promise<void> {
+  /**
+   * Learning: publishes the open trials held in memory. Mirroring: reloads what the learner
+   * committed. False when there was nothing to do (a learner with no open trials, published so).
+   */
+  async share(): Promise<boolean> {
     const learner = this.learner;
-    if (learner === undefined) return this.mirror.reload();
+    if (learner === undefined) {
+      await this.mirror.reload();
+      return true;
+    }
     const bins = learner.state.openTrialBins(this.deps.clock.now());
-    if (bins.length === 0 && !this.published) return;
+    if (bins.length === 0 && !this.published) return false;
     this.published = bins.length > 0;
     await this.deps.stores.learning.publishOpenTrials(bins);
+    return true;
   }
 
   progress(): Pick<LearnerProgress, "position"> {

@@ -31,6 +31,7 @@ import { nodeConsoleAssets } from "./console/node-assets.js";
 import type { ConsoleResults } from "./console/results.js";
 import type { ConsoleOptions } from "./console/routes.js";
 import { systemClock } from "./clock.js";
+import { type BackgroundTaskOptions, BackgroundTask } from "./background-task.js";
 import { SharedLearning } from "./learning.js";
 import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
@@ -101,29 +102,23 @@ const DEFAULT_ARCHIVE_PRUNE_MS = 60 * 60_000;
 /** How often a server that does not learn reloads the learned state (and the learner publishes its open trials). */
 export const SHARE_LEARNING_MS = 1_000;
 
-/** Runs `task` every `ms`, never two at once; failures are logged and retried at the next tick. */
 /** The archive's retention, under the retention role, when asked for (`--archive-retain-days`). */
-function archiveRetention(options: NodeServerOptions, active: () => boolean, log: Logger | undefined): () => void {
+function archiveRetention(options: NodeServerOptions, active: () => boolean, task: (options: Omit<BackgroundTaskOptions, "failed">) => BackgroundTask): BackgroundTask | undefined {
   const retainMs = options.archiveRetainMs;
-  if (retainMs === undefined) return () => undefined;
+  if (retainMs === undefined) return undefined;
   const sink = new NodeFileSink(options.parquetDir ?? join(options.dataDir, "parquet"));
-  return every(options.archivePruneMs ?? DEFAULT_ARCHIVE_PRUNE_MS, "archive retention", async () => active() && pruneArchive(sink, systemClock.now() - retainMs), log);
+  return task({ label: "archive retention", everyMs: options.archivePruneMs ?? DEFAULT_ARCHIVE_PRUNE_MS, run: async () => active() && pruneArchive(sink, systemClock.now() - retainMs) });
 }
 
-function every(ms: number, label: string, task: () => Promise<unknown>, log: Logger | undefined): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    task()
-      .catch((error: unknown) => {
-        if (log !== undefined) log.warn({ err: error, task: label }, "background task failed, will retry");
-        else console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error);
-      })
-      .finally(() => (running = false));
-  }, ms);
-  timer.unref();
-  return () => clearInterval(timer);
+/** How long an idle background task waits at most (the learner, the learned state's publication). */
+export const IDLE_WAIT_MS = 5_000;
+
+function background(log: Logger | undefined): (options: Omit<BackgroundTaskOptions, "failed">) => BackgroundTask {
+  const failed = (label: string, error: unknown) => {
+    if (log !== undefined) log.warn({ err: error, task: label }, "background task failed, will retry");
+    else console.error(`vane: ${label} failed, will retry:`, error instanceof Error ? error.message : error);
+  };
+  return (options) => new BackgroundTask({ ...options, failed });
 }
 
 export interface RunningServer {
@@ -180,22 +175,40 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   await renewRoles().catch(() => undefined); // a store down at start: the timer tries again
   const shutdown = new AbortController();
   const rateLimiter = options.redisUrl === undefined ? undefined : await connectRedisRateLimiter({ url: options.redisUrl, log });
-  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log) };
+  const observability = { metrics, metricsRoute: exposure === "on", tracer, logger: log && requestLogger(log, options.log?.requests ?? "errors") };
   const starting: Promise<void>[] = [];
   const openFiles = guardOpenFiles({ metrics, log });
   // Event reads go through DuckDB over the archive and the log's tail, never a scan of the log.
   const eventSources = { events: stores.events, parquetDir: options.parquetDir ?? join(options.dataDir, "parquet") };
   const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, eventSources), readEvents: columnarReads(eventSources), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
+  const task = background(log);
+  const learnMs = options.learnMs ?? DEFAULT_LEARN_MS;
+  const learn = task({
+    label: "learning",
+    everyMs: learnMs,
+    idleMs: Math.min(IDLE_WAIT_MS, learnMs * 25),
+    run: async () => {
+      const before = learning.progress().position;
+      await learning.catchUp();
+      return learning.progress().position === before ? "idle" : "worked";
+    },
+  });
+  const share = task({ label: "learned state", everyMs: SHARE_LEARNING_MS, idleMs: IDLE_WAIT_MS, run: async () => ((await learning.share()) ? "worked" : "idle") });
+  // This process's commits wake the learner at once; other processes' are found when it next looks.
+  const unsubscribe = stores.events.onCommitted(() => {
+    learn.wake();
+    share.wake();
+  });
   const timers = [
-    every(ttlMs / 5, "leases", renewRoles, log),
-    every(options.learnMs ?? DEFAULT_LEARN_MS, "learning", () => learning.catchUp(), log),
-    every(SHARE_LEARNING_MS, "learned state", () => learning.share(), log),
-    every(options.weightsMs ?? DEFAULT_WEIGHTS_MS, "weights publication", async () => roles.learner.active && publisher.publish(), log),
-    every(options.pruneMs ?? DEFAULT_PRUNE_MS, "retention", async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()), log),
-    archiveRetention(options, () => roles.retention.active, log),
-    () => openFiles?.stop(),
-  ];
+    task({ label: "leases", everyMs: ttlMs / 5, run: renewRoles }),
+    learn,
+    share,
+    task({ label: "weights publication", everyMs: options.weightsMs ?? DEFAULT_WEIGHTS_MS, run: async () => roles.learner.active && publisher.publish() }),
+    task({ label: "retention", everyMs: options.pruneMs ?? DEFAULT_PRUNE_MS, run: async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()) }),
+    archiveRetention(options, () => roles.retention.active, task),
+  ].flatMap((t) => (t === undefined ? [] : [() => t.stop()]));
+  timers.push(unsubscribe);
   const stopTimers = () => timers.forEach((stop) => stop());
   // Given up on a clean stop, so another server takes the roles at once; the Parquet copy delivers what is stored first.
   const releaseRoles = () => Promise.all(Object.values(roles).map((r) => r.release().catch(() => undefined)));

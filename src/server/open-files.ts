@@ -13,7 +13,7 @@ import type { Logger } from "pino";
 /** Descriptors kept for everything but new streams: 5 % of the limit, at least 64. */
 const RESERVE_MIN = 64;
 const RESERVE_SHARE = 0.05;
-/** How often the descriptors are counted again; connections opened and closed meanwhile are added. */
+/** How old a count of the descriptors may be when a stream asks (connections opened and closed since are added): counted when asked, never on a timer. */
 const RECOUNT_MS = 1_000;
 /** At most one log line per this, with the refusals since the last one. */
 const LOG_EVERY_MS = 60_000;
@@ -35,22 +35,17 @@ export interface OpenFileGuard {
   admit(): boolean;
   /** Counts `server`'s connections between two counts of the descriptors. */
   watch(server: Server): void;
-  stop(): void;
 }
 
 export function guardOpenFiles(report: { metrics?: { streamRefused(reason: "open_files"): void }; log?: Logger }, limit = openFileLimit()): OpenFileGuard | undefined {
   if (limit === undefined) return undefined;
   const reserve = Math.max(RESERVE_MIN, Math.round(limit * RESERVE_SHARE));
   let counted = openFileCount();
+  let countedAt = Date.now();
   /** Connections opened less those closed since the last count. */
   let since = 0;
   let refusedSinceLog = 0;
   let loggedAt = Number.NEGATIVE_INFINITY;
-  const timer = setInterval(() => {
-    counted = openFileCount();
-    since = 0;
-  }, RECOUNT_MS);
-  timer.unref();
   const logRefusals = (inUse: number) => {
     const fields = { refused: refusedSinceLog, openFiles: inUse, limit, reserve };
     const message = "event streams refused: the server is near its open-file limit; raise it (ulimit -n, LimitNOFILE=) or add servers";
@@ -60,6 +55,11 @@ export function guardOpenFiles(report: { metrics?: { streamRefused(reason: "open
   };
   return {
     admit() {
+      if (Date.now() - countedAt >= RECOUNT_MS) {
+        counted = openFileCount();
+        countedAt = Date.now();
+        since = 0;
+      }
       const inUse = counted + since;
       if (inUse < limit - reserve) return true;
       report.metrics?.streamRefused("open_files");
@@ -77,6 +77,5 @@ export function guardOpenFiles(report: { metrics?: { streamRefused(reason: "open
         socket.once("close", () => since--);
       });
     },
-    stop: () => clearInterval(timer),
   };
 }

@@ -1,6 +1,6 @@
 // `vane serve --workers N` as a user runs it (the built dist/): the workers share one port and
 // one store, a killed worker is replaced while the others go on, and SIGTERM drains them all.
-// Which process answered comes from the request log lines (--log-level info), which carry its pid.
+// Which process answered comes from the request log lines (--log-level info --log-requests all), which carry its pid.
 import { readFileSync, readdirSync } from "node:fs";
 import { type ClientRequest, get } from "node:http";
 import { availableParallelism } from "node:os";
@@ -133,7 +133,7 @@ async function stopAndCheck(served: ServeProcess): Promise<void> {
 describe("vane serve --workers", () => {
   it("answers on one port from two worker processes, and stores batches sent through both exactly once", async () => {
     const dataDir = tempDir();
-    const served = await serveProcess(dataDir, ["--workers", "2", "--log-level", "info"]);
+    const served = await serveProcess(dataDir, ["--workers", "2", "--log-level", "info", "--log-requests", "all"]);
     const primary = served.child.pid!;
     const workers = childPids(primary);
     expect(workers).toHaveLength(2);
@@ -154,7 +154,7 @@ describe("vane serve --workers", () => {
 
   it("replaces a worker killed with SIGKILL; the primary and the other worker go on, nothing acknowledged is lost", async () => {
     const dataDir = tempDir();
-    const served = await serveProcess(dataDir, ["--workers", "2", "--log-level", "info"]);
+    const served = await serveProcess(dataDir, ["--workers", "2", "--log-level", "info", "--log-requests", "all"]);
     const primary = served.child.pid!;
     const [victim, survivor] = childPids(primary);
     const load = sendEvents(served.url, served.pk, "kill");

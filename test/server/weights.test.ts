@@ -68,6 +68,31 @@ async function learnThatBWins(n: number) {
 }
 
 describe("weights publication", () => {
+  it("does not weigh a bundle again while neither it nor its learned state changed", async () => {
+    let calls = 0;
+    const counting = new Proxy(engine, {
+      get(target, name) {
+        const value = Reflect.get(target, name) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const watched = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine: counting, now: () => server.clock.now() });
+    await learnThatBWins(9);
+    expect(await watched.publish()).toEqual([]);
+    expect(calls).toBeGreaterThan(0);
+    const weighed = calls;
+    server.clock.advance(60_000);
+    expect(await watched.publish()).toEqual([]);
+    expect(calls).toBe(weighed);
+    await learnThatBWins(300);
+    expect(await watched.publish()).toHaveLength(1);
+    expect(calls).toBeGreaterThan(weighed);
+  });
+
   it("publishes nothing during burn-in (the equal split stands)", async () => {
     await learnThatBWins(9);
     expect(await publisher.publish()).toEqual([]);

@@ -46,8 +46,9 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
       // request's headers here; only those, as reading c.res.headers makes a fast response a full one.
       if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
     } finally {
-      // With metrics, logs and tracing off (the defaults) nothing reads the sample: not built.
-      if (metrics === undefined && logger === undefined && !span.isRecording()) span.end();
+      // With metrics, the request's log line and tracing off (the defaults) nothing reads the sample: not built.
+      const logging = logger !== undefined && logger.wants(c.req.path, c.res.status);
+      if (metrics === undefined && !logging && !span.isRecording()) span.end();
       else {
         const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
         const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
@@ -60,7 +61,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
           if (wasStale(headers)) metrics.staleBundle(sample.route);
         }
         const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
-        logger?.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
+        if (logging) logger.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
       }
     }
   };

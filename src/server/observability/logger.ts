@@ -9,6 +9,8 @@ export const LOG_LEVELS: readonly LevelWithSilent[] = ["fatal", "error", "warn",
 
 export interface LogOptions {
   readonly level: LevelWithSilent;
+  /** Which requests get a line at info; `errors` when absent (RequestLogChoice). */
+  readonly requests?: RequestLogChoice;
   /** Standard output when absent. */
   readonly destination?: DestinationStream;
 }
@@ -27,9 +29,30 @@ export function createServiceLogger(options: LogOptions): Logger {
   );
 }
 
+/**
+ * Which requests get a line: `all`; `errors` (the default of `vane serve`), every request but
+ * those of the SDK routes (/v1/…, /ofrep/…) that succeeded, as LaunchDarkly's relay, GrowthBook's
+ * proxy and Unleash's edge log no line per flag request: at thousands of requests a second the
+ * line was a large share of a 304's cost (docs/performance.md); or `off`, none (faults are still
+ * logged on their own lines).
+ */
+export type RequestLogChoice = "all" | "errors" | "off";
+
+export const REQUEST_LOG_CHOICES: readonly RequestLogChoice[] = ["errors", "all", "off"];
+
+/** The SDK routes, whose successful requests `errors` leaves out. */
+const isHotPath = (path: string): boolean => path.startsWith("/v1/") || path.startsWith("/ofrep/");
+
+const WANTS: Record<RequestLogChoice, RequestLogger["wants"]> = {
+  all: () => true,
+  errors: (path, status) => status >= 400 || !isHotPath(path),
+  off: () => false,
+};
+
 /** The request middleware's line, at info whatever the status (a fault is logged on its own line, at error). */
-export function requestLogger(log: Logger): RequestLogger {
+export function requestLogger(log: Logger, which: RequestLogChoice): RequestLogger {
   return {
+    wants: WANTS[which],
     request({ requestId, seconds, ...line }: RequestLine) {
       log.info({ reqId: requestId, ...line, ms: Math.round(seconds * 1e6) / 1000 }, "request");
     },

@@ -49,6 +49,8 @@ export interface RequestLine extends RequestSample {
 }
 
 export interface RequestLogger {
+  /** Whether the request to `path` answered with `status` gets a line (nothing is built for it otherwise). */
+  wants(path: string, status: number): boolean;
   request(line: RequestLine): void;
 }
 

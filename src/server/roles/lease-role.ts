@@ -16,8 +16,11 @@ export interface LeaseRoleOptions {
   readonly lost?: () => Promise<void> | void;
 }
 
-/** Leases live this long unless renewed: a dead server's roles pass to another within it. */
-export const DEFAULT_LEASE_TTL_MS = 5_000;
+/**
+ * Leases live this long unless renewed (every fifth of it): a dead server's roles pass to another
+ * within it. 15 s keeps an idle server's renewals to one every 3 s (docs/performance.md, idle cost).
+ */
+export const DEFAULT_LEASE_TTL_MS = 15_000;
 
 export class LeaseRole {
   private held = false;

@@ -19,8 +19,14 @@ import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.
  * gets ~10 % of a request thread's share and catches up whenever the server has time to spare.
  */
 const PARQUET_NICENESS = 10;
-/** How often the writer's feed is moved off the port into the bounded feed. */
+/** How often the writer's feed is moved off the port into the bounded feed while a run goes on (between runs each "look" starts one, which reads the port). */
 const FEED_COLLECT_MS = 250;
+/**
+ * The thread also looks on its own, so a failed run (a full disk) is retried and events other
+ * processes stored are found; while looks find nothing, each waits twice as long, up to this many
+ * intervals. This server's own commits ask it to look (ParquetThread.deliverThrough) at once.
+ */
+const IDLE_LOOKS = 16;
 /** How often, at most, the archive's small files are looked at for compaction (it lists the folder). */
 const COMPACT_EVERY_MS = 60_000;
 try {
@@ -69,27 +75,40 @@ async function compact(writer: DuckArchiveWriter, checkpoint: number): Promise<v
 let wanted = false;
 let running = false;
 let closing = false;
+/** The wait before the thread looks on its own: doubles while looks find nothing new, up to IDLE_LOOKS times the interval. */
+let waitMs = options.intervalMs;
+let timer: ReturnType<typeof setTimeout> | undefined;
 
 async function run(): Promise<void> {
   if (running) return;
   running = true;
+  clearTimeout(timer);
+  // The port's queue has no bound of its own: moved into the feed's (dropping past it) even while a run hangs.
+  const collecting = feed === undefined ? undefined : setInterval(() => feed.collect(), FEED_COLLECT_MS);
+  let found = false;
   try {
     while (wanted) {
       wanted = false;
       try {
         const { stores, writer, pipeline } = await open();
+        const before = await stores.events.checkpoint(pipeline.name);
         await pipeline.catchUp();
         const through = await stores.events.checkpoint(pipeline.name);
+        found ||= through !== before;
         await compact(writer, through);
         send({ type: "caught-up", through, fromMemory: feed?.fromMemory ?? 0 });
       } catch (error) {
+        found = true; // retried at the interval
         send({ type: "failed", error: error instanceof Error ? error.message : String(error) });
       }
     }
   } finally {
+    clearInterval(collecting);
     running = false;
   }
-  if (closing) finish();
+  if (closing) return finish();
+  waitMs = found ? options.intervalMs : Math.min(waitMs * 2, options.intervalMs * IDLE_LOOKS);
+  timer = setTimeout(look, waitMs);
 }
 
 function look(): void {
@@ -98,8 +117,7 @@ function look(): void {
 }
 
 function finish(): void {
-  clearInterval(timer);
-  clearInterval(collecting);
+  clearTimeout(timer);
   feed?.close();
   opened?.writer.close();
   const closed = opened?.stores.close() ?? Promise.resolve();
@@ -108,11 +126,6 @@ function finish(): void {
     port.close();
   });
 }
-
-// Also on a timer: a failed run (a full disk) is retried, and events other processes stored are found.
-const timer = setInterval(look, options.intervalMs);
-// The port's queue has no bound of its own: moved into the feed's (dropping past it) even while a run hangs.
-const collecting = feed === undefined ? undefined : setInterval(() => feed.collect(), FEED_COLLECT_MS);
 
 port.on("message", (message: ToParquet) => {
   if (message.type === "look") return look();

@@ -88,6 +88,9 @@ describe("vane serve --metrics and --log-level", () => {
     const served = await serveProcess(dataDir, ["--metrics", "0", "--log-level", "info"]);
     let stdout = "";
     served.child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    // By default a successful SDK request gets no line (--log-requests errors); it is logged before the probe if at all.
+    const config = await fetch(`${served.url}/v1/config/demo`, { headers: { "X-Request-Id": "cli-config-1", Authorization: `Bearer ${served.sk}` } });
+    expect(config.status).toBe(200);
     const health = await fetch(`${served.url}/health`, { headers: { "X-Request-Id": "cli-probe-1" } });
     expect(health.status).toBe(200);
     expect(served.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
@@ -100,18 +103,22 @@ describe("vane serve --metrics and --log-level", () => {
       return JSON.parse(found) as Record<string, unknown>;
     });
     expect(line).toMatchObject({ level: 30, msg: "request", reqId: "cli-probe-1", route: "/health", status: 200 });
+    expect(stdout).not.toContain("cli-config-1");
     expect(stdout).not.toContain(served.sk);
     served.child.kill("SIGTERM");
     expect((await served.exited).code).toBe(0);
   });
 
-  it("refuses a --metrics or --log-level it does not know, with exit code 2", async () => {
+  it("refuses a --metrics, --log-level or --log-requests it does not know, with exit code 2", async () => {
     const metrics = await vane("serve", "--metrics", "sometimes", "--data", tempDir());
     expect(metrics.code).toBe(2);
     expect(metrics.err).toContain("--metrics must be off, on or a port number");
     const level = await vane("serve", "--log-level", "loud", "--data", tempDir());
     expect(level.code).toBe(2);
     expect(level.err).toContain("--log-level must be one of");
+    const requests = await vane("serve", "--log-requests", "some", "--data", tempDir());
+    expect(requests.code).toBe(2);
+    expect(requests.err).toContain("--log-requests must be one of errors, all, off");
   });
 });
 

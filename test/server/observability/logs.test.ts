@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../../src/cli/demo-bundle.js";
 import { generateKey } from "../../../src/server/auth/api-key.js";
-import { createServiceLogger, internalErrorLogger, requestLogger } from "../../../src/server/observability/logger.js";
+import { type RequestLogChoice, createServiceLogger, internalErrorLogger, requestLogger } from "../../../src/server/observability/logger.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type TestServer, call, startTestServer } from "../harness.js";
 
@@ -42,7 +42,7 @@ describe("request logs", () => {
     const log = createServiceLogger({ level: "info", destination: { write: (chunk: string) => void (text += chunk) } });
     server = await startTestServer({
       wrapStores: brokenLearning,
-      observability: { logger: requestLogger(log) },
+      observability: { logger: requestLogger(log, "all") },
       onInternalError: internalErrorLogger(log),
     });
     await server.putBundle(demoBundle("2026-11-21T00:00:00.000Z"));
@@ -98,5 +98,54 @@ describe("request logs", () => {
       expect(text).not.toContain(secret);
       expect(text).not.toContain(secret.slice(secret.lastIndexOf("_") + 1));
     }
+  });
+});
+
+describe("which requests get a line", () => {
+  let server: TestServer;
+  let text: string;
+  const logged = (): { route?: string; status?: number }[] =>
+    text
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as LogLine)
+      .filter((l) => l.msg === "request")
+      .map(({ route, status }) => ({ route, status }));
+
+  async function serveWith(which: RequestLogChoice): Promise<string> {
+    text = "";
+    const log = createServiceLogger({ level: "info", destination: { write: (chunk: string) => void (text += chunk) } });
+    server = await startTestServer({ observability: { logger: requestLogger(log, which) } });
+    await server.putBundle(demoBundle("2026-11-21T00:00:00.000Z"));
+    return server.key({ orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:read"] });
+  }
+  afterEach(() => server.close());
+
+  async function requests(secret: string): Promise<number[]> {
+    const config = await call(server, `/v1/config/${DEMO_PROJECT}`, { key: secret });
+    return [
+      config.status,
+      (await call(server, `/v1/config/${DEMO_PROJECT}`, { key: secret, headers: { "If-None-Match": config.headers.get("ETag")! } })).status,
+      (await call(server, "/v1/resolve", { key: secret, body: { context: { userId: "u-1" } } })).status,
+      (await call(server, "/ofrep/v1/evaluate/flags", { key: secret, body: { context: { targetingKey: "u-1" } } })).status,
+      (await call(server, "/v1/resolve", { key: "vane_sk_unknown", body: { context: { userId: "u-1" } } })).status,
+      (await call(server, "/health")).status,
+    ];
+  }
+
+  it("errors (vane serve's default): no line for the SDK routes' successes, a line for their failures and for every other route", async () => {
+    expect(await requests(await serveWith("errors"))).toEqual([200, 304, 200, 200, 401, 200]);
+    expect(logged()).toEqual([
+      { route: "/v1/resolve", status: 401 },
+      { route: "/health", status: 200 },
+    ]);
+  });
+
+  it("all: a line for every request; off: none", async () => {
+    expect(await requests(await serveWith("all"))).toEqual([200, 304, 200, 200, 401, 200]);
+    expect(logged()).toHaveLength(6);
+    await server.close();
+    await requests(await serveWith("off"));
+    expect(logged()).toEqual([]);
   });
 });

@@ -1,0 +1,90 @@
+// bench:instructions --memory: what `vane serve` keeps resident (VmRSS, every thread's share, no
+// valgrind): idle after a settle, at the end of a 60 s resolve load at 64 connections, and 30 s
+// after it; and where the idle figure goes, by mapping (/proc/PID/smaps: the node binary, the
+// native addons, anonymous memory: V8's heaps, malloc's arenas, DuckDB's and SQLite's caches).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { rssBytes } from "../http/proc-stats.js";
+import { runScenario } from "../http/load.js";
+import { vaneScenarios } from "../http/scenarios.js";
+import { startVane } from "./servers.js";
+
+const LOAD_S = Number(process.env.BENCH_MEMORY_LOAD_S ?? 60);
+const AFTER_S = 30;
+const SETTLE_S = 10;
+
+export interface MemoryFigures {
+  readonly idleMiB: number;
+  readonly endOfLoadMiB: number;
+  readonly peakMiB: number;
+  readonly afterMiB: number;
+  readonly reqPerSec: number;
+  /** Where the idle RSS goes, MiB by mapping. */
+  readonly idleByMapping: Record<string, number>;
+  /** The same at the end of the load. */
+  readonly loadedByMapping: Record<string, number>;
+}
+
+const MiB = (bytes: number) => bytes / 1024 / 1024;
+
+/** Resident KiB by mapping name: a file's base name, or the kind of anonymous memory. */
+export function rssByMapping(smaps: string): Map<string, number> {
+  const by = new Map<string, number>();
+  let name = "anonymous";
+  for (const line of smaps.split("\n")) {
+    const header = /^[0-9a-f]+-[0-9a-f]+\s+\S+\s+\S+\s+\S+\s+\d+\s*(.*)$/.exec(line);
+    if (header !== null) {
+      const path = header[1]!.trim();
+      name = path === "" ? "anonymous (V8 heaps, malloc arenas, caches)" : path.startsWith("[") ? `${path} (malloc)` : basename(path);
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null) by.set(name, (by.get(name) ?? 0) + Number(rss[1]));
+  }
+  return by;
+}
+
+export async function memoryPhase(): Promise<MemoryFigures> {
+  const dir = mkdtempSync(join(tmpdir(), "vane-memory-"));
+  const server = await startVane(dir, [], { counted: false });
+  try {
+    process.stderr.write(`memory: settling ${SETTLE_S} s…`);
+    await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
+    const idle = rssBytes(server.pid)!;
+    const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
+    const resolve = vaneScenarios({ key: server.key, projectId: server.projectId, etag: "" }).find((s) => s.key === "resolve")!;
+    process.stderr.write(` ${MiB(idle).toFixed(0)} MiB idle; ${LOAD_S} s of resolve at 64 connections…\n`);
+    const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
+    const end = rssBytes(server.pid)!;
+    const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
+    await new Promise((r) => setTimeout(r, AFTER_S * 1000));
+    const after = rssBytes(server.pid)!;
+    const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
+    return {
+      idleMiB: MiB(idle),
+      endOfLoadMiB: MiB(end),
+      peakMiB: MiB(row.peakRssBytes ?? end),
+      afterMiB: MiB(after),
+      reqPerSec: row.reqPerSec,
+      idleByMapping: top(byMapping),
+      loadedByMapping: top(loaded),
+    };
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function memoryLines(m: MemoryFigures): string[] {
+  const f = (x: number) => `${x.toFixed(0)} MiB`;
+  const mappings = (by: Record<string, number>) =>
+    Object.entries(by)
+      .map(([name, mib]) => `${name} ${mib.toFixed(1)} MiB`)
+      .join(", ");
+  return [
+    `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
+    `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
+    `At the end of the load: ${mappings(m.loadedByMapping)}.`,
+  ];
+}

@@ -1,0 +1,110 @@
+// The two servers bench:instructions counts, each under valgrind's callgrind with counting off
+// until asked (callgrind_control): the hello-world (serve-hello.ts) and `vane serve` as a user
+// starts it (bin/vane.js, every thread: the event loop, the log writer, the Parquet copy, DuckDB's
+// and libuv's pools, V8's helpers), on a data folder seeded with the bench bundle and a server-side
+// key. Node runs with --perf-basic-prof, so JIT code can be named (perf-map.ts).
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { bannerOf } from "../serve-banner.js";
+import { launchServer } from "../http/child-server.js";
+import { SERVER_CORE, onCore } from "../http/pinning.js";
+import { seedBench } from "../http/seed.js";
+
+export interface CountedServer {
+  readonly url: string;
+  readonly pid: number;
+  /** The bench key and project (Vane), empty for the hello-world. */
+  readonly key: string;
+  readonly projectId: string;
+  /** Counts from now on. */
+  countOn(): void;
+  /** Stops counting and writes what was counted (one file per thread); returns those files. */
+  dump(label: string): Promise<string[]>;
+  stop(): Promise<void>;
+}
+
+/** The Vane checkout whose `vane serve` is counted: this one, or BENCH_VANE_ROOT (built), to count another commit in the same run. */
+const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", import.meta.url) : pathToFileURL(`${process.env.BENCH_VANE_ROOT.replace(/\/$/, "")}/`);
+/**
+ * --perf-basic-prof names JIT code. The guard (`optimize: false`) also keeps V8 from optimizing
+ * (interpreter and Sparkplug only, compiled on the event loop): on a short count, when TurboFan's
+ * concurrent compiles land is a matter of timing, and they moved a row by ±40 % between runs.
+ */
+const nodeFlags = (optimize: boolean) => ["--perf-basic-prof", ...(optimize ? [] : ["--no-opt", "--no-maglev"])];
+
+function callgrind(dir: string): string[] {
+  return ["valgrind", "-q", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
+}
+
+function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dump"> {
+  const seen = new Set<string>();
+  const files = () => readdirSync(dir).filter((f) => /^callgrind\.out\.\d+\.\d+-\d+$/.test(f));
+  return {
+    countOn: () => execFileSync("callgrind_control", ["-i", "on", String(pid)], { stdio: "ignore" }),
+    async dump(label) {
+      execFileSync("callgrind_control", ["-i", "off", String(pid)], { stdio: "ignore" });
+      execFileSync("callgrind_control", ["-d", label, String(pid)], { stdio: "ignore" });
+      // callgrind_control returns once the dump is asked for; the files follow.
+      for (let waited = 0; waited < 60_000; waited += 200) {
+        const fresh = files().filter((f) => !seen.has(f));
+        if (fresh.length > 0) {
+          await new Promise((r) => setTimeout(r, 500));
+          const all = files().filter((f) => !seen.has(f));
+          for (const f of all) seen.add(f);
+          return all.map((f) => join(dir, f));
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      throw new Error(`callgrind wrote no dump for ${label}`);
+    },
+  };
+}
+
+export async function startHello(dir: string, options: { readonly optimize?: boolean } = {}): Promise<CountedServer> {
+  const nodeFlagList = nodeFlags(options.optimize ?? true);
+  const server = await launchServer(new URL("../http/serve-hello.ts", import.meta.url), [], { label: "hello", wrapper: callgrind(dir), nodeFlags: nodeFlagList, startTimeoutMs: 300_000 });
+  const pid = server.info.pid;
+  return {
+    url: server.info.url,
+    pid,
+    key: "",
+    projectId: "",
+    ...control(pid, dir),
+    stop: async () => {
+      await server.stop("SIGTERM");
+      rmSync(`/tmp/perf-${pid}.map`, { force: true });
+    },
+  };
+}
+
+export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean } = {}): Promise<CountedServer & { readonly dataDir: string }> {
+  const dataDir = join(dir, "data");
+  const stores = openSqliteStores({ dataDir });
+  const { key, projectId } = await seedBench(stores).finally(() => stores.close());
+  const counted = options.counted ?? true;
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : []), fileURLToPath(new URL("bin/vane.js", ROOT))];
+  const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
+  const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
+  const banner = await bannerOf(child);
+  child.stdout!.resume(); // request lines, when logged, go nowhere
+  const url = /is listening on (\S+)/.exec(banner)![1]!;
+  const pid = child.pid!;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  return {
+    url,
+    pid,
+    key,
+    projectId,
+    dataDir,
+    ...control(pid, dir),
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+      if (existsSync(`/tmp/perf-${pid}.map`)) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+    },
+  };
+}
