@@ -39,7 +39,8 @@ const LEAST_WAIT_MS = 1_000;
 export class WeightsPasses {
   private readonly publisher: WeightsPublisher;
   private readonly now: () => number;
-  private lastPass = Number.NEGATIVE_INFINITY;
+  /** Starts at the object's start: the first pass comes `everyMs` later, as `vane serve`'s first does after it starts. */
+  private lastPass: number;
 
   constructor(
     options: Omit<PublisherOptions, "threshold" | "minIntervalMs">,
@@ -48,6 +49,7 @@ export class WeightsPasses {
   ) {
     this.publisher = new WeightsPublisher({ ...options, threshold: settings.threshold, minIntervalMs: settings.minIntervalMs });
     this.now = options.now;
+    this.lastPass = this.now();
   }
 
   /** After a learning step: a pass when the last is `everyMs` old; returns when the next pass is wanted, if one is. */
