@@ -41,6 +41,14 @@ export interface OutcomeCounts {
   readonly pending: number;
 }
 
+export interface DailyDecisions {
+  /** YYYY-MM-DD, UTC. */
+  readonly day: string;
+  /** The arm's key. */
+  readonly arm: string;
+  readonly decisions: number;
+}
+
 export class PolicyOutcomes {
   private readonly decisions = new Map<string, DecisionRecord>();
   private readonly labels = new Map<string, ArmLabel>();
@@ -59,6 +67,18 @@ export class PolicyOutcomes {
   /** Arms the decisions named, with the key and name of their first decision. */
   armLabels(): ReadonlyMap<string, ArmLabel> {
     return this.labels;
+  }
+
+  /** Decisions per arm (its key) per UTC day they were received, by day then arm. */
+  dailyDecisions(): DailyDecisions[] {
+    const counts = new Map<string, DailyDecisions>();
+    for (const d of this.decisions.values()) {
+      const day = new Date(d.timeMs).toISOString().slice(0, 10);
+      const arm = this.labels.get(d.arm)?.key ?? d.arm;
+      const id = `${day} ${arm}`;
+      counts.set(id, { day, arm, decisions: (counts.get(id)?.decisions ?? 0) + 1 });
+    }
+    return [...counts.values()].sort((a, b) => a.day.localeCompare(b.day) || a.arm.localeCompare(b.arm));
   }
 
   counts(nowMs: number): OutcomeCounts {

@@ -94,7 +94,8 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
   );
 
   // `vane report POLICY`: the policy's decisions and track events read as the verb reads them
-  // (DuckDB over the archive and the log's tail on Node), archived events the log pruned included.
+  // (DuckDB over the archive and the log's tail on Node), archived events the log pruned included;
+  // with the decisions per arm per day, from the same read.
   app.get("/projects/:project/:env/policies/:policy/report", (c) =>
     answer(c, async (viewer) => {
       const { project, env, policy: ref } = c.req.param();
@@ -105,7 +106,8 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const outcomes = await deps.readEvents((reads) => readPolicyOutcomes(reads, subject));
       const nowMs = deps.clock.now();
       const refused = refusal(subject, outcomes.counts(nowMs));
-      return refused === undefined ? { report: policyReport(subject, outcomes, nowMs) } : { refused };
+      const daily = outcomes.dailyDecisions();
+      return refused === undefined ? { report: policyReport(subject, outcomes, nowMs), daily } : { refused, daily };
     }),
   );
 
