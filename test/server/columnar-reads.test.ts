@@ -2,7 +2,8 @@
 // whose events are split between Parquet files and the log's tail not yet archived, every answer
 // is the one the store's own reads give (same shapes, order, filters, refusals, and an org- or
 // project-scoped console key sees its own events only); and on `vane serve`, the admin API counts
-// what `vane events count` counts, events the log has pruned after archiving them included.
+// what `vane events count` counts, events the log has pruned after archiving them included; and
+// the console's bandit report is `vane report --json`'s on such a store (issue 31).
 import { describe, expect, it } from "vitest";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
