@@ -3,7 +3,7 @@
 // store order, it keeps one small record per decision of the policy and nothing else, so a large
 // store streams through it.
 import type { Reward } from "../bundle/types.js";
-import type { EventStore, StoredEvent } from "../store/types.js";
+import type { EventType, SequencedEvent, StoredEvent } from "../store/types.js";
 import type { LoggedDecision } from "./off-policy.js";
 
 export interface OutcomeScope {
@@ -41,6 +41,14 @@ export interface OutcomeCounts {
   readonly pending: number;
 }
 
+export interface DailyDecisions {
+  /** YYYY-MM-DD, UTC. */
+  readonly day: string;
+  /** The arm's key. */
+  readonly arm: string;
+  readonly decisions: number;
+}
+
 export class PolicyOutcomes {
   private readonly decisions = new Map<string, DecisionRecord>();
   private readonly labels = new Map<string, ArmLabel>();
@@ -59,6 +67,18 @@ export class PolicyOutcomes {
   /** Arms the decisions named, with the key and name of their first decision. */
   armLabels(): ReadonlyMap<string, ArmLabel> {
     return this.labels;
+  }
+
+  /** Decisions per arm (its key) per UTC day they were received, by day then arm. */
+  dailyDecisions(): DailyDecisions[] {
+    const counts = new Map<string, DailyDecisions>();
+    for (const d of this.decisions.values()) {
+      const day = new Date(d.timeMs).toISOString().slice(0, 10);
+      const arm = this.labels.get(d.arm)?.key ?? d.arm;
+      const id = `${day} ${arm}`;
+      counts.set(id, { day, arm, decisions: (counts.get(id)?.decisions ?? 0) + 1 });
+    }
+    return [...counts.values()].sort((a, b) => a.day.localeCompare(b.day) || a.arm.localeCompare(b.arm));
   }
 
   counts(nowMs: number): OutcomeCounts {
@@ -132,17 +152,15 @@ function policyLayer(body: Readonly<Record<string, unknown>>, policyId: string):
   return undefined;
 }
 
-/** Events per read: big enough to amortize the query, small enough to hold no store in memory. */
-const PAGE_EVENTS = 5_000;
+/** Reads one org, project and env's events of these types, in store order (DuckDB's view on Node, the store in a Worker). */
+export interface EventScan {
+  scan(scope: { orgId: string; projectId: string; env: string; types: readonly EventType[] }, visit: (event: SequencedEvent) => void): Promise<void>;
+}
 
-/** The outcomes of the policy's decisions, the whole event log streamed once (`vane report`, the console's policy page). */
-export async function readPolicyOutcomes(events: EventStore, subject: { policy: { id: string; reward?: Reward }; orgId: string; projectId: string; env: string }): Promise<PolicyOutcomes> {
+/** The outcomes of the policy's decisions, its project's decisions and track events read once (`vane report`, the console's policy page). */
+export async function readPolicyOutcomes(reads: EventScan, subject: { policy: { id: string; reward?: Reward }; orgId: string; projectId: string; env: string }): Promise<PolicyOutcomes> {
   const { policy, orgId, projectId, env } = subject;
   const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
-  for (let after = 0; ; ) {
-    const page = await events.readAfter(after, PAGE_EVENTS);
-    for (const { event } of page) outcomes.observe(event);
-    if (page.length < PAGE_EVENTS) return outcomes;
-    after = page[page.length - 1]!.seq;
-  }
+  await reads.scan({ orgId, projectId, env, types: ["decision", "track"] }, ({ event }) => outcomes.observe(event));
+  return outcomes;
 }

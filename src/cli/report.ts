@@ -2,10 +2,9 @@
 // rewards (docs/report.md). Streams the policy's project's decisions and track events once, in
 // commit order, through DuckDB over the Parquet archive and the log's tail, keeping one record per decision.
 import type { Estimate } from "../analysis/off-policy.js";
-import { PolicyOutcomes } from "../analysis/outcomes.js";
+import { readPolicyOutcomes } from "../analysis/outcomes.js";
 import { type PolicyReport, type ReportSubject, policyReport, refusal } from "../analysis/policy-report.js";
 import type { Bundle, Policy } from "../bundle/types.js";
-import type { EventView } from "../store/columnar/event-view.js";
 import type { BundleStore } from "../store/types.js";
 import { CliError, dataHelp, parseVerbArgs, STORE_OPTIONS } from "./args.js";
 import { READ_OPTIONS, readHelp, withEventView } from "./event-reads.js";
@@ -46,7 +45,7 @@ export const reportVerb: Verb = {
     const nowMs = Date.now();
     const report = await withEventView(values, USAGE, async (view, stores) => {
       const subject = await findPolicy(stores.bundles, positionals[0]!, { project: values.project, env: values.env });
-      const outcomes = await readOutcomes(view, subject);
+      const outcomes = await readPolicyOutcomes(view, subject);
       const refused = refusal(subject, outcomes.counts(nowMs));
       if (refused !== undefined) throw new CliError(refused);
       return policyReport(subject, outcomes, nowMs);
@@ -81,13 +80,6 @@ async function findPolicy(bundles: BundleStore, ref: string, where: { project: s
 function policyIn(bundle: Bundle, ref: string): Policy | undefined {
   const policies = bundle.layers.flatMap((layer) => layer.policies);
   return policies.find((p) => p.id === ref) ?? policies.find((p) => p.key === ref);
-}
-
-async function readOutcomes(view: EventView, subject: ReportSubject): Promise<PolicyOutcomes> {
-  const { policy, orgId, projectId, env } = subject;
-  const outcomes = new PolicyOutcomes({ orgId, projectId, env, policyId: policy.id, reward: policy.reward });
-  await view.scan({ orgId, projectId, env, types: ["decision", "track"] }, ({ event }) => outcomes.observe(event));
-  return outcomes;
 }
 
 function reportText(report: PolicyReport): string {

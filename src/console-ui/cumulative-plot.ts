@@ -4,17 +4,13 @@
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { time } from "./format.js";
+import { COLOURS, HEIGHT, PAD, WIDTH } from "./plot-frame.js";
 
 export interface HourlyUnits {
   readonly hour: string;
   readonly allocationKey: string;
   readonly units: number;
 }
-
-const WIDTH = 600;
-const HEIGHT = 160;
-const PAD = { left: 44, right: 12, top: 10, bottom: 24 };
-const COLOURS = 6;
 
 export function CumulativePlot(props: { hourly: readonly HourlyUnits[]; allocations: readonly { allocationKey: string; allocationName: string }[] }): VNode | null {
   const hours = [...new Set(props.hourly.map((h) => h.hour))].sort();

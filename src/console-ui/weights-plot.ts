@@ -5,6 +5,7 @@
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import { time } from "./format.js";
+import { COLOURS, HEIGHT, PAD, WIDTH } from "./plot-frame.js";
 
 export interface WeightsPoint {
   readonly version: string;
@@ -12,11 +13,6 @@ export interface WeightsPoint {
   readonly by: string;
   readonly arms: readonly { readonly key: string; readonly weight: number }[];
 }
-
-const WIDTH = 600;
-const HEIGHT = 160;
-const PAD = { left: 44, right: 12, top: 10, bottom: 24 };
-const COLOURS = 6;
 
 const weightOf = (point: WeightsPoint, key: string) => point.arms.find((a) => a.key === key)?.weight ?? 0;
 

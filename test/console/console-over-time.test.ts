@@ -100,3 +100,32 @@ it("shows an experiment's lift as of each day's end, each look as `vane results 
     expect(look.sequence).toBe(`${treatment.sequential!.liftInterval[0].toFixed(4)} to ${treatment.sequential!.liftInterval[1].toFixed(4)}`);
   }
 });
+
+it("plots and lists the bandit's decisions per arm per day, each a count of `vane events list`'s decision events", async () => {
+  const sdk = await server.key({ orgId: "demo-org", projectId: "demo", scopes: ["sdk:read", "sdk:write"] });
+  // Decisions on two days: 5, then 7.
+  for (const [day, decisions] of [5, 7].entries()) {
+    for (let i = 0; i < decisions; i++) {
+      const answer = await call(server, "/v1/decide/recs-strategy", { key: sdk, body: { context: { userId: `visitor-${day}-${i}` } } });
+      expect(answer.status).toBe(200);
+    }
+    server.clock.advance(24 * HOUR_MS);
+  }
+  const page = await openPage(await signedIn(browser, server.url, ADMIN), `${server.url}/console/projects/demo/production/policies/recs-strategy`, "bandit-daily-decisions", "#daily-decisions");
+  const shown: Record<string, number> = {};
+  for (const cell of await page.$$eval("#daily-decisions tbody td[data-arm]", (tds) => tds.map((td) => ({ day: td.closest("tr")!.getAttribute("data-day"), arm: td.getAttribute("data-arm"), n: Number(td.textContent) })))) {
+    if (cell.n > 0) shown[`${cell.day} ${cell.arm}`] = cell.n;
+  }
+  const listed = await vane("events", "list", "--type", "decision", "--project", "demo", "--data", server.dataDir);
+  const counted: Record<string, number> = {};
+  for (const line of listed.out.split("\n").filter(Boolean)) {
+    const event = JSON.parse(line) as { receivedAt: string; layers: { policyId?: string; allocationKey?: string }[] };
+    const layer = event.layers.find((l) => l.policyId === "recs-strategy")!;
+    const id = `${event.receivedAt.slice(0, 10)} ${layer.allocationKey}`;
+    counted[id] = (counted[id] ?? 0) + 1;
+  }
+  expect(shown).toEqual(counted);
+  expect(Object.values(shown).reduce((a, b) => a + b)).toBe(12);
+  expect(new Set(Object.keys(shown).map((id) => id.slice(0, 10))).size).toBe(2);
+  await page.close();
+});

@@ -2,11 +2,12 @@
 // whose events are split between Parquet files and the log's tail not yet archived, every answer
 // is the one the store's own reads give (same shapes, order, filters, refusals, and an org- or
 // project-scoped console key sees its own events only); and on `vane serve`, the admin API counts
-// what `vane events count` counts, events the log has pruned after archiving them included.
+// what `vane events count` counts, events the log has pruned after archiving them included; and
+// the console's bandit report is `vane report --json`'s on such a store (issue 31).
 import { describe, expect, it } from "vitest";
-import { DEMO_ORG, DEMO_PROJECT } from "../../src/cli/demo-bundle.js";
+import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeSha256 } from "../../src/cli/store-access.js";
-import type { ReadEvents } from "../../src/server/admin/event-reads.js";
+import { type ReadEvents, scanLog } from "../../src/server/admin/event-reads.js";
 import { createKey } from "../../src/server/auth/key-admin.js";
 import { columnarReads } from "../../src/server/columnar-reads.js";
 import { startNodeServer } from "../../src/server/node.js";
@@ -105,7 +106,7 @@ describe("the server's event reads through DuckDB", () => {
 
       // The store's reads as they were: the log scanned newest first (SQLite's, before they went).
       const { events: stored } = server.stores;
-      reads = (use) => use({ ...loggedEvents(stored), discovered: () => stored.discovered() });
+      reads = (use) => use({ ...loggedEvents(stored), discovered: () => stored.discovered(), scan: (scope, visit) => scanLog(stored, scope, visit) });
       const fromStore = await answers();
       let opened = 0;
       const columnar = columnarReads({ events: server.stores.events, parquetDir, settings: { threads: 1, memoryBytes: 256e6 } });
@@ -165,6 +166,52 @@ describe("vane serve's admin API", () => {
 
       for (let batch = 5; batch < 8; batch++) await send(batch);
       expect(await counts()).toEqual({ admin: acknowledged, cli: acknowledged });
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe("the console's bandit report", () => {
+  it("is `vane report --json`'s, archived decisions and rewards the log has pruned included", async () => {
+    const server = await startTestServer({
+      adminToken: ADMIN,
+      console: { assets: async () => undefined },
+      readEvents: (stores, dataDir) => columnarReads({ events: stores.events, parquetDir: `${dataDir}/parquet`, settings: { threads: 1, memoryBytes: 256e6 } }),
+    });
+    try {
+      await server.putBundle(demoBundle("2026-11-19T00:00:00.000Z"));
+      const sdk = await server.key({ orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:read", "sdk:write"] });
+      const decide = async (from: number, to: number) => {
+        for (let i = from; i < to; i++) {
+          const decided = (await (await call(server, "/v1/decide/recs-strategy", { key: sdk, body: { context: { userId: `user-${i}` } } })).json()) as { decisionId: string };
+          const click = { type: "track", event: "click", unitKey: `user-${i}`, decisionId: decided.decisionId, timestamp: new Date(server.clock.now()).toISOString() };
+          if (i % 2 === 0) expect(((await (await call(server, "/v1/events/batch", { key: sdk, body: { events: [click] } })).json()) as { accepted: number }).accepted).toBe(1);
+        }
+      };
+      // Eight decisions archived into Parquet, then pruned from the log; four more only in the log.
+      await decide(0, 8);
+      const { events } = server.stores;
+      const sink = new NodeFileSink(`${server.dataDir}/parquet`);
+      const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
+      await new ParquetPipeline({ events, sink, writeRows: writer.writeRows }).catchUp();
+      writer.close();
+      const archived = await events.checkpoint("parquet");
+      expect((await events.prune({ eventsBeforeMs: Date.UTC(2100, 0), derived: ["parquet"], idsBeforeMs: 0 })).events).toBe(archived);
+      await decide(8, 12);
+      // Every reward window closed, for the server's clock and the CLI's (the wall clock).
+      server.clock.advance(2 * 60 * 60 * 1000);
+
+      const session = await call(server, "/console/session", { body: { token: ADMIN }, headers: { Origin: server.url } });
+      const cookie = session.headers.get("Set-Cookie")!.split(";")[0]!;
+      const answer = await call(server, `/console/api/projects/${DEMO_PROJECT}/production/policies/recs-strategy/report`, { headers: { Cookie: cookie } });
+      expect(answer.status).toBe(200);
+      const { report } = (await answer.json()) as { report: Record<string, unknown> };
+      const cli = await vane("report", "recs-strategy", "--project", DEMO_PROJECT, "--json", "--data", server.dataDir, "--threads", "1");
+      expect(cli.err).toBe("");
+      const printed = JSON.parse(cli.out) as Record<string, unknown>;
+      expect({ ...report, asOf: undefined }).toEqual({ ...printed, asOf: undefined });
+      expect(report.decisions).toBe(12);
     } finally {
       await server.close();
     }

@@ -1,11 +1,13 @@
 // /console/projects/:project/:env/policies/:policy: an adaptive policy (a bandit): its arms'
-// current weights, their weights over the versions of the bundle history, and what `vane report POLICY` computes from the stored decisions and rewards:
+// current weights, their weights over the versions of the bundle history, its decisions per arm
+// per day, and what `vane report POLICY` computes from the stored decisions and rewards:
 // decisions closed and pending, rewards, mean reward, and the off-policy estimates (IPS, SNIPS)
 // with their 95% intervals, drawn on one axis.
 import type { VNode } from "preact";
 import { html } from "htm/preact";
 import type { Bundle, Policy } from "../../bundle/types.js";
 import { BucketBar } from "../bucket-bar.js";
+import { type DailyDecisions, DailyDecisionsPlot, daysOf, decisionsOn } from "../daily-decisions-plot.js";
 import { IntervalPlot } from "../interval-plot.js";
 import { count, time } from "../format.js";
 import { Status } from "../layout.js";
@@ -43,11 +45,13 @@ const fixed = (n: number | null | undefined) => (n === null || n === undefined ?
 const interval = (e: Estimate | null) => (e?.ci95 == null ? "—" : `${fixed(e.ci95[0])} to ${fixed(e.ci95[1])}`);
 
 function ReportView(props: { base: string; policy: Policy }): VNode {
-  const { data, error } = useData<{ report?: Report; refused?: string }>(`${props.base}/policies/${encodeURIComponent(props.policy.id)}/report`);
+  const { data, error } = useData<{ report?: Report; refused?: string; daily: DailyDecisions[] }>(`${props.base}/policies/${encodeURIComponent(props.policy.id)}/report`);
   if (data === undefined) return html`<${Status} error=${error} />`;
-  if (data.report === undefined) return html`<p id="refused">${data.refused}</p>`;
+  const daily = html`<${DailyDecisionsView} daily=${data.daily} arms=${props.policy.allocations.map((a) => a.key)} />`;
+  if (data.report === undefined) return html`${daily}<p id="refused">${data.refused}</p>`;
   const { report } = data;
   return html`
+    ${daily}
     <p class="meta">
       Reward <code>${report.reward.event}</code> (${report.reward.type}) within ${report.reward.windowSeconds} s · as of ${time(report.asOf)}${" · "}<span id="decisions">${count(report.decisions)}</span> decisions closed, <span id="pending">${count(report.pending)}</span> pending
     </p>
@@ -70,6 +74,26 @@ function ReportView(props: { base: string; policy: Policy }): VNode {
       </tbody>
     </table>
     <p class="meta">IPS, SNIPS: the arm's mean reward had the policy always played it; the intervals are 95% (normal approximation; SNIPS by the delta method).</p>
+  `;
+}
+
+/** Decisions per arm per UTC day, from the report's read: the bundle's arms, then any the decisions name that it no longer has. */
+function DailyDecisionsView(props: { daily: DailyDecisions[]; arms: string[] }): VNode {
+  const arms = [...new Set([...props.arms, ...props.daily.map((d) => d.arm)])];
+  return html`
+    <h3>Decisions per day (UTC)</h3>
+    <${DailyDecisionsPlot} daily=${props.daily} arms=${arms} />
+    <table class="list" id="daily-decisions">
+      <thead><tr><th scope="col">Day</th>${arms.map((arm) => html`<th scope="col" class="number">${arm}</th>`)}</tr></thead>
+      <tbody>
+        ${daysOf(props.daily).map(
+          (day) => html`<tr data-day=${day}>
+            <th scope="row">${day}</th>
+            ${arms.map((arm) => html`<td class="number" data-arm=${arm}>${count(decisionsOn(props.daily, day, arm))}</td>`)}
+          </tr>`,
+        )}
+      </tbody>
+    </table>
   `;
 }
 

@@ -93,7 +93,9 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
     }),
   );
 
-  // `vane report POLICY`: streams the whole event log, as the verb does.
+  // `vane report POLICY`: the policy's decisions and track events read as the verb reads them
+  // (DuckDB over the archive and the log's tail on Node), archived events the log pruned included;
+  // with the decisions per arm per day, from the same read.
   app.get("/projects/:project/:env/policies/:policy/report", (c) =>
     answer(c, async (viewer) => {
       const { project, env, policy: ref } = c.req.param();
@@ -101,10 +103,11 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       const policy = bundle.layers.flatMap((layer) => layer.policies).find((p) => p.id === ref);
       if (policy === undefined) throw new AdminRefusal("NOT_FOUND", `no policy ${ref} in the bundle of ${project}/${env}`);
       const subject = { policy, orgId: bundle.orgId, projectId: project, env };
-      const outcomes = await readPolicyOutcomes(stores.events, subject);
+      const outcomes = await deps.readEvents((reads) => readPolicyOutcomes(reads, subject));
       const nowMs = deps.clock.now();
       const refused = refusal(subject, outcomes.counts(nowMs));
-      return refused === undefined ? { report: policyReport(subject, outcomes, nowMs) } : { refused };
+      const daily = outcomes.dailyDecisions();
+      return refused === undefined ? { report: policyReport(subject, outcomes, nowMs), daily } : { refused, daily };
     }),
   );
 
