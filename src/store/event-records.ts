@@ -1,8 +1,9 @@
-// A stored event as both stores' per-event tables return it, turned back into the record: the
-// columns are the same on SQLite and PostgreSQL; only the body's and the flag's types differ.
+// A stored event as a per-event table returns it (PostgreSQL's, D1's, the columnar reader's
+// view), turned back into the record: the columns are the same; only the body's and the flag's
+// types differ.
 import type { EventType, SequencedEvent, StoredEvent } from "./types.js";
 
-/** The columns both stores' per-event tables share, but the seq. */
+/** The columns the per-event tables share, but the seq. */
 export interface EventFields {
   id: string;
   received_at: string;
