@@ -80,7 +80,7 @@ export function describeTenancyContract(stores: () => Stores, listsEvents: boole
   describe("project ownership", () => {
     itRefusesASecondOwner(stores);
 
-    it.runIf(listsEvents)("lists the orgs with events in a project, and filters by org", async () => {
+    it.runIf(listsEvents)("lists the orgs with events in a project, and filters by org (skipped where the store lists nothing itself: SQLite reads through DuckDB)", async () => {
       const events = stores().events as Stores["events"] & EventListing;
       await events.append([makeEvent("a"), makeEvent("b", { orgId: "org-2" }), makeEvent("c", { projectId: "proj-2" })]);
       expect(await events.orgsWithEvents("proj-1")).toEqual(["org-1", "org-2"]);
