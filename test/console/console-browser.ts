@@ -1,13 +1,31 @@
 // What the console's browser tests share: a context signed in through the sign-in page, and a
 // page opened and checked (no console error, axe-core passes, a screenshot under
 // test-results/console/).
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import axe from "axe-core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { expect } from "vitest";
-import { pageErrors } from "../runtime/chromium.js";
+import { vane } from "../cli/helpers.js";
+import { launchChromium, pageErrors } from "../runtime/chromium.js";
 
 export const SHOTS = join(process.cwd(), "test-results/console");
+export const ADMIN = "console-admin-token-0123456789abcdef0123456789";
+
+/** Chromium, with the screenshots' folder made. */
+export async function launchConsoleBrowser(): Promise<Browser> {
+  mkdirSync(SHOTS, { recursive: true });
+  return launchChromium();
+}
+
+/** `vane VERB … --data DIR` that must succeed; its standard output. */
+export function cliOn(dataDir: () => string): (...args: string[]) => Promise<string> {
+  return async (...args) => {
+    const run = await vane(...args, "--data", dataDir());
+    expect(run.code, run.err).toBe(0);
+    return run.out;
+  };
+}
 
 /** A browser context signed in through the sign-in page. CSP is bypassed only so axe can be injected. */
 export async function signedIn(browser: Browser, url: string, token: string): Promise<BrowserContext> {

@@ -3,18 +3,16 @@
 // diff before it publishes, published through the admin operations as the version the CLI would
 // make (the CLI's own change afterwards differs in nothing but the version), refused with the
 // CLI's messages where the CLI refuses, and refused to a console:read session.
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { vane } from "../cli/helpers.js";
-import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
-import { SHOTS, checkPage, openPage, signedIn } from "./console-browser.js";
+import { ADMIN, checkPage, cliOn, launchConsoleBrowser, openPage, signedIn } from "./console-browser.js";
 
-const ADMIN = "console-admin-token-0123456789abcdef0123456789";
 const FIRST = "2026-11-19T00:00:00.000Z";
 
 let server: TestServer;
@@ -28,8 +26,7 @@ beforeAll(async () => {
   const rollout = JSON.parse(readFileSync(new URL("../../examples/bundles/rollout.json", import.meta.url), "utf8")) as Bundle;
   await server.putBundle({ ...rollout, orgId: "demo-org", version: FIRST });
   consoleKey = await server.key({ orgId: "demo-org", scopes: ["console:read"] });
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchConsoleBrowser();
   admin = await signedIn(browser, server.url, ADMIN);
 }, 60_000);
 afterAll(async () => {
@@ -37,11 +34,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const cli = async (...args: string[]) => {
-  const run = await vane(...args, "--data", server.dataDir);
-  expect(run.code, run.err).toBe(0);
-  return run.out;
-};
+const cli = cliOn(() => server.dataDir);
 const stored = async (project: string) => JSON.parse(await cli("bundles", "get", project)) as Bundle;
 const diffLines = async (project: string, from: string, to: string) => (await cli("bundles", "diff", from, to, "--project", project)).split("\n").filter((line) => /^[~+-] /.test(line));
 

@@ -4,7 +4,7 @@
 // contrast, landmarks) and keyboard navigation, and is kept as a screenshot under
 // test-results/console/. Signed in with a console:read key, another organization's project
 // never appears.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, BrowserContext } from "playwright-core";
@@ -13,12 +13,9 @@ import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { nodeConsoleResults } from "../../src/cli/console-results.js";
 import { PrometheusMetrics } from "../../src/server/observability/prometheus.js";
-import { vane } from "../cli/helpers.js";
-import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
-import { SHOTS, openPage, signedIn as signedInAs } from "./console-browser.js";
+import { ADMIN, SHOTS, cliOn, launchConsoleBrowser, openPage, signedIn as signedInAs } from "./console-browser.js";
 
-const ADMIN = "console-admin-token-0123456789abcdef0123456789";
 const FIRST = "2026-11-19T00:00:00.000Z";
 const SECOND = "2026-11-20T00:00:00.000Z";
 const T = "2026-11-21T11:00:00.000Z";
@@ -67,8 +64,7 @@ beforeAll(async () => {
   }
   server.clock.advance(2 * 60 * 60 * 1000);
   await call(server, "/health");
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchConsoleBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
@@ -79,11 +75,7 @@ afterAll(async () => {
 const signedIn = (token: string) => signedInAs(browser, server.url, token);
 const open = (context: BrowserContext, path: string, shot: string, ready: string) => openPage(context, server.url + path, shot, ready);
 
-const cli = async (...args: string[]) => {
-  const run = await vane(...args, "--data", server.dataDir);
-  expect(run.code, run.err).toBe(0);
-  return run.out;
-};
+const cli = cliOn(() => server.dataDir);
 const number = (text: string | null) => Number((text ?? "").replace(/,/g, ""));
 
 describe("the console, signed in with the admin token", () => {

@@ -2,18 +2,15 @@
 // go on as events are stored, and the live bundle redraws when a new version is published (here
 // by the CLI), each without the page asking again on a timer; a console:read key hears nothing of
 // another organization's events; the stream itself is behind the session.
-import { mkdirSync } from "node:fs";
+
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
-import { vane } from "../cli/helpers.js";
-import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
-import { SHOTS, checkPage, openPage, signedIn } from "./console-browser.js";
+import { ADMIN, checkPage, cliOn, launchConsoleBrowser, openPage, signedIn } from "./console-browser.js";
 
-const ADMIN = "console-admin-token-0123456789abcdef0123456789";
 const FIRST = "2026-11-19T00:00:00.000Z";
 
 let server: TestServer;
@@ -29,19 +26,14 @@ beforeAll(async () => {
   sdk = await server.key({ orgId: "demo-org", projectId: "demo", scopes: ["sdk:read", "sdk:write"] });
   otherSdk = await server.key({ orgId: "other-org", projectId: "secret-project", scopes: ["sdk:read", "sdk:write"] });
   consoleKey = await server.key({ orgId: "demo-org", scopes: ["console:read"] });
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchConsoleBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
   await server?.close();
 });
 
-const cli = async (...args: string[]) => {
-  const run = await vane(...args, "--data", server.dataDir);
-  expect(run.code, run.err).toBe(0);
-  return run.out;
-};
+const cli = cliOn(() => server.dataDir);
 const send = async (key: string, events: unknown[]) => {
   const answer = await call(server, "/v1/events/batch", { key, body: { events } });
   expect(((await answer.json()) as { accepted: number }).accepted).toBe(events.length);

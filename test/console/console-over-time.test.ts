@@ -2,7 +2,7 @@
 // history (the learner's publications and the operators'), oldest first, each as `vane bundles
 // history` lists it, the last as `vane bundles get` prints it; an experiment's lift as of each
 // day's end, each look what `vane results --until THEN --sequential --json` says.
-import { mkdirSync } from "node:fs";
+
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -11,11 +11,9 @@ import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleResults } from "../../src/cli/console-results.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { vane } from "../cli/helpers.js";
-import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
-import { SHOTS, openPage, signedIn } from "./console-browser.js";
+import { ADMIN, launchConsoleBrowser, openPage, signedIn } from "./console-browser.js";
 
-const ADMIN = "console-admin-token-0123456789abcdef0123456789";
 const HOUR_MS = 60 * 60 * 1000;
 
 let server: TestServer;
@@ -46,8 +44,7 @@ beforeAll(async () => {
   server.clock.advance(HOUR_MS);
   const edited = learned(current, "2026-11-19T05:00:00.000Z", [0.7, 0.2, 0.1]);
   await server.putBundle(edited);
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchConsoleBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

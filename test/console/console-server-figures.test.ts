@@ -1,16 +1,13 @@
 // The console's figures that only the server knows, in a real browser, counted over real HTTP:
 // when each key was last let through and how many requests its rate limit refused; the events
 // refused one by one, by reason.
-import { mkdirSync } from "node:fs";
+
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
-import { launchChromium } from "../runtime/chromium.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
-import { SHOTS, openPage, signedIn } from "./console-browser.js";
-
-const ADMIN = "console-admin-token-0123456789abcdef0123456789";
+import { ADMIN, launchConsoleBrowser, openPage, signedIn } from "./console-browser.js";
 
 let server: TestServer;
 let browser: Browser;
@@ -18,8 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   server = await startTestServer({ adminToken: ADMIN, console: { assets: nodeConsoleAssets } });
   await server.putBundle(demoBundle("2026-11-19T00:00:00.000Z"));
-  browser = await launchChromium();
-  mkdirSync(SHOTS, { recursive: true });
+  browser = await launchConsoleBrowser();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
