@@ -35,3 +35,34 @@ export function policyBundle(policy: Partial<Policy>, arms = 4): Bundle {
 export function adaptive(engine: Engine, policy: Partial<Policy>, arms = 4): AdaptivePolicy {
   return adaptiveCatalog(compileBundle(policyBundle(policy, arms), engine)).get("pol")!;
 }
+
+export const CTA_BANDIT_VERSION = "2026-11-21T00:00:00.000Z";
+
+/** An ε-greedy bandit over three arms (`cta` = a, b, c) in org-1/proj-1, rewarded by `click` within 60 s. */
+export function ctaBanditBundle(): Bundle {
+  return {
+    version: CTA_BANDIT_VERSION,
+    orgId: "org-1",
+    projectId: "proj-1",
+    env: "production",
+    hashing: { unitKey: "userId" },
+    parameters: [{ key: "cta", type: "string", default: "none", layerId: "layer-1", namespace: "n" }],
+    layers: [
+      {
+        id: "layer-1",
+        policies: [
+          {
+            id: "pol-cta",
+            key: "cta-bandit",
+            state: "running",
+            kind: "epsilon_greedy",
+            conditions: [],
+            allocations: ["a", "b", "c"].map((n) => ({ id: `alloc-${n}`, name: n, key: `arm-${n}`, bucketRange: [0, 999] as [number, number], overrides: { cta: n } })),
+            reward: { event: "click", type: "binary", windowSeconds: 60 },
+            params: { epsilon: 0.3, minSamples: 20, weightFloor: 0.05 },
+          },
+        ],
+      },
+    ],
+  };
+}

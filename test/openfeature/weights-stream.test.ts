@@ -3,42 +3,10 @@
 // (a new ETag for the same context, and the arms split by the learned weights).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WeightsPublisher } from "../../src/adaptive/publisher.js";
-import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
 import { openSse, waitFor } from "./sse-reader.js";
-
-const VERSION = "2026-11-21T00:00:00.000Z";
-const ARMS = ["a", "b", "c"];
-
-function banditBundle(): Bundle {
-  const allocations = ARMS.map((n) => ({ id: `alloc-${n}`, name: n, key: `arm-${n}`, bucketRange: [0, 999] as [number, number], overrides: { cta: n } }));
-  return {
-    version: VERSION,
-    orgId: "org-1",
-    projectId: "proj-1",
-    env: "production",
-    hashing: { unitKey: "userId" },
-    parameters: [{ key: "cta", type: "string", default: "none", layerId: "layer-1", namespace: "n" }],
-    layers: [
-      {
-        id: "layer-1",
-        policies: [
-          {
-            id: "pol-cta",
-            key: "cta-bandit",
-            state: "running",
-            kind: "epsilon_greedy",
-            conditions: [],
-            allocations,
-            reward: { event: "click", type: "binary", windowSeconds: 60 },
-            params: { epsilon: 0.3, minSamples: 20, weightFloor: 0.05 },
-          },
-        ],
-      },
-    ],
-  };
-}
+import { ctaBanditBundle } from "../adaptive/fixtures.js";
 
 let server: TestServer;
 let sk: string;
@@ -46,7 +14,7 @@ let sk: string;
 beforeAll(async () => {
   server = await startTestServer();
   sk = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write"] });
-  await server.putBundle(banditBundle());
+  await server.putBundle(ctaBanditBundle());
 });
 afterAll(() => server.close());
 

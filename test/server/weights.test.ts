@@ -6,37 +6,11 @@ import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { CTA_BANDIT_VERSION, ctaBanditBundle } from "../adaptive/fixtures.js";
 
-const VERSION = "2026-11-21T00:00:00.000Z";
+const VERSION = CTA_BANDIT_VERSION;
 const engine = await loadEngine();
 
-function bundle(): Bundle {
-  return {
-    version: VERSION,
-    orgId: "org-1",
-    projectId: "proj-1",
-    env: "production",
-    hashing: { unitKey: "userId" },
-    parameters: [{ key: "cta", type: "string", default: "none", layerId: "layer-1", namespace: "n" }],
-    layers: [
-      {
-        id: "layer-1",
-        policies: [
-          {
-            id: "pol-cta",
-            key: "cta-bandit",
-            state: "running",
-            kind: "epsilon_greedy",
-            conditions: [],
-            allocations: ["a", "b", "c"].map((n) => ({ id: `alloc-${n}`, name: n, key: `arm-${n}`, bucketRange: [0, 999] as [number, number], overrides: { cta: n } })),
-            reward: { event: "click", type: "binary", windowSeconds: 60 },
-            params: { epsilon: 0.3, minSamples: 20, weightFloor: 0.05 },
-          },
-        ],
-      },
-    ],
-  };
-}
 
 let server: TestServer;
 let sk: string;
@@ -45,7 +19,7 @@ let publisher: WeightsPublisher;
 beforeEach(async () => {
   server = await startTestServer();
   sk = await server.key({ kind: "sk", orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read", "sdk:write"] });
-  await server.putBundle(bundle());
+  await server.putBundle(ctaBanditBundle());
   publisher = new WeightsPublisher({ bundles: server.stores.bundles, learned: server.learner, engine, now: () => server.clock.now() });
 });
 afterEach(() => server.close());
@@ -130,7 +104,7 @@ describe("weights publication", () => {
 
   it("never overwrites a bundle imported meanwhile (compare and set on the version)", async () => {
     await learnThatBWins(300);
-    const newer = { ...bundle(), version: "2026-11-21T05:00:00.000Z" };
+    const newer = { ...ctaBanditBundle(), version: "2026-11-21T05:00:00.000Z" };
     const realGet = server.stores.bundles.get.bind(server.stores.bundles);
     // The operator's import lands between the publisher's read and its write.
     server.stores.bundles.get = async (p, e) => {
