@@ -4,11 +4,12 @@
 // back (target >= 100k rewards/s with lagged rewards), with where its time goes; and the memory per
 // pending decision and the bound. Writes bench/results/adaptive-latest.{md,json}.
 // ADAPTIVE_REWARDS sets the rewards per learning scenario (default 100,000), ADAPTIVE_PENDING the
-// pending decisions of the memory measurement (default 1,000,000); ADAPTIVE_ONLY=learning skips
-// decide (results in adaptive-learning-latest.*).
+// pending decisions of the memory measurement (default 1,000,000), ADAPTIVE_BOUND_DECISIONS the
+// decisions through the bound (default 200,000); ADAPTIVE_ONLY=learning skips decide and
+// ADAPTIVE_SCENARIO=<key> runs one learning scenario: a partial run prints, and writes no results.
 import Database from "better-sqlite3";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
@@ -26,7 +27,8 @@ import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
 import type { CommitListener, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
-import { formatDuration, machine, machineLine } from "./report.js";
+import { percentile, timeEach } from "./measure.js";
+import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
 
 const REWARDS = Number(process.env.ADAPTIVE_REWARDS ?? 100_000);
 const ARMS = 4;
@@ -139,18 +141,6 @@ function learnedState(policy: AdaptivePolicy, contexts: readonly Record<string, 
 }
 
 // ---- decide latency ----
-
-const percentile = (sorted: Float64Array, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-
-function timeEach(count: number, run: (i: number) => unknown): Float64Array {
-  const times = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    run(i);
-    times[i] = Number(process.hrtime.bigint() - start);
-  }
-  return times.sort();
-}
 
 interface DecideRow {
   readonly kind: string;
@@ -494,7 +484,7 @@ async function boundRun(compiled: CompiledBundle, policy: AdaptivePolicy, contex
 
 // ---- run and report ----
 
-const loadAtStart = loadavg()[0]!;
+const readLoad = loadAverage();
 const compiled = compileBundle(benchBundle(), engine);
 const catalog = adaptiveCatalog(compiled);
 const contexts = makeContexts();
@@ -548,7 +538,7 @@ const bound = await boundRun(weekCompiled, weekCatalog.get("thompson-binary")!, 
 console.log(`${bound.inMemory.toLocaleString("en-US")} in memory, ${bound.stored.toLocaleString("en-US")} stored, heap +${(bound.heapBytes / 2 ** 20).toFixed(1)} MiB, ${Math.round(bound.diskBytesPerStored)} B on disk per stored one`);
 
 const m = machine();
-const load = { start: loadAtStart, end: loadavg()[0]! };
+const load = readLoad();
 const p50Target = (row: DecideRow) => (row.p50Ns <= 10_000 ? "✓" : "✗");
 const share = (ms: number, total: number) => `${ms.toFixed(0)} ms (${((100 * ms) / total).toFixed(0)}%)`;
 const WEEK = 7 * 86_400 * 1000; // decisions in a 7-day window at 1,000 decisions/s
@@ -593,13 +583,9 @@ const md = [
   "",
   `A 7-day window at 1,000 decisions/s holds ${WEEK.toLocaleString("en-US")} pending decisions. All in memory: ${gib(WEEK * perPending)}. With the default bound (${DEFAULT_MAX_PENDING_IN_MEMORY.toLocaleString("en-US")}): ${gib(DEFAULT_MAX_PENDING_IN_MEMORY * perPending)} of heap, and ${gib((WEEK - DEFAULT_MAX_PENDING_IN_MEMORY) * bound.diskBytesPerStored)} of pending table on disk (the event log of that week is larger still).`,
   "",
-  `Machine: ${machineLine(m)}; load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end. Run ${new Date().toISOString()}.`,
+  `Machine: ${machineLoadLine(m, load)}. Run ${new Date().toISOString()}.`,
 ].join("\n");
 console.log(`\n${md}\n`);
-const out = new URL("./results/", import.meta.url);
-mkdirSync(out, { recursive: true });
-writeFileSync(new URL(learningOnly ? "adaptive-learning-latest.md" : "adaptive-latest.md", out), `${md}\n`);
-writeFileSync(
-  new URL(learningOnly ? "adaptive-learning-latest.json" : "adaptive-latest.json", out),
-  `${JSON.stringify({ date: new Date().toISOString(), machine: m, load, settings: { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS, appendBatch: APPEND_BATCH, learnEvery: LEARN_EVERY, memoryDecisions: MEMORY_DECISIONS }, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, bound }, null, 2)}\n`,
-);
+const settings = { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS, appendBatch: APPEND_BATCH, learnEvery: LEARN_EVERY, memoryDecisions: MEMORY_DECISIONS };
+if (learningOnly || only !== undefined) console.log("A partial run (ADAPTIVE_ONLY, ADAPTIVE_SCENARIO): no results files written.");
+else writeLatest("adaptive", md, { date: new Date().toISOString(), machine: m, load, settings, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, bound });

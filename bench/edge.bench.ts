@@ -8,7 +8,7 @@
 //
 //   npm run bench:edge
 //   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64   as for bench:http
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
@@ -16,7 +16,7 @@ import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.
 import { LOADGEN_CORE, allowedCpus, pinSelf } from "./http/pinning.js";
 import { waitIdle } from "./http/proc-stats.js";
 import { vaneScenarios } from "./http/scenarios.js";
-import { machine } from "./report.js";
+import { machine, writeLatest } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
 
@@ -73,6 +73,4 @@ const lines = [
   "workerd's CPU per request bounds the Worker CPU time Cloudflare bills: the same process also runs the queue consumer, the learner and the local D1, KV and Durable Object emulations.",
 ];
 console.log(`\n${lines.join("\n")}`);
-const results = new URL("./results/", import.meta.url);
-writeFileSync(new URL("edge-latest.json", results), `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), settings, hosts: [node, workerd] }, null, 2)}\n`);
-writeFileSync(new URL("edge-latest.md", results), `${lines.join("\n")}\n`);
+writeLatest("edge", lines.join("\n"), { date: new Date().toISOString(), machine: machine(), settings, hosts: [node, workerd] });

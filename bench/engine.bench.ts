@@ -6,7 +6,7 @@ import { ENGINE_URL, SCALAR_ENGINE_URL, loadEngine } from "../src/engine/loader.
 import { bucket as referenceBucket } from "../src/engine/reference.js";
 import { type Workload, measure } from "./measure.js";
 import { createHashBucket, oneShotHashBucket } from "./node-crypto.js";
-import { type RatioSpec, formatRatio, machine, machineLine, ratios, textTable, writeResults } from "./report.js";
+import { type RatioSpec, formatRatio, machine, machineLine, markdown, ratios, textTable, writeLatest } from "./report.js";
 import {
   ARMS, BATCH_SIZE, BUCKET_COUNT, LAYER_SALTS, MAX_KEY_BYTES, SALT, UNIT_COUNT, UNIT_MASK,
   UNIT_MAX_LENGTH, UNIT_MIN_LENGTH, WIN_DRAWS, makeBatches, makeUnits,
@@ -150,5 +150,5 @@ const report = {
   ratios: computed,
   notes,
 };
-const written = writeResults(report, new URL("./results/", import.meta.url));
+const written = writeLatest("engine", markdown(report), report);
 console.log(`\nwrote ${written.join(", ")}`);

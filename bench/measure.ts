@@ -1,4 +1,5 @@
-// Runs workloads under tinybench and turns each into one row of figures.
+// Runs workloads under tinybench and turns each into one row of figures; and, for what tinybench
+// does not fit (a call timed alone, a few long rounds), timeEach and the percentiles.
 //
 // A bucket call takes a few hundred nanoseconds, close to what timing it costs, so a task
 // under ~10 µs runs `callsPerSample` operations per timed sample and reports the sample's mean
@@ -78,4 +79,24 @@ export function measure(workloads: readonly Workload[], options: MeasureOptions)
       callsPerSample: w.callsPerSample,
     };
   });
+}
+
+/** The q-quantile (0..1) of values sorted ascending: the value at floor(q·n), the last for q = 1. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+export function median(values: readonly number[]): number {
+  return percentile(Float64Array.from(values).sort(), 0.5);
+}
+
+/** Times each of `count` calls alone (ns, the timer's own cost included); sorted ascending. */
+export function timeEach(count: number, run: (i: number) => unknown): Float64Array {
+  const times = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    run(i);
+    times[i] = Number(process.hrtime.bigint() - start);
+  }
+  return times.sort();
 }

@@ -8,7 +8,7 @@
 //
 //   npm run bench:observability
 //   BENCH_OBSERVE_ROUNDS=9 BENCH_OBSERVE_REQUESTS=2000
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Tracer, trace } from "@opentelemetry/api";
@@ -24,7 +24,8 @@ import { observeStores } from "../src/server/observability/observed-stores.js";
 import { PrometheusMetrics } from "../src/server/observability/prometheus.js";
 import type { Observability } from "../src/server/observability/types.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
-import { machine } from "./report.js";
+import { median } from "./measure.js";
+import { machine, writeLatest } from "./report.js";
 
 const ROUNDS = Number(process.env.BENCH_OBSERVE_ROUNDS ?? 9);
 const REQUESTS = Number(process.env.BENCH_OBSERVE_REQUESTS ?? 2000);
@@ -68,8 +69,6 @@ const scenarios = [
   { name: `GET /v1/config/${DEMO_PROJECT} → 304`, request: () => new Request(`http://bench/v1/config/${DEMO_PROJECT}`, { headers: { ...auth, "If-None-Match": `"${bundle.version}"` } }) },
 ];
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-
 /** CPU µs (user + system) per request over REQUESTS requests. */
 async function meanMicros(fetcher: (r: Request) => Response | Promise<Response>, request: (i: number) => Request): Promise<number> {
   const started = process.cpuUsage();
@@ -102,7 +101,7 @@ for (const scenario of scenarios) {
   }
 }
 console.log(lines.join("\n"));
-writeFileSync(new URL("./results/observability-latest.md", import.meta.url), `${lines.join("\n")}\n`);
+writeLatest("observability", lines.join("\n"));
 log.flush();
 sqlite.close();
 rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-// Presents benchmark rows: a text table and ratios on the console, and the same figures as JSON
-// (latest + dated, for comparing runs) and as a Markdown table to paste into the README.
+// What every benchmark reports with its figures: the machine and its load, time and rate
+// formatting, the engine's rows as a text table and ratios, and the results files
+// (bench/results/<name>-latest.{md,json}) the README and docs/ quote.
 import { mkdirSync, writeFileSync } from "node:fs";
 import * as os from "node:os";
 import type { Row } from "./measure.js";
@@ -50,6 +51,22 @@ export function machine(): Machine {
 export function machineLine(m: Machine): string {
   const gib = (m.totalMemBytes / 2 ** 30).toFixed(1);
   return `${m.cpu}, ${m.cores} cores, ${gib} GiB RAM, Node ${m.node}, ${m.platform}/${m.arch}`;
+}
+
+/** The machine's 1-minute load average at the start and end of a run: other work slows the timings. */
+export interface Load {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Starts watching the load average; the returned function reads it again at the end. */
+export function loadAverage(): () => Load {
+  const start = os.loadavg()[0]!;
+  return () => ({ start, end: os.loadavg()[0]! });
+}
+
+export function machineLoadLine(m: Machine, load: Load): string {
+  return `${machineLine(m)}; load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end`;
 }
 
 export function ratios(rows: readonly Row[], specs: readonly RatioSpec[]): Ratio[] {
@@ -139,19 +156,18 @@ export function markdown(report: Report): string {
   ].join("\n");
 }
 
-/** Writes engine-latest.json, engine-<date>.json and engine-latest.md; returns their paths. */
-export function writeResults(report: Report, dir: URL): string[] {
-  mkdirSync(dir, { recursive: true });
-  // Colons are not allowed in Windows file names; milliseconds only add noise.
-  const stamp = report.date.replace(/\.\d+Z$/, "Z").replaceAll(":", "");
-  const json = `${JSON.stringify(report, null, 2)}\n`;
-  const files: [string, string][] = [
-    ["engine-latest.json", json],
-    [`engine-${stamp}.json`, json],
-    ["engine-latest.md", markdown(report)],
-  ];
-  return files.map(([name, text]) => {
-    const url = new URL(name, dir);
+export const RESULTS_DIR = new URL("./results/", import.meta.url);
+
+/**
+ * Writes bench/results/<name>-latest.md and, when given, <name>-latest.json; returns their paths.
+ * Git keeps the earlier runs.
+ */
+export function writeLatest(name: string, md: string, json?: unknown): string[] {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const files: [string, string][] = [[`${name}-latest.md`, md.endsWith("\n") ? md : `${md}\n`]];
+  if (json !== undefined) files.push([`${name}-latest.json`, `${JSON.stringify(json, null, 2)}\n`]);
+  return files.map(([file, text]) => {
+    const url = new URL(file, RESULTS_DIR);
     writeFileSync(url, text);
     return url.pathname;
   });

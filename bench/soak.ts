@@ -3,28 +3,22 @@
 // (vane.db + WAL), the events and remembered ids held, and what was acknowledged. With retention
 // the size must level off; bench/results/soak-latest.md records the table.
 //
-//   npm run build:ts && node --import tsx bench/soak.ts      (SOAK_SECONDS=60 for a short run)
-import { spawn } from "node:child_process";
-import { mkdtempSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+//   npm run bench:soak      (SOAK_SECONDS=60 for a short run; SOAK_RATE, SOAK_RETAIN_MINUTES)
+import { statSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
-import { bannerOf } from "./serve-banner.js";
+import { writeLatest } from "./report.js";
+import { serveCli } from "./serve-cli.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE_PER_S = Number(process.env.SOAK_RATE ?? 300);
 const EVENTS_PER_REQUEST = 4;
 const RETAIN_MINUTES = Number(process.env.SOAK_RETAIN_MINUTES ?? 2);
 const SAMPLE_MS = 30_000;
-const ROOT = new URL("../", import.meta.url);
 
-const dataDir = mkdtempSync(join(tmpdir(), "vane-soak-"));
 const days = RETAIN_MINUTES / (24 * 60);
-// --log-level warn: a line per request would pile up in `banner`, which keeps reading stdout.
-const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60), "--log-level", "warn"], { cwd: ROOT });
-const banner = await bannerOf(child);
-const url = /is listening on (\S+)/.exec(banner)![1]!;
-const key = /server-side key\s+(\S+)/.exec(banner)![1]!;
+const server = await serveCli({ args: ["--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60)] });
+const { url, dataDir } = server;
+const key = server.key("server-side key");
 
 const size = (file: string) => {
   try {
@@ -35,19 +29,6 @@ const size = (file: string) => {
 };
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1);
 
-function held(): { events: number; ids: number } {
-  // Read-write: a read-only connection cannot open a WAL database whose -shm it may not create.
-  const db = new Database(join(dataDir, "vane.db"), { fileMustExist: true, timeout: 5_000 });
-  try {
-    return {
-      events: db.prepare<[], number>("SELECT coalesce(sum(count), 0) FROM event_log").pluck().get()!,
-      ids: db.prepare<[], number>("SELECT count(*) FROM event_ids").pluck().get()!,
-    };
-  } finally {
-    db.close();
-  }
-}
-
 let sent = 0;
 let acknowledged = 0;
 let refused = 0;
@@ -56,7 +37,8 @@ const start = Date.now();
 const rows: string[] = [];
 const line = () => {
   const t = Math.round((Date.now() - start) / 1000);
-  const { events, ids } = held();
+  const events = server.count("SELECT coalesce(sum(count), 0) FROM event_log");
+  const ids = server.count("SELECT count(*) FROM event_ids");
   const dbBytes = size(join(dataDir, "vane.db")) + size(join(dataDir, "vane.db-wal"));
   const row = `| ${t} | ${acknowledged.toLocaleString("en")} | ${refused} | ${mb(dbBytes)} | ${events.toLocaleString("en")} | ${ids.toLocaleString("en")} |`;
   rows.push(row);
@@ -100,8 +82,7 @@ while (Date.now() - start < SECONDS * 1000) {
 }
 clearInterval(sampler);
 line();
-child.kill("SIGTERM");
-await new Promise((resolve) => child.on("exit", resolve));
+await server.stop();
 
 const report = [
   "# Retention soak",
@@ -115,5 +96,5 @@ const report = [
   `Requests shed by the soak itself (more than ${MAX_IN_FLIGHT} in flight): ${shed}.`,
   "",
 ].join("\n");
-writeFileSync(new URL("results/soak-latest.md", import.meta.url), report);
+writeLatest("soak", report);
 console.log(report);

@@ -11,14 +11,15 @@
 //   npm run bench:sse                      BENCH_SSE_STREAMS=5000 (default)
 //   BENCH_SSE_TARGET=console npm run bench:sse   console pages on the live bundle (300 by default),
 //                                          signed in with the admin token, one session for all
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { type ClientRequest, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
 import { LOADGEN_CORE, pinSelf } from "./http/pinning.js";
 import { rssBytes, waitIdle, watchProcess } from "./http/proc-stats.js";
-import { machine, machineLine } from "./report.js";
+import { percentile } from "./measure.js";
+import { machine, machineLine, writeLatest } from "./report.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
 
 await pinSelf(LOADGEN_CORE);
@@ -76,7 +77,6 @@ function open(): Promise<Stream> {
   });
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const mib = (bytes: number) => bytes / 1024 / 1024;
 
 try {
@@ -115,7 +115,7 @@ try {
     bytesPerStream: Math.round((after - before) / STREAMS),
     idleCpuPercent,
     notified: arrivals.length,
-    arrivalMs: arrivals.length === 0 ? null : { min: arrivals[0]!, p50: percentile(arrivals, 50), p99: percentile(arrivals, 99), max: arrivals[arrivals.length - 1]! },
+    arrivalMs: arrivals.length === 0 ? null : { min: arrivals[0]!, p50: percentile(arrivals, 0.5), p99: percentile(arrivals, 0.99), max: arrivals[arrivals.length - 1]! },
     notes: ["The server rechecks watched bundle versions every 250 ms (changeWatchMs): a change waits up to that long before it is sent."],
   };
   const a = result.arrivalMs;
@@ -130,11 +130,7 @@ try {
     "",
   ].join("\n");
   console.log(`\n${md}`);
-  const dir = new URL("./results/", import.meta.url);
-  mkdirSync(dir, { recursive: true });
-  const name = TARGET === "console" ? "sse-console-latest" : "sse-latest";
-  writeFileSync(new URL(`${name}.json`, dir), `${JSON.stringify(result, null, 2)}\n`);
-  writeFileSync(new URL(`${name}.md`, dir), md);
+  writeLatest(TARGET === "console" ? "sse-console" : "sse", md, result);
 } finally {
   for (const stream of streams) stream.request.destroy();
   await vane.stop("SIGKILL");

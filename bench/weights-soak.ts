@@ -8,12 +8,8 @@
 // bench/results/weights-soak-latest.md records the table.
 //
 //   npm run bench:weights-soak      (SOAK_SECONDS=60 for a short run; SOAK_CLIENTS, SOAK_POLL_S)
-import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import Database from "better-sqlite3";
-import { bannerOf } from "./serve-banner.js";
+import { writeLatest } from "./report.js";
+import { serveCli } from "./serve-cli.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 100);
@@ -22,7 +18,6 @@ const DECISIONS_PER_BATCH = 10;
 const BATCH_EVERY_MS = 500;
 // Arms close together, as real ones often are: Thompson stays unsure for a long time, and its weights keep moving.
 const CLICK_RATE: Record<string, number> = { popular: 0.1, personal: 0.11, trending: 0.105 };
-const ROOT = new URL("../", import.meta.url);
 
 interface Setup {
   readonly name: string;
@@ -38,24 +33,6 @@ interface Tally {
   revalidations: number;
   notModified: number;
   failed: number;
-}
-
-async function serve(setup: Setup): Promise<{ url: string; pk: string; sk: string; dataDir: string; stop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), "vane-weights-soak-"));
-  const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", dataDir, "--log-level", "warn", ...setup.args], { cwd: ROOT });
-  const banner = await bannerOf(child);
-  const match = (pattern: RegExp) => pattern.exec(banner)![1]!;
-  return {
-    url: match(/is listening on (\S+)/),
-    pk: match(/publishable key\s+(\S+)/),
-    sk: match(/server-side key\s+(\S+)/),
-    dataDir,
-    stop: () =>
-      new Promise((done) => {
-        child.on("exit", () => done());
-        child.kill("SIGTERM");
-      }),
-  };
 }
 
 const post = (url: string, key: string, body: unknown) =>
@@ -100,24 +77,17 @@ async function pollLoop(server: { url: string; pk: string }, offsetMs: number, e
   }
 }
 
-function learnerPublications(dataDir: string): number {
-  const db = new Database(join(dataDir, "vane.db"), { fileMustExist: true, timeout: 5_000 });
-  try {
-    return db.prepare<[], number>("SELECT count(*) FROM bundle_history WHERE published_by = 'learner'").pluck().get()!;
-  } finally {
-    db.close();
-  }
-}
-
 async function run(setup: Setup): Promise<string> {
-  const server = await serve(setup);
+  const server = await serveCli({ args: setup.args });
   const end = Date.now() + SECONDS * 1000;
   const tally: Tally = { revalidations: 0, notModified: 0, failed: 0 };
   const stagger = (POLL_S * 1000) / CLIENTS;
-  await Promise.all([learnLoop(server, end), ...Array.from({ length: CLIENTS }, (_, i) => pollLoop(server, i * stagger, end, tally))]);
+  const clients = { url: server.url, pk: server.key("publishable key"), sk: server.key("server-side key") };
+  await Promise.all([learnLoop(clients, end), ...Array.from({ length: CLIENTS }, (_, i) => pollLoop(clients, i * stagger, end, tally))]);
+  const publications = server.count("SELECT count(*) FROM bundle_history WHERE published_by = 'learner'");
   await server.stop();
   const share = tally.revalidations === 0 ? 0 : (100 * tally.notModified) / tally.revalidations;
-  return `| ${setup.name} | ${learnerPublications(server.dataDir)} | ${tally.revalidations} | ${tally.notModified} | ${share.toFixed(1)} % | ${tally.failed} |`;
+  return `| ${setup.name} | ${publications} | ${tally.revalidations} | ${tally.notModified} | ${share.toFixed(1)} % | ${tally.failed} |`;
 }
 
 const rows = await Promise.all(SETUPS.map(run));
@@ -131,5 +101,5 @@ const report = [
   ...rows,
   "",
 ].join("\n");
-writeFileSync(new URL("results/weights-soak-latest.md", import.meta.url), report);
+writeLatest("weights-soak", report);
 console.log(report);

@@ -2,10 +2,9 @@
 // problem for ROUNDS rounds and several seeds, through the real engine and policy code. Writes
 // bench/results/bandit-sim-latest.{md,json} and one regret plot per problem; exits 1 when a
 // check fails. BANDIT_ROUNDS and BANDIT_SEEDS override the defaults (e.g. for a quick look).
-import { mkdirSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
+import { writeFileSync } from "node:fs";
 import { loadEngine } from "../../src/engine/loader.js";
-import { machine } from "../report.js";
+import { RESULTS_DIR, loadAverage, machine, writeLatest } from "../report.js";
 import { type Algorithm, algorithmsFor } from "./algorithms.js";
 import { allChecks } from "./checks.js";
 import { EXPONENTIAL, FEEDBACKS, IMMEDIATE, LOGNORMAL } from "./feedback.js";
@@ -32,7 +31,7 @@ const jobs = PROBLEMS.flatMap((problem) => algorithmsFor(problem).flatMap((algor
 console.log(`${jobs.length} algorithm × problem pairs, ${SEED_COUNT} seeds, ${ROUNDS.toLocaleString("en-US")} rounds each`);
 
 const started = performance.now();
-const loadAtStart = loadavg()[0]!;
+const readLoad = loadAverage();
 const partial = jobs.map(({ problem, algorithm, variant }, j) => {
   const name = `[${String(j + 1).padStart(2)}/${jobs.length}] ${problem.key} · ${algorithm.label} · ${variant.feedback.key}${variant.naive ? " (naive)" : ""}`;
   const runs: Run[] = [];
@@ -53,16 +52,13 @@ const checks = allChecks(summaries);
 console.log(`\nChecks (${((performance.now() - started) / 1000).toFixed(0)} s in all):`);
 for (const c of checks) console.log(`  ${c.pass ? "PASS" : "FAIL"}  ${c.name}: ${c.detail}`);
 
-const dir = new URL("../results/", import.meta.url);
-mkdirSync(dir, { recursive: true });
 const m = machine();
-const load = { start: loadAtStart, end: loadavg()[0]! };
-writeFileSync(new URL("bandit-sim-latest.md", dir), markdown(PROBLEMS, summaries, checks, settings, m, load));
-writeFileSync(new URL("bandit-sim-latest.json", dir), json(summaries, checks, settings, m, load));
+const load = readLoad();
+writeLatest("bandit-sim", markdown(PROBLEMS, summaries, checks, settings, m, load), json(summaries, checks, settings, m, load));
 for (const problem of PROBLEMS) {
   for (const feedback of FEEDBACKS) {
     const shown = summaries.filter((s) => s.problem === problem.key && !s.naive && (s.feedback === feedback.key || s.kind === "uniform"));
-    writeFileSync(new URL(plotFile(problem.key, feedback.key), dir), regretPlot(`${problem.title}, ${feedback.label}`, shown));
+    writeFileSync(new URL(plotFile(problem.key, feedback.key), RESULTS_DIR), regretPlot(`${problem.title}, ${feedback.label}`, shown));
   }
 }
 console.log("Wrote bench/results/bandit-sim-latest.{md,json} and a regret plot per problem and feedback (bandit-sim-*.svg)");

@@ -1,7 +1,6 @@
 // The simulation's results as Markdown (a table per problem, the checks, how it was run) and as
 // JSON (the same figures, with each mean regret curve thinned to 101 points).
-import type { Machine } from "../report.js";
-import { machineLine } from "../report.js";
+import { type Load, type Machine, machineLoadLine } from "../report.js";
 import type { Check } from "./checks.js";
 import { FEEDBACKS, MEAN_DELAY, WINDOW_ROUNDS } from "./feedback.js";
 import type { Problem } from "./problems.js";
@@ -12,12 +11,6 @@ export interface SimSettings {
   readonly rounds: number;
   readonly seeds: readonly number[];
   readonly checkpoints: number;
-}
-
-/** The machine's 1-minute load average at the start and end of the run: other work slows the timings. */
-export interface Load {
-  readonly start: number;
-  readonly end: number;
 }
 
 const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -102,7 +95,7 @@ export function markdown(problems: readonly Problem[], summaries: readonly Summa
     "- 2nd half ÷ 1st: regret added over rounds T/2..T against rounds 0..T/2 (1 for linear growth). Slope: log₁₀(R(T) / R(T/10)) (1 for linear growth). For regret growing as log t they would be 0.06 and 0.10 at T = 10⁵. Both on the mean curve.",
     "- Time per run includes the wasm calls, the statistics and the environment; contextual Thompson also computes each decision's propensity (1,000 joint draws), as decide does.",
     "",
-    `Machine: ${machineLine(machine)}; load average ${load.start.toFixed(1)} at the start, ${load.end.toFixed(1)} at the end. Run ${new Date().toISOString()}.`,
+    `Machine: ${machineLoadLine(machine, load)}. Run ${new Date().toISOString()}.`,
     "",
   ].join("\n");
 }
@@ -115,7 +108,7 @@ function thinned(curve: Float64Array): number[] {
   return out;
 }
 
-export function json(summaries: readonly Summary[], checks: readonly Check[], settings: SimSettings, machine: Machine, load: Load): string {
+export function json(summaries: readonly Summary[], checks: readonly Check[], settings: SimSettings, machine: Machine, load: Load): object {
   const results = summaries.map(({ curve, ...rest }) => ({ ...rest, meanRegretCurve: thinned(curve.mean) }));
-  return `${JSON.stringify({ date: new Date().toISOString(), machine, load, settings, pass: checks.every((c) => c.pass), checks, results }, null, 2)}\n`;
+  return { date: new Date().toISOString(), machine, load, settings, pass: checks.every((c) => c.pass), checks, results };
 }

@@ -1,6 +1,5 @@
-// The client benchmark's results: bench/results/client-latest.json (every figure) and
-// client-latest.md (the tables for the README).
-import { mkdirSync, writeFileSync } from "node:fs";
+// The client benchmark's results as Markdown (the tables for the README); client.bench.ts writes
+// them with every figure as JSON.
 import type { Row } from "../measure.js";
 import { type Machine, formatDuration, formatRate, machineLine } from "../report.js";
 import type { BrowserResults } from "./browser-side.js";
@@ -45,17 +44,4 @@ export function markdown(report: ClientReport): string {
     `Machine: ${machineLine(report.machine)}. Run ${report.date}.`,
     "",
   ].join("\n");
-}
-
-export function writeClientResults(report: ClientReport, dir: URL): string[] {
-  mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    ["client-latest.json", `${JSON.stringify(report, null, 2)}\n`],
-    ["client-latest.md", markdown(report)],
-  ];
-  return files.map(([name, text]) => {
-    const url = new URL(name, dir);
-    writeFileSync(url, text);
-    return url.pathname;
-  });
 }

@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { builtClientDir } from "../../test/runtime/client-build.js";
-import { machine } from "../report.js";
+import { machine, writeLatest } from "../report.js";
 import { inChromium } from "./browser-side.js";
-import { type ClientReport, markdown, writeClientResults } from "./client-report.js";
+import { type ClientReport, markdown } from "./client-report.js";
 import { nodeFirstResolution, nodeThroughput } from "./node-side.js";
 import { clientWorkloads } from "./workload.js";
 
@@ -46,5 +46,6 @@ const report: ClientReport = {
   node: { throughput, firstResolution },
   browser,
 };
-console.log(`\n${markdown(report)}`);
-for (const file of writeClientResults(report, new URL("../results/", import.meta.url))) console.log(`wrote ${file}`);
+const md = markdown(report);
+console.log(`\n${md}`);
+for (const file of writeLatest("client", md, report)) console.log(`wrote ${file}`);

@@ -1,5 +1,6 @@
 // The outage bench's figures: per second of the run (by when each request was sent), the answers
 // each endpoint got, their p99 latency, stale bundles served and hung requests; then the summary.
+import { percentile } from "../measure.js";
 import { ENDPOINTS, type Endpoint, type Sample } from "./outage-load.js";
 
 export interface Timeline {
@@ -23,9 +24,7 @@ export interface SecondRow {
 const OK = new Set(["200", "304"]);
 
 function p99(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+  return values.length === 0 ? 0 : percentile(Float64Array.from(values).sort(), 0.99);
 }
 
 function phaseOf(second: number, t: Timeline): string {

@@ -7,7 +7,7 @@
 // exactly once. bench/results/postgres-outage-latest.md records it.
 //
 //   npm run bench:outage        (OUTAGE_RATE=2 doubles the load)
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createWriteStream, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,7 +18,8 @@ import { openPostgresStores } from "../../src/store/postgres/index.js";
 import { startPostgres } from "../../test/services/postgres.js";
 import { OutageLoad } from "./outage-load.js";
 import { type Timeline, outcomeText, progressLine, recovery, secondRows, table } from "./outage-report.js";
-import { bannerOf } from "../serve-banner.js";
+import { writeLatest } from "../report.js";
+import { type CliServer, serveCli } from "../serve-cli.js";
 import { loggedEvents } from "../../test/store/logged-events.js";
 
 const STEADY_MS = 10_000;
@@ -32,23 +33,19 @@ const RETRY_AFTER_MS = 1_000;
 /** After the load stops, how long batches not yet acknowledged keep being resent. */
 const DRAIN_MS = 30_000;
 const ROOT = new URL("../../", import.meta.url);
-const RESULTS = new URL("../results/postgres-outage-latest.md", import.meta.url);
 const PROJECT = "shop";
 const SK = "vane_sk_outagebenchoutagebenchoutagebench01";
 const PK = "vane_pk_outagebenchoutagebenchoutagebench01";
 
 const work = mkdtempSync(join(tmpdir(), "vane-outage-"));
 const pg = await startPostgres({ fsync: true });
-const children: ChildProcess[] = [];
+const running: CliServer[] = [];
 
+/** A server's output goes to <work>/<name>.log: PostgreSQL's outage makes it long. */
 async function serve(name: string, storeUrl: string): Promise<string> {
-  const log = createWriteStream(join(work, `${name}.log`));
-  const child = spawn(process.execPath, ["bin/vane.js", "serve", "--port", "0", "--data", join(work, name), "--store", storeUrl, "--log-level", "warn"], { cwd: ROOT });
-  children.push(child);
-  child.stderr.pipe(log);
-  const banner = await bannerOf(child);
-  child.stdout.pipe(log);
-  return /is listening on (\S+)/.exec(banner)![1]!;
+  const server = await serveCli({ dataDir: join(work, name), args: ["--store", storeUrl], log: createWriteStream(join(work, `${name}.log`)) });
+  running.push(server);
+  return server.url;
 }
 
 async function seed(storeUrl: string): Promise<void> {
@@ -138,11 +135,10 @@ try {
     ...table(rows),
     "",
   ].join("\n");
-  writeFileSync(RESULTS, report);
-  console.log(["", ...summary, "", `written to ${RESULTS.pathname}; server logs in ${work}`].join("\n"));
+  const [written] = writeLatest("postgres-outage", report);
+  console.log(["", ...summary, "", `written to ${written}; server logs in ${work}`].join("\n"));
   process.exitCode = verdict === "PASS" ? 0 : 1;
 } finally {
-  for (const child of children) child.kill("SIGTERM");
-  await Promise.all(children.map((child) => (child.exitCode === null && child.signalCode === null ? new Promise((done) => child.once("exit", done)) : undefined)));
+  await Promise.all(running.map((server) => server.stop()));
   await pg.stop();
 }
