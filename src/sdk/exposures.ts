@@ -4,6 +4,7 @@
 // unit saw defaults, no experiment). A resolution whose layers hash different units (multi-entity
 // layers) makes one event per unit, each with the layers bucketed on it.
 import type { CompiledBundle, CompiledLayer } from "../bundle/compile.js";
+import type { LayerOutcome } from "../bundle/layer-outcomes.js";
 import { type LayerResolution, type Resolution, unitValue } from "../bundle/resolve.js";
 import { layerAssignment } from "../bundle/response.js";
 import type { Context, JsonValue } from "../bundle/types.js";
@@ -31,6 +32,8 @@ export class ExposureLog {
   /** Units seen per layer, policy and allocation: lookups by the ids as they are, no key string built per call. */
   private readonly seen = new Map<string, Map<string | undefined, Map<string, Set<string>>>>();
   private remembered = 0;
+  /** Counts the times the memory started afresh: an outcome known exposed in an earlier generation is looked up again. */
+  generation = 0;
   private readonly layerIndex = new WeakMap<CompiledBundle, Map<string, CompiledLayer>>();
 
   constructor(private readonly stamp: EventStamp) {}
@@ -50,18 +53,44 @@ export class ExposureLog {
       else byUnit.set(unit, [layer]);
     }
     if (byUnit === undefined) return [];
-    return [...byUnit].map(([unit, exposed]) => ({
+    return [...byUnit].map(([unit, exposed]) =>
+      this.event(compiled, unit, exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!)), exposed, resolution.unitKeyValue, decision),
+    );
+  }
+
+  /**
+   * A getter's read of parameter `key` (its layer's outcome, `value`): the event record() makes
+   * for a resolution of that parameter alone, when this session has not recorded it yet. The
+   * outcome remembers that it was, so the next read of it costs a comparison.
+   */
+  recordOutcome(compiled: CompiledBundle, outcome: LayerOutcome, key: string, value: JsonValue, projectUnit: string | undefined, decision: Decision): OutgoingEvent | undefined {
+    if (outcome.exposedIn === this.generation) return undefined;
+    const layer = outcome.resolution();
+    const first = this.firstTime(layer, outcome.unit);
+    outcome.exposedIn = this.generation;
+    return first ? this.event(compiled, outcome.unit, { [key]: value }, [layer], projectUnit, decision) : undefined;
+  }
+
+  private event(
+    compiled: CompiledBundle,
+    unit: string,
+    assignments: Record<string, JsonValue>,
+    exposed: readonly LayerResolution[],
+    projectUnit: string | undefined,
+    decision: Decision,
+  ): OutgoingEvent {
+    return {
       type: "exposure",
       unitKey: unit,
       timestamp: decision.timestamp,
-      assignments: exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!)),
+      assignments,
       layers: exposed.map(layerAssignment),
       decisionId: decision.decisionId,
       configVersion: compiled.version,
       // The contract's userId: the project's unit, when this event's unit is another entity's.
-      userId: resolution.unitKeyValue !== unit ? resolution.unitKeyValue : undefined,
+      userId: projectUnit !== unit ? projectUnit : undefined,
       ...this.stamp,
-    }));
+    };
   }
 
   /** Whether this unit is new to the layer's policy and allocation (then remembered). */
@@ -76,6 +105,7 @@ export class ExposureLog {
     if (this.remembered >= MAX_REMEMBERED) {
       this.seen.clear();
       this.remembered = 0;
+      this.generation++;
       return this.firstTime(layer, unit);
     }
     units.add(unit);
