@@ -15,8 +15,8 @@ export class LayerOutcome {
   policy: CompiledPolicy | undefined = undefined;
   allocation: CompiledAllocation | undefined = undefined;
   private arm = -1;
-  /** The values of the layer's contextFields when decided. */
-  private readonly fields: unknown[];
+  /** The values of the layer's contextFields when decided (made when first kept). */
+  private fields: unknown[] | undefined;
   /** When the decision holds: between its policies' schedule bounds around the time decided. Empty until decided, and for an outcome that cannot be memoized. */
   private validFrom = Infinity;
   private validUntil = -Infinity;
@@ -29,9 +29,7 @@ export class LayerOutcome {
     readonly layer: CompiledLayer,
     readonly unit: string,
     readonly bucket: number,
-  ) {
-    this.fields = new Array<unknown>(layer.contextFields?.length ?? 0);
-  }
+  ) {}
 
   /** The value the outcome gives parameter `key` of its layer, `fallback` (the default) when its allocation does not override it. */
   value(key: string, fallback: JsonValue): JsonValue {
@@ -61,16 +59,17 @@ export class LayerOutcome {
   holds(ctx: Context, now: number): boolean {
     if (!(now >= this.validFrom && now < this.validUntil)) return false;
     const names = this.layer.contextFields!; // a layer without them never has a valid window
+    const fields = this.fields!;
     try {
-      for (let i = 0; i < names.length; i++) if (ctx[names[i]!] !== this.fields[i]) return false;
+      for (let i = 0; i < names.length; i++) if (ctx[names[i]!] !== fields[i]) return false;
     } catch {
       return false; // a throwing getter: decide() meets it in the conditions, which do not match
     }
     return true;
   }
 
-  /** Decides the layer for this unit, as resolve() does, and when the decision stands. */
-  decide(compiled: CompiledBundle, ctx: Context, now: number): void {
+  /** Decides the layer for this unit, as resolve() does, and, when it is to be `kept`, how long the decision stands. */
+  decide(compiled: CompiledBundle, ctx: Context, now: number, kept: boolean): void {
     const { policy: before, allocation: was } = this;
     this.policy = undefined;
     this.allocation = undefined;
@@ -89,7 +88,7 @@ export class LayerOutcome {
       break;
     }
     if (this.policy !== before || this.allocation !== was) this.exposedIn = -1;
-    this.remember(ctx, now);
+    if (kept) this.remember(ctx, now);
   }
 
   private armHash(compiled: CompiledBundle, index: number): number {
@@ -104,11 +103,12 @@ export class LayerOutcome {
     this.validUntil = -Infinity;
     const names = this.layer.contextFields;
     if (names === undefined) return;
+    const fields = (this.fields ??= new Array<unknown>(names.length));
     try {
       for (let i = 0; i < names.length; i++) {
         const value = ctx[names[i]!];
         if (typeof value === "function" || (typeof value === "object" && value !== null)) return;
-        this.fields[i] = value;
+        fields[i] = value;
       }
     } catch {
       return;
@@ -145,7 +145,7 @@ export class LayerMemo {
       outcome = new LayerOutcome(layer, unit, compiled.engine.bucket(layer.salt, unit, compiled.bucketCount));
       units.set(unit, outcome);
     }
-    if (!outcome.holds(ctx, now)) outcome.decide(compiled, ctx, now);
+    if (!outcome.holds(ctx, now)) outcome.decide(compiled, ctx, now, true);
     return outcome;
   }
 }
