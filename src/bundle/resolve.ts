@@ -121,14 +121,20 @@ export interface ParameterOptions extends Pick<ResolveOptions, "now"> {
 export function resolveParameter(compiled: CompiledBundle, context: Context, key: string, options: ParameterOptions = {}): Resolution {
   const now = evaluationTime(options.now);
   const ctx = contextOf(context);
+  const outcome = Object.hasOwn(compiled.defaults, key) ? layerOutcome(compiled, ctx, key, now, options.memo) : undefined;
+  return parameterResolution(compiled, ctx, key, outcome);
+}
+
+/** The resolution of parameter `key` alone from its layer's outcome (undefined: an unknown parameter, or its layer skipped). */
+export function parameterResolution(compiled: CompiledBundle, ctx: Context, key: string, outcome: LayerOutcome | undefined): Resolution {
   const resolution: Resolution = { assignments: {}, layers: [] };
   withUnit(resolution, unitValue(ctx, compiled.unitKey));
   if (!Object.hasOwn(compiled.defaults, key)) {
     resolution.unknownParameters = [key];
     return resolution;
   }
-  const outcome = layerOutcome(compiled, ctx, key, now, options.memo);
-  resolution.assignments[key] = outcome === undefined ? compiled.defaults[key]! : outcome.value(key, compiled.defaults[key]!);
+  const fallback = compiled.defaults[key]!;
+  resolution.assignments[key] = outcome === undefined ? fallback : outcome.value(key, fallback);
   if (outcome === undefined) return resolution;
   const fields = outcome.policy?.adaptive ? outcome.policy.logContextFields : undefined;
   if (fields) logFields(resolution, ctx, fields);

@@ -1,8 +1,8 @@
 // The client: the engine and the bundle poller for local resolution (the resolver the server
 // runs), the service for server mode, and the event queue that carries exposures and track
 // events to POST /v1/events/batch.
-import { LayerMemo } from "../bundle/layer-outcomes.js";
-import { contextProblems, evaluationTime, flagContextProblem, layerOutcome, resolve, resolveParameter, unitValue } from "../bundle/resolve.js";
+import { LayerMemo, type LayerOutcome } from "../bundle/layer-outcomes.js";
+import { contextProblems, evaluationTime, flagContextProblem, layerOutcome, parameterResolution, resolve, unitValue } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
 import type { CompiledBundle } from "../bundle/compile.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
@@ -11,7 +11,7 @@ import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
 import { EventQueue } from "./event-queue.js";
 import type { EventsRefused } from "./events-refused.js";
-import { type EventStamp, ExposureLog } from "./exposures.js";
+import { type Decision, type EventStamp, ExposureLog } from "./exposures.js";
 import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
@@ -202,24 +202,30 @@ class Client implements VaneClient {
     const outcome = layerOutcome(compiled, context, key, now, this.outcomes);
     if (outcome === undefined) return fallback;
     const value = outcome.value(key, fallback);
+    // The decision (its time, its id when read) is made only for an exposure not yet known recorded.
     if (outcome.allocation !== undefined && outcome.exposedIn !== this.exposures.generation) {
       const decision = new LazyDecision(now, this.isoTime(now));
       if (projectUnit !== undefined) this.lastDecision = decision;
-      const event = this.exposures.recordOutcome(compiled, outcome, key, value, projectUnit, decision);
-      if (event !== undefined) this.queue.add(event);
+      this.expose(compiled, outcome, key, value, projectUnit, decision);
     }
     return value;
   }
 
-  /** One flag's layer resolved, its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
+  /** One flag's layer resolved (from the same outcomes as the getters), its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
   private flagResolution(context: Record<string, unknown>, key: string) {
     const compiled = this.flagBundle(context, key);
-    const now = this.now();
-    const resolution = resolveParameter(compiled, context, key, { now, memo: this.outcomes });
+    const now = evaluationTime(this.now());
+    const outcome = Object.hasOwn(compiled.defaults, key) ? layerOutcome(compiled, context, key, now, this.outcomes) : undefined;
+    const resolution = parameterResolution(compiled, context, key, outcome);
     const decision = new LazyDecision(now, this.isoTime(now));
     if (resolution.unitKeyValue !== undefined) [this.lastUnit, this.lastDecision] = [resolution.unitKeyValue, decision];
-    for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
+    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, key, resolution.assignments[key]!, resolution.unitKeyValue, decision);
     return { compiled, resolution, decision };
+  }
+
+  private expose(compiled: CompiledBundle, outcome: LayerOutcome, key: string, value: JsonValue, projectUnit: string | undefined, decision: Decision): void {
+    const event = this.exposures.recordOutcome(compiled, outcome, key, value, projectUnit, decision);
+    if (event !== undefined) this.queue.add(event);
   }
 
   /** The bundle a flag is read from, after the checks every flag read makes. */
