@@ -68,9 +68,11 @@ export class LayerOutcome {
     return true;
   }
 
-  /** Decides the layer for this unit, as resolve() does, and, when it is to be `kept`, how long the decision stands. */
-  decide(compiled: CompiledBundle, ctx: Context, now: number, kept: boolean): void {
+  /** Decides the layer for this unit, as resolve() does; the decision stands for no later read until kept. */
+  decide(compiled: CompiledBundle, ctx: Context, now: number): void {
     const { policy: before, allocation: was } = this;
+    this.validFrom = Infinity;
+    this.validUntil = -Infinity;
     this.policy = undefined;
     this.allocation = undefined;
     this.arm = -1;
@@ -88,7 +90,6 @@ export class LayerOutcome {
       break;
     }
     if (this.policy !== before || this.allocation !== was) this.exposedIn = -1;
-    if (kept) this.remember(ctx, now);
   }
 
   private armHash(compiled: CompiledBundle, index: number): number {
@@ -97,10 +98,8 @@ export class LayerOutcome {
     return hashes[index]!;
   }
 
-  /** Records what the decision read: the fields' values and the schedule bounds around `now`. */
-  private remember(ctx: Context, now: number): void {
-    this.validFrom = Infinity;
-    this.validUntil = -Infinity;
+  /** Keeps the decision just made for later reads: what it read (the fields' values) and the schedule bounds around `now`. */
+  keep(ctx: Context, now: number): void {
     const names = this.layer.contextFields;
     if (names === undefined) return;
     const fields = (this.fields ??= new Array<unknown>(names.length));
@@ -145,7 +144,10 @@ export class LayerMemo {
       outcome = new LayerOutcome(layer, unit, compiled.engine.bucket(layer.salt, unit, compiled.bucketCount));
       units.set(unit, outcome);
     }
-    if (!outcome.holds(ctx, now)) outcome.decide(compiled, ctx, now, true);
+    if (!outcome.holds(ctx, now)) {
+      outcome.decide(compiled, ctx, now);
+      outcome.keep(ctx, now);
+    }
     return outcome;
   }
 }

@@ -153,7 +153,7 @@ export function layerOutcome(compiled: CompiledBundle, ctx: Context, key: string
   if (layer === undefined || unit === undefined) return undefined;
   if (memo !== undefined) return memo.outcome(compiled, layer, ctx, unit, now);
   const outcome = new LayerOutcome(layer, unit, compiled.engine.bucket(layer.salt, unit, compiled.bucketCount));
-  outcome.decide(compiled, ctx, now, false);
+  outcome.decide(compiled, ctx, now);
   return outcome;
 }
 

@@ -11,7 +11,7 @@ import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
 import { EventQueue } from "./event-queue.js";
 import type { EventsRefused } from "./events-refused.js";
-import { type Decision, type EventStamp, ExposureLog } from "./exposures.js";
+import { type Decision, type EventStamp, ExposureLog, type FlagRead } from "./exposures.js";
 import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
@@ -206,7 +206,7 @@ class Client implements VaneClient {
     if (outcome.allocation !== undefined && outcome.exposedIn !== this.exposures.generation) {
       const decision = new LazyDecision(now, this.isoTime(now));
       if (projectUnit !== undefined) this.lastDecision = decision;
-      this.expose(compiled, outcome, key, value, projectUnit, decision);
+      this.expose(compiled, outcome, { key, value, projectUnit }, decision);
     }
     return value;
   }
@@ -219,12 +219,12 @@ class Client implements VaneClient {
     const resolution = parameterResolution(compiled, context, key, outcome);
     const decision = new LazyDecision(now, this.isoTime(now));
     if (resolution.unitKeyValue !== undefined) [this.lastUnit, this.lastDecision] = [resolution.unitKeyValue, decision];
-    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, key, resolution.assignments[key]!, resolution.unitKeyValue, decision);
+    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, { key, value: resolution.assignments[key]!, projectUnit: resolution.unitKeyValue }, decision);
     return { compiled, resolution, decision };
   }
 
-  private expose(compiled: CompiledBundle, outcome: LayerOutcome, key: string, value: JsonValue, projectUnit: string | undefined, decision: Decision): void {
-    const event = this.exposures.recordOutcome(compiled, outcome, key, value, projectUnit, decision);
+  private expose(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): void {
+    const event = this.exposures.recordOutcome(compiled, outcome, read, decision);
     if (event !== undefined) this.queue.add(event);
   }
 

@@ -28,6 +28,21 @@ export interface Decision {
   readonly timestamp: string;
 }
 
+/** A getter's read of parameter `key` from its layer's outcome: the value it got, and the project's unit in that context. */
+export interface FlagRead {
+  readonly key: string;
+  readonly value: JsonValue;
+  readonly projectUnit: string | undefined;
+}
+
+/** What one exposure event says besides the stamp and the decision. */
+interface Exposure {
+  readonly unit: string;
+  readonly assignments: Record<string, JsonValue>;
+  readonly layers: readonly LayerResolution[];
+  readonly projectUnit: string | undefined;
+}
+
 export class ExposureLog {
   /** Units seen per layer, policy and allocation: lookups by the ids as they are, no key string built per call. */
   private readonly seen = new Map<string, Map<string | undefined, Map<string, Set<string>>>>();
@@ -53,38 +68,34 @@ export class ExposureLog {
       else byUnit.set(unit, [layer]);
     }
     if (byUnit === undefined) return [];
-    return [...byUnit].map(([unit, exposed]) =>
-      this.event(compiled, unit, exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!)), exposed, resolution.unitKeyValue, decision),
-    );
+    return [...byUnit].map(([unit, exposed]) => {
+      const assignments = exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!));
+      return this.event(compiled, { unit, assignments, layers: exposed, projectUnit: resolution.unitKeyValue }, decision);
+    });
   }
 
   /**
-   * A getter's read of parameter `key` (its layer's outcome, `value`): the event record() makes
-   * for a resolution of that parameter alone, when this session has not recorded it yet. The
-   * outcome remembers that it was, so the next read of it costs a comparison.
+   * A getter's read from its layer's outcome: the event record() makes for a resolution of that
+   * parameter alone, when this session has not recorded it yet. The outcome remembers that it
+   * was, so the next read of it costs a comparison.
    */
-  recordOutcome(compiled: CompiledBundle, outcome: LayerOutcome, key: string, value: JsonValue, projectUnit: string | undefined, decision: Decision): OutgoingEvent | undefined {
+  recordOutcome(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): OutgoingEvent | undefined {
     if (outcome.exposedIn === this.generation) return undefined;
     const layer = outcome.resolution();
     const first = this.firstTime(layer, outcome.unit);
     outcome.exposedIn = this.generation;
-    return first ? this.event(compiled, outcome.unit, { [key]: value }, [layer], projectUnit, decision) : undefined;
+    if (!first) return undefined;
+    return this.event(compiled, { unit: outcome.unit, assignments: { [read.key]: read.value }, layers: [layer], projectUnit: read.projectUnit }, decision);
   }
 
-  private event(
-    compiled: CompiledBundle,
-    unit: string,
-    assignments: Record<string, JsonValue>,
-    exposed: readonly LayerResolution[],
-    projectUnit: string | undefined,
-    decision: Decision,
-  ): OutgoingEvent {
+  private event(compiled: CompiledBundle, exposure: Exposure, decision: Decision): OutgoingEvent {
+    const { unit, projectUnit } = exposure;
     return {
       type: "exposure",
       unitKey: unit,
       timestamp: decision.timestamp,
-      assignments,
-      layers: exposed.map(layerAssignment),
+      assignments: exposure.assignments,
+      layers: exposure.layers.map(layerAssignment),
       decisionId: decision.decisionId,
       configVersion: compiled.version,
       // The contract's userId: the project's unit, when this event's unit is another entity's.
