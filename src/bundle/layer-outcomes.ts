@@ -7,14 +7,14 @@
 // an object or an array is not compared (it could change inside): an outcome that read one is
 // decided afresh on every read (its hashes still kept). docs/sdk.md says the same for users.
 import { ARM_BUCKETS, type CompiledAllocation, type CompiledBundle, type CompiledLayer, type CompiledPolicy } from "./compile.js";
-import type { LayerResolution } from "./resolve.js";
 import type { Context, JsonValue } from "./types.js";
 
 export class LayerOutcome {
   /** The policy that took the unit (decisions.md §3: the first that applies), and its allocation. */
   policy: CompiledPolicy | undefined = undefined;
   allocation: CompiledAllocation | undefined = undefined;
-  private arm = -1;
+  /** The allocation's index in the policy (its arm); -1 when no policy took the unit. */
+  arm = -1;
   /** The values of the layer's contextFields when decided (made when first kept). */
   private fields: unknown[] | undefined;
   /** When the decision holds: between its policies' schedule bounds around the time decided. Empty until decided, and for an outcome that cannot be memoized. */
@@ -37,22 +37,6 @@ export class LayerOutcome {
     if (allocation === undefined) return fallback;
     const at = allocation.overrideKeys.indexOf(key);
     return at < 0 ? fallback : allocation.overrideValues[at]!;
-  }
-
-  /** The layer's part in a resolution (a new object: callers may keep it). */
-  resolution(): LayerResolution {
-    const { policy, allocation } = this;
-    return {
-      layerId: this.layer.id,
-      bucket: this.bucket,
-      policyId: policy?.id,
-      policyKey: policy?.key,
-      allocationId: allocation?.id,
-      allocationName: allocation?.name,
-      allocationKey: allocation?.key,
-      probability: policy?.adaptive ? policy.weights[this.arm] : undefined,
-      attributionOnly: undefined,
-    };
   }
 
   /** Whether the decision stands for this context at `now`. */

@@ -138,8 +138,24 @@ export function parameterResolution(compiled: CompiledBundle, ctx: Context, key:
   if (outcome === undefined) return resolution;
   const fields = outcome.policy?.adaptive ? outcome.policy.logContextFields : undefined;
   if (fields) logFields(resolution, ctx, fields);
-  resolution.layers.push(outcome.resolution());
+  resolution.layers.push(outcomeLayer(outcome));
   return resolution;
+}
+
+/** An outcome as the layer's part in a resolution (a new object: callers may keep it). */
+export function outcomeLayer(outcome: LayerOutcome): LayerResolution {
+  const { policy, allocation } = outcome;
+  return {
+    layerId: outcome.layer.id,
+    bucket: outcome.bucket,
+    policyId: policy?.id,
+    policyKey: policy?.key,
+    allocationId: allocation?.id,
+    allocationName: allocation?.name,
+    allocationKey: allocation?.key,
+    probability: policy?.adaptive ? policy.weights[outcome.arm] : undefined,
+    attributionOnly: undefined,
+  };
 }
 
 /**

@@ -5,7 +5,7 @@
 // layers) makes one event per unit, each with the layers bucketed on it.
 import type { CompiledBundle, CompiledLayer } from "../bundle/compile.js";
 import type { LayerOutcome } from "../bundle/layer-outcomes.js";
-import { type LayerResolution, type Resolution, unitValue } from "../bundle/resolve.js";
+import { type LayerResolution, type Resolution, outcomeLayer, unitValue } from "../bundle/resolve.js";
 import { layerAssignment } from "../bundle/response.js";
 import type { Context, JsonValue } from "../bundle/types.js";
 import type { OutgoingEvent } from "./event-queue.js";
@@ -81,7 +81,7 @@ export class ExposureLog {
    */
   recordOutcome(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): OutgoingEvent | undefined {
     if (outcome.exposedIn === this.generation) return undefined;
-    const layer = outcome.resolution();
+    const layer = outcomeLayer(outcome);
     const first = this.firstTime(layer, outcome.unit);
     outcome.exposedIn = this.generation;
     if (!first) return undefined;
