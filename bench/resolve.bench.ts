@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { compileBundle, loadEngine, resolve } from "../src/index.js";
 import { resolveParameter } from "../src/bundle/resolve.js";
 import { createClient } from "../src/sdk/index.js";
+import { VaneWebProvider } from "../src/sdk/openfeature/index.js";
 import { LARGE, REALISTIC, makeBundle, makeContexts } from "./bundle-workload.js";
 import { formatDuration, machine, machineLine } from "./report.js";
 
@@ -56,18 +57,22 @@ console.log("[4/5] compileBundle with 1,000 parameters …");
 const large = makeBundle(LARGE, 1000);
 const compileTimes = timeEach(200, () => compileBundle(large, engine));
 
-console.log("[5/5] one flag: resolveParameter, and a client's getter (exposure, decision id) …");
+console.log("[5/5] one flag: resolveParameter, a client's getter (exposure, decision id), an OpenFeature provider's evaluation …");
 const keys = bundle.parameters.map((p) => p.key);
 const keyMask = 63; // 64 of the 100 keys, a power of two for the index
+/** Mean CPU time per call (ns): on a shared machine, time spent waiting for the core is not the call's. */
 const perCall = (run: (i: number) => unknown): number => {
   for (let i = 0; i < 100_000; i++) run(i);
-  const start = process.hrtime.bigint();
+  const start = process.cpuUsage();
   for (let i = 0; i < RESOLVES; i++) run(i);
-  return Number(process.hrtime.bigint() - start) / RESOLVES;
+  const { user, system } = process.cpuUsage(start);
+  return ((user + system) * 1000) / RESOLVES;
 };
 const oneFlag = perCall((i) => (sink += resolveParameter(compiled, contexts[i & mask]!, keys[i & keyMask]!, { now }).layers.length));
 const client = await createClient({ baseUrl: "http://127.0.0.1:9", apiKey: "vane_pk_bench", projectId: bundle.projectId, bootstrap: bundle, wasm: new URL("../build/vane.wasm", import.meta.url), fetch: async () => Response.json({ accepted: 0 }), onError: () => undefined, flushAt: 1_000, flushIntervalMs: 3_600_000 });
 const getter = perCall((i) => (sink += client.getString(keys[i & keyMask]!, "x", contexts[i & mask]!).length));
+const provider = new VaneWebProvider({ client });
+const evaluation = perCall((i) => (sink += provider.resolveStringEvaluation(keys[i & keyMask]!, "x", contexts[i & mask]!).value.length));
 void client.close();
 
 const rows = [
@@ -75,8 +80,9 @@ const rows = [
   ["resolve p99", formatDuration(percentile(latency, 0.99)), "≤ 10 µs"],
   ["resolve p99.9", formatDuration(percentile(latency, 0.999)), ""],
   ["resolves/s, one core", `${Math.round(perSecond).toLocaleString("en-US")}`, "≥ 300,000"],
-  ["one flag, resolveParameter (its layer alone), mean", formatDuration(oneFlag), "≤ 0.5 µs"],
-  ["one flag, client getter (bucket kept per unit, exposure dedup, decision id when read), mean", formatDuration(getter), "≤ 0.5 µs"],
+  ["one flag, resolveParameter (its layer alone, decided afresh), mean CPU time", formatDuration(oneFlag), ""],
+  ["one flag, client getter (layer outcome kept per unit and fields read), mean CPU time", formatDuration(getter), "≤ 0.5 µs"],
+  ["one flag, OpenFeature web provider evaluation (details and metadata built), mean CPU time", formatDuration(evaluation), "≤ 0.5 µs"],
   ["compiled bundle (8 layers, 20 policies, 100 parameters), heap", compiledBytes === null ? "run with --expose-gc" : `${(compiledBytes / 1024).toFixed(1)} KiB`, ""],
   ["compileBundle, 1,000 parameters (20 layers, 40 policies), p50", formatDuration(percentile(compileTimes, 0.5)), ""],
 ] as const;
@@ -87,7 +93,7 @@ const md = [
   "|---|---:|---|",
   ...rows.map(([name, value, target]) => `| ${name} | ${value} | ${target} |`),
   "",
-  `Per-call times include the timer (~${formatDuration(timerOverhead)} per read pair). Contexts: 4096 users over 6 countries, 3 plans, 4 app versions; the result object is built in full (100 assignments).`,
+  `Per-call times include the timer (~${formatDuration(timerOverhead)} per read pair). Contexts: 4096 users over 6 countries, 3 plans, 4 app versions; the result object is built in full (100 assignments). One flag: 64 of the parameters, each user reading the same one each time around (resolveParameter decides afresh every call; the getter and the provider find the user's layer outcome kept).`,
   "",
   `Machine: ${machineLine(m)}. Run ${new Date().toISOString()}.`,
 ].join("\n");

@@ -3,7 +3,7 @@
 // policy's bucket ranges sit in one engine range table; conditions become closures.
 import type { BucketEngine } from "../engine/bucket-engine.js";
 import type { BucketRange, RangeTable, SaltSet } from "../engine/tables.js";
-import { type ConditionPredicate, compileCondition } from "./conditions.js";
+import { type ConditionPredicate, compileCondition, conditionFields } from "./conditions.js";
 import { type Bundle, DEFAULT_BUCKET_COUNT, type EventDefinition, type JsonValue, type Policy } from "./types.js";
 import { type BundleProblem, formatProblem, validateBundle } from "./validate.js";
 import { isoTimestampMs } from "./validate-values.js";
@@ -53,6 +53,8 @@ export interface CompiledLayer {
   slot: number;
   readonly policies: readonly CompiledPolicy[];
   readonly parameterKeys: readonly string[];
+  /** The context fields its policies' conditions read; undefined when that cannot be told (its outcome is then never memoized). */
+  readonly contextFields: readonly string[] | undefined;
 }
 
 /**
@@ -92,16 +94,20 @@ export function compileBundle<E extends BucketEngine>(bundle: Bundle, engine: E)
   const parametersOf = new Map<string, string[]>();
   for (const p of bundle.parameters) append(parametersOf, p.layerId, p.key);
   const savedGroups = bundle.savedGroups ?? {};
-  const layers = bundle.layers.map((layer, index): CompiledLayer => ({
-    id: layer.id,
-    index,
-    salt: layer.salt ?? layer.id,
-    unitKey: layer.unitKey ?? bundle.hashing.unitKey,
-    group: -1,
-    slot: -1,
-    policies: layer.policies.filter((p) => p.state === "running").map((p) => compilePolicy(p, rangeLists, savedGroups)),
-    parameterKeys: parametersOf.get(layer.id) ?? [],
-  }));
+  const layers = bundle.layers.map((layer, index): CompiledLayer => {
+    const running = layer.policies.filter((p) => p.state === "running");
+    return {
+      id: layer.id,
+      index,
+      salt: layer.salt ?? layer.id,
+      unitKey: layer.unitKey ?? bundle.hashing.unitKey,
+      group: -1,
+      slot: -1,
+      policies: running.map((p) => compilePolicy(p, rangeLists, savedGroups)),
+      parameterKeys: parametersOf.get(layer.id) ?? [],
+      contextFields: fieldsRead(running),
+    };
+  });
   const layerById = new Map(layers.map((l) => [l.id, l]));
   const parameterLayer = new Map(bundle.parameters.map((p) => [p.key, layerById.get(p.layerId)!]));
   const bucketCount = bundle.hashing.bucketCount ?? DEFAULT_BUCKET_COUNT;
@@ -146,6 +152,17 @@ function compilePolicy(policy: Policy, rangeLists: BucketRange[][], savedGroups:
     armSlot: -1,
     logContextFields: policy.logContextFields,
   };
+}
+
+/** The union of the policies' conditions' fields, undefined when one cannot be told. */
+function fieldsRead(policies: readonly Policy[]): string[] | undefined {
+  const fields = new Set<string>();
+  for (const condition of policies.flatMap((p) => p.conditions)) {
+    const read = conditionFields(condition);
+    if (read === undefined) return undefined;
+    for (const field of read) fields.add(field);
+  }
+  return [...fields];
 }
 
 /** The engine's range table has a fixed capacity; a bundle past it is refused like an invalid one. */

@@ -57,6 +57,33 @@ export function conditionProblem(condition: unknown, savedGroups: SavedGroups = 
   }
 }
 
+/**
+ * The context's top-level fields a condition can read (a dotted path's first step), or undefined
+ * when that cannot be told (too deep or cyclic: such a condition never matches anyway). A memo of
+ * a condition's result is valid while these fields hold the same values. Paths inside $elemMatch
+ * read the elements of a field already named, so only documents at the top are walked.
+ */
+export function conditionFields(condition: unknown): Set<string> | undefined {
+  const fields = new Set<string>();
+  try {
+    addFields(condition, fields);
+  } catch {
+    return undefined;
+  }
+  return fields;
+}
+
+function addFields(condition: unknown, fields: Set<string>): void {
+  if (!isObject(condition)) return; // malformed: never matches, reads nothing
+  for (const key of Object.keys(condition)) {
+    const arg = condition[key];
+    if (key === "$and" || key === "$or" || key === "$nor") {
+      if (Array.isArray(arg)) for (const item of arg) addFields(item, fields);
+    } else if (key === "$not") addFields(arg, fields);
+    else fields.add(key.split(".", 1)[0]!);
+  }
+}
+
 /** Every operator conditions know, for "did you mean". */
 export function conditionOperators(): string[] {
   return ["$and", "$or", "$nor", ...Object.keys(OPERATORS)];

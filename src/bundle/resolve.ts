@@ -1,6 +1,7 @@
 // Resolution (runtime-api.md rules 1–5, decisions.md §2–§6): which value every parameter takes
 // for a context, and why. Pure: the clock comes in as `now`; nothing here throws on a context.
 import { ARM_BUCKETS, type CompiledAllocation, type CompiledBundle, type CompiledLayer, type CompiledPolicy } from "./compile.js";
+import { type LayerMemo, LayerOutcome } from "./layer-outcomes.js";
 import type { Context, JsonValue } from "./types.js";
 
 /** One layer's part in a resolution: metadata.layers of the contract, plus what exposures need. */
@@ -71,12 +72,10 @@ function unitProblem(key: string, value: unknown): string | undefined {
 /** contextProblems for one parameter: only the project's unit key and the parameter's layer's matter. */
 export function flagContextProblem(compiled: CompiledBundle, context: unknown, key: string): string | undefined {
   if (context === null || typeof context !== "object" || Array.isArray(context)) return "context must be an object";
+  const projectProblem = unitProblem(compiled.unitKey, (context as Context)[compiled.unitKey]);
+  if (projectProblem !== undefined) return projectProblem;
   const layerUnit = compiled.parameterLayer.get(key)?.unitKey;
-  for (const unitKey of layerUnit === undefined || layerUnit === compiled.unitKey ? [compiled.unitKey] : [compiled.unitKey, layerUnit]) {
-    const problem = unitProblem(unitKey, (context as Context)[unitKey]);
-    if (problem !== undefined) return problem;
-  }
-  return undefined;
+  return layerUnit === undefined || layerUnit === compiled.unitKey ? undefined : unitProblem(layerUnit, (context as Context)[layerUnit]);
 }
 
 export function resolve(compiled: CompiledBundle, context: Context, options: ResolveOptions = {}): Resolution {
@@ -97,7 +96,7 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
     buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes));
   }
-  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: undefined, unit: "" };
+  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: NO_HASHES };
   for (const layer of compiled.layers) {
     const hashed = buckets[layer.group];
     if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
@@ -115,48 +114,66 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
  * not of a local getter). Its value and its layer's answer equal resolve()'s for the same key.
  */
 export interface ParameterOptions extends Pick<ResolveOptions, "now"> {
-  /** Buckets already hashed, per layer and unit (a client's getters ask the same unit again and again). */
-  readonly buckets?: BucketMemo;
-}
-
-/** A layer's bucket for a unit is fixed by its salt: kept per compiled layer, at most `limit` units each. */
-export class BucketMemo {
-  private readonly byLayer = new WeakMap<CompiledLayer, Map<string, number>>();
-  constructor(private readonly limit = 10_000) {}
-
-  bucket(compiled: CompiledBundle, layer: CompiledLayer, unit: string): number {
-    let units = this.byLayer.get(layer);
-    if (units === undefined) this.byLayer.set(layer, (units = new Map()));
-    let bucket = units.get(unit);
-    if (bucket === undefined) {
-      if (units.size >= this.limit) units.clear();
-      bucket = compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
-      units.set(unit, bucket);
-    }
-    return bucket;
-  }
+  /** Layer outcomes already decided, per unit and the fields they read (a client's getters ask the same unit again and again). */
+  readonly memo?: LayerMemo;
 }
 
 export function resolveParameter(compiled: CompiledBundle, context: Context, key: string, options: ParameterOptions = {}): Resolution {
   const now = evaluationTime(options.now);
   const ctx = contextOf(context);
+  const outcome = Object.hasOwn(compiled.defaults, key) ? layerOutcome(compiled, ctx, key, now, options.memo) : undefined;
+  return parameterResolution(compiled, ctx, key, outcome);
+}
+
+/** The resolution of parameter `key` alone from its layer's outcome (undefined: an unknown parameter, or its layer skipped). */
+export function parameterResolution(compiled: CompiledBundle, ctx: Context, key: string, outcome: LayerOutcome | undefined): Resolution {
   const resolution: Resolution = { assignments: {}, layers: [] };
   withUnit(resolution, unitValue(ctx, compiled.unitKey));
   if (!Object.hasOwn(compiled.defaults, key)) {
     resolution.unknownParameters = [key];
     return resolution;
   }
-  resolution.assignments[key] = compiled.defaults[key]!;
-  const layer = compiled.parameterLayer.get(key);
-  const unit = layer === undefined ? undefined : unitValue(ctx, layer.unitKey);
-  if (layer === undefined || unit === undefined) return resolution; // no unit: the layer is skipped
-  const bucket = options.buckets?.bucket(compiled, layer, unit) ?? compiled.engine.bucket(layer.salt, unit, compiled.bucketCount);
-  const input: LayerInput = { ctx, now, wanted: new OneKey(key), resolution, bucket, hashes: undefined, unit };
-  resolution.layers.push(resolveLayer(compiled, layer, input));
+  const fallback = compiled.defaults[key]!;
+  resolution.assignments[key] = outcome === undefined ? fallback : outcome.value(key, fallback);
+  if (outcome === undefined) return resolution;
+  const fields = outcome.policy?.adaptive ? outcome.policy.logContextFields : undefined;
+  if (fields) logFields(resolution, ctx, fields);
+  resolution.layers.push(outcomeLayer(outcome));
   return resolution;
 }
 
-function evaluationTime(now: number | Date | undefined): number {
+/** An outcome as the layer's part in a resolution (a new object: callers may keep it). */
+export function outcomeLayer(outcome: LayerOutcome): LayerResolution {
+  const { policy, allocation } = outcome;
+  return {
+    layerId: outcome.layer.id,
+    bucket: outcome.bucket,
+    policyId: policy?.id,
+    policyKey: policy?.key,
+    allocationId: allocation?.id,
+    allocationName: allocation?.name,
+    allocationKey: allocation?.key,
+    probability: policy?.adaptive ? policy.weights[outcome.arm] : undefined,
+    attributionOnly: undefined,
+  };
+}
+
+/**
+ * The outcome of the layer that holds parameter `key` (a known one), undefined when the context
+ * has no unit for it (rule 1: the layer is skipped) or the parameter has no layer. `now` must be
+ * a finite time (evaluationTime).
+ */
+export function layerOutcome(compiled: CompiledBundle, ctx: Context, key: string, now: number, memo: LayerMemo | undefined): LayerOutcome | undefined {
+  const layer = compiled.parameterLayer.get(key);
+  const unit = layer === undefined ? undefined : unitValue(ctx, layer.unitKey);
+  if (layer === undefined || unit === undefined) return undefined;
+  if (memo !== undefined) return memo.outcome(compiled, layer, ctx, unit, now);
+  const outcome = new LayerOutcome(layer, unit, compiled.engine.bucket(layer.salt, unit, compiled.bucketCount));
+  outcome.decide(compiled, ctx, now);
+  return outcome;
+}
+
+export function evaluationTime(now: number | Date | undefined): number {
   const ms = now === undefined ? Date.now() : +now;
   // An invalid clock would silently open every schedule window.
   if (!Number.isFinite(ms)) throw new RangeError(`now must be a finite time or a valid Date, got ${String(now)}`);
@@ -172,29 +189,16 @@ function withUnit(resolution: Resolution, unit: string | undefined): void {
   else resolution.unitKeyMissing = true;
 }
 
-/** The parameters asked for: a Set, or one key. */
-interface Wanted {
-  has(key: string): boolean;
-}
-
-/** One asked key as a Wanted: a class, not a closure made per call. */
-class OneKey implements Wanted {
-  constructor(private readonly key: string) {}
-  has(key: string): boolean {
-    return key === this.key;
-  }
-}
+const NO_HASHES = new Uint32Array(0);
 
 interface LayerInput {
   readonly ctx: Context;
   readonly now: number;
-  readonly wanted: Wanted | undefined;
+  readonly wanted: ReadonlySet<string> | undefined;
   readonly resolution: Resolution;
   bucket: number;
-  /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes; absent when one layer is hashed alone. */
-  hashes: Uint32Array | undefined;
-  /** The layer's unit, for an arm hash made on demand when `hashes` is absent. */
-  readonly unit: string;
+  /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes. */
+  hashes: Uint32Array;
 }
 
 function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, input: LayerInput): LayerResolution {
@@ -237,11 +241,10 @@ function choose(compiled: CompiledBundle, policy: CompiledPolicy, input: LayerIn
   const { engine, ranges } = compiled;
   const held = engine.allocationIndex(ranges, policy.rangeList, input.bucket);
   if (held < 0 || !policy.adaptive) return held;
-  const armHash = input.hashes !== undefined ? input.hashes[policy.armSlot]! : engine.bucket(policy.key, input.unit, ARM_BUCKETS);
-  return engine.pickWeighted(policy.weights, armHash / ARM_BUCKETS);
+  return engine.pickWeighted(policy.weights, input.hashes[policy.armSlot]! / ARM_BUCKETS);
 }
 
-function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: Wanted | undefined): void {
+function applyOverrides(assignments: Record<string, JsonValue>, allocation: CompiledAllocation, wanted: ReadonlySet<string> | undefined): void {
   const { overrideKeys: keys, overrideValues: values } = allocation;
   // Indexed loops: destructuring entries in a for-of costs more than the stores themselves.
   if (!wanted) for (let i = 0; i < keys.length; i++) assignments[keys[i]!] = values[i]!;

@@ -1,15 +1,17 @@
 // The client: the engine and the bundle poller for local resolution (the resolver the server
 // runs), the service for server mode, and the event queue that carries exposures and track
 // events to POST /v1/events/batch.
-import { BucketMemo, contextProblems, flagContextProblem, resolve, resolveParameter } from "../bundle/resolve.js";
+import { LayerMemo, type LayerOutcome } from "../bundle/layer-outcomes.js";
+import { contextProblems, evaluationTime, flagContextProblem, layerOutcome, parameterResolution, resolve, unitValue } from "../bundle/resolve.js";
 import { type ResolveResponse, SUGGESTED_REFRESH_MS, resolveResponse } from "../bundle/response.js";
+import type { CompiledBundle } from "../bundle/compile.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { BucketEngine } from "../engine/bucket-engine.js";
 import { ConfigPoller } from "./config-poller.js";
 import { engineFrom } from "./engine-source.js";
 import { EventQueue } from "./event-queue.js";
 import type { EventsRefused } from "./events-refused.js";
-import { type EventStamp, ExposureLog } from "./exposures.js";
+import { type Decision, type EventStamp, ExposureLog, type FlagRead } from "./exposures.js";
 import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
@@ -42,10 +44,13 @@ class Client implements VaneClient {
   private readonly poller: ConfigPoller;
   private readonly queue: EventQueue;
   private readonly exposures: ExposureLog;
-  /** The getters' layer buckets per unit: a page reads many flags for one user. */
-  private readonly buckets = new BucketMemo();
+  /** The getters' layer outcomes per unit and the fields they read: a page reads many flags for one user. */
+  private readonly outcomes = new LayerMemo();
   private readonly stamp: EventStamp;
-  private last: { readonly unit: string; readonly decision: { readonly decisionId: string } } | undefined;
+  /** The unit later track events default to, and the decision they name: a getter's is made only when read (`lastReadMs` its time). */
+  private lastUnit: string | undefined;
+  private lastDecision: { readonly decisionId: string } | undefined;
+  private lastReadMs = 0;
   private leaveListener: () => void = () => {};
   private readonly changeListeners = new Set<(version: string) => void>();
   private readonly refusedListeners = new Set<(refused: EventsRefused) => void>();
@@ -165,34 +170,73 @@ class Client implements VaneClient {
 
   /** details(…).value, without the answer's objects: a getter reads one value. */
   private valueOf<T>(key: string, defaultValue: T, context: Record<string, unknown>): T {
-    let resolution;
+    let value;
     try {
-      ({ resolution } = this.flagResolution(context, key));
+      value = this.flagValue(context, key);
     } catch {
       return defaultValue;
     }
-    if (!Object.hasOwn(resolution.assignments, key)) return defaultValue;
-    const value = resolution.assignments[key];
+    if (value === undefined) return defaultValue;
     const type = typeof defaultValue;
     // The default's type is the type asked for; a JSON default (object, array, null) takes any value.
     if ((type === "boolean" || type === "string" || type === "number") && typeof value !== type) return defaultValue;
     return value as T;
   }
 
-  /** One flag's layer resolved, its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
+  /**
+   * One flag's value from its layer's outcome (kept per unit and the fields it read), its exposure
+   * recorded as resolveFlag records it, its decision remembered for tracks; no resolution object
+   * is built. Undefined for a parameter the bundle does not have.
+   */
+  private flagValue(context: Record<string, unknown>, key: string): JsonValue | undefined {
+    const compiled = this.flagBundle(context, key);
+    const now = evaluationTime(this.now());
+    const projectUnit = unitValue(context, compiled.unitKey);
+    if (projectUnit !== undefined) {
+      this.lastUnit = projectUnit;
+      this.lastDecision = undefined;
+      this.lastReadMs = now;
+    }
+    if (!Object.hasOwn(compiled.defaults, key)) return undefined;
+    const fallback = compiled.defaults[key]!;
+    const outcome = layerOutcome(compiled, context, key, now, this.outcomes);
+    if (outcome === undefined) return fallback;
+    const value = outcome.value(key, fallback);
+    // The decision (its time, its id when read) is made only for an exposure not yet known recorded.
+    if (outcome.allocation !== undefined && outcome.exposedIn !== this.exposures.generation) {
+      const decision = new LazyDecision(now, this.isoTime(now));
+      if (projectUnit !== undefined) this.lastDecision = decision;
+      this.expose(compiled, outcome, { key, value, projectUnit }, decision);
+    }
+    return value;
+  }
+
+  /** One flag's layer resolved (from the same outcomes as the getters), its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
   private flagResolution(context: Record<string, unknown>, key: string) {
+    const compiled = this.flagBundle(context, key);
+    const now = evaluationTime(this.now());
+    const outcome = Object.hasOwn(compiled.defaults, key) ? layerOutcome(compiled, context, key, now, this.outcomes) : undefined;
+    const resolution = parameterResolution(compiled, context, key, outcome);
+    const decision = new LazyDecision(now, this.isoTime(now));
+    if (resolution.unitKeyValue !== undefined) [this.lastUnit, this.lastDecision] = [resolution.unitKeyValue, decision];
+    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, { key, value: resolution.assignments[key]!, projectUnit: resolution.unitKeyValue }, decision);
+    return { compiled, resolution, decision };
+  }
+
+  private expose(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): void {
+    const event = this.exposures.recordOutcome(compiled, outcome, read, decision);
+    if (event !== undefined) this.queue.add(event);
+  }
+
+  /** The bundle a flag is read from, after the checks every flag read makes. */
+  private flagBundle(context: Record<string, unknown>, key: string): CompiledBundle {
     this.checkOpen();
     if (typeof key !== "string") throw new TypeError("the flag's key must be a string");
     const compiled = this.poller.compiled;
     if (compiled === undefined) throw new Error("no bundle yet: local resolution needs a bootstrap bundle or a fetched one");
     const problem = flagContextProblem(compiled, context, key);
     if (problem !== undefined) throw new TypeError(problem);
-    const now = this.now();
-    const resolution = resolveParameter(compiled, context, key, { now, buckets: this.buckets });
-    const decision = new LazyDecision(now, this.isoTime(now));
-    if (resolution.unitKeyValue !== undefined) this.last = { unit: resolution.unitKeyValue, decision };
-    for (const event of this.exposures.record(compiled, context, resolution, decision)) this.queue.add(event);
-    return { compiled, resolution, decision };
+    return compiled;
   }
 
   details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>> {
@@ -234,16 +278,16 @@ class Client implements VaneClient {
     this.checkOpen();
     const result = await decideOnServer(this.service, { policyId, context, env: this.env, projectId: this.options.projectId });
     // A reward tracked next for this unit names this decision, as after a resolve.
-    this.last = { unit: result.metadata.unitKeyValue, decision: result };
+    [this.lastUnit, this.lastDecision] = [result.metadata.unitKeyValue, result];
     return result;
   }
 
   track(event: string, options: TrackOptions = {}): void {
     this.checkOpen();
     if (typeof event !== "string" || event === "") throw new TypeError("track: the event name must be a non-empty string");
-    const unitKey = options.unitKey ?? this.last?.unit;
+    const unitKey = options.unitKey ?? this.lastUnit;
     if (unitKey === undefined) throw new TypeError("track: no unitKey given, and no resolution yet to take it from");
-    const decisionId = options.decisionId ?? (this.last?.unit === unitKey ? this.last.decision.decisionId : undefined);
+    const decisionId = options.decisionId ?? (this.lastUnit === unitKey ? this.lastDecisionId() : undefined);
     this.queue.add({
       type: "track",
       unitKey,
@@ -281,7 +325,13 @@ class Client implements VaneClient {
   /** The unit and decision later track events default to. */
   private remember(result: ResolveResponse): void {
     const unit = result.metadata.unitKeyValue;
-    if (unit !== undefined) this.last = { unit, decision: result };
+    if (unit !== undefined) [this.lastUnit, this.lastDecision] = [unit, result];
+  }
+
+  /** The last decision's id; a getter's made now if nothing read it yet. */
+  private lastDecisionId(): string {
+    this.lastDecision ??= new LazyDecision(this.lastReadMs, this.isoTime(this.lastReadMs));
+    return this.lastDecision.decisionId;
   }
 
   /** No answer and no bundle: every parameter is left to the caller's own default. */

@@ -4,7 +4,8 @@
 // unit saw defaults, no experiment). A resolution whose layers hash different units (multi-entity
 // layers) makes one event per unit, each with the layers bucketed on it.
 import type { CompiledBundle, CompiledLayer } from "../bundle/compile.js";
-import { type LayerResolution, type Resolution, unitValue } from "../bundle/resolve.js";
+import type { LayerOutcome } from "../bundle/layer-outcomes.js";
+import { type LayerResolution, type Resolution, outcomeLayer, unitValue } from "../bundle/resolve.js";
 import { layerAssignment } from "../bundle/response.js";
 import type { Context, JsonValue } from "../bundle/types.js";
 import type { OutgoingEvent } from "./event-queue.js";
@@ -27,10 +28,27 @@ export interface Decision {
   readonly timestamp: string;
 }
 
+/** A getter's read of parameter `key` from its layer's outcome: the value it got, and the project's unit in that context. */
+export interface FlagRead {
+  readonly key: string;
+  readonly value: JsonValue;
+  readonly projectUnit: string | undefined;
+}
+
+/** What one exposure event says besides the stamp and the decision. */
+interface Exposure {
+  readonly unit: string;
+  readonly assignments: Record<string, JsonValue>;
+  readonly layers: readonly LayerResolution[];
+  readonly projectUnit: string | undefined;
+}
+
 export class ExposureLog {
   /** Units seen per layer, policy and allocation: lookups by the ids as they are, no key string built per call. */
   private readonly seen = new Map<string, Map<string | undefined, Map<string, Set<string>>>>();
   private remembered = 0;
+  /** Counts the times the memory started afresh: an outcome known exposed in an earlier generation is looked up again. */
+  generation = 0;
   private readonly layerIndex = new WeakMap<CompiledBundle, Map<string, CompiledLayer>>();
 
   constructor(private readonly stamp: EventStamp) {}
@@ -50,18 +68,40 @@ export class ExposureLog {
       else byUnit.set(unit, [layer]);
     }
     if (byUnit === undefined) return [];
-    return [...byUnit].map(([unit, exposed]) => ({
+    return [...byUnit].map(([unit, exposed]) => {
+      const assignments = exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!));
+      return this.event(compiled, { unit, assignments, layers: exposed, projectUnit: resolution.unitKeyValue }, decision);
+    });
+  }
+
+  /**
+   * A getter's read from its layer's outcome: the event record() makes for a resolution of that
+   * parameter alone, when this session has not recorded it yet. The outcome remembers that it
+   * was, so the next read of it costs a comparison.
+   */
+  recordOutcome(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): OutgoingEvent | undefined {
+    if (outcome.exposedIn === this.generation) return undefined;
+    const layer = outcomeLayer(outcome);
+    const first = this.firstTime(layer, outcome.unit);
+    outcome.exposedIn = this.generation;
+    if (!first) return undefined;
+    return this.event(compiled, { unit: outcome.unit, assignments: { [read.key]: read.value }, layers: [layer], projectUnit: read.projectUnit }, decision);
+  }
+
+  private event(compiled: CompiledBundle, exposure: Exposure, decision: Decision): OutgoingEvent {
+    const { unit, projectUnit } = exposure;
+    return {
       type: "exposure",
       unitKey: unit,
       timestamp: decision.timestamp,
-      assignments: exposedAssignments(resolution, exposed.map((l) => layers.get(l.layerId)!)),
-      layers: exposed.map(layerAssignment),
+      assignments: exposure.assignments,
+      layers: exposure.layers.map(layerAssignment),
       decisionId: decision.decisionId,
       configVersion: compiled.version,
       // The contract's userId: the project's unit, when this event's unit is another entity's.
-      userId: resolution.unitKeyValue !== unit ? resolution.unitKeyValue : undefined,
+      userId: projectUnit !== unit ? projectUnit : undefined,
       ...this.stamp,
-    }));
+    };
   }
 
   /** Whether this unit is new to the layer's policy and allocation (then remembered). */
@@ -76,6 +116,7 @@ export class ExposureLog {
     if (this.remembered >= MAX_REMEMBERED) {
       this.seen.clear();
       this.remembered = 0;
+      this.generation++;
       return this.firstTime(layer, unit);
     }
     units.add(unit);

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compileCondition, evalCondition, type SavedGroups } from "../../src/bundle/conditions.js";
+import { compileCondition, conditionFields, evalCondition, type SavedGroups } from "../../src/bundle/conditions.js";
 import { compareVersion, padVersion } from "../../src/bundle/versions.js";
 
 type Row = [name: string, condition: unknown, attributes: Record<string, unknown>, expected: boolean, savedGroups?: SavedGroups];
@@ -214,3 +214,27 @@ describe("never throws", () => {
     );
   });
 });
+
+// The getters' memo compares only these fields (src/bundle/layer-outcomes.ts): a field left out
+// that a condition reads would serve a stale outcome.
+describe("conditionFields", () => {
+  it("names the top-level fields of paths, through $and, $or, $nor and $not, but not inside $elemMatch", () => {
+    const condition = { "a.b": 1, $or: [{ c: 1 }, { $nor: [{ d: { $gt: 1 } }] }], $not: { e: 1 }, f: { $elemMatch: { g: 1 } } };
+    expect([...conditionFields(condition)!].sort()).toEqual(["a", "c", "d", "e", "f"]);
+  });
+
+  it("covers every field a fixture condition's answer depends on", () => {
+    for (const { name, condition, attributes, savedGroups } of rows) {
+      const fields = conditionFields(condition)!;
+      const read = Object.fromEntries(Object.entries(attributes).filter(([key]) => fields.has(key)));
+      expect(evalCondition(read, condition, savedGroups), name).toBe(evalCondition(attributes, condition, savedGroups));
+    }
+  });
+
+  it("cannot tell for a condition too deep to walk", () => {
+    let deep: Record<string, unknown> = { a: 1 };
+    for (let i = 0; i < 100_000; i++) deep = { $not: deep };
+    expect(conditionFields(deep)).toBeUndefined();
+  });
+});
+

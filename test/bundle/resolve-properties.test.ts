@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Engine, compileBundle, loadEngine, resolve } from "../../src/index.js";
-import { BucketMemo, resolveParameter } from "../../src/bundle/resolve.js";
+import { LayerMemo } from "../../src/bundle/layer-outcomes.js";
+import { resolveParameter } from "../../src/bundle/resolve.js";
 import type { Bundle, Policy, PolicyState } from "../../src/bundle/types.js";
 import { allocation, arbitraryBundle, sampleBundle, staticPolicy } from "./bundles.js";
 
@@ -46,13 +47,13 @@ describe("resolution properties", () => {
     fc.assert(
       fc.property(arbitraryBundle, fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 5 }), fc.constantFrom("NL", "DE"), (bundle, users, country) => {
         const compiled = compileBundle(bundle, engine);
-        const memo = new BucketMemo(3);
+        const memo = new LayerMemo(3);
         for (const userId of users) {
           const context = { userId, accountId: `acct-${userId}`, country, plan: "gold", appVersion: "2.1.0" };
           const full = resolve(compiled, context, { now: NOW });
           for (const { key, layerId } of bundle.parameters) {
             const one = resolveParameter(compiled, context, key, { now: NOW });
-            expect(resolveParameter(compiled, context, key, { now: NOW, buckets: memo })).toEqual(one); // hashed once per layer and unit
+            expect(resolveParameter(compiled, context, key, { now: NOW, memo })).toEqual(one); // decided once per layer, unit and fields read
             expect(one.assignments).toEqual({ [key]: full.assignments[key] });
             expect(one.layers).toEqual(full.layers.filter((l) => l.layerId === layerId));
             expect(one.unitKeyValue).toBe(full.unitKeyValue);

@@ -23,7 +23,8 @@ export class FlagEvaluator {
     if (!index.has(flagKey)) return failed(defaultValue, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
     let result;
     try {
-      result = client.resolveFlag(vaneContext(context, bundle.hashing.unitKey), flagKey);
+      // Without a targetingKey the context is Vane's as it is: no copy made per evaluation.
+      result = client.resolveFlag(Object.hasOwn(context, "targetingKey") ? vaneContext(context, bundle.hashing.unitKey) : context, flagKey);
     } catch (error) {
       return failed(defaultValue, "INVALID_CONTEXT", error instanceof Error ? error.message : String(error));
     }
