@@ -14,4 +14,12 @@ describe("uuidv7", () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(Array.from({ length: 10_000 }, () => uuidv7(1)))).toHaveProperty("size", 10_000);
   });
+
+  it("draws each of the 74 bits after the time afresh: every random digit takes all its values", () => {
+    const ids = Array.from({ length: 4096 }, () => uuidv7(1_700_000_000_000).replace(/-/g, ""));
+    for (let digit = 13; digit < 32; digit++) {
+      const seen = new Set(ids.map((id) => id[digit]));
+      expect(seen.size, `digit ${digit}`).toBe(digit === 16 ? 4 : 16);
+    }
+  });
 });
