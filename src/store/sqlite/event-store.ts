@@ -18,7 +18,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
-import { type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
+import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
 
 export const DEFAULT_PRUNE_CHUNK = 2_000;
@@ -126,6 +126,12 @@ export class SqliteEventStore implements EventStore {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     return this.log.after(afterSeq, limit);
+  }
+
+  async readLogAfter(afterSeq: number, limit: number): Promise<LogRowFrom[]> {
+    checkCount("afterSeq", afterSeq);
+    checkCount("limit", limit);
+    return this.log.rowsAfter(afterSeq, limit);
   }
 
   async prune(rule: PruneRule): Promise<PruneReceipt> {
