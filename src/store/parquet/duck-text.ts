@@ -8,6 +8,7 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { DEFAULT_MAX_EVENT_AGE_MS, storedEventTimeMs } from "../event-time.js";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeRowFrom } from "../log-row.js";
 import { appendEvents } from "../columnar/event-table.js";
+import { runHere } from "./duck-here.js";
 import type { SequencedEvent } from "../types.js";
 
 const RAW = "log_rows";
@@ -62,9 +63,9 @@ export async function stageRows(connection: DuckDBConnection, table: string, row
   }
   if (decoded.length > 0) await appendEvents(connection, table, decoded);
   if (texts === 0) return;
-  await connection.run(`INSERT INTO ${UNNESTED} ${UNNEST_SQL}`);
+  await runHere(connection, `INSERT INTO ${UNNESTED} ${UNNEST_SQL}`);
   await fillEventTimes(connection);
-  await connection.run(`INSERT INTO ${table} SELECT * FROM ${UNNESTED}`);
+  await runHere(connection, `INSERT INTO ${table} SELECT * FROM ${UNNESTED}`);
   await clear(connection);
 }
 

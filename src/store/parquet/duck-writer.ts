@@ -9,6 +9,7 @@ import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-
 import { type Duck, type DuckSettings, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
+import { runHere } from "./duck-here.js";
 import { createTextStage, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
@@ -110,7 +111,7 @@ export class DuckArchiveWriter {
   }
 
   private async copy(select: string, temp: string): Promise<void> {
-    await this.duck.connection.run(`COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
+    await runHere(this.duck.connection, `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
   }
 
   /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */
