@@ -97,6 +97,11 @@ export interface LogRowFrom extends CommittedRow {
   readonly from: number;
 }
 
+/** How many of the row's events are from `from` on. */
+export function eventsFrom(row: LogRowFrom): number {
+  return row.seq + row.count - Math.max(row.seq, row.from);
+}
+
 /** The row's events from `from` on, decoded, with their seqs. */
 export function decodeRowFrom(row: LogRowFrom): { seq: number; event: StoredEvent }[] {
   const events = decodeLogRow(row.text, row.format);

@@ -2,7 +2,7 @@
 // text where memory or the log gave them so (a writer that reads JSON itself, DuckDB, takes that
 // text as it is: duck-writer.ts), and as decoded events where the store gave those (PostgreSQL,
 // the in-memory store).
-import { type LogRowFrom, decodeRowFrom } from "../log-row.js";
+import { type LogRowFrom, decodeRowFrom, eventsFrom } from "../log-row.js";
 import type { SequencedEvent } from "../types.js";
 
 export class Delivery {
@@ -25,7 +25,7 @@ export class Delivery {
 
   addRow(row: LogRowFrom): void {
     this.rows.push(row);
-    this.held += row.seq + row.count - Math.max(row.seq, row.from);
+    this.held += eventsFrom(row);
     this.lastSeq = row.seq + row.count - 1;
   }
 

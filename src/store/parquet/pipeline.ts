@@ -5,7 +5,7 @@
 // from the same place. Before its first run, and after a failed one, it sweeps the archive: files
 // written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
 // compacted one contains (a crash mid-compaction); a file that is not whole is written again.
-import type { LogRowFrom } from "../log-row.js";
+import { type LogRowFrom, eventsFrom } from "../log-row.js";
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
 import { Delivery } from "./delivery.js";
 import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
@@ -235,6 +235,6 @@ const endOf = (row: LogRowFrom): number => row.seq + row.count - 1;
 /** The events the rows hold from their `from` on. */
 function fedCount(rows: readonly LogRowFrom[]): number {
   let count = 0;
-  for (const row of rows) count += endOf(row) + 1 - Math.max(row.seq, row.from);
+  for (const row of rows) count += eventsFrom(row);
   return count;
 }
