@@ -21,11 +21,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
+import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
 import { type Acknowledged, checkStored } from "./http/durability.js";
 import { type HttpReport, checkTargets, markdown, writeHttpResults } from "./http/http-report.js";
 import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
 import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
-import { waitIdle } from "./http/proc-stats.js";
+import { cpuSeconds, waitIdle } from "./http/proc-stats.js";
 import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
 import { scaleMarkdown, writeScaleResults } from "./http/scale-report.js";
@@ -110,7 +111,14 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
         const waitedMs = await waitIdle(vane.info.pid, QUIET);
         if (waitedMs > 1000) process.stderr.write(`waited ${(waitedMs / 1000).toFixed(1)} s for the server to go idle\n`);
       }
-      const row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
+      const cpuAtStart = cpuSeconds(vane.info.pid);
+      let row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
+      if (scenario.key === "events") {
+        // The busy resolve row needs the backlog this row left: the catch-up is waited for only without it.
+        const lag = await archiveLag(dataDir);
+        const catchUp = only?.includes("resolve-busy") === false ? await archiveCatchUp(dataDir, vane.info.pid, cpuAtStart, row.acknowledged.events) : undefined;
+        row = { ...row, archive: { ...lag, ...(catchUp && { catchUp }) } };
+      }
       rows.push(row);
       if (scenario.key.startsWith("events")) acknowledged.batchEvents += row.acknowledged.events;
       if (DECIDING.has(scenario.key)) acknowledged.decisions += row.acknowledged.responses2xx;

@@ -79,12 +79,24 @@ export function checkTargets(rows: readonly ScenarioRow[], durability: readonly 
     bounded(
       result(
         `events ≥ ${formatRate(EVENTS_MIN_PER_S)} events/s stored durably (64 connections)`,
-        events?.eventsPerSec == null ? undefined : `${formatRate(events.eventsPerSec)} events/s${stored ? `, stored ${stored.ok ? "≥" : "<"} acknowledged` : ""}`,
+        events?.eventsPerSec == null ? undefined : `${formatRate(events.eventsPerSec)} events/s${stored ? `, stored ${stored.ok ? "≥" : "<"} acknowledged` : ""}${archiveText(events)}`,
         events?.eventsPerSec == null ? undefined : events.eventsPerSec >= EVENTS_MIN_PER_S && stored?.ok === true,
       ),
       eventsBound,
     ),
   ];
+}
+
+/** The archive's lag at the row's end (what /metrics reports), and its catch-up when measured. */
+function archiveText(row: ScenarioRow): string {
+  const archive = row.archive;
+  if (archive === undefined) return "";
+  const lag = `; archive lag at the end ${archive.events.toLocaleString("en-US")} events, ${archive.seconds.toFixed(1)} s`;
+  const catchUp = archive.catchUp;
+  if (catchUp === undefined) return lag;
+  if (catchUp.seconds === null) return `${lag}, not caught up in 300 s`;
+  const cpu = catchUp.cpuUsPerEvent === null ? "" : `, ${catchUp.cpuUsPerEvent.toFixed(1)} µs of server CPU (all threads) per event until then`;
+  return `${lag}, caught up ${catchUp.seconds.toFixed(1)} s later${cpu}`;
 }
 
 const COLUMNS: readonly [string, (r: ScenarioRow) => string][] = [

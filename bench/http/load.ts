@@ -4,6 +4,7 @@
 // truncates to whole milliseconds, too coarse for a 5 ms target. Both are kept in the JSON.
 import autocannon, { type RequestSpec, type Result } from "autocannon";
 import { type ProcUsage, watchProcess } from "./proc-stats.js";
+import type { ArchiveCatchUp, ArchiveLag } from "./archive-lag.js";
 
 export interface Scenario {
   readonly key: string;
@@ -61,6 +62,8 @@ export interface ScenarioRow extends ProcUsage {
   readonly eventsPerSec: number | null;
   /** 2xx responses and acknowledged events in warm-up + measured runs, for the stored-vs-acknowledged check. */
   readonly acknowledged: { readonly responses2xx: number; readonly events: number };
+  /** The 64-connection events row's: the archive's lag at its end, and its catch-up (archive-lag.ts). */
+  readonly archive?: ArchiveLag & { readonly catchUp?: ArchiveCatchUp };
 }
 
 interface Fired {

@@ -28,7 +28,7 @@ export function rssBytes(pid: number): number | undefined {
 }
 
 /** utime + stime in seconds, or undefined when /proc has no such process. */
-function cpuSeconds(pid: number): number | undefined {
+export function cpuSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the ")" that closes the command name: state is field 3, utime 14, stime 15.

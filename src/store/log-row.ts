@@ -91,3 +91,21 @@ export interface CommittedRow extends LogRowText {
   readonly seq: number;
   readonly count: number;
 }
+
+/** A log row as a reader of the log's text takes it: the events from seq `from` on (those before were taken already). */
+export interface LogRowFrom extends CommittedRow {
+  readonly from: number;
+}
+
+/** How many of the row's events are from `from` on. */
+export function eventsFrom(row: LogRowFrom): number {
+  return row.seq + row.count - Math.max(row.seq, row.from);
+}
+
+/** The row's events from `from` on, decoded, with their seqs. */
+export function decodeRowFrom(row: LogRowFrom): { seq: number; event: StoredEvent }[] {
+  const events = decodeLogRow(row.text, row.format);
+  const out: { seq: number; event: StoredEvent }[] = [];
+  for (let i = Math.max(0, row.from - row.seq); i < events.length; i++) out.push({ seq: row.seq + i, event: events[i]! });
+  return out;
+}

@@ -4,7 +4,7 @@
 // (test/store/contract.ts).
 import type { MessagePort } from "node:worker_threads";
 import type { Bundle } from "../bundle/types.js";
-import type { LogRowText } from "./log-row.js";
+import type { LogRowFrom, LogRowText } from "./log-row.js";
 
 export type KeyKind = "pk" | "sk" | "mk" | "ak";
 
@@ -185,6 +185,12 @@ export interface EventStore {
   append(events: readonly StoredEvent[], row?: LogRowText): Promise<AppendReceipt>;
   /** Events with seq > `afterSeq`, ascending, at most `limit`. */
   readAfter(afterSeq: number, limit: number): Promise<SequencedEvent[]>;
+  /**
+   * The same events as the log's rows, undecoded (log-row.ts), for a reader that takes their text
+   * (the Parquet copy's DuckDB): whole rows from the one holding `afterSeq` + 1, until they hold
+   * `limit` events or more. Only a store that keeps such rows has it.
+   */
+  readLogAfter?(afterSeq: number, limit: number): Promise<LogRowFrom[]>;
   /** Deletes what the rule lets go, oldest first, in chunks; never an event a derived copy has not passed. */
   prune(rule: PruneRule): Promise<PruneReceipt>;
   discovered(): Promise<DiscoveredEvent[]>;

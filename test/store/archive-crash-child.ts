@@ -21,7 +21,7 @@ class DyingSink extends NodeFileSink {
 const stores = openSqliteStores({ dataDir });
 const sink = new DyingSink(join(dataDir, "parquet"));
 const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
-const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, intact: writer.intact });
+const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact });
 await pipeline.catchUp();
 sink.compacting = true;
 await writer.compact(await stores.events.checkpoint(pipeline.name));

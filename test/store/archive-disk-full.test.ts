@@ -72,7 +72,7 @@ describe("a full disk under the archive", () => {
     const stores = openSqliteStores({ dataDir });
     const writer = await DuckArchiveWriter.open(disk.sink, { threads: 1 });
     cleanups.push(() => writer.close());
-    const pipeline = new ParquetPipeline({ events: stores.events, sink: disk.sink, writeRows: writer.writeRows, intact: writer.intact, batchRows: 50, flushRows: 50 });
+    const pipeline = new ParquetPipeline({ events: stores.events, sink: disk.sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, batchRows: 50, flushRows: 50 });
     try {
       const append = (from: number, to: number) => stores.events.append(Array.from({ length: to - from + 1 }, (_, k) => event(from + k)));
       await append(1, 100);

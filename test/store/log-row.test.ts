@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
+import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
 import { LogEvents, logEventsSql } from "../../src/store/sqlite/log-events.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
@@ -121,7 +122,7 @@ describe("compact rows in the store's file", () => {
       const log = new EventLog(writer);
       batches.forEach((events, b) => {
         const row = b % 2 === 0 ? encodeLogRow(events) : { text: JSON.stringify(events), format: LOG_FORMAT_EVENTS as typeof LOG_FORMAT_EVENTS };
-        writer.transaction(() => log.append(row))();
+        writer.transaction(() => log.append({ ...row, count: events.length, facts: rowFacts(events) }))();
         log.groupEnded();
       });
       expect(writer.prepare("SELECT format FROM event_log ORDER BY seq").pluck().all()).toEqual([2, 1, 2, 1, 2, 1]);

@@ -27,7 +27,7 @@ export async function deliverArchive(dataDir: string): Promise<void> {
   const sink = new NodeFileSink(join(dataDir, "parquet"));
   const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
   try {
-    await new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, intact: writer.intact }).catchUp();
+    await new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact }).catchUp();
   } finally {
     writer.close();
     await stores.close();

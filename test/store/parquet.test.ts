@@ -7,7 +7,7 @@ import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { CommittedFeed } from "../../src/store/parquet/committed-feed.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
-import { type CommittedRow, encodeLogRow } from "../../src/store/log-row.js";
+import { type CommittedRow, decodeRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
 import type { EventStore, StoredEvent } from "../../src/store/types.js";
 import { MemoryEventStore } from "./memory-events.js";
@@ -407,7 +407,7 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
     const one = events(1, 1)[0]!;
     port1.postMessage(Array.from({ length: 3_000 }, (_, k): CommittedRow => ({ seq: k + 1, count: 1, ...encodeLogRow([{ ...one, id: `e-${k + 1}` }]) })));
     const seqs: number[] = [];
-    for (let taken = feed.take(0, 7); taken.length > 0; taken = feed.take(seqs.at(-1)!, 7)) {
+    for (let taken = feed.take(0, 7).flatMap(decodeRowFrom); taken.length > 0; taken = feed.take(seqs.at(-1)!, 7).flatMap(decodeRowFrom)) {
       for (const { seq, event } of taken) {
         expect(event.id).toBe(`e-${seq}`);
         seqs.push(seq);

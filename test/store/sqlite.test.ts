@@ -12,6 +12,7 @@ import {
   type SqliteStores,
 } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
+import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { describeStoreContract } from "./contract.js";
 import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
@@ -90,7 +91,7 @@ describe("sqlite store: the event log", () => {
     await stores.events.append(makeBatch("a", 3));
     const raw = new Database(path.join(dir, DB_FILE_NAME));
     try {
-      raw.transaction(() => new EventLog(raw).append(encodeLogRow(makeBatch("b", 2))))();
+      raw.transaction(() => new EventLog(raw).append({ ...encodeLogRow(makeBatch("b", 2)), count: 2, facts: rowFacts(makeBatch("b", 2)) }))();
       expect((await stores.events.readAfter(0, 10)).map((e) => e.event.id)).toEqual([...makeBatch("a", 3), ...makeBatch("b", 2)].map((e) => e.id));
       expect(await loggedEvents(stores.events).count()).toBe(5);
     } finally {

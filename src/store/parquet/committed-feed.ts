@@ -5,9 +5,8 @@
 // Whatever memory does not hold (another process's batches, a backlog after a restart, batches
 // past the bound) the copy reads from the log (EventStore.readAfter).
 import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
-import { type CommittedRow, decodeLogRow } from "../log-row.js";
+import type { CommittedRow, LogRowFrom } from "../log-row.js";
 import { Queue } from "../queue.js";
-import type { SequencedEvent } from "../types.js";
 import type { CommittedEvents } from "./pipeline.js";
 
 /** Events held at most; past it new batches are dropped and read from the log when their turn comes. */
@@ -34,21 +33,23 @@ export class CommittedFeed implements CommittedEvents {
     return this.held.at(0)?.seq;
   }
 
-  take(after: number, max: number): SequencedEvent[] {
+  /** The rows as the writer thread sent them, undecoded: the copy's writer reads their text (duck-writer.ts). */
+  take(after: number, max: number): LogRowFrom[] {
     this.collect();
     this.forget(after);
-    const events: SequencedEvent[] = [];
+    const rows: LogRowFrom[] = [];
     let cursor = after;
-    while (events.length < max && this.held.length > 0 && this.held.at(0)!.seq <= cursor + 1) {
+    let events = 0;
+    while (events < max && this.held.length > 0 && this.held.at(0)!.seq <= cursor + 1) {
       const batch = this.held.shift()!;
       this.heldEvents -= batch.count;
-      const stored = decodeLogRow(batch.text, batch.format);
-      // The table may have delivered the start of this batch already (its pages end anywhere).
-      for (let i = cursor + 1 - batch.seq; i < stored.length; i++) events.push({ seq: batch.seq + i, event: stored[i]! });
+      // A read of the log may have delivered the start of this batch already (its pages end anywhere).
+      rows.push({ seq: batch.seq, count: batch.count, text: batch.text, format: batch.format, from: cursor + 1 });
+      events += endOf(batch) - cursor;
       cursor = endOf(batch);
     }
-    this.taken += events.length;
-    return events;
+    this.taken += events;
+    return rows;
   }
 
   /** Moves what the port holds into memory, up to the bound. */

@@ -8,12 +8,17 @@ import { archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
 import { type Duck, type DuckSettings, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
+import type { Delivery } from "./delivery.js";
+import { runHere } from "./duck-here.js";
+import { createTextStage, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
-import { type ArchivePath, archivePath, cover, rangeFile } from "./partitions.js";
+import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
 
 const STAGE = "staged";
 /** Parquet's magic, at both ends of a whole file. */
 const MAGIC = "PAR1";
+/** A partition's day, in the millis partitionFolder reads. */
+const DAY_MS = 86_400_000;
 /** A file under this size is small: compacted with its folder's other small ones. */
 const SMALL_FILE_BYTES = 16 * 1024 * 1024;
 /** A folder is compacted once it has this many small files in a row. */
@@ -32,6 +37,7 @@ export class DuckArchiveWriter {
   static async open(sink: NodeFileSink, settings: DuckSettings = WRITER_SETTINGS): Promise<DuckArchiveWriter> {
     const duck = await openDuck(settings);
     await createEventTable(duck.connection, STAGE);
+    await createTextStage(duck.connection);
     return new DuckArchiveWriter(duck, sink);
   }
 
@@ -41,6 +47,25 @@ export class DuckArchiveWriter {
     await connection.run(`DELETE FROM ${STAGE}`);
     await appendEvents(connection, STAGE, rows);
     await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY seq`, temp));
+    await connection.run(`DELETE FROM ${STAGE}`);
+  };
+
+  /**
+   * ParquetPipelineOptions.writeDelivery: the delivery staged from its rows' text (duck-text.ts),
+   * then one file per partition, named as partitionFile names it (the seq range of its rows).
+   */
+  readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
+    const connection = this.duck.connection;
+    await connection.run(`DELETE FROM ${STAGE}`);
+    await stageRows(connection, STAGE, delivery.rows, delivery.events);
+    const partitions = await connection.runAndReadAll(
+      `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${STAGE} GROUP BY ALL ORDER BY first`,
+    );
+    for (const [orgId, projectId, env, dayMs, first, last] of partitions.getRows() as [string, string, string, bigint, bigint, bigint][]) {
+      const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs));
+      const where = `org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
+      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} WHERE ${where} ORDER BY seq`, temp));
+    }
     await connection.run(`DELETE FROM ${STAGE}`);
   };
 
@@ -86,7 +111,7 @@ export class DuckArchiveWriter {
   }
 
   private async copy(select: string, temp: string): Promise<void> {
-    await this.duck.connection.run(`COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
+    await runHere(this.duck.connection, `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
   }
 
   /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */

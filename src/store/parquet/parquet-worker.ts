@@ -55,7 +55,7 @@ async function open(): Promise<Opened> {
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
     const writer = await DuckArchiveWriter.open(sink);
-    const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, intact: writer.intact, flushRows: options.flushRows });
+    const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows });
     opened = { stores, writer, pipeline };
     return opened;
   } catch (error) {

@@ -5,7 +5,9 @@
 // from the same place. Before its first run, and after a failed one, it sweeps the archive: files
 // written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
 // compacted one contains (a crash mid-compaction); a file that is not whole is written again.
+import { type LogRowFrom, eventsFrom } from "../log-row.js";
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
+import { Delivery } from "./delivery.js";
 import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
 import { encodeEvents } from "./rows.js";
 import type { FileSink } from "./sink.js";
@@ -21,10 +23,10 @@ const DEFAULT_BATCH_ROWS = 1_000;
  */
 const DEFAULT_FLUSH_ROWS = 10_000;
 
-/** Committed events held in memory (committed-feed.ts). */
+/** Committed events held in memory (committed-feed.ts), as the log's rows. */
 export interface CommittedEvents {
-  /** Events from seq `after` + 1 on, in order without a gap, about `max` at most; none when memory does not hold `after` + 1. */
-  take(after: number, max: number): SequencedEvent[];
+  /** Rows holding events from seq `after` + 1 on, in order without a gap, about `max` events at most; none when memory does not hold `after` + 1. */
+  take(after: number, max: number): LogRowFrom[];
   /** The first seq after `after` that memory holds: what lies between is another process's, for the store to give. */
   heldAfter(after: number): number | undefined;
 }
@@ -36,6 +38,12 @@ export interface ParquetPipelineOptions {
   readonly sink: FileSink;
   /** Writes one partition's rows at a sink path, whole or not at all: default the JavaScript encoder into sink.write. */
   readonly writeRows?: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
+  /**
+   * Writes a delivery's files, one per partition at partitionFile's path, each whole or not at
+   * all, from the log rows' text as it is (DuckArchiveWriter.writeDelivery); default: the
+   * delivery's events decoded, grouped by partition, and each group given to writeRows.
+   */
+  readonly writeDelivery?: (delivery: Delivery) => Promise<void>;
   /** Whether the file at a sink path is a whole Parquet file (the sweep rewrites one that is not); default: trusted. */
   readonly intact?: (path: string) => Promise<boolean>;
   /** Events per readAfter call; default 1,000. */
@@ -58,6 +66,7 @@ export class ParquetPipeline implements EventPipeline {
   private readonly feed: CommittedEvents | undefined;
   private readonly sink: FileSink;
   private readonly writeRows: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
+  private readonly writeDelivery: ((delivery: Delivery) => Promise<void>) | undefined;
   private readonly intact: ((path: string) => Promise<boolean>) | undefined;
   private swept = false;
   private readonly batchRows: number;
@@ -70,6 +79,7 @@ export class ParquetPipeline implements EventPipeline {
     this.feed = options.feed;
     this.sink = options.sink;
     this.writeRows = options.writeRows ?? ((path, rows) => this.sink.write(path, encodeEvents(rows)));
+    this.writeDelivery = options.writeDelivery;
     this.intact = options.intact;
     this.batchRows = positiveInteger("batchRows", options.batchRows ?? DEFAULT_BATCH_ROWS);
     this.flushRows = positiveInteger("flushRows", options.flushRows ?? DEFAULT_FLUSH_ROWS);
@@ -128,12 +138,11 @@ export class ParquetPipeline implements EventPipeline {
   private async deliver(from: number, target: number): Promise<number> {
     let checkpoint = from;
     while (checkpoint < target) {
-      const { rows, more } = await this.read(checkpoint, target);
-      const last = rows.at(-1);
-      if (!last) break;
-      await this.write(rows);
-      await this.events.setCheckpoint(this.name, last.seq);
-      checkpoint = last.seq;
+      const { delivery, more } = await this.read(checkpoint, target);
+      if (delivery.size === 0) break;
+      await this.write(delivery);
+      await this.events.setCheckpoint(this.name, delivery.last);
+      checkpoint = delivery.last;
       if (!more) break;
     }
     return checkpoint;
@@ -166,32 +175,43 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /** Pages after `after` until past `target`, out of events (`more` false), or flushRows rows. */
-  private async read(after: number, target: number): Promise<{ rows: SequencedEvent[]; more: boolean }> {
-    const rows: SequencedEvent[] = [];
+  private async read(after: number, target: number): Promise<{ delivery: Delivery; more: boolean }> {
+    const delivery = new Delivery();
     let cursor = after;
-    while (cursor < target && rows.length < this.flushRows) {
+    while (cursor < target && delivery.size < this.flushRows) {
       const fed = this.feed?.take(cursor, this.batchRows) ?? [];
       // From the store only up to what memory holds next: with two servers appending, their
       // batches alternate in the log, and a full page would pass this server's own by.
       const held = fed.length > 0 ? undefined : this.feed?.heldAfter(cursor);
       const limit = held === undefined ? this.batchRows : Math.min(this.batchRows, held - cursor - 1);
-      const page = fed.length > 0 ? fed : await this.events.readAfter(cursor, limit);
-      const last = page.at(-1);
-      if (!last) return { rows, more: false };
+      const page = fed.length > 0 ? { rows: fed, events: fedCount(fed) } : await this.readStore(cursor, limit);
+      if (page.events === 0) return { delivery, more: false };
+      const first = "rows" in page ? Math.max(page.rows[0]!.seq, page.rows[0]!.from) : page.list[0]!.seq;
+      const last = "rows" in page ? endOf(page.rows.at(-1)!) : page.list.at(-1)!.seq;
       // A store that repeats seqs would make this loop forever: refuse it instead.
-      if (last.seq <= cursor || (page[0]?.seq ?? 0) <= cursor) {
-        throw new Error(`readAfter(${cursor}) returned seq ${page[0]?.seq}..${last.seq}, not after ${cursor}`);
-      }
-      for (const row of page) rows.push(row);
-      cursor = last.seq;
-      if (fed.length === 0 && page.length < limit) return { rows, more: false };
+      if (last <= cursor || first <= cursor) throw new Error(`readAfter(${cursor}) returned seq ${first}..${last}, not after ${cursor}`);
+      if ("rows" in page) for (const row of page.rows) delivery.addRow(row);
+      else delivery.addEvents(page.list);
+      cursor = last;
+      if (fed.length === 0 && page.events < limit) return { delivery, more: false };
     }
-    return { rows, more: true };
+    return { delivery, more: true };
+  }
+
+  /** About `limit` events after `after` from the store: its log rows' text when it gives them (readLogAfter), else decoded. */
+  private async readStore(after: number, limit: number): Promise<{ rows: LogRowFrom[]; events: number } | { list: SequencedEvent[]; events: number }> {
+    if (this.events.readLogAfter === undefined) {
+      const list = await this.events.readAfter(after, limit);
+      return { list, events: list.length };
+    }
+    const rows = await this.events.readLogAfter(after, limit);
+    return { rows, events: fedCount(rows) };
   }
 
   /** One file per partition, named by the seq range of its rows (partitions.ts). */
-  private async write(rows: readonly SequencedEvent[]): Promise<void> {
-    for (const partition of groupByPartition(rows)) await this.writeRows(partitionFile(partition), partition.rows);
+  private async write(delivery: Delivery): Promise<void> {
+    if (this.writeDelivery !== undefined) return this.writeDelivery(delivery);
+    for (const partition of groupByPartition(delivery.decoded())) await this.writeRows(partitionFile(partition), partition.rows);
   }
 }
 
@@ -208,4 +228,13 @@ function nextRun(target: number): NextRun {
 function positiveInteger(name: string, value: number): number {
   if (Number.isSafeInteger(value) && value >= 1) return value;
   throw new RangeError(`${name} must be a positive integer, got ${value}`);
+}
+
+const endOf = (row: LogRowFrom): number => row.seq + row.count - 1;
+
+/** The events the rows hold from their `from` on. */
+function fedCount(rows: readonly LogRowFrom[]): number {
+  let count = 0;
+  for (const row of rows) count += eventsFrom(row);
+  return count;
 }

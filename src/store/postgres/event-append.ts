@@ -118,12 +118,3 @@ export async function appendGroup(pool: pg.Pool, batches: readonly (readonly Sto
     throw error;
   }
 }
-
-/** A server id twice in one batch is a caller's bug: that batch alone is refused. */
-export function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
-  const ids = new Set<string>();
-  for (const event of batch) {
-    if (ids.has(event.id)) throw new RangeError(`event id ${event.id} appears twice in one batch`);
-    ids.add(event.id);
-  }
-}

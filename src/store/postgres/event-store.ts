@@ -21,7 +21,8 @@ import { type EventColumns, sequencedEvent } from "../event-records.js";
 import { CommitOrder } from "./commit-order.js";
 import { read, run } from "./db.js";
 import { isConnectionFailure } from "./breaker.js";
-import { type Appended, appendGroup, refuseRepeatedIds } from "./event-append.js";
+import { type Appended, appendGroup } from "./event-append.js";
+import { refuseRepeatedIds } from "../sqlite/event-rows.js";
 
 export const DEFAULT_LIST_LIMIT = 100;
 export const DEFAULT_PRUNE_CHUNK = 2_000;

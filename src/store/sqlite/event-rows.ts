@@ -70,3 +70,12 @@ export function countDiscovered(events: readonly StoredEvent[]): DiscoveredRow[]
   }
   return [...rows.values()];
 }
+
+/** A server id twice in one batch is a caller's bug: that batch alone is refused. */
+export function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
+  const ids = new Set<string>();
+  for (const event of batch) {
+    if (ids.has(event.id)) throw new RangeError(`event id ${event.id} appears twice in one batch`);
+    ids.add(event.id);
+  }
+}

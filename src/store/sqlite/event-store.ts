@@ -18,8 +18,9 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
-import { type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
+import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { LogWriter } from "./writer/log-writer.js";
+import { rowFacts } from "./writer/row-facts.js";
 
 export const DEFAULT_PRUNE_CHUNK = 2_000;
 
@@ -101,7 +102,7 @@ export class SqliteEventStore implements EventStore {
   async append(events: readonly StoredEvent[], encoded?: LogRowText): Promise<AppendReceipt> {
     if (events.length === 0) return { lastSeq: this.log.end(), stored: 0, duplicates: 0 };
     const row = encoded ?? encodeLogRow(events);
-    const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length });
+    const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length, facts: rowFacts(events) });
     if (receipt.stored > 0 && this.listeners.size > 0) {
       const skipped = new Set(receipt.skipped);
       const committed: SequencedEvent[] = [];
@@ -126,6 +127,12 @@ export class SqliteEventStore implements EventStore {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     return this.log.after(afterSeq, limit);
+  }
+
+  async readLogAfter(afterSeq: number, limit: number): Promise<LogRowFrom[]> {
+    checkCount("afterSeq", afterSeq);
+    checkCount("limit", limit);
+    return this.log.rowsAfter(afterSeq, limit);
   }
 
   async prune(rule: PruneRule): Promise<PruneReceipt> {

@@ -4,7 +4,7 @@
 // are the events' seqs, and the log's end is the last seq ever used: the larger of its newest
 // batch's end and the end marker retention leaves when it deletes batches.
 import type { Database, Statement } from "better-sqlite3";
-import { decodeLogRow } from "../log-row.js";
+import { type LogFormat, type LogRowFrom, decodeLogRow } from "../log-row.js";
 import type { SequencedEvent } from "../types.js";
 
 /** The checkpoint row holding the end of the newest batch retention deleted (never lowered). */
@@ -15,6 +15,7 @@ const ROWS_PER_READ = 64;
 
 interface LogRow {
   seq: number;
+  count: number;
   events: string;
   format: number;
 }
@@ -28,7 +29,7 @@ export class LogEvents {
   private readonly markerStmt: Statement<[string], number>;
 
   constructor(db: Database) {
-    this.fromStmt = db.prepare(`SELECT seq, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
+    this.fromStmt = db.prepare(`SELECT seq, count, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
     this.endStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
     this.markerStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
   }
@@ -56,6 +57,24 @@ export class LogEvents {
     return out;
   }
 
+  /** The rows holding the events with seq > afterSeq, ascending, until they hold `limit` or more of them, undecoded. */
+  rowsAfter(afterSeq: number, limit: number): LogRowFrom[] {
+    const out: LogRowFrom[] = [];
+    let from = afterSeq + 1;
+    let events = 0;
+    while (events < limit) {
+      const rows = this.fromStmt.all(from, ROWS_PER_READ);
+      for (const row of rows) {
+        const end = row.seq + row.count;
+        if (events >= limit || end <= from) continue;
+        out.push({ seq: row.seq, count: row.count, text: row.events, format: row.format as LogFormat, from });
+        events += end - Math.max(from, row.seq);
+        from = end;
+      }
+      if (rows.length < ROWS_PER_READ) break;
+    }
+    return out;
+  }
 }
 
 /**

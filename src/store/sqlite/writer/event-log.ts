@@ -9,10 +9,16 @@
 //   a batch of `count` stored events holds seqs seq .. seq + count - 1; batches are contiguous
 //   but for what retention deleted; `events` is the batch's text in `format` (log-row.ts).
 import type { Database, Statement } from "better-sqlite3";
-import type { StoredEvent } from "../../types.js";
 import { countDiscovered, type DiscoveredRow } from "../event-rows.js";
 import { LogEvents } from "../log-events.js";
 import { type LogRowText, decodeLogRow, encodeLogRow } from "../../log-row.js";
+import { type RowFacts, newestOf } from "./row-facts.js";
+
+/** A batch to append: its log row's text (log-row.ts), how many events it holds, and what the writer needs of them (row-facts.ts). */
+export interface AppendInput extends LogRowText {
+  readonly count: number;
+  readonly facts: RowFacts;
+}
 
 /**
  * Events per group commit: a group holds its thread and the write lock for its whole transaction
@@ -63,45 +69,36 @@ export class EventLog {
    * appending to the same file never gets the same seqs; call groupEnded() after the transaction.
    * `row`: the text stored (the batch's own, or re-encoded without its duplicates).
    */
-  append(input: LogRowText): LogAppend & { readonly row?: LogRowText } {
-    const events = decodeLogRow(input.text, input.format);
-    refuseRepeatedIds(events);
-    const fresh: StoredEvent[] = [];
+  append(input: AppendInput): LogAppend & { readonly row?: LogRowText } {
     const skipped: number[] = [];
-    events.forEach((event, i) => {
-      if (event.clientId === undefined || this.remember(event)) fresh.push(event);
-      else skipped.push(i);
-    });
+    for (const [index, orgId, projectId, clientId, receivedMs] of input.facts.senders) {
+      if (this.rememberIdStmt.run(orgId, projectId, clientId, receivedMs).changes === 0) skipped.push(index);
+    }
     const end = this.groupEnd ?? this.logEnd();
-    if (fresh.length === 0) {
+    const stored = input.count - skipped.length;
+    if (stored === 0) {
       this.groupEnd = end;
       return { firstSeq: end + 1, lastSeq: end, stored: 0, duplicates: skipped.length, skipped };
     }
-    let newest = fresh[0]!.receivedAt;
-    for (const event of fresh) if (event.receivedAt > newest) newest = event.receivedAt;
-    const row = skipped.length === 0 ? input : encodeLogRow(fresh);
-    this.insertLogStmt.run(end + 1, fresh.length, newest, row.text, row.format);
-    for (const counted of countDiscovered(fresh)) this.discoveredUpsertStmt.run(counted);
+    let row: LogRowText = input;
+    let { newest, discovered } = input.facts;
+    if (skipped.length > 0) {
+      // Only now is the row parsed: its duplicates are cut out, and the rest counted again.
+      const cut = new Set(skipped);
+      const fresh = decodeLogRow(input.text, input.format).filter((_, i) => !cut.has(i));
+      row = encodeLogRow(fresh);
+      newest = newestOf(fresh);
+      discovered = countDiscovered(fresh);
+    }
+    this.insertLogStmt.run(end + 1, stored, newest, row.text, row.format);
+    for (const counted of discovered) this.discoveredUpsertStmt.run(counted);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
-    this.groupEnd = end + fresh.length;
-    return { firstSeq: end + 1, lastSeq: end + fresh.length, stored: fresh.length, duplicates: skipped.length, skipped, row };
+    this.groupEnd = end + stored;
+    return { firstSeq: end + 1, lastSeq: end + stored, stored, duplicates: skipped.length, skipped, row };
   }
 
   /** The group's transaction is over, committed or not: the next append reads the log's end again. */
   groupEnded(): void {
     this.groupEnd = undefined;
-  }
-
-  /** True when the event's id is new for its org and project (and is now remembered). */
-  private remember(event: StoredEvent): boolean {
-    return this.rememberIdStmt.run(event.orgId, event.projectId, event.clientId!, Date.parse(event.receivedAt)).changes === 1;
-  }
-}
-
-function refuseRepeatedIds(batch: readonly StoredEvent[]): void {
-  const ids = new Set<string>();
-  for (const event of batch) {
-    if (ids.has(event.id)) throw new RangeError(`event id ${event.id} appears twice in one batch`);
-    ids.add(event.id);
   }
 }

@@ -1,18 +1,14 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
 import type { MessagePort } from "node:worker_threads";
-import type { LogAppend } from "./event-log.js";
-import type { LogRowText } from "../../log-row.js";
+import type { AppendInput, LogAppend } from "./event-log.js";
+
+export type { AppendInput } from "./event-log.js";
 
 export interface WriterOptions {
   /** The database file; the main thread has opened (and migrated) it first. */
   readonly path: string;
   /** How long an append waits for another process's write lock before it fails (then: 503). */
   readonly busyTimeoutMs: number;
-}
-
-/** A batch to append: its log row's text (log-row.ts) and how many events it holds. */
-export interface AppendInput extends LogRowText {
-  readonly count: number;
 }
 
 /** `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free. */

@@ -1,0 +1,15 @@
+// DuckDB's heavy statements for the Parquet copy, run on the copy's own thread. The node API runs a
+// statement on libuv's thread pool, whose threads keep the process's normal priority, while the
+// copy's thread is niced so that it yields the core to requests (parquet-worker.ts). A pending
+// result's tasks run on the thread that asks for them (the copy's DuckDB has no threads of its
+// own: threads = 1), so reading the rows' JSON and encoding the files run at the copy's priority.
+import { type DuckDBConnection, DuckDBPendingResultState } from "@duckdb/node-api";
+
+export async function runHere(connection: DuckDBConnection, sql: string): Promise<void> {
+  const pending = await connection.start(sql);
+  for (let state = pending.runTask(); state !== DuckDBPendingResultState.RESULT_READY; state = pending.runTask()) {
+    // Another thread holds the next task: wait for it rather than spin.
+    if (state === DuckDBPendingResultState.NO_TASKS_AVAILABLE) await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  await pending.getResult();
+}

@@ -1,0 +1,170 @@
+// The Parquet copy handing DuckDB the log rows' text (duck-text.ts) writes the archive the appender
+// path wrote: the same files, and in them the same rows, column for column, for every kind of
+// event and body (escapes, unicode, numbers DuckDB prints otherwise, missing fields, times not in
+// toISOString's form), from rows taken whole or from the middle.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
+import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, encodeLogRow } from "../../src/store/log-row.js";
+import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
+import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
+import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import type { StoredEvent } from "../../src/store/types.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "vane-duck-text-"));
+  dirs.push(dir);
+  return dir;
+}
+
+type Extra = Record<string, unknown>;
+
+/** An event whose body repeats its envelope, as the server stores them (a compact row). */
+function event(id: string, receivedAt: string, type: StoredEvent["type"], extra: Extra = {}, discovered = false): StoredEvent {
+  const body: Record<string, unknown> = { type, unitKey: `u-${id}`, timestamp: "2026-11-20T09:59:59.000Z", orgId: "org-1", projectId: "shop", env: "production", ...extra };
+  const stored: { -readonly [K in keyof StoredEvent]: StoredEvent[K] } = {
+    id,
+    receivedAt,
+    orgId: body.orgId as string,
+    projectId: body.projectId as string,
+    env: body.env as string,
+    type,
+    unitKey: body.unitKey as string,
+    timestamp: body.timestamp as string,
+    body,
+  };
+  if (type === "track" && body.event !== undefined) stored.name = body.event as string;
+  if (body.decisionId !== undefined) stored.decisionId = body.decisionId as string;
+  if (typeof body.id === "string") stored.clientId = body.id;
+  if (discovered) stored.discovered = true;
+  return stored;
+}
+
+const DAY_1 = "2026-11-20T10:00:00.000Z";
+const DAY_2 = "2026-11-21T00:00:00.001Z";
+const layers = [
+  { layerId: "l1", policyId: "p", policyKey: "exp", allocationId: "p-a", allocationKey: "a", probability: 0.5, attributionOnly: false },
+  { layerId: "l2", policyKey: 7, probability: "0.5", attributionOnly: "yes" },
+];
+
+/** Batches of every kind the log holds; the comment says what each one checks. */
+function batches(): StoredEvent[][] {
+  return [
+    // Every event type, optional fields present and missing, a discovered name.
+    [
+      event("a1", DAY_1, "exposure", { eventTime: "2026-11-20T09:59:58.123Z", assignments: { f: "on" }, layers }),
+      event("a2", DAY_1, "decision", { decisionId: "d-1", layers, context: { plan: "pro" } }),
+      event("a3", DAY_1, "track", { event: "buy", value: 12.5, id: "client-1", decisionId: "d-1", eventTime: "2026-11-20T09:59:59.500Z" }),
+      event("a4", DAY_1, "track", { event: "new-name", properties: {} }, true),
+      event("a5", DAY_1, "track", { event: "no-value", value: "12" }),
+      event("a6", DAY_1, "reward" as StoredEvent["type"], { decisionId: "d-1", reward: 1 }),
+    ],
+    // Strings with escapes and unicode DuckDB writes as JSON.stringify does.
+    [
+      event("b1", DAY_1, "track", { event: 'q"uote\\back/slash', value: 1, props: { s: "tab\tnew\nline\r\b\f", u: "é日本語😀\u2028\u2029\u007f", [`k"\\`]: [] } }),
+      event("b2", DAY_1, "track", { event: "numbers", value: 0.1 + 0.2, n: [0, -0, 1e20, 12345678901234567890, -9007199254740993, 1e-7, 5e-324, 2 ** 53 + 2] }),
+    ],
+    // Text DuckDB would write otherwise: control characters' \u escapes, 1e+21.
+    [event("c1", DAY_1, "track", { event: "ctl", s: "\u0001\u001f" })],
+    [event("c3", DAY_1, "track", { event: "big", value: 1e21, n: 1.5e300 })],
+    // Times not in toISOString's form: an offset, no eventTime, a sentAt-less timestamp years off, an unreadable one.
+    [
+      event("d1", DAY_1, "track", { event: "t", timestamp: "2026-11-20T11:59:59+02:00" }),
+      event("d2", DAY_1, "track", { event: "t", timestamp: "2020-01-01T00:00:00.000Z" }),
+      event("d3", DAY_1, "track", { event: "t", timestamp: "yesterday" }),
+      event("d4", DAY_1, "track", { event: "t", eventTime: "2026-11-20T09:00:00Z" }),
+      event("d5", DAY_1, "track", { event: "t", eventTime: 5 }),
+    ],
+    // Another day, org, project and env: other partitions, and a row of them interleaved.
+    [event("e1", DAY_2, "track", { event: "buy", value: 3 }), event("e2", DAY_2, "exposure", { orgId: "org 2/ü", layers: [] }), event("e3", DAY_2, "track", { event: "buy", env: "staging", projectId: "p%2" })],
+    // A row another producer wrote, whose envelope the body does not repeat (format 1).
+    [{ ...event("f1", DAY_2, "track", { event: "buy" }), name: "renamed" }],
+  ];
+}
+
+async function storeWithBatches(): Promise<string> {
+  const dataDir = tempDir();
+  const stores = openSqliteStores({ dataDir });
+  try {
+    for (const batch of batches()) await stores.events.append(batch);
+  } finally {
+    await stores.close();
+  }
+  return dataDir;
+}
+
+/** Delivers the store into `folder`, by the appender path (decoded events) or from the rows' text. */
+async function deliver(dataDir: string, folder: string, fromText: boolean, batchRows?: number): Promise<void> {
+  const stores = openSqliteStores({ dataDir });
+  const sink = new NodeFileSink(folder);
+  const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
+  try {
+    await stores.events.setCheckpoint("parquet", 0); // each delivery writes the whole log
+    const write = fromText ? { writeDelivery: writer.writeDelivery } : {};
+    await new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, ...write, batchRows, flushRows: batchRows }).catchUp();
+  } finally {
+    writer.close();
+    await stores.close();
+  }
+}
+
+/** Each file's path and rows, every column, as text (so a NaN or -0 compares exactly). */
+async function archive(folder: string): Promise<Map<string, string[]>> {
+  const sink = new NodeFileSink(folder);
+  const duck = await openDuck({ threads: 1 });
+  const files = new Map<string, string[]>();
+  try {
+    for (const path of (await sink.list()).sort()) {
+      const rows = (await duck.connection.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(sink.pathOf(path))}) ORDER BY seq`)).getRowObjectsJson();
+      files.set(path, rows.map((row) => JSON.stringify(row)));
+    }
+  } finally {
+    duck.close();
+  }
+  return files;
+}
+
+describe("the Parquet copy from the log rows' text", () => {
+  it("writes the files the appender path wrote, row for row and column for column", async () => {
+    const dataDir = await storeWithBatches();
+    const stores = openSqliteStores({ dataDir });
+    const formats = (await stores.events.readLogAfter!(0, 1_000)).map((row) => row.format);
+    await stores.close();
+    // The case for the text path is there: compact rows, and one of the other format.
+    expect(formats.filter((f) => f === LOG_FORMAT_COMPACT).length).toBe(batches().length - 1);
+    expect(formats).toContain(LOG_FORMAT_EVENTS);
+
+    const [before, after] = [join(dataDir, "before"), join(dataDir, "after")];
+    await deliver(dataDir, before, false);
+    await deliver(dataDir, after, true);
+    const [old, text] = [await archive(before), await archive(after)];
+    expect([...text.keys()]).toEqual([...old.keys()]);
+    expect(text.size).toBeGreaterThanOrEqual(4);
+    for (const [path, rows] of old) expect(text.get(path), path).toEqual(rows);
+    const all = [...text.values()].flat().map((row) => JSON.parse(row) as Record<string, unknown>);
+    expect(all).toHaveLength(batches().flat().length);
+    expect(all.find((row) => row.id === "b1")?.body).toBe(JSON.stringify(batches()[1]![0]!.body));
+  });
+
+  it("takes rows from the middle, as a page that ended mid-row left them", async () => {
+    const dataDir = await storeWithBatches();
+    const [whole, paged] = [join(dataDir, "whole"), join(dataDir, "paged")];
+    await deliver(dataDir, whole, true);
+    await deliver(dataDir, paged, true, 4);
+    const [a, b] = [await archive(whole), await archive(paged)];
+    expect([...b.values()].flat().sort()).toEqual([...a.values()].flat().sort());
+    expect(b.size).toBeGreaterThan(a.size);
+  });
+
+  it("encodes compact rows for the events above: the text path is what they take", () => {
+    for (const batch of batches().slice(0, -1)) expect(encodeLogRow(batch).format).toBe(LOG_FORMAT_COMPACT);
+  });
+});
