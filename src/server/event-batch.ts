@@ -31,8 +31,8 @@ export interface BatchSource {
   readonly key: KeyRecord;
   /** The request's JSON nests deeper than MAX_JSON_DEPTH somewhere: look for the events that do. */
   readonly checkDepth: boolean;
-  /** The request's JSON holds a NUL character somewhere: look for the events that do. */
-  readonly checkNul: boolean;
+  /** The request's JSON escapes a NUL or a surrogate somewhere: look for the events that cannot be stored. */
+  readonly checkUnstorable: boolean;
   /** X-Project-Id, the project of org-scoped keys' events that name none. */
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
@@ -50,11 +50,30 @@ export interface BatchSource {
   newId(): string;
 }
 
-function holdsNul(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("\u0000");
-  if (typeof value !== "object" || value === null) return false;
-  if (Array.isArray(value)) return value.some(holdsNul);
-  return Object.entries(value).some(([key, item]) => key.includes("\u0000") || holdsNul(item));
+const NUL_REFUSED = "an event may not contain the NUL character (\\u0000)";
+const SURROGATE_REFUSED = "an event may not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff)";
+
+/** Why no store can hold the value, or undefined: a NUL (PostgreSQL) or an unpaired surrogate (no UTF-8 form). */
+function unstorable(value: unknown): string | undefined {
+  if (typeof value === "string") return textUnstorable(value);
+  if (typeof value !== "object" || value === null) return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const why = unstorable(item);
+      if (why !== undefined) return why;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const why = textUnstorable(key) ?? unstorable(item);
+    if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+function textUnstorable(text: string): string | undefined {
+  if (text.includes("\u0000")) return NUL_REFUSED;
+  return text.isWellFormed() ? undefined : SURROGATE_REFUSED;
 }
 
 /** Awaits only what is a promise: an await of a plain value still costs a turn of the microtask queue, per event here. */
@@ -65,9 +84,10 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
       batch.validationErrors.push({ index, error: `event is nested more than ${MAX_JSON_DEPTH} levels deep` });
       continue;
     }
-    if (source.checkNul && holdsNul(raw[index])) {
-      // Refused on every store alike: PostgreSQL's text cannot hold it, and an event must not be storable on one store only.
-      batch.validationErrors.push({ index, error: "an event may not contain the NUL character (\\u0000)" });
+    const refused = source.checkUnstorable ? unstorable(raw[index]) : undefined;
+    if (refused !== undefined) {
+      // Refused on every store alike: an event must not be storable on one store only, nor stall the archive.
+      batch.validationErrors.push({ index, error: refused });
       continue;
     }
     const checked = validateEvent(raw[index]);

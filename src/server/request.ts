@@ -8,8 +8,14 @@ export const DEFAULT_ENV = "production";
 /** Arrays and objects within one event or one context; deeper ones are refused (see json-depth.ts). */
 export const MAX_JSON_DEPTH = 64;
 
-/** `nul`: the text escapes a NUL character somewhere (`\u0000`), which PostgreSQL's text and jsonb cannot hold. */
-export type JsonBody = { ok: true; value: unknown; depth: number; nul: boolean } | { ok: false; message: string };
+/**
+ * `unstorable`: the text escapes a NUL character (`\u0000`), which PostgreSQL's text and jsonb
+ * cannot hold, or a UTF-16 surrogate (`\ud800`–`\udfff`), which may stand unpaired: JSON.parse
+ * takes one, but it has no UTF-8 form, so DuckDB refuses it and the archive could not be written.
+ */
+export type JsonBody = { ok: true; value: unknown; depth: number; unstorable: boolean } | { ok: false; message: string };
+
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 
 /** application/json, or a +json type such as application/merge-patch+json; parameters (charset) aside. */
 export function isJsonContentType(header: string | undefined): boolean {
@@ -30,7 +36,7 @@ export async function readJson(c: Context): Promise<JsonBody> {
   }
   const text = await c.req.text();
   try {
-    return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text), nul: text.includes("\\u0000") };
+    return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text), unstorable: UNSTORABLE_ESCAPE.test(text) };
   } catch {
     return { ok: false, message: "Invalid JSON body" };
   }

@@ -126,6 +126,21 @@ describe("hostile events", () => {
     expect(body.validationErrors).toEqual([{ index: 0, error }, { index: 2, error }]);
     expect(await loggedEvents(server.stores.events).count()).toBe(before + 1);
   });
+
+  it("an event holding an unpaired UTF-16 surrogate is invalid on its own (it has no UTF-8 form: the archive could not hold it); a pair is fine", async () => {
+    // Written as JSON text: escapes are the only way a surrogate reaches the server alone.
+    const text = `{"events":[${JSON.stringify(track({ unitKey: "lone-1" })).replace('"lone-1"', '"lone-\\ud800"')},${JSON.stringify(track({ unitKey: "pair", properties: { e: "\u{1F600}" } })).replace("\u{1F600}", "\\ud83d\\ude00")},${JSON.stringify(track({ unitKey: "lone-2", properties: { "k": 1 } })).replace('"k"', '"\\udc00k"')}]}`;
+    const before = await loggedEvents(server.stores.events).count();
+    const response = await call(server, "/v1/events", { key, body: text });
+    const body = (await response.json()) as EventsBody;
+    expect(response.status).toBe(200);
+    expect(body.accepted).toBe(1);
+    const error = "an event may not contain an unpaired UTF-16 surrogate (\\ud800-\\udfff)";
+    expect(body.validationErrors).toEqual([{ index: 0, error }, { index: 2, error }]);
+    expect(await loggedEvents(server.stores.events).count()).toBe(before + 1);
+    const [stored] = await loggedEvents(server.stores.events).list({ limit: 1 });
+    expect(stored?.event.body).toMatchObject({ unitKey: "pair", properties: { e: "\u{1F600}" } });
+  });
 });
 
 describe("what is stored", () => {

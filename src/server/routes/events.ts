@@ -88,7 +88,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     try {
       batch = await prepareBatch(events, {
         checkDepth: body.depth > MAX_JSON_DEPTH,
-        checkNul: body.nul,
+        checkUnstorable: body.unstorable,
         key,
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
