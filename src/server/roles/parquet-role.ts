@@ -40,11 +40,6 @@ export class ParquetRole implements EventPipeline {
     private readonly restartMs = PARQUET_RESTART_MS,
   ) {}
 
-  /** Whether the copy's thread is running (or ending). */
-  get running(): boolean {
-    return this.thread !== undefined || this.stopping !== undefined;
-  }
-
   start(): void {
     if (this.held) return;
     this.held = true;
