@@ -1,11 +1,15 @@
 // The Parquet copy's thread runs only while there is something to copy (ParquetRole): a real
 // `vane serve` with no events holds no copy thread and no DuckDB; events start one, which
-// archives them and is ended once caught up; the next events start another. On Linux the copy's
+// archives them and is ended once caught up; the next events start another; events another process
+// stored are found by the role's look at the store while no thread runs. On Linux the copy's
 // thread is the one 10 nice levels below the server (parquet-worker.ts), which is how it is found.
 import { readFileSync, readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { startNodeServer } from "../../src/server/node.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
+import { makeBatch } from "../store/fixtures.js";
 import { parquetRows } from "../store/parquet-files.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -70,4 +74,25 @@ describe.skipIf(process.platform !== "linux")("vane serve's Parquet copy on dema
     served.child.kill("SIGTERM");
     expect(await served.exited).toEqual({ code: 0, signal: null });
   }, 120_000);
+});
+
+describe("vane serve's Parquet copy while no thread runs", () => {
+  it("finds events another process stored, starts a thread, and archives them", async () => {
+    const dataDir = tempDir();
+    const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, catchUpMs: 50 });
+    try {
+      // Another connection's appends: this server is not told of them, only its look at the store finds them.
+      const other = openSqliteStores({ dataDir });
+      await other.events.append(makeBatch("other", 5));
+      await other.close();
+      let archived = 0;
+      for (let waited = 0; archived < 5 && waited < 60_000; waited += 100) {
+        await sleep(100);
+        archived = (await parquetRows(dataDir)).length;
+      }
+      expect(archived).toBe(5);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });
