@@ -154,6 +154,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const stores = observeStores(opened, { tracer, metrics });
   const parquet = new ParquetRole(
     { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
+    opened.events,
     () => opened.events.committedFeed?.(),
   );
   const engine = await loadEngine();

@@ -2,11 +2,17 @@
 // the caller, or, when the project runs from its TypeScript source, that source under tsx.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Transferable, Worker } from "node:worker_threads";
+import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
+
+/**
+ * A worker's young generation: V8's default lets each isolate's semi-spaces grow to 16 MiB, which
+ * a thread that handles batches (the log writer, the Parquet copy) fills and keeps resident.
+ */
+const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8 };
 
 /** `entry`: the thread's compiled file (`new URL("./x-worker.js", import.meta.url)`); `transferList`: ports in workerData. */
 export function startThread(entry: URL, workerData: object, transferList: Transferable[] = []): Worker {
-  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData, transferList });
+  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData, transferList, resourceLimits: RESOURCE_LIMITS });
   const sourceEntry = entry.href.replace(/\.js$/, ".ts");
-  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry }, transferList });
+  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry }, transferList, resourceLimits: RESOURCE_LIMITS });
 }

@@ -418,12 +418,12 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
     port1.close();
   });
 
-  it("holds at most its bound: batches past it are read from the store when their turn comes", async () => {
+  it("holds at most its bound in characters of row text: batches past it are read from the store when their turn comes", async () => {
     const { memory, total, close } = await twoStores([4, 4, 4], []);
     const { port1, port2 } = new MessageChannel();
-    const small = new CommittedFeed(port2, 5);
     const rows: CommittedRow[] = [];
     for (const { seq, event } of await memory.readAfter(0, 100)) rows.push({ seq, count: 1, ...encodeLogRow([event]) });
+    const small = new CommittedFeed(port2, rows.slice(0, 5).reduce((chars, row) => chars + row.text.length, 0));
     port1.postMessage(rows);
     try {
       small.collect(); // as the copy's timer does while no run reads: the port is emptied, the feed keeps its bound

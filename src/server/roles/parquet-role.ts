@@ -1,46 +1,64 @@
 // The Parquet copy as a role: its thread runs only on the server holding the lease, so the files
 // are written by one server at a time, each event once (the copy's checkpoint is in the store).
-// A thread that ends on its own (a crash in it) is started again after a pause, for as long as the
-// role is held; meanwhile the events answers say the copy is not running.
+// The thread (an isolate, and DuckDB once it writes) runs only while there is something to copy:
+// it starts when this process commits events or when a slow look at the store finds some past the
+// checkpoint (another process's), and it is ended once its own looks have found nothing for a
+// while. A thread that ends on its own (a crash in it) is started again after a pause, for as
+// long as the role is held; meanwhile the events answers say the copy is not running.
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
 import { ParquetThread } from "../../store/parquet/parquet-thread.js";
-import type { EventPipeline } from "../../store/types.js";
+import type { EventPipeline, EventStore } from "../../store/types.js";
 import type { MessagePort } from "node:worker_threads";
 
 /** How long a copy whose thread ended waits before it starts again. */
 export const PARQUET_RESTART_MS = 1_000;
+/** While no thread runs, the store is looked at every this many intervals for other processes' events. */
+const IDLE_CHECK_INTERVALS = 16;
+
+/** What the role asks of the store while no thread runs. */
+export type CopiedStore = Pick<EventStore, "checkpoint" | "readAfter" | "onCommitted">;
 
 export class ParquetRole implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
+  private held = false;
   private thread: ParquetThread | undefined;
-  /** A thread delivering its last events before it stops (a lease lost, a shutdown). */
+  /** A thread delivering its last events before it ends (idle, a lease lost, a shutdown). */
   private stopping: ParquetThread | undefined;
+  private ending: Promise<void> | undefined;
   /** Events the copy's ended threads took from memory. */
   private earlier = 0;
   private restart: NodeJS.Timeout | undefined;
+  private check: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly options: ParquetOptions,
+    private readonly events: CopiedStore,
     /** A fresh feed of the store's committed batches for each start (EventStore.committedFeed). */
     private readonly feed: () => MessagePort | undefined = () => undefined,
     private readonly restartMs = PARQUET_RESTART_MS,
   ) {}
 
   start(): void {
-    if (this.thread === undefined) this.launch();
+    if (this.held) return;
+    this.held = true;
+    this.unsubscribe = this.events.onCommitted(() => this.wake());
+    this.lookAtStore();
   }
 
   /** Delivers what is stored, then stops the thread. */
   async stop(): Promise<void> {
+    this.held = false;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
     clearTimeout(this.restart);
-    this.restart = undefined;
+    clearTimeout(this.check);
+    this.restart = this.check = undefined;
     const thread = this.thread;
     this.thread = undefined;
-    this.stopping = thread;
-    await thread?.close();
-    this.earlier += thread?.fromMemory ?? 0;
-    if (this.stopping === thread) this.stopping = undefined;
+    if (thread !== undefined) await this.end(thread);
+    await this.ending;
   }
 
   /** Events the copy took from the store's feed rather than reading them back, since this process started. */
@@ -49,15 +67,49 @@ export class ParquetRole implements EventPipeline {
   }
 
   deliverThrough(): Promise<void> {
+    this.wake();
     return this.thread?.deliverThrough() ?? Promise.resolve();
+  }
+
+  /** Starts a thread when none runs: once the one ending has ended, never two at once. */
+  private wake(): void {
+    if (!this.held || this.thread !== undefined || this.restart !== undefined) return;
+    if (this.ending !== undefined) {
+      void this.ending.then(() => this.wake());
+      return;
+    }
+    clearTimeout(this.check);
+    this.check = undefined;
+    this.launch();
+  }
+
+  /** Starts a thread if the store holds events past the copy's checkpoint, else looks again later. */
+  private lookAtStore(): void {
+    this.check = undefined;
+    if (!this.held || this.thread !== undefined) return;
+    const later = () => {
+      if (!this.held || this.thread !== undefined) return;
+      clearTimeout(this.check);
+      this.check = setTimeout(() => this.lookAtStore(), this.options.intervalMs * IDLE_CHECK_INTERVALS);
+      this.check.unref();
+    };
+    this.events
+      .checkpoint(this.name)
+      .then((through) => this.events.readAfter(through, 1))
+      .then((after) => (after.length > 0 ? this.wake() : later()), later); // a store down: looked at again later
   }
 
   private launch(): void {
     if (this.thread !== undefined) this.earlier += this.thread.fromMemory; // the ended thread it replaces
     const thread = new ParquetThread(this.options, this.feed());
     this.thread = thread;
+    void thread.idle.then(() => {
+      if (this.thread !== thread) return;
+      this.thread = undefined;
+      void this.end(thread).then(() => this.lookAtStore());
+    });
     void thread.exited.then(() => {
-      if (this.thread !== thread || !thread.stoppedOnItsOwn) return; // stopped by stop()
+      if (this.thread !== thread || !thread.stoppedOnItsOwn) return; // ended by stop() or when idle
       // Kept until replaced, so that answers meanwhile report the copy as stopped.
       this.restart = setTimeout(() => {
         this.restart = undefined;
@@ -65,5 +117,17 @@ export class ParquetRole implements EventPipeline {
       }, this.restartMs);
       this.restart.unref();
     });
+  }
+
+  /** Lets the thread deliver what is stored, then ends it. */
+  private end(thread: ParquetThread): Promise<void> {
+    this.stopping = thread;
+    const ending = thread.close().then(() => {
+      this.earlier += thread.fromMemory;
+      if (this.stopping === thread) this.stopping = undefined;
+      if (this.ending === ending) this.ending = undefined;
+    });
+    this.ending = ending;
+    return ending;
   }
 }

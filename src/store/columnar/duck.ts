@@ -2,12 +2,14 @@
 // memory and threads bounded. No DuckDB database file is ever created: every reader scans the
 // Parquet files and the log's tail into its own memory, so none blocks a server or another reader.
 import { availableParallelism, totalmem } from "node:os";
-import { DuckDBInstance, type DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection } from "@duckdb/node-api";
 
 export interface DuckSettings {
   /** DuckDB's memory_limit in bytes; past it, operators spill to a temp folder or fail. */
   readonly memoryBytes?: number;
   readonly threads?: number;
+  /** Where operators spill past memoryBytes; DuckDB's default is `.tmp` in the working folder. */
+  readonly tempDirectory?: string;
 }
 
 /** Half the machine's memory: a reader beside a running server must leave it room. */
@@ -27,9 +29,13 @@ export interface Duck {
 export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
   const memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
   const threads = settings.threads ?? defaultThreads();
+  // Loaded at the first open, not at import: DuckDB's library is 27 MiB resident in every process
+  // that loads it, and a server that neither writes the archive nor reads events never needs it.
+  const { DuckDBInstance } = await import("@duckdb/node-api");
   const instance = await DuckDBInstance.create(":memory:", {
     memory_limit: `${Math.max(1, Math.floor(memoryBytes / 1024 / 1024))}MiB`,
     threads: String(threads),
+    ...(settings.tempDirectory === undefined ? {} : { temp_directory: settings.tempDirectory }),
     // Everything it needs (parquet, json) is linked in: it never downloads an extension.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",

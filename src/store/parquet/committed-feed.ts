@@ -9,17 +9,21 @@ import type { CommittedRow, LogRowFrom } from "../log-row.js";
 import { Queue } from "../queue.js";
 import type { CommittedEvents } from "./pipeline.js";
 
-/** Events held at most; past it new batches are dropped and read from the log when their turn comes. */
-export const MAX_FEED_EVENTS = 100_000;
+/**
+ * Characters of log-row text held at most (about bytes: the rows are JSON, mostly ASCII, which V8
+ * keeps one byte per character); past it new batches are dropped and read from the log when their
+ * turn comes. Bounded in size rather than events: 100,000 events of large bodies held hundreds of MiB.
+ */
+export const MAX_FEED_CHARS = 16 * 1024 * 1024;
 
 export class CommittedFeed implements CommittedEvents {
   private readonly held = new Queue<CommittedRow>();
-  private heldEvents = 0;
+  private heldChars = 0;
   private taken = 0;
 
   constructor(
     private readonly port: MessagePort,
-    private readonly maxEvents = MAX_FEED_EVENTS,
+    private readonly maxChars = MAX_FEED_CHARS,
   ) {}
 
   /** Events served from memory so far. */
@@ -42,7 +46,7 @@ export class CommittedFeed implements CommittedEvents {
     let events = 0;
     while (events < max && this.held.length > 0 && this.held.at(0)!.seq <= cursor + 1) {
       const batch = this.held.shift()!;
-      this.heldEvents -= batch.count;
+      this.heldChars -= batch.text.length;
       // A read of the log may have delivered the start of this batch already (its pages end anywhere).
       rows.push({ seq: batch.seq, count: batch.count, text: batch.text, format: batch.format, from: cursor + 1 });
       events += endOf(batch) - cursor;
@@ -56,9 +60,9 @@ export class CommittedFeed implements CommittedEvents {
   collect(): void {
     for (let message = receiveMessageOnPort(this.port); message !== undefined; message = receiveMessageOnPort(this.port)) {
       for (const batch of message.message as CommittedRow[]) {
-        if (this.heldEvents + batch.count > this.maxEvents) continue;
+        if (this.heldChars + batch.text.length > this.maxChars) continue;
         this.held.push(batch);
-        this.heldEvents += batch.count;
+        this.heldChars += batch.text.length;
       }
     }
   }
@@ -69,7 +73,7 @@ export class CommittedFeed implements CommittedEvents {
 
   /** Drops the batches the copy has passed. */
   private forget(after: number): void {
-    while (this.held.length > 0 && endOf(this.held.at(0)!) <= after) this.heldEvents -= this.held.shift()!.count;
+    while (this.held.length > 0 && endOf(this.held.at(0)!) <= after) this.heldChars -= this.held.shift()!.text.length;
   }
 }
 

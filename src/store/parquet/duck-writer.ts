@@ -3,10 +3,11 @@
 // (file-sink.ts: temp, fsync, rename, fsync the folder). It also compacts: a day's many small files
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
-import { open, stat } from "node:fs/promises";
+import { open, rm, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
-import { type Duck, type DuckSettings, openDuck, sqlString } from "../columnar/duck.js";
+import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
 import { runHere } from "./duck-here.js";
@@ -25,20 +26,41 @@ const SMALL_FILE_BYTES = 16 * 1024 * 1024;
 const MIN_FILES_TO_COMPACT = 8;
 /** Files merged at most into one, bounding one compaction's memory and time. */
 const MAX_FILES_PER_COMPACTION = 512;
-/** The copy's DuckDB shares the machine with the server it runs in. */
-const WRITER_SETTINGS: DuckSettings = { threads: 1, memoryBytes: 512 * 1024 * 1024 };
+/**
+ * The copy's DuckDB shares the machine with the server it runs in: its buffers were half of a
+ * server's RSS after a load when every step had 512 MiB (docs/performance.md). A delivery stages
+ * and sorts at most a flush's rows (10,000), well under this bound.
+ */
+export const WRITER_MEMORY_BYTES = 64 * 1024 * 1024;
+/**
+ * A compaction sorts every row of its files, and DuckDB (1.5) does not spill a sort whose rows
+ * carry long strings (the bodies): it gets this much, for the compaction only.
+ */
+export const COMPACTION_MEMORY_BYTES = 512 * 1024 * 1024;
+/** The spill folder, under the data folder (DuckDB's default is `.tmp` in the working folder, which a service may not be able to write). */
+export const SPILL_FOLDER = ".duckdb-spill";
+const WRITER_SETTINGS: DuckSettings = { threads: 1, memoryBytes: WRITER_MEMORY_BYTES };
+
+/** The settings of a server's copy: its spill folder under `dataDir`. */
+export function writerSettings(dataDir: string): DuckSettings {
+  return { ...WRITER_SETTINGS, tempDirectory: join(dataDir, SPILL_FOLDER) };
+}
 
 export class DuckArchiveWriter {
   private constructor(
     private readonly duck: Duck,
     private readonly sink: NodeFileSink,
+    /** DuckDB's memory_limit between compactions. */
+    private readonly memoryBytes: number,
   ) {}
 
   static async open(sink: NodeFileSink, settings: DuckSettings = WRITER_SETTINGS): Promise<DuckArchiveWriter> {
+    // What a killed writer spilled is of no use to anyone: one copy writes at a time (the lease).
+    if (settings.tempDirectory !== undefined) await rm(settings.tempDirectory, { recursive: true, force: true });
     const duck = await openDuck(settings);
     await createEventTable(duck.connection, STAGE);
     await createTextStage(duck.connection);
-    return new DuckArchiveWriter(duck, sink);
+    return new DuckArchiveWriter(duck, sink, settings.memoryBytes ?? defaultMemoryBytes());
   }
 
   /** ParquetPipelineOptions.writeRows. */
@@ -94,8 +116,21 @@ export class DuckArchiveWriter {
     const kept = cover(files, checkpoint);
     // Those a compaction interrupted after its file's rename (a full disk) left behind.
     for (const file of files) if (!kept.includes(file)) await this.sink.remove(file.path);
+    const groups = await this.smallRuns(kept);
+    if (groups.length === 0 || this.memoryBytes >= COMPACTION_MEMORY_BYTES) return this.merge(groups);
+    await this.limitMemory(COMPACTION_MEMORY_BYTES);
+    try {
+      return await this.merge(groups);
+    } finally {
+      // A pool that cannot shrink at once keeps the larger bound until the next compaction.
+      await this.limitMemory(this.memoryBytes).catch(() => undefined);
+    }
+  }
+
+  /** Writes each group as one file, then deletes its inputs. */
+  private async merge(groups: readonly ArchivePath[][]): Promise<number> {
     let written = 0;
-    for (const group of await this.smallRuns(kept)) {
+    for (const group of groups) {
       const target = rangeFile(group[0]!.folder, group[0]!.first, group.at(-1)!.last);
       // Files of an older writer are read with today's columns: a compacted file holds them for every row.
       const inputs = await archiveSelect(this.duck.connection, group.map((f) => this.sink.pathOf(f.path)));
@@ -108,6 +143,10 @@ export class DuckArchiveWriter {
 
   close(): void {
     this.duck.close();
+  }
+
+  private async limitMemory(bytes: number): Promise<void> {
+    await this.duck.connection.run(`SET memory_limit = '${Math.floor(bytes / 1024 / 1024)}MiB'`);
   }
 
   private async copy(select: string, temp: string): Promise<void> {

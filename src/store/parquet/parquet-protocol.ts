@@ -17,4 +17,6 @@ export type FromParquet =
   /** `fromMemory`: events taken from the writer thread's feed so far, not read back from the store. */
   | { readonly type: "caught-up"; readonly through: number; readonly fromMemory: number }
   | { readonly type: "failed"; readonly error: string }
+  /** Its last looks found nothing: the owner may end it until there is something to copy again. */
+  | { readonly type: "idle" }
   | { readonly type: "closed" };

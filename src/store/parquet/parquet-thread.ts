@@ -25,6 +25,9 @@ export class ParquetThread implements EventPipeline {
   private taken = 0;
   /** Resolves when the thread has ended, whether asked to or not. */
   readonly exited: Promise<void>;
+  /** Resolves when the thread first reports that its looks found nothing for a while: its owner may end it. */
+  readonly idle: Promise<void>;
+  private reportIdle!: () => void;
   private ended = false;
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
@@ -34,14 +37,18 @@ export class ParquetThread implements EventPipeline {
     private readonly closeMs = PARQUET_CLOSE_MS,
   ) {
     this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), feed === undefined ? options : { ...options, feed }, feed === undefined ? [] : [feed]);
+    this.idle = new Promise<void>((resolve) => (this.reportIdle = resolve));
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
         this.failure = undefined;
         this.taken = message.fromMemory;
+        this.asked = false;
       } else if (message.type === "failed") {
         this.failure = message.error;
+        this.asked = false;
+      } else if (message.type === "idle") {
+        this.reportIdle();
       }
-      if (message.type !== "closed") this.asked = false;
     });
     this.worker.on("error", (error) => (this.failure = error.message));
     this.exited = new Promise<void>((resolve) =>

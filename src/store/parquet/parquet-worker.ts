@@ -9,7 +9,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { type OpenedStores, openStores } from "../open-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
-import { DuckArchiveWriter } from "./duck-writer.js";
+import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
 import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
 
@@ -23,10 +23,13 @@ const PARQUET_NICENESS = 10;
 const FEED_COLLECT_MS = 250;
 /**
  * The thread also looks on its own, so a failed run (a full disk) is retried and events other
- * processes stored are found; while looks find nothing, each waits twice as long, up to this many
- * intervals. This server's own commits ask it to look (ParquetThread.deliverThrough) at once.
+ * processes stored are found; while looks find nothing, each waits twice as long. After this many
+ * such looks in a row (7 intervals) it reports itself idle, and its owner ends it (ParquetRole):
+ * an idle server holds no isolate and no DuckDB for the copy.
  */
-const IDLE_LOOKS = 16;
+const IDLE_LOOKS = 3;
+/** The longest wait between looks of a thread nobody ends, in intervals. */
+const MAX_WAIT_INTERVALS = 16;
 /** How often, at most, the archive's small files are looked at for compaction (it lists the folder). */
 const COMPACT_EVERY_MS = 60_000;
 try {
@@ -54,7 +57,7 @@ async function open(): Promise<Opened> {
   const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl });
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
-    const writer = await DuckArchiveWriter.open(sink);
+    const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir));
     const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows });
     opened = { stores, writer, pipeline };
     return opened;
@@ -75,8 +78,9 @@ async function compact(writer: DuckArchiveWriter, checkpoint: number): Promise<v
 let wanted = false;
 let running = false;
 let closing = false;
-/** The wait before the thread looks on its own: doubles while looks find nothing new, up to IDLE_LOOKS times the interval. */
+/** The wait before the thread looks on its own: doubles while looks find nothing new. */
 let waitMs = options.intervalMs;
+let idleLooks = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 
 async function run(): Promise<void> {
@@ -107,7 +111,9 @@ async function run(): Promise<void> {
     running = false;
   }
   if (closing) return finish();
-  waitMs = found ? options.intervalMs : Math.min(waitMs * 2, options.intervalMs * IDLE_LOOKS);
+  idleLooks = found ? 0 : idleLooks + 1;
+  if (idleLooks === IDLE_LOOKS) send({ type: "idle" });
+  waitMs = found ? options.intervalMs : Math.min(waitMs * 2, options.intervalMs * MAX_WAIT_INTERVALS);
   timer = setTimeout(look, waitMs);
 }
 

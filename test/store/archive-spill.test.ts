@@ -1,0 +1,79 @@
+// The archive writer's DuckDB (duck-writer.ts): a delivery stages and sorts at most a flush's rows
+// within a small bound (WRITER_MEMORY_BYTES), while a compaction, which sorts every row of up to
+// 512 small files and which DuckDB cannot spill when the rows carry long bodies, gets a larger one
+// for its duration; what DuckDB does spill goes to a folder under the data folder, emptied at open.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { DuckArchiveWriter, SPILL_FOLDER, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
+import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
+import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
+import type { SequencedEvent } from "../../src/store/types.js";
+import { makeEvent } from "./fixtures.js";
+import { parquetRows } from "./parquet-files.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function dataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "vane-writer-memory-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** 36 files of 4,000 events: ~52 MB of bodies that do not compress away, 7 MB on disk. */
+const FILES = 36;
+const PER_FILE = 4_000;
+
+function events(first: number, count: number): SequencedEvent[] {
+  return Array.from({ length: count }, (_, i) => {
+    const seq = first + i;
+    const noise = Array.from({ length: 8 }, (_, k) => ((seq * 2654435761 + k * 40503) >>> 0).toString(36)).join("-");
+    return { seq, event: makeEvent(`s${seq}`, { body: { type: "track", event: "purchase", properties: { noise, text: noise.repeat(4) } } }) };
+  });
+}
+
+async function smallFiles(dir: string): Promise<NodeFileSink> {
+  const sink = new NodeFileSink(join(dir, "parquet"));
+  const writer = await DuckArchiveWriter.open(sink, writerSettings(dir));
+  try {
+    for (let f = 0; f < FILES; f++) {
+      for (const partition of groupByPartition(events(f * PER_FILE + 1, PER_FILE))) await writer.writeRows(partitionFile(partition), partition.rows);
+    }
+  } finally {
+    writer.close();
+  }
+  return sink;
+}
+
+describe("the archive writer's memory", () => {
+  it("delivers within the small bound, and compacts files whose rows exceed it, each event exactly once", async () => {
+    const dir = dataDir();
+    const sink = await smallFiles(dir);
+    expect(await sink.list()).toHaveLength(FILES);
+    expect(writerSettings(dir).memoryBytes).toBe(WRITER_MEMORY_BYTES);
+    const writer = await DuckArchiveWriter.open(sink, writerSettings(dir));
+    try {
+      expect(await writer.compact(FILES * PER_FILE)).toBe(1);
+    } finally {
+      writer.close();
+    }
+    expect(await sink.list()).toHaveLength(1);
+    const seqs = (await parquetRows(dir)).map((row) => Number(row.seq));
+    expect(seqs).toEqual(Array.from({ length: FILES * PER_FILE }, (_, i) => i + 1));
+  }, 60_000);
+
+  it("spills under the data folder, and a killed writer's leftovers there are removed when the next one opens", async () => {
+    const dir = dataDir();
+    const spill = join(dir, SPILL_FOLDER);
+    expect(writerSettings(dir).tempDirectory).toBe(spill);
+    mkdirSync(spill);
+    writeFileSync(join(spill, "duckdb_temp_block-1.block"), "left by a writer that was killed");
+    const writer = await DuckArchiveWriter.open(new NodeFileSink(join(dir, "parquet")), writerSettings(dir));
+    writer.close();
+    expect(existsSync(join(spill, "duckdb_temp_block-1.block"))).toBe(false);
+  });
+});
