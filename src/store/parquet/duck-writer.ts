@@ -4,7 +4,7 @@
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, stat } from "node:fs/promises";
-import { archiveSelect } from "../columnar/archive-files.js";
+import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
 import { type Duck, type DuckSettings, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
@@ -40,7 +40,7 @@ export class DuckArchiveWriter {
     const connection = this.duck.connection;
     await connection.run(`DELETE FROM ${STAGE}`);
     await appendEvents(connection, STAGE, rows);
-    await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY seq`, temp));
+    await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY ${ARCHIVE_ORDER}`, temp));
     await connection.run(`DELETE FROM ${STAGE}`);
   };
 
@@ -74,7 +74,7 @@ export class DuckArchiveWriter {
       const target = rangeFile(group[0]!.folder, group[0]!.first, group.at(-1)!.last);
       // Files of an older writer are read with today's columns: a compacted file holds them for every row.
       const inputs = await archiveSelect(this.duck.connection, group.map((f) => this.sink.pathOf(f.path)));
-      await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY seq`, temp));
+      await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY ${ARCHIVE_ORDER}`, temp));
       for (const file of group) await this.sink.remove(file.path);
       written += 1;
     }
