@@ -8,6 +8,15 @@ import { sqlString } from "./duck.js";
 import { DEFAULT_MAX_EVENT_AGE_MS } from "../event-time.js";
 import { LAYERS_OF_BODY, VALUE_OF_BODY } from "./event-table.js";
 
+/**
+ * The order every archive file's rows are written in (the copy's, compaction's, retention's): by
+ * type, then track events by name, then seq. Parquet keeps each row group's min and max per column,
+ * so a read of one type (results' exposures, its metrics' track events by name) skips the row groups
+ * of the others unread; in seq order every row group holds every type. A range of seqs (`events
+ * list`) still finds its rows in a few row groups: within a type and name they are in seq order.
+ */
+export const ARCHIVE_ORDER = "type, name, seq";
+
 /** Every archive file under `root` (none when it does not exist), with its absolute path. */
 export async function listArchive(root: string): Promise<(ArchivePath & { readonly absolute: string })[]> {
   const sink = new NodeFileSink(root);

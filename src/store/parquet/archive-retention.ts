@@ -8,6 +8,7 @@
 // at worst keeps older events in its larger file, which readers then choose (partitions.ts cover()).
 import { rmdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { ARCHIVE_ORDER } from "../columnar/archive-files.js";
 import { type Duck, openDuck, sqlString } from "../columnar/duck.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath } from "./partitions.js";
@@ -68,7 +69,7 @@ async function pruneFile(duck: Duck, sink: NodeFileSink, file: ArchivePath, cuto
     await sink.remove(file.path);
     return "deleted";
   }
-  await sink.writeWith(file.path, (temp) => duck.connection.run(`COPY (SELECT * FROM ${source} WHERE ${younger} ORDER BY seq) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`).then(() => undefined));
+  await sink.writeWith(file.path, (temp) => duck.connection.run(`COPY (SELECT * FROM ${source} WHERE ${younger} ORDER BY ${ARCHIVE_ORDER}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`).then(() => undefined));
   return "rewritten";
 }
 

@@ -5,7 +5,7 @@
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { archiveSelect } from "../columnar/archive-files.js";
+import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
 import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
@@ -68,7 +68,7 @@ export class DuckArchiveWriter {
     const connection = this.duck.connection;
     await connection.run(`DELETE FROM ${STAGE}`);
     await appendEvents(connection, STAGE, rows);
-    await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY seq`, temp));
+    await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY ${ARCHIVE_ORDER}`, temp));
     await connection.run(`DELETE FROM ${STAGE}`);
   };
 
@@ -86,7 +86,7 @@ export class DuckArchiveWriter {
     for (const [orgId, projectId, env, dayMs, first, last] of partitions.getRows() as [string, string, string, bigint, bigint, bigint][]) {
       const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs));
       const where = `org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
-      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} WHERE ${where} ORDER BY seq`, temp));
+      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} WHERE ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
     await connection.run(`DELETE FROM ${STAGE}`);
   };
@@ -134,7 +134,7 @@ export class DuckArchiveWriter {
       const target = rangeFile(group[0]!.folder, group[0]!.first, group.at(-1)!.last);
       // Files of an older writer are read with today's columns: a compacted file holds them for every row.
       const inputs = await archiveSelect(this.duck.connection, group.map((f) => this.sink.pathOf(f.path)));
-      await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY seq`, temp));
+      await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY ${ARCHIVE_ORDER}`, temp));
       for (const file of group) await this.sink.remove(file.path);
       written += 1;
     }
