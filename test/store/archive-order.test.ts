@@ -39,8 +39,11 @@ function unitEvents(i: number): StoredEvent[] {
   return [assigned(0, "exposure"), track(1, "page_view"), assigned(2, "decision"), track(3, "purchase", i)];
 }
 
-/** A data folder with `units` units' events, archived `flushRows` events a file, then compacted if asked. */
-async function archived(units: number, flushRows: number, compact: boolean): Promise<string> {
+/**
+ * A data folder with `units` units' events, archived `flushRows` events a file, then compacted if
+ * asked; through the log rows' text (the SQLite server's path) or decoded events (PostgreSQL's).
+ */
+async function archived(units: number, flushRows: number, compact: boolean, path: "text" | "events" = "text"): Promise<string> {
   const dataDir = mkdtempSync(join(tmpdir(), "vane-archive-order-"));
   dirs.push(dataDir);
   const stores = openSqliteStores({ dataDir });
@@ -48,7 +51,7 @@ async function archived(units: number, flushRows: number, compact: boolean): Pro
   const sink = new NodeFileSink(join(dataDir, "parquet"));
   const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
   try {
-    const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, batchRows: flushRows, flushRows });
+    const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: path === "text" ? writer.writeDelivery : undefined, batchRows: flushRows, flushRows });
     await pipeline.catchUp();
     if (compact) await writer.compact(await stores.events.checkpoint(pipeline.name));
   } finally {
@@ -91,8 +94,8 @@ async function newestSeqs(dataDir: string): Promise<number[]> {
 }
 
 describe("the archive files' row order", () => {
-  it("groups each delivery's file by type, then name, then seq", async () => {
-    const dataDir = await archived(20, 40, false);
+  it.each(["text", "events"] as const)("groups each delivery's file by type, then name, then seq (from %s)", async (path) => {
+    const dataDir = await archived(20, 40, false, path);
     const files = await filesRows(dataDir);
     expect(files).toHaveLength(2);
     for (const rows of files) {
