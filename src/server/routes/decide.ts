@@ -8,7 +8,7 @@ import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import type { EventStore, StoredEvent } from "../../store/types.js";
 import { servedStale, text } from "../answer.js";
-import { type BundleCache, type BundleEntry, foundFor } from "../bundle-cache.js";
+import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
@@ -75,18 +75,13 @@ async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promis
   if (tenant instanceof Response) return tenant;
   const items = c.req.param("policyId") === "batch" ? batchItems(c, body.value.decisions) : undefined;
   if (items instanceof Response) return items;
-  const entry = await bundleFor(c, deps, tenant);
+  const lookup = bundleFor(c, deps, tenant);
+  const entry = lookup instanceof Promise ? await lookup : lookup;
   if (entry instanceof Response) return entry;
   // The learned state is loaded once; a store that fails before it ever was is a 503 like a
   // bundle that cannot be read (the next request tries again), never a 500.
-  const learned = await deps.learner.start().then(
-    () => true,
-    (error: unknown) => {
-      deps.reportError?.(error, c.get("request")?.id);
-      return false;
-    },
-  );
-  if (!learned) return configUnavailable(c);
+  const starting = deps.learner.start();
+  if (!loaded.has(starting) && !(await loadedBy(starting, c, deps))) return configUnavailable(c);
   const prepared = { tenant, entry, now: deps.clock.now(), started };
   return items === undefined ? decideOne(c, deps, prepared, body.value) : decideBatch(c, deps, prepared, items);
 }
@@ -166,8 +161,27 @@ function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
   return { orgId: key.orgId, projectId, env };
 }
 
-async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): Promise<BundleEntry | Response> {
-  const found = await deps.bundles.lookup(tenant.projectId, tenant.env);
+/** The learner's start promises seen fulfilled: once loaded, a decision waits on nothing. */
+const loaded = new WeakSet<Promise<void>>();
+
+async function loadedBy(starting: Promise<void>, c: Context<AppEnv>, deps: DecideDependencies): Promise<boolean> {
+  try {
+    await starting;
+    loaded.add(starting);
+    return true;
+  } catch (error) {
+    deps.reportError?.(error, c.get("request")?.id);
+    return false;
+  }
+}
+
+/** A promise only when the cache must ask the store. */
+function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): BundleEntry | Response | Promise<BundleEntry | Response> {
+  const found = deps.bundles.lookup(tenant.projectId, tenant.env);
+  return found instanceof Promise ? found.then((settled) => entryOf(c, settled, tenant)) : entryOf(c, found, tenant);
+}
+
+function entryOf(c: Context<AppEnv>, found: BundleLookup, tenant: Tenant): BundleEntry | Response {
   if (found.status === "unavailable") return configUnavailable(c);
   if (!foundFor(found, tenant.orgId)) {
     return fail(c, "NOT_FOUND", `Bundle not found for ${clip(tenant.projectId)}/${clip(tenant.env)}`);

@@ -50,7 +50,8 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const body = await readOfrepBody(c);
     if (!body.ok) return flagFailure(c, flagKey, body.errorCode, body.errorDetails);
     const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok && found.reason === "unavailable") return configUnavailable(c);
     // No bundle, or another org's: the flag does not exist for this key.
     if (!found.ok || !found.entry.flags.has(flagKey)) return flagFailure(c, flagKey, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
@@ -73,7 +74,8 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const body = await readOfrepBody(c);
     if (!body.ok) return bulkFailure(c, body.errorCode, body.errorDetails);
     const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok) {
       if (found.reason === "unavailable") return configUnavailable(c);
       return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${where.env}`);

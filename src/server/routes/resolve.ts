@@ -44,7 +44,8 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
     const where = { orgId: key.orgId, projectId, env: request.env };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
     const served = found.ok ? await resolveAndRecord(deps, asked, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
     if (!served.ok) {
