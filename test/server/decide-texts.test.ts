@@ -15,11 +15,9 @@ import { VersionTexts, sharedParts } from "../../src/server/resolve-texts.js";
 import { type EventSource, decideEvent } from "../../src/server/routes/decide.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { arbitraryBundle } from "../bundle/bundles.js";
+import { contexts, text } from "./text-arbitraries.js";
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
-
-/** Strings that JSON must escape, or that are plain. */
-const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('q"uote', "back\\slash", "new\nline", "é ü 中", "\u2028", "\u0001", "emoji 😀"));
 
 /** A random bundle whose names, keys, version and tenant need escaping; its adaptive policies log context fields, are contextual or per entity. */
 const bundles = fc.tuple(arbitraryBundle, fc.integer({ min: 0, max: 4e12 }), text, text, text, fc.boolean(), fc.boolean(), fc.boolean()).map(([bundle, version, org, name, env, logs, contextual, perEntity]): Bundle => {
@@ -44,17 +42,6 @@ const bundles = fc.tuple(arbitraryBundle, fc.integer({ min: 0, max: 4e12 }), tex
   }
   return bundle;
 });
-
-const contexts = fc.record(
-  {
-    userId: fc.oneof(text, fc.integer()),
-    accountId: text,
-    country: fc.constantFrom("NL", "DE", "US"),
-    plan: fc.oneof(text, fc.double(), fc.constant(null)),
-    appVersion: fc.constantFrom("2.1.0", "1.0.0"),
-  },
-  { requiredKeys: [] },
-);
 
 describe("texts written straight from a decision", () => {
   let engine: Engine;
