@@ -166,7 +166,6 @@ interface FrontDoor {
 }
 
 function frontDoor(observe: Step, cors: Step, onError: (error: unknown, c: Context<AppEnv>) => Response): FrontDoor {
-  const through = (c: Context<AppEnv>, inner: Handler) => (c.get("request") === undefined ? observe(c, (c) => cors(c, inner)) : inner(c));
   return {
     wrap(route) {
       const guarded: Handler = (c) => {
@@ -182,10 +181,12 @@ function frontDoor(observe: Step, cors: Step, onError: (error: unknown, c: Conte
       return (c) => (c.get("request") === undefined ? observe(c, behindCors) : guarded(c));
     },
     middleware: async (c, next) =>
-      through(c, async () => {
-        await next();
-        return c.res;
-      }),
+      observe(c, (c) =>
+        cors(c, async () => {
+          await next();
+          return c.res;
+        }),
+      ),
   };
 }
 
