@@ -9,13 +9,24 @@ export type HeaderRecord = Record<string, string>;
 
 const STALE_HEADER = "X-Service-Bundle-Stale";
 
+/** What the request's record holds before a route adds its own: observe.ts's id, CORS's two, a stale copy's mark. */
+const REQUEST_HEADERS = new Set(["X-Request-Id", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers", STALE_HEADER]);
+
 function respond(c: Context<AppEnv>, body: string | null, status: number, type: string | undefined, headers: HeaderRecord | undefined): Response {
-  // Object.assign, not `{ ...a, ...b }`: on Node 20 a spread followed by more properties takes microseconds.
-  const all: HeaderRecord = Object.assign({}, c.get("answerHeaders"), headers);
+  // The request's record becomes the answer's, not copied per answer. A second answer (a fault
+  // after a route built one) starts from the request's headers alone, not the first one's.
+  const all = c.get("answer") === undefined ? c.get("answerHeaders") : requestHeaders(c.get("answerHeaders"));
+  if (headers !== undefined) for (const name in headers) all[name] = headers[name]!;
   if (type !== undefined) all["Content-Type"] = type;
   const response = new Response(body, { status, headers: all });
   c.set("answer", response);
   return response;
+}
+
+function requestHeaders(answered: HeaderRecord): HeaderRecord {
+  const headers: HeaderRecord = {};
+  for (const name in answered) if (REQUEST_HEADERS.has(name)) headers[name] = answered[name]!;
+  return headers;
 }
 
 /** `value` as JSON, with the request's headers (answerHeaders) and `headers`; no charset, as Hono's c.json. */
@@ -32,9 +43,6 @@ export function text(c: Context<AppEnv>, body: string, type: string, headers?: H
 export function empty(c: Context<AppEnv>, status: number, headers?: HeaderRecord): Response {
   return respond(c, null, status, undefined, headers);
 }
-
-/** The request's answer was built here (observe.ts gives any other the request's headers itself). */
-export const isAnswer = (c: Context<AppEnv>): boolean => c.res === c.get("answer");
 
 /** A stale bundle copy was used: every answer to the request from now on says so, and metrics count it. */
 export function servedStale(c: Context<AppEnv>): void {

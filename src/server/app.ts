@@ -21,7 +21,7 @@ import { clip, errorBody, fail } from "./errors.js";
 import { DEFAULT_MAX_EVENT_AGE_MS } from "../store/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
-import { observeRequests } from "./middleware/observe.js";
+import { type Handler, type Step, observeRequests } from "./middleware/observe.js";
 import type { Observability } from "./observability/types.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { configRoutes } from "./routes/config.js";
@@ -120,21 +120,22 @@ const CORS = cors({
 
 const EXPOSED = EXPOSED_HEADERS.join(",");
 
+/** hono's cors answers an OPTIONS request without calling on. */
+const PREFLIGHT_ONLY: Next = () => Promise.resolve();
+
 /**
- * CORS, then the body limit, as one middleware: each middleware costs Hono a dispatch frame and
- * a promise per request. Preflights go to hono's cors; other requests get its two headers in the
- * request's answer headers (answer.ts). (hono's cors sets them on the finished c.res, which makes
- * Hono merge two Response objects and @hono/node-server build a full undici Response for every
- * answer: 3× slower.)
+ * CORS's two headers in the request's answer headers (answer.ts), then the body limit. (hono's
+ * cors sets them on the finished c.res, which makes Hono merge two Response objects and
+ * @hono/node-server build a full undici Response for every answer: 3× slower.) Preflights are
+ * answered by hono's cors itself (the app's OPTIONS route).
  */
-function corsThenLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+function corsThenLimit(maxBytes: number): Step {
   const limited = limitBody(maxBytes);
-  return function corsHeaders(c, next) {
-    if (c.req.method === "OPTIONS") return CORS(c, next); // hono's cors answers every OPTIONS itself
+  return function corsHeaders(c, inner) {
     const headers = c.get("answerHeaders");
     headers["Access-Control-Allow-Origin"] = "*";
     headers["Access-Control-Expose-Headers"] = EXPOSED;
-    return limited(c, next);
+    return limited(c, inner);
   };
 }
 
@@ -142,15 +143,59 @@ function corsThenLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
  * A declared Content-Length is judged without touching the body (reading c.req.raw makes
  * @hono/node-server build a full Request); only chunked bodies are counted as they stream.
  */
-function limitBody(maxBytes: number): (c: Context<AppEnv>, next: Next) => Promise<Response | void> {
+function limitBody(maxBytes: number): Step {
   const tooLarge = (c: Context<AppEnv>) => json(c, errorBody("BAD_REQUEST", `Request body exceeds limit of ${maxBytes} bytes`), 413);
   const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
-  return async function limitRequestBody(c, next) {
-    if (c.req.header("transfer-encoding") !== undefined) return streamed(c, next);
+  return function limitRequestBody(c, inner) {
+    if (c.req.header("transfer-encoding") !== undefined) return streamed(c, (() => inner(c)) as unknown as Next) as Promise<Response>;
     const length = c.req.header("content-length");
     if (length !== undefined && Number(length) > maxBytes) return tooLarge(c);
-    await next();
+    return inner(c);
   };
+}
+
+/**
+ * What every request goes through before its route (the request id and span, CORS, the body
+ * limit), as plain calls: Hono's middleware would make every request asynchronous.
+ */
+interface FrontDoor {
+  /** `route` behind the door, as one Hono handler; its faults answered by `onError`. */
+  readonly wrap: (route: Handler) => Handler;
+  /** The same as a Hono middleware, for sub-apps with middleware of their own (admin, console). */
+  readonly middleware: MiddlewareHandler<AppEnv>;
+}
+
+function frontDoor(observe: Step, cors: Step, onError: (error: unknown, c: Context<AppEnv>) => Response): FrontDoor {
+  return {
+    wrap(route) {
+      const guarded: Handler = (c) => {
+        try {
+          const answered = route(c);
+          return answered instanceof Promise ? answered.catch((error: unknown) => onError(error, c)) : answered;
+        } catch (error) {
+          return onError(error, c);
+        }
+      };
+      const behindCors: Handler = (c) => cors(c, guarded);
+      // A request the middleware form already let in (a path under /admin/v1 or /console that no route matched) is not let in twice.
+      return (c) => (c.get("request") === undefined ? observe(c, behindCors) : guarded(c));
+    },
+    middleware: async (c, next) =>
+      observe(c, (c) =>
+        cors(c, async () => {
+          await next();
+          return c.res;
+        }),
+      ),
+  };
+}
+
+/** Each of `routes`' routes on `app`, behind the door: one handler each, so Hono calls it directly. */
+function mount(app: Hono<AppEnv>, routes: Hono<AppEnv>, door: FrontDoor): void {
+  for (const route of routes.routes) {
+    if (route.method === "ALL") throw new TypeError(`${route.path}: a route behind the front door takes no middleware of its own`);
+    app.on(route.method, route.path, door.wrap(route.handler as Handler));
+  }
 }
 
 /** A shared store's change notices drop the cached copies at once (the caches' own refresh stays the fallback). */
@@ -200,29 +245,37 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   const app = new Hono<AppEnv>();
   const observed = options.observability ?? {};
-  app.use("*", observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version) }));
+  const onError = (error: unknown, c: Context<AppEnv>): Response => {
+    // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
+    if (!clientAborted(error)) reportError(error, c.get("request")?.id);
+    return fail(c, "INTERNAL_ERROR", "Internal error");
+  };
+  const door = frontDoor(observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version) }), corsThenLimit(limits.maxBodyBytes), onError);
+  // hono's cors answers every preflight itself, before any route's own middleware (the admin token).
+  app.options("*", door.wrap((c) => CORS(c, PREFLIGHT_ONLY) as Promise<Response>));
   observed.metrics?.watchBundles(() => bundles.served());
-  if (observed.metrics !== undefined && observed.metricsRoute === true) app.route("/", metricsRoutes(observed.metrics));
-  app.use("*", corsThenLimit(limits.maxBodyBytes));
-  app.route("/", healthRoutes({ engine, stores, version: options.version, limiter: auth.limiter }));
-  app.route("/", configRoutes(auth, bundles));
-  app.route("/", resolveRoutes({ auth, bundles, events: stores.events, clock }));
+  if (observed.metrics !== undefined && observed.metricsRoute === true) mount(app, metricsRoutes(observed.metrics), door);
+  mount(app, healthRoutes({ engine, stores, version: options.version, limiter: auth.limiter }), door);
+  mount(app, configRoutes(auth, bundles), door);
+  mount(app, resolveRoutes({ auth, bundles, events: stores.events, clock }), door);
   const learner = options.learner ?? createLearner({ stores, engine, clock });
-  app.route("/", decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }));
+  mount(app, decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }), door);
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
   const failures = new ValidationFailures(() => clock.now());
-  app.route("/", eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs }));
+  mount(app, eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs }), door);
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs, perStream: options.shareStoreChecks === false });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });
   const tokens = new StreamTokens({ sha256: auth.sha256, clock, ttlMs: limits.streamTokenMs, secret: options.streamSecret ?? randomStreamSecret() });
-  app.route("/", ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }));
+  mount(app, ofrepRoutes({ auth, bundles, events: stores.events, clock, hub, tokens, admitStream: options.admitStream }), door);
   if (options.adminToken !== undefined) {
     const problem = adminTokenProblem(options.adminToken);
     if (problem !== undefined) throw new TypeError(problem);
+    app.use("/admin/v1/*", door.middleware);
     app.route("/admin/v1", adminRoutes({ token: options.adminToken, stores, engine, sha256: auth.sha256, clock, schemaCompiler: options.schemaCompiler, readEvents: readEvents!, reportError }));
   }
   if (options.console !== undefined) {
+    app.use("/console/*", door.middleware);
     app.route(
       "/console",
       consoleRoutes({
@@ -248,11 +301,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     );
   }
 
-  app.notFound((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`));
-  app.onError((error, c) => {
-    // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
-    if (!clientAborted(error)) reportError(error, c.get("request")?.id);
-    return fail(c, "INTERNAL_ERROR", "Internal error");
-  });
+  app.notFound(door.wrap((c) => fail(c, "NOT_FOUND", `Route not found: ${clip(c.req.method)} ${clip(c.req.path)}`)));
+  app.onError(onError);
   return app;
 }

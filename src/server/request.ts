@@ -49,6 +49,7 @@ export function isObject(value: unknown): value is Record<string, unknown> {
 /** If-None-Match against a strong ETag: `*`, lists and weak forms (RFC 9110 §13.1.2 weak comparison). */
 export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
+  if (ifNoneMatch === etag) return true; // a client's own copy, as most ask: nothing to split
   for (const part of ifNoneMatch.split(",")) {
     const tag = part.trim();
     if (tag === "*" || tag === etag || (tag.startsWith("W/") && tag.slice(2) === etag)) return true;

@@ -4,7 +4,7 @@
 import { type Resolution, contextProblems, resolve } from "../bundle/resolve.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import type { EventStore } from "../store/types.js";
-import { type BundleCache, type BundleEntry, type BundleFound, foundFor } from "./bundle-cache.js";
+import { type BundleCache, type BundleEntry, type BundleFound, type BundleLookup, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 import { decisionEvent } from "./decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
@@ -43,14 +43,18 @@ export type NotServed =
   | { readonly ok: false; readonly reason: "unavailable" | "missing" | "not-recorded" }
   | { readonly ok: false; readonly reason: "bad-context"; readonly problems: string[] };
 
-/** The bundle of a project and env as this org may see it: another org's is missing. */
-export async function bundleFor(
+/** The bundle of a project and env as this org may see it: another org's is missing. A promise only when the cache must ask the store. */
+export function bundleFor(
   bundles: BundleCache,
   where: { readonly orgId: string; readonly projectId: string; readonly env: string },
-): Promise<BundleFound | NotServed> {
-  const found = await bundles.lookup(where.projectId, where.env);
+): BundleFound | NotServed | Promise<BundleFound | NotServed> {
+  const found = bundles.lookup(where.projectId, where.env);
+  return found instanceof Promise ? found.then((settled) => seenBy(settled, where.orgId)) : seenBy(found, where.orgId);
+}
+
+function seenBy(found: BundleLookup, orgId: string): BundleFound | NotServed {
   if (found.status === "unavailable") return UNAVAILABLE;
-  return foundFor(found, where.orgId) ? found : MISSING;
+  return foundFor(found, orgId) ? found : MISSING;
 }
 
 const UNAVAILABLE: NotServed = { ok: false, reason: "unavailable" };

@@ -17,9 +17,10 @@ export interface SharedParts {
   readonly filteredContext: string | undefined;
 }
 
-export function sharedParts(resolution: Resolution): SharedParts {
-  const filtered = resolution.filteredContext;
-  return { assignments: JSON.stringify(resolution.assignments), filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
+/** Of a resolution, or of a decision of POST /v1/decide (decide-texts.ts). */
+export function sharedParts(resolved: Pick<Resolution, "assignments" | "filteredContext">): SharedParts {
+  const filtered = resolved.filteredContext;
+  return { assignments: JSON.stringify(resolved.assignments), filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
 }
 
 /** What follows a layer's bucket, in the decision event and in the answer, for one outcome of the layer. */
@@ -52,21 +53,25 @@ function joined(): string {
 export class VersionTexts {
   private readonly layers = new Map<string, LayerTails>();
   /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
-  private readonly tenantTail: string;
+  private readonly ownTenantTail: string;
   private readonly version: string;
 
   constructor(private readonly bundle: Bundle) {
     this.version = JSON.stringify(bundle.version);
-    this.tenantTail = tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env);
+    this.ownTenantTail = tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env);
+  }
+
+  /** A decision event's `,"configVersion":…,"orgId":…,"projectId":…,"env":…`: made once for the bundle's own tenant and version. */
+  tenantTail(orgId: string, projectId: string, env: string, configVersion: string): string {
+    const { bundle } = this;
+    return orgId === bundle.orgId && projectId === bundle.projectId && env === bundle.env && configVersion === bundle.version
+      ? this.ownTenantTail
+      : tenantTail(JSON.stringify(configVersion), orgId, projectId, env);
   }
 
   /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */
   decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
-    const { bundle } = this;
-    const tail =
-      source.orgId === bundle.orgId && source.projectId === bundle.projectId && source.env === bundle.env && source.configVersion === bundle.version
-        ? this.tenantTail
-        : tenantTail(JSON.stringify(source.configVersion), source.orgId, source.projectId, source.env);
+    const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
     const timestamp = JSON.stringify(source.timestamp);
     pieces.push("[", timestamp, ",[", JSON.stringify(eventId), ',{"type":"decision","unitKey":', JSON.stringify(unitKey), ',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
     const { layers } = resolution;

@@ -13,11 +13,9 @@ import { decisionEvent } from "../../src/server/decision-event.js";
 import { VersionTexts, sharedParts } from "../../src/server/resolve-texts.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { arbitraryBundle } from "../bundle/bundles.js";
+import { contexts, text } from "./text-arbitraries.js";
 
 const NOW = Date.parse("2026-11-21T12:00:00Z");
-
-/** Strings that JSON must escape, or that are plain. */
-const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('q"uote', "back\\slash", "new\nline", "é ü 中", "\u2028", "\u0001", "emoji 😀"));
 
 /** A random bundle whose names, version and tenant need escaping, and whose adaptive policies log context fields. */
 const bundles = fc.tuple(arbitraryBundle, fc.integer({ min: 0, max: 4e12 }), text, text, text, fc.boolean()).map(([bundle, version, org, name, env, logs]): Bundle => {
@@ -32,17 +30,6 @@ const bundles = fc.tuple(arbitraryBundle, fc.integer({ min: 0, max: 4e12 }), tex
   }
   return bundle;
 });
-
-const contexts = fc.record(
-  {
-    userId: fc.oneof(text, fc.integer()),
-    accountId: text,
-    country: fc.constantFrom("NL", "DE", "US"),
-    plan: fc.oneof(text, fc.double(), fc.constant(null)),
-    appVersion: fc.constantFrom("2.1.0", "1.0.0"),
-  },
-  { requiredKeys: [] },
-);
 
 describe("texts written straight from a resolution", () => {
   let engine: Engine;

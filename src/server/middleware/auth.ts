@@ -1,7 +1,7 @@
 // Authentication and authorization (runtime-api.md "Authentication", decisions.md §1): the key
 // from the Bearer header, looked up by its SHA-256; revocation, expiry, tenant headers, scope, the
 // publishable-key rule, then the key's rate limit. Each refusal has the contract's message.
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { constantTimeEqual, type Sha256 } from "../auth/api-key.js";
 import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
 import type { KeyUsage } from "../auth/key-usage.js";
@@ -12,6 +12,7 @@ import type { AppEnv } from "../env.js";
 import { json } from "../answer.js";
 import { RETRY_AFTER_SECONDS, errorBody, fail } from "../errors.js";
 import type { KeyRecord } from "../../store/types.js";
+import type { Handler, Step } from "./observe.js";
 
 export interface AuthDependencies {
   readonly keys: KeyCache;
@@ -37,8 +38,12 @@ const PUBLISHABLE_MESSAGE = "Publishable keys cannot call this endpoint; use a s
 /** Beside the contract's error object (its message stays "Invalid API key"), for a header of another form. */
 const HEADER_FORM = 'The Authorization header must be "Bearer <key>": the word Bearer, a space, then the key (Bearer vane_sk_…)';
 
-export function authenticate(deps: AuthDependencies, access: Access): MiddlewareHandler<AppEnv> {
-  return async function auth(c, next) {
+/**
+ * Runs `route` for a request whose key may make the call, else answers the refusal. A plain call
+ * (observe.ts's Step): a cached key under a memory rate limit runs the route with no promise.
+ */
+export function authenticate(deps: AuthDependencies, access: Access): Step {
+  return function auth(c, route) {
     const header = c.req.header("authorization");
     let hash = header === undefined ? undefined : deps.hashes.ofHeader(header);
     if (hash === undefined) {
@@ -49,26 +54,41 @@ export function authenticate(deps: AuthDependencies, access: Access): Middleware
       if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
       deps.hashes.rememberHeader(header, hash);
     }
-    let key: KeyRecord | undefined;
+    const known = hash;
+    let found: KeyRecord | undefined | Promise<KeyRecord | undefined>;
     try {
-      const found = deps.keys.lookup(hash);
-      key = found instanceof Promise ? await found : found;
+      found = deps.keys.lookup(known);
     } catch (error) {
-      if (error instanceof KeyStoreUnavailable) return access.unavailable(c);
-      throw error;
+      return unavailableOr(c, error, access);
     }
+    if (found instanceof Promise) return found.then((key) => admit(c, key, known, route), (error: unknown) => unavailableOr(c, error, access));
+    return admit(c, found, known, route);
+  };
+
+  function admit(c: Context<AppEnv>, key: KeyRecord | undefined, hash: string, route: Handler): Response | Promise<Response> {
     if (key === undefined || !constantTimeEqual(key.secretHash, hash)) return fail(c, "UNAUTHORIZED", "Invalid API key");
     const refusal = refuse(c, key, deps.clock.now(), access);
     if (refusal !== undefined) return refusal;
     if (key.rateLimit !== undefined) {
       const taken = deps.limiter.take(key.id, key.rateLimit, deps.clock.now());
-      // A memory limiter answers synchronously: awaiting only a promise keeps its path await-free.
-      if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
+      // A memory limiter answers synchronously: only a shared one's promise is waited for.
+      if (taken === false) return rateLimited(c);
+      if (taken !== true) return taken.then((allowed) => (allowed ? enter(c, key, route) : rateLimited(c)));
     }
+    return enter(c, key, route);
+  }
+
+  function enter(c: Context<AppEnv>, key: KeyRecord, route: Handler): Response | Promise<Response> {
     c.set("key", key);
     deps.usage?.used(key.id);
-    await next();
-  };
+    return route(c);
+  }
+}
+
+/** The endpoint's 503 when the key store cannot be read; any other fault is thrown on. */
+function unavailableOr(c: Context<AppEnv>, error: unknown, access: Access): Response {
+  if (error instanceof KeyStoreUnavailable) return access.unavailable(c);
+  throw error;
 }
 
 export const rateLimited = (c: Context<AppEnv>): Response =>

@@ -3,12 +3,13 @@
 // to the metrics, the span and the request log. Runtime-free: @opentelemetry/api is a no-op
 // until the host registers an SDK. It also starts the headers every answer carries (answer.ts).
 import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { KeyRecord } from "../../store/types.js";
-import { type HeaderRecord, isAnswer, wasStale } from "../answer.js";
+import { type HeaderRecord, wasStale } from "../answer.js";
 import type { AppEnv } from "../env.js";
 import type { Observability, RequestSample } from "../observability/types.js";
+import { RequestIds } from "./request-ids.js";
 
 const UNMATCHED_ROUTE = "unmatched";
 
@@ -24,12 +25,24 @@ const headerGetter: TextMapGetter<Context> = {
   get: (c, key) => c.req.header(key),
 };
 
-export function observeRequests(options: Observability & { readonly tracer: Tracer }): MiddlewareHandler<AppEnv> {
+/** A route as the app calls it: an answer now, or a promise of one. */
+export type Handler = (c: Context<AppEnv>) => Response | Promise<Response>;
+
+/** A step every request goes through before its route: runs `inner` (or answers itself). */
+export type Step = (c: Context<AppEnv>, inner: Handler) => Response | Promise<Response>;
+
+/**
+ * A plain call, not a Hono middleware: a route that answers at once returns its Response, not a
+ * promise, so @hono/node-server writes it on its synchronous path (each Hono middleware costs a
+ * promise and a closure, and makes every request asynchronous).
+ */
+export function observeRequests(options: Observability & { readonly tracer: Tracer }): Step {
   const { metrics, logger, tracer } = options;
-  return async function observeRequest(c, next) {
+  const ids = new RequestIds();
+  return function observeRequest(c, inner) {
     const started = performance.now();
-    const incoming = c.req.header("X-Request-Id");
-    const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const incoming = c.req.header("x-request-id");
+    const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : ids.next();
     const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
     const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
     // Without an SDK the span is a no-op with no trace id, and nothing below would read a context
@@ -39,32 +52,49 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     const headers: HeaderRecord = { "X-Request-Id": id };
     c.set("request", { id, tracer, trace: traced });
     c.set("answerHeaders", headers);
+    let answered: Response | Promise<Response>;
     try {
-      if (tracing) await context.with(traced, next);
-      else await next();
-      // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
-      // request's headers here; only those, as reading c.res.headers makes a fast response a full one.
-      if (!isAnswer(c)) for (const name in headers) c.res.headers.set(name, headers[name]!);
-    } finally {
-      // With metrics, the request's log line and tracing off (the defaults) nothing reads the sample: not built.
-      const logging = logger !== undefined && logger.wants(c.req.path, c.res.status);
-      if (metrics === undefined && !logging && !span.isRecording()) span.end();
-      else {
-        const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
-        const sample: RequestSample = { method, route: routeOf(c), status: c.res.status, seconds: (performance.now() - started) / 1000 };
-        const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
-        const projectId = key?.projectId ?? c.req.header("X-Project-Id") ?? undefined;
-        endSpan(span, sample, projectId);
-        if (metrics !== undefined) {
-          metrics.request(sample);
-          if (sample.status === 429) metrics.rateLimited(sample.route);
-          if (wasStale(headers)) metrics.staleBundle(sample.route);
-        }
-        const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
-        if (logging) logger.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
-      }
+      answered = tracing ? context.with(traced, inner, undefined, c) : inner(c);
+    } catch (error) {
+      finish(c, span, started, id, undefined);
+      throw error;
     }
+    if (!(answered instanceof Promise)) return finish(c, span, started, id, answered);
+    return answered.then(
+      (response) => finish(c, span, started, id, response),
+      (error: unknown) => {
+        finish(c, span, started, id, undefined);
+        throw error;
+      },
+    );
   };
+
+  /** The answer completed with the request's headers, and what it was told to metrics, the span and the log. */
+  function finish(c: Context<AppEnv>, span: Span, started: number, id: string, response: Response | undefined): Response {
+    const headers = c.get("answerHeaders");
+    // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
+    // request's headers here; only those, as reading its headers makes a fast response a full one.
+    if (response !== undefined && response !== c.get("answer")) for (const name in headers) response.headers.set(name, headers[name]!);
+    const status = response?.status ?? 500;
+    // With metrics, the request's log line and tracing off (the defaults) nothing reads the sample: not built.
+    const logging = logger !== undefined && logger.wants(c.req.path, status);
+    if (metrics === undefined && !logging && !span.isRecording()) span.end();
+    else {
+      const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
+      const sample: RequestSample = { method, route: routeOf(c), status, seconds: (performance.now() - started) / 1000 };
+      const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
+      const projectId = key?.projectId ?? c.req.header("x-project-id") ?? undefined;
+      endSpan(span, sample, projectId);
+      if (metrics !== undefined) {
+        metrics.request(sample);
+        if (sample.status === 429) metrics.rateLimited(sample.route);
+        if (wasStale(headers)) metrics.staleBundle(sample.route);
+      }
+      const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
+      if (logging) logger.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
+    }
+    return response!;
+  }
 }
 
 /**

@@ -3,22 +3,21 @@
 // which sends no headers) is checked against the token's signature and expiry, then against its
 // key's current record like any request: revoked, expired, scope and rate limit. A token opens
 // only the project and env it was issued for.
-import type { MiddlewareHandler } from "hono";
 import { KeyStoreUnavailable } from "../auth/key-cache.js";
-import type { AppEnv } from "../env.js";
 import { configUnavailable, fail } from "../errors.js";
 import { type Access, type AuthDependencies, authenticate, rateLimited, refuse } from "../middleware/auth.js";
+import type { Step } from "../middleware/observe.js";
 import type { KeyRecord } from "../../store/types.js";
 import { DEFAULT_ENV } from "../request.js";
 import type { StreamTokens } from "./stream-tokens.js";
 
 const ACCESS: Access = { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable };
 
-export function streamAccess(deps: { readonly auth: AuthDependencies; readonly tokens: StreamTokens }): MiddlewareHandler<AppEnv> {
+export function streamAccess(deps: { readonly auth: AuthDependencies; readonly tokens: StreamTokens }): Step {
   const byHeader = authenticate(deps.auth, ACCESS);
-  return async function streamAuth(c, next) {
+  return async function streamAuth(c, route) {
     const token = c.req.query("token");
-    if (token === undefined) return byHeader(c, next);
+    if (token === undefined) return byHeader(c, route);
     const grant = deps.tokens.verify(token);
     if (grant === undefined) return fail(c, "UNAUTHORIZED", "Invalid or expired stream token");
     if (grant.projectId !== c.req.param("projectId") || grant.env !== (c.req.query("env") || DEFAULT_ENV)) {
@@ -40,6 +39,6 @@ export function streamAccess(deps: { readonly auth: AuthDependencies; readonly t
       if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
     }
     c.set("key", key);
-    await next();
+    return route(c);
   };
 }

@@ -14,12 +14,24 @@ export interface StreamGrant {
 }
 
 const BLOCK_BYTES = 64;
+/** Keys whose last token is remembered; past this many the memory starts over. */
+const MAX_REMEMBERED = 1024;
+
+/** The last token issued for a key: the same grant and expiry second give the same token. */
+interface Issued {
+  readonly projectId: string;
+  readonly env: string;
+  readonly expires: number;
+  readonly token: string;
+}
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class StreamTokens {
   private readonly inner: Uint8Array;
   private readonly outer: Uint8Array;
+  /** By key hash. Every OFREP bulk answer carries a token: one signing per key, project and env per second, not per answer. */
+  private readonly issued = new Map<string, Issued>();
 
   constructor(
     private readonly options: { readonly sha256: Sha256; readonly clock: Clock; readonly ttlMs: number; readonly secret: Uint8Array },
@@ -33,8 +45,13 @@ export class StreamTokens {
 
   issue(grant: StreamGrant): string {
     const expires = Math.floor((this.options.clock.now() + this.options.ttlMs) / 1000);
+    const last = this.issued.get(grant.keyHash);
+    if (last !== undefined && last.expires === expires && last.projectId === grant.projectId && last.env === grant.env) return last.token;
     const payload = base64url(encoder.encode(JSON.stringify([grant.keyHash, grant.projectId, grant.env, expires])));
-    return `${payload}.${base64url(this.sign(payload))}`;
+    const token = `${payload}.${base64url(this.sign(payload))}`;
+    if (this.issued.size >= MAX_REMEMBERED) this.issued.clear();
+    this.issued.set(grant.keyHash, { projectId: grant.projectId, env: grant.env, expires, token });
+    return token;
   }
 
   /** The grant of a token this service signed and that has not expired; undefined otherwise. */

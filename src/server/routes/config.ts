@@ -1,7 +1,7 @@
 // GET /v1/config/:projectId — the bundle, with ETag polling and stale copies (runtime-api.md).
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { type HeaderRecord, empty, servedStale, text } from "../answer.js";
-import { type BundleCache, type BundleEntry, foundFor } from "../bundle-cache.js";
+import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
@@ -35,7 +35,8 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
   const app = new Hono<AppEnv>();
   const access = authenticate(auth, { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable });
 
-  app.get("/v1/config/:projectId", access, async (c) => {
+  // Synchronous while the bundle is cached: a 304 is answered with no promise (middleware/observe.ts).
+  const answerConfig = (c: Context<AppEnv, "/v1/config/:projectId">): Response | Promise<Response> => {
     const key = c.get("key");
     const projectId = c.req.param("projectId");
     const env = c.req.query("env") || DEFAULT_ENV;
@@ -46,16 +47,23 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     if (projectHeader !== undefined && projectHeader !== projectId) {
       return fail(c, "FORBIDDEN", "X-Project-Id does not match the requested project");
     }
-    const found = await bundles.lookup(projectId, env);
-    if (found.status === "unavailable") return configUnavailable(c);
-    if (!foundFor(found, key.orgId)) {
-      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
-    }
-    const { entry, stale } = found;
-    if (stale) servedStale(c);
-    const headers = stale ? answerHeaders(entry).stale : answerHeaders(entry).fresh;
-    if (etagMatches(c.req.header("if-none-match"), entry.etag)) return empty(c, 304, headers);
-    return text(c, entry.json, "application/json", headers);
-  });
+    const found = bundles.lookup(projectId, env);
+    return found instanceof Promise ? found.then((settled) => answer(c, projectId, env, settled)) : answer(c, projectId, env, found);
+  };
+  app.get("/v1/config/:projectId", (c) => access(c, answerConfig));
   return app;
+}
+
+/** The bundle, or a 304 when the client holds its version. */
+function answer(c: Context<AppEnv>, projectId: string, env: string, found: BundleLookup): Response {
+  const key = c.get("key");
+  if (found.status === "unavailable") return configUnavailable(c);
+  if (!foundFor(found, key.orgId)) {
+    return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
+  }
+  const { entry, stale } = found;
+  if (stale) servedStale(c);
+  const headers = stale ? answerHeaders(entry).stale : answerHeaders(entry).fresh;
+  if (etagMatches(c.req.header("if-none-match"), entry.etag)) return empty(c, 304, headers);
+  return text(c, entry.json, "application/json", headers);
 }

@@ -7,8 +7,8 @@ import type { LearnedStateSource } from "../../adaptive/state.js";
 import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import type { EventStore, StoredEvent } from "../../store/types.js";
-import { json, servedStale } from "../answer.js";
-import { type BundleCache, type BundleEntry, foundFor } from "../bundle-cache.js";
+import { servedStale, text } from "../answer.js";
+import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
@@ -16,6 +16,9 @@ import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { inChildSpan } from "../middleware/observe.js";
+import { type DecideSource, type Decided, batchAnswer, decideAnswer, decisionRow } from "../decide-texts.js";
+import { type SharedParts, sharedParts } from "../resolve-texts.js";
+import { LOG_FORMAT_COMPACT } from "../../store/log-row.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
 export interface DecideDependencies {
@@ -38,7 +41,7 @@ interface Item {
 }
 
 type ItemError = { readonly error: { readonly code: string; readonly message: string } };
-type Outcome = { readonly decision: Decision; readonly decisionId: string } | ItemError;
+type Outcome = Decided | ItemError;
 
 interface Tenant {
   readonly orgId: string;
@@ -55,15 +58,11 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
 
   // One route for both: Hono's fast router (RegExpRouter) refuses a static segment beside a
   // parameter, and would leave every route to the slower TrieRouter. "batch" is not a policy id.
-  app.post(
-    "/v1/decide/:policyId",
-    (c, next) => {
-      if (c.req.param("policyId") === "batch") c.set("routePath", BATCH_ROUTE);
-      return next();
-    },
-    access,
-    (c) => decideRoute(c, deps),
-  );
+  const route = (c: Context<AppEnv>) => decideRoute(c, deps);
+  app.post("/v1/decide/:policyId", (c) => {
+    if (c.req.param("policyId") === "batch") c.set("routePath", BATCH_ROUTE);
+    return access(c, route);
+  });
   return app;
 }
 
@@ -76,18 +75,13 @@ async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promis
   if (tenant instanceof Response) return tenant;
   const items = c.req.param("policyId") === "batch" ? batchItems(c, body.value.decisions) : undefined;
   if (items instanceof Response) return items;
-  const entry = await bundleFor(c, deps, tenant);
+  const lookup = bundleFor(c, deps, tenant);
+  const entry = lookup instanceof Promise ? await lookup : lookup;
   if (entry instanceof Response) return entry;
   // The learned state is loaded once; a store that fails before it ever was is a 503 like a
   // bundle that cannot be read (the next request tries again), never a 500.
-  const learned = await deps.learner.start().then(
-    () => true,
-    (error: unknown) => {
-      deps.reportError?.(error, c.get("request")?.id);
-      return false;
-    },
-  );
-  if (!learned) return configUnavailable(c);
+  const starting = deps.learner.start();
+  if (!loaded.has(starting) && !(await loadedBy(starting, c, deps))) return configUnavailable(c);
   const prepared = { tenant, entry, now: deps.clock.now(), started };
   return items === undefined ? decideOne(c, deps, prepared, body.value) : decideBatch(c, deps, prepared, items);
 }
@@ -107,31 +101,41 @@ function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
 
 async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Promise<Response> {
   const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
-  const decided = outcomes.filter((o): o is Exclude<Outcome, ItemError> => "decision" in o);
-  const refused = await record(c, deps.events, decided, eventSource(tenant, entry, now, started));
+  const decided = outcomes.filter((o): o is Decided => "decision" in o);
+  const source = eventSource(tenant, entry, now, started);
+  const parts = decided.map((o) => sharedParts(o.decision));
+  const refused = await record(c, deps.events, entry, decided, parts, source);
   if (refused) return refused;
-  return json(c, { results: outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, entry, now) : o)) });
+  return text(c, batchAnswer(outcomes, parts, source.version, source.timestamp), "application/json");
 }
 
 async function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Promise<Response> {
   const item = { policyId: c.req.param("policyId"), context: body.context, entityId: body.entityId };
   const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
-  const refused = await record(c, deps.events, [outcome], eventSource(tenant, entry, now, started));
+  const source = eventSource(tenant, entry, now, started);
+  const parts = sharedParts(outcome.decision);
+  const refused = await record(c, deps.events, entry, [outcome], [parts], source);
   if (refused) return refused;
-  return json(c, responseBody(outcome.decision, outcome.decisionId, entry, now));
+  return text(c, decideAnswer(outcome, parts, source.version, source.timestamp), "application/json");
 }
 
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
 function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: number): EventSource {
-  return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, latencyMs: performance.now() - started };
+  const timestamp = new Date(now).toISOString();
+  return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, timestamp, latencyMs: performance.now() - started };
 }
 
-/** Stores the decisions' events in one append; the 503 to answer when that fails, nothing was served. */
-async function record(c: Context<AppEnv>, events: EventStore, decided: readonly { decision: Decision; decisionId: string }[], source: EventSource): Promise<Response | undefined> {
+/**
+ * Stores the decisions' events in one append, their row written from the decisions (the SQLite
+ * store takes it as it is); the 503 to answer when that fails, nothing was served.
+ */
+async function record(c: Context<AppEnv>, events: EventStore, entry: BundleEntry, decided: readonly Decided[], parts: readonly SharedParts[], source: EventSource): Promise<Response | undefined> {
   if (decided.length === 0) return undefined;
+  const stored = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
+  const row = { text: decisionRow(entry.texts, decided, parts, stored.map((event) => event.id), source), format: LOG_FORMAT_COMPACT } as const;
   try {
-    await events.append(decided.map((o) => decisionEvent(o.decision, o.decisionId, source)));
+    await events.append(stored, row);
     return undefined;
   } catch {
     return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
@@ -157,8 +161,27 @@ function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
   return { orgId: key.orgId, projectId, env };
 }
 
-async function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): Promise<BundleEntry | Response> {
-  const found = await deps.bundles.lookup(tenant.projectId, tenant.env);
+/** The learner's start promises seen fulfilled: once loaded, a decision waits on nothing. */
+const loaded = new WeakSet<Promise<void>>();
+
+async function loadedBy(starting: Promise<void>, c: Context<AppEnv>, deps: DecideDependencies): Promise<boolean> {
+  try {
+    await starting;
+    loaded.add(starting);
+    return true;
+  } catch (error) {
+    deps.reportError?.(error, c.get("request")?.id);
+    return false;
+  }
+}
+
+/** A promise only when the cache must ask the store. */
+function bundleFor(c: Context<AppEnv>, deps: DecideDependencies, tenant: Tenant): BundleEntry | Response | Promise<BundleEntry | Response> {
+  const found = deps.bundles.lookup(tenant.projectId, tenant.env);
+  return found instanceof Promise ? found.then((settled) => entryOf(c, settled, tenant)) : entryOf(c, found, tenant);
+}
+
+function entryOf(c: Context<AppEnv>, found: BundleLookup, tenant: Tenant): BundleEntry | Response {
   if (found.status === "unavailable") return configUnavailable(c);
   if (!foundFor(found, tenant.orgId)) {
     return fail(c, "NOT_FOUND", `Bundle not found for ${clip(tenant.projectId)}/${clip(tenant.env)}`);
@@ -189,47 +212,15 @@ function decideItem(entry: BundleEntry, learner: LearnedStateSource, tenant: Ten
   return { decision: outcome.decision, decisionId: uuidv7(now) };
 }
 
-function responseBody(decision: Decision, decisionId: string, entry: BundleEntry, now: number) {
-  const { policy } = decision;
-  const allocation = policy.compiled.allocations[decision.arm]!;
-  return {
-    decisionId,
-    policyId: policy.id,
-    policyKey: policy.key,
-    layerId: policy.layer.id,
-    allocationId: allocation.id,
-    allocationKey: allocation.key,
-    allocationName: allocation.name,
-    assignments: decision.assignments,
-    probability: decision.probability,
-    stateVersion: stateVersion(entry, decision),
-    metadata: {
-      timestamp: new Date(now).toISOString(),
-      unitKeyValue: decision.unit,
-      entityId: decision.entityId,
-      bucket: decision.bucket,
-      algorithm: decision.algorithm,
-      filteredContext: decision.filteredContext,
-    },
-  };
-}
-
-/** The bundle version and the learned state's revision: either changing may change the arm. */
-function stateVersion(entry: BundleEntry, decision: Decision): string {
-  return `${entry.bundle.version}#${decision.stateRevision}`;
-}
-
-interface EventSource extends Tenant {
-  readonly version: string;
+export interface EventSource extends Tenant, DecideSource {
   readonly now: number;
-  readonly latencyMs: number;
 }
 
 /** The decision event, as /v1/resolve records one, plus the entity and a contextual policy's encoded context. */
-function decisionEvent(decision: Decision, decisionId: string, source: EventSource): StoredEvent {
+export function decideEvent(decision: Decision, decisionId: string, source: EventSource): StoredEvent {
   const { policy } = decision;
   const allocation = policy.compiled.allocations[decision.arm]!;
-  const timestamp = new Date(source.now).toISOString();
+  const { timestamp } = source;
   const body = {
     type: "decision",
     unitKey: decision.unit,

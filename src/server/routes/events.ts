@@ -148,7 +148,8 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     });
   };
 
-  app.post("/v1/events", access, ingest);
-  app.post("/v1/events/batch", access, ingest);
+  const ingestAuthorized = (c: Context<AppEnv>) => access(c, ingest);
+  app.post("/v1/events", ingestAuthorized);
+  app.post("/v1/events/batch", ingestAuthorized);
   return app;
 }

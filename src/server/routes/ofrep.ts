@@ -36,7 +36,13 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
   const serverSide = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
   const anyKey = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable });
 
-  app.post("/ofrep/v1/evaluate/flags/:key", serverSide, async (c) => {
+  app.post("/ofrep/v1/evaluate/flags/:key", (c) => serverSide(c, evaluateFlag));
+  app.post("/ofrep/v1/evaluate/flags", (c) => anyKey(c, evaluateFlags));
+  const streamAuth = streamAccess(deps);
+  app.get("/ofrep/v1/changes/:projectId", (c) => streamAuth(c, openStream));
+  return app;
+
+  async function evaluateFlag(c: Context<AppEnv, "/ofrep/v1/evaluate/flags/:key">): Promise<Response> {
     const started = performance.now();
     const flagKey = c.req.param("key");
     const projectId = projectOf(c);
@@ -44,7 +50,8 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const body = await readOfrepBody(c);
     if (!body.ok) return flagFailure(c, flagKey, body.errorCode, body.errorDetails);
     const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok && found.reason === "unavailable") return configUnavailable(c);
     // No bundle, or another org's: the flag does not exist for this key.
     if (!found.ok || !found.entry.flags.has(flagKey)) return flagFailure(c, flagKey, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
@@ -58,16 +65,17 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const details = served.entry.flags.details(flagKey, served.resolution)!;
     details.metadata.decisionId = served.decisionId;
     return json(c, evaluation(flagKey, details));
-  });
+  }
 
-  app.post("/ofrep/v1/evaluate/flags", anyKey, async (c) => {
+  async function evaluateFlags(c: Context<AppEnv>): Promise<Response> {
     const started = performance.now();
     const projectId = projectOf(c);
     if (projectId === undefined) return bulkFailure(c, "GENERAL", PROJECT_REQUIRED);
     const body = await readOfrepBody(c);
     if (!body.ok) return bulkFailure(c, body.errorCode, body.errorDetails);
     const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok) {
       if (found.reason === "unavailable") return configUnavailable(c);
       return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${where.env}`);
@@ -87,9 +95,9 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const metadata = JSON.stringify({ configVersion: bundle.version, decisionId: served.decisionId });
     const answer = `{"flags":${flags.signed},"metadata":${metadata},"eventStreams":[${JSON.stringify(eventStream(deps, c, where))}]}`;
     return text(c, answer, "application/json", { ETag: etag });
-  });
+  }
 
-  app.get("/ofrep/v1/changes/:projectId", streamAccess(deps), async (c) => {
+  async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {
     const projectId = c.req.param("projectId");
     const key = c.get("key");
     if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
@@ -102,9 +110,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     }
     const lastSeen = c.req.header("Last-Event-ID") || undefined;
     return changeStream(deps.hub, { projectId, env, version: found.entry.bundle.version, lastSeen });
-  });
-
-  return app;
+  }
 }
 
 /**

@@ -33,7 +33,10 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const access = authenticate(deps.auth, { scope: "sdk:read", keyKinds: "server-side", unavailable: configUnavailable });
 
-  app.post("/v1/resolve", access, async (c) => {
+  app.post("/v1/resolve", (c) => access(c, answerResolve));
+  return app;
+
+  async function answerResolve(c: Context<AppEnv>): Promise<Response> {
     const started = performance.now();
     const key = c.get("key");
     const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
@@ -41,7 +44,8 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
     const where = { orgId: key.orgId, projectId, env: request.env };
-    const found = await bundleFor(deps.bundles, where);
+    const lookup = bundleFor(deps.bundles, where);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
     const served = found.ok ? await resolveAndRecord(deps, asked, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
     if (!served.ok) {
@@ -59,8 +63,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     if (served.stale) servedStale(c);
     const { decisionId, timestamp, entry } = served;
     return text(c, entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), "application/json");
-  });
-  return app;
+  }
 }
 
 async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Response> {

@@ -1,0 +1,118 @@
+// What a decision of POST /v1/decide writes, as text built straight from it: the decision events'
+// log row (the compact row of log-row.ts) and the answer. Each equals, byte for byte, the
+// JSON.stringify of the objects it replaces (encodeLogRow of decide.ts's decideEvent, and the
+// answer object the route built before; test/server/decide-texts.test.ts holds them equal over random bundles,
+// contexts and tenants): the assignments and filtered context are serialized once for both, and
+// what a bundle version fixes (each arm's layer, policy and allocation fields) once per version.
+import type { Decision } from "../adaptive/decide.js";
+import type { CompiledAllocation } from "../bundle/compile.js";
+import type { SharedParts, VersionTexts } from "./resolve-texts.js";
+
+export interface Decided {
+  readonly decision: Decision;
+  readonly decisionId: string;
+}
+
+/** What one request's decisions share: their tenant, the bundle version, time and latency. */
+export interface DecideSource {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly version: string;
+  /** ISO 8601 time of the decisions: each event's timestamp and receivedAt. */
+  readonly timestamp: string;
+  readonly latencyMs: number;
+}
+
+/** An arm's fixed texts, around the request's values. */
+interface ArmTexts {
+  /** `{"layerId":…,"bucket":` */
+  readonly layerHead: string;
+  /** `,"policyId":…,"policyKey":…,"allocationId":…,"allocationName":…,"allocationKey":…,"probability":` */
+  readonly layerTail: string;
+  /** `,"policyId":…,"policyKey":…,"layerId":…,"allocationId":…,"allocationKey":…,"allocationName":…,"assignments":` */
+  readonly answerHead: string;
+}
+
+/** By the compiled allocation: one per arm of a policy in a bundle version. */
+const armTexts = new WeakMap<CompiledAllocation, ArmTexts>();
+
+function armOf(decision: Decision): ArmTexts {
+  const { policy } = decision;
+  const allocation = policy.compiled.allocations[decision.arm]!;
+  let texts = armTexts.get(allocation);
+  if (texts === undefined) {
+    const policyFields = `,"policyId":${JSON.stringify(policy.id)},"policyKey":${JSON.stringify(policy.key)}`;
+    const layerId = JSON.stringify(policy.layer.id);
+    const [id, name, key] = [JSON.stringify(allocation.id), JSON.stringify(allocation.name), JSON.stringify(allocation.key)];
+    texts = {
+      layerHead: `{"layerId":${layerId},"bucket":`,
+      layerTail: `${policyFields},"allocationId":${id},"allocationName":${name},"allocationKey":${key},"probability":`,
+      answerHead: `${policyFields},"layerId":${layerId},"allocationId":${id},"allocationKey":${key},"allocationName":${name},"assignments":`,
+    };
+    armTexts.set(allocation, texts);
+  }
+  return texts;
+}
+
+/** The pieces of one text, joined once (resolve-texts.ts); reused, as nothing here runs concurrently. */
+const pieces: string[] = [];
+
+function joined(): string {
+  const text = pieces.join("");
+  pieces.length = 0;
+  return text;
+}
+
+/** The compact log row of the decisions' events, whose ids are `eventIds`, in order. */
+export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): string {
+  const timestamp = JSON.stringify(source.timestamp);
+  const latency = JSON.stringify(source.latencyMs);
+  const tenant = texts.tenantTail(source.orgId, source.projectId, source.env, source.version);
+  pieces.push("[", timestamp);
+  for (let i = 0; i < decided.length; i++) {
+    const { decision, decisionId } = decided[i]!;
+    const arm = armOf(decision);
+    const part = parts[i]!;
+    pieces.push(",[", JSON.stringify(eventIds[i]), ',{"type":"decision","unitKey":', JSON.stringify(decision.unit), ',"timestamp":', timestamp, ',"assignments":', part.assignments);
+    pieces.push(',"layers":[', arm.layerHead, JSON.stringify(decision.bucket), arm.layerTail, JSON.stringify(decision.probability), '}],"latencyMs":', latency);
+    pieces.push(',"decisionId":', JSON.stringify(decisionId), tenant);
+    if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
+    if (decision.features !== undefined) pieces.push(',"features":', JSON.stringify(Array.from(decision.features)));
+    if (part.filteredContext !== undefined) pieces.push(',"filteredContext":', part.filteredContext);
+    pieces.push("}]");
+  }
+  pieces.push("]");
+  return joined();
+}
+
+/** One decision's answer (decisions.md §6), as JSON. */
+export function decideAnswer({ decision, decisionId }: Decided, parts: SharedParts, version: string, timestamp: string): string {
+  pushAnswer(decision, decisionId, parts, version, timestamp);
+  return joined();
+}
+
+/** POST /v1/decide/batch's answer: each item's decision, or its error, in order. */
+export function batchAnswer(outcomes: readonly (Decided | { readonly error: unknown })[], parts: readonly SharedParts[], version: string, timestamp: string): string {
+  pieces.push('{"results":[');
+  let decided = 0;
+  for (let i = 0; i < outcomes.length; i++) {
+    const outcome = outcomes[i]!;
+    if (i > 0) pieces.push(",");
+    if ("decision" in outcome) pushAnswer(outcome.decision, outcome.decisionId, parts[decided++]!, version, timestamp);
+    else pieces.push(JSON.stringify(outcome));
+  }
+  pieces.push("]}");
+  return joined();
+}
+
+function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, version: string, timestamp: string): void {
+  const arm = armOf(decision);
+  pieces.push('{"decisionId":', JSON.stringify(decisionId), arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
+  // The bundle version and the learned state's revision: either changing may change the arm.
+  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', JSON.stringify(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
+  if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
+  pieces.push(',"bucket":', JSON.stringify(decision.bucket), ',"algorithm":', JSON.stringify(decision.algorithm));
+  if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
+  pieces.push("}}");
+}
