@@ -31,6 +31,19 @@ export class LayerOutcome {
     readonly bucket: number,
   ) {}
 
+  /** The outcome as LayerFacts (src/bundle/openfeature.ts) without a copy: a provider's evaluation reads it at once. */
+  get layerId(): string {
+    return this.layer.id;
+  }
+
+  get policyId(): string | undefined {
+    return this.policy?.id;
+  }
+
+  get allocationId(): string | undefined {
+    return this.allocation?.id;
+  }
+
   /** The value the outcome gives parameter `key` of its layer, `fallback` (the default) when its allocation does not override it. */
   value(key: string, fallback: JsonValue): JsonValue {
     const allocation = this.allocation;

@@ -75,16 +75,18 @@ export class FlagIndex {
   details(flagKey: string, resolved: ResolvedFlags): FlagDetails | undefined {
     const layerId = this.layerOf.get(flagKey);
     if (layerId === undefined || !(flagKey in resolved.assignments)) return undefined;
-    const value = resolved.assignments[flagKey]!;
-    const metadata: FlagMetadata = { layerId, configVersion: this.bundle.version };
-    const layer = resolved.layers.find((l) => l.layerId === layerId);
-    if (layer === undefined) return { value, reason: "DEFAULT", metadata }; // no unit: the layer was skipped
-    metadata.bucket = layer.bucket;
+    return this.layerDetails(layerId, resolved.assignments[flagKey]!, resolved.layers.find((l) => l.layerId === layerId));
+  }
+
+  /** The details of `value`, given a flag of layer `layerId` by what the layer says (undefined: no unit, the layer was skipped); a new metadata object each time, the caller's to extend. */
+  layerDetails(layerId: string, value: JsonValue, layer: LayerFacts | undefined): FlagDetails {
+    if (layer === undefined) return { value, reason: "DEFAULT", metadata: { layerId, configVersion: this.bundle.version } };
     const policy = layer.policyId === undefined ? undefined : this.policies.get(layer.policyId);
-    if (policy === undefined || layer.allocationId === undefined) return { value, reason: "DEFAULT", metadata };
+    if (policy === undefined || layer.allocationId === undefined) {
+      return { value, reason: "DEFAULT", metadata: { layerId, configVersion: this.bundle.version, bucket: layer.bucket } };
+    }
     const allocationKey = policy.allocations.get(layer.allocationId)!;
-    metadata.policyKey = policy.key;
-    metadata.allocationKey = allocationKey;
+    const metadata = { layerId, configVersion: this.bundle.version, bucket: layer.bucket, policyKey: policy.key, allocationKey };
     return { value, variant: allocationKey, reason: policy.reason, metadata };
   }
 }

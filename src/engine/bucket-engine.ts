@@ -1,8 +1,9 @@
 // The typed face of the wasm engine, the part resolution needs: hashing, bucketing, allocation
 // lookup and weighted picks. It validates arguments, writes strings as UTF-8 straight into the
 // module's static buffers, calls one export and reads numbers back. Nothing here allocates in
-// wasm memory; the JS side allocates only results the caller asked for. Engine (engine.ts) adds
-// randomness and the bandits; the client SDK carries only this class (about 2 KB gzipped less).
+// wasm memory; the JS side allocates only results the caller asked for. BatchBucketEngine
+// (batch-engine.ts) adds hashing many units at once, Engine (engine.ts) randomness and the
+// bandits; the client SDK carries only this class (about 2.5 KB gzipped less).
 import { ABI_VERSION, BUFFER, type BufferName, type EngineExports } from "./abi.js";
 import { type Unit, checkBucket, checkBucketCount, checkSalt, checkUnitInterval, checkWeights, unitString } from "./checks.js";
 import type { LinearCapacity } from "./linear.js";
@@ -11,7 +12,7 @@ import {
 } from "./tables.js";
 
 const PREFIX_CACHE_ENTRIES = 4096;
-const encoder = new TextEncoder();
+export const encoder = new TextEncoder();
 
 export class BucketEngine {
   /** Whether this module hashes batches four lanes at a time. */
@@ -20,11 +21,11 @@ export class BucketEngine {
   protected readonly wasm: EngineExports;
   protected readonly at: Record<BufferName, number>;
   protected u8: Uint8Array;
-  private u32: Uint32Array;
+  protected u32: Uint32Array;
   protected f64: Float64Array;
   private inputTails: Uint8Array[] = [];
   private readonly prefixes = new Map<string, Uint8Array>();
-  private loadedSalts: SaltChunk | null = null;
+  protected loadedSalts: SaltChunk | null = null;
   private loadedRanges: RangeTable | null = null;
 
   constructor(exports: EngineExports) {
@@ -119,90 +120,6 @@ export class BucketEngine {
     return result;
   }
 
-  /** Many units against one salt: result i is bucket(salt, units[i]). */
-  bucketUnits(salt: string, units: readonly Unit[], bucketCount: number, out?: Uint32Array): Uint32Array {
-    const s = checkSalt(salt);
-    if (!Array.isArray(units)) throw new TypeError("units must be an array of strings or finite numbers");
-    const n = checkBucketCount(bucketCount);
-    const result = this.output(out, units.length);
-    const prefix = this.prefix(s);
-    if (prefix.length > this.capacity.saltBytes) {
-      units.forEach((unit, i) => (result[i] = this.streamedBucket(s, unitString(unit), n)));
-      return result;
-    }
-    this.u8.set(prefix, this.at.salts);
-    this.loadedSalts = null;
-    const { inputBytes, maxItems } = this.capacity;
-    const chunk: string[] = [];
-    for (let start = 0; start < units.length; start += chunk.length) {
-      // As many units as surely fit if ASCII (one byte per char); always at least one.
-      chunk.length = 0;
-      let chars = 0;
-      while (start + chunk.length < units.length && chunk.length < maxItems) {
-        const unit = unitString(units[start + chunk.length]);
-        if (chunk.length > 0 && chars + unit.length > inputBytes) break;
-        chunk.push(unit);
-        chars += unit.length;
-      }
-      if (!this.hashAsciiChunk(chunk, prefix.length, n)) this.hashUnitsOneByOne(chunk, { salt: s, bucketCount: n }, result.subarray(start));
-      else this.copyBuckets(result, start, chunk.length);
-    }
-    return result;
-  }
-
-  /**
-   * The common case in one encodeInto: the chunk joined. When every char took one byte (all
-   * ASCII), the offsets are the strings' lengths. False, with nothing hashed, otherwise.
-   */
-  private hashAsciiChunk(chunk: readonly string[], prefixLen: number, bucketCount: number): boolean {
-    const joined = chunk.length === 1 ? chunk[0]! : chunk.join("");
-    if (joined.length > this.capacity.inputBytes) return false;
-    const { read, written } = encoder.encodeInto(joined, this.inputTail(0));
-    if (read !== joined.length || written !== joined.length) return false;
-    const offsets = this.at.offsets >>> 2;
-    let at = 0;
-    for (let k = 0; k < chunk.length; k++) {
-      this.u32[offsets + k] = at;
-      at += chunk[k]!.length;
-    }
-    this.u32[offsets + chunk.length] = at;
-    this.wasm.bucketUnits(chunk.length, prefixLen, bucketCount);
-    return true;
-  }
-
-  /** Units with non-ASCII text: encoded one by one; one too long for INPUT is streamed alone. */
-  private hashUnitsOneByOne(chunk: readonly string[], { salt, bucketCount }: { salt: string; bucketCount: number }, result: Uint32Array): void {
-    const offsets = this.at.offsets >>> 2;
-    const prefixLen = this.prefix(salt).length;
-    let batchStart = 0, count = 0, used = 0;
-    const flush = (next: number) => {
-      if (count > 0) {
-        this.u32[offsets + count] = used;
-        this.wasm.bucketUnits(count, prefixLen, bucketCount);
-        this.copyBuckets(result, batchStart, count);
-      }
-      batchStart = next;
-      count = used = 0;
-    };
-    for (let k = 0; k < chunk.length; k++) {
-      const unit = chunk[k]!;
-      let written = this.encodeUnit(unit, used);
-      if (written < 0) {
-        flush(k);
-        written = this.encodeUnit(unit, 0);
-        if (written < 0) {
-          result[k] = this.streamedBucket(salt, unit, bucketCount);
-          batchStart = k + 1;
-          continue;
-        }
-      }
-      this.u32[offsets + count] = used;
-      used += written;
-      count++;
-    }
-    flush(chunk.length);
-  }
-
   // ---- allocation ----
 
   /** Prepares lists of inclusive [first, last] ranges (one list per policy) for allocationIndex. */
@@ -233,19 +150,19 @@ export class BucketEngine {
   }
 
   /** Copies BUCKETS[0..count) to result[start..]; a loop, since a subarray would allocate per call. */
-  private copyBuckets(result: Uint32Array, start: number, count: number): void {
+  protected copyBuckets(result: Uint32Array, start: number, count: number): void {
     const from = this.at.buckets >>> 2;
     for (let i = 0; i < count; i++) result[start + i] = this.u32[from + i]!;
   }
 
-  private output(out: Uint32Array | undefined, size: number): Uint32Array {
+  protected output(out: Uint32Array | undefined, size: number): Uint32Array {
     if (out === undefined) return new Uint32Array(size);
     if (!(out instanceof Uint32Array) || out.length < size) throw new RangeError(`out must be a Uint32Array of at least ${size} entries`);
     return out;
   }
 
   /** "salt." as UTF-8, cached: a bundle has few salts and hashes them for every unit. */
-  private prefix(salt: string): Uint8Array {
+  protected prefix(salt: string): Uint8Array {
     let bytes = this.prefixes.get(salt);
     if (bytes === undefined) {
       if (this.prefixes.size >= PREFIX_CACHE_ENTRIES) this.prefixes.clear();
@@ -256,13 +173,13 @@ export class BucketEngine {
   }
 
   /** Writes the unit at INPUT + offset; its byte length, or -1 when it does not fit. */
-  private encodeUnit(unit: string, offset: number): number {
+  protected encodeUnit(unit: string, offset: number): number {
     const tail = this.inputTails[offset] ?? this.inputTail(offset);
     const { read, written } = encoder.encodeInto(unit, tail);
     return read === unit.length ? written : -1;
   }
 
-  private inputTail(offset: number): Uint8Array {
+  protected inputTail(offset: number): Uint8Array {
     const tail = this.u8.subarray(this.at.input + offset, this.at.input + this.capacity.inputBytes);
     if (offset < 1024) this.inputTails[offset] = tail; // prefixes are short; cache their tails
     return tail;
@@ -287,7 +204,7 @@ export class BucketEngine {
     this.wasm.sha256Final();
   }
 
-  private streamedBucket(salt: string, unit: string, bucketCount: number): number {
+  protected streamedBucket(salt: string, unit: string, bucketCount: number): number {
     this.stream(encoder.encode(`${salt}.${unit}`));
     return this.wasm.streamedBucket(bucketCount) >>> 0;
   }

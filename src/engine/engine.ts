@@ -1,8 +1,9 @@
-// The whole engine: BucketEngine (hashing, bucketing, allocation lookup) plus randomness and the
-// bandits (Thompson, UCB1, epsilon-greedy, linear Thompson and LinUCB), for the server and the
-// library. Same rules as the base: arguments checked, static buffers only.
+// The whole engine: BucketEngine (hashing, bucketing, allocation lookup) and BatchBucketEngine
+// (many units at once), plus randomness and the bandits (Thompson, UCB1, epsilon-greedy, linear
+// Thompson and LinUCB), for the server and the library. Same rules as the base: arguments
+// checked, static buffers only.
 import { DIST, RNG_STATE_BYTES, type Distribution } from "./abi.js";
-import { BucketEngine } from "./bucket-engine.js";
+import { BatchBucketEngine } from "./batch-engine.js";
 import { checkArms, checkCount, checkNonNegative, exactMean, exactSd, finite, nonNegative, positive } from "./checks.js";
 import { LinearArms, type LinearArmState, checkContext, isLinearArms, packLinearArms } from "./linear.js";
 import { markBuilt } from "./tables.js";
@@ -24,7 +25,7 @@ export interface Ucb1Choice extends ArmChoice {
 const MAX_DRAWS = 100_000_000;
 const MAX_SAMPLES_PER_CALL = 100_000_000;
 
-export class Engine extends BucketEngine {
+export class Engine extends BatchBucketEngine {
   private loadedLinear: LinearArms | null = null;
 
   // ---- randomness ----

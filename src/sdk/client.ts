@@ -15,7 +15,7 @@ import { type Decision, type EventStamp, ExposureLog, type FlagRead } from "./ex
 import { type Service, VaneError, isTransient } from "./http.js";
 import { onPageExit } from "./page-exit.js";
 import { resolveOnServer } from "./server-resolver.js";
-import type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
+import type { ClientOptions, FlagReading, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import { type DecideResult, decideOnServer } from "./decider.js";
 import { type Details, type Widen, detailsOf, errorDetails } from "./flag-values.js";
@@ -148,8 +148,14 @@ class Client implements VaneClient {
   }
 
   resolveFlag(context: Record<string, unknown>, key: string): ResolveResult {
-    const { compiled, resolution, decision } = this.flagResolution(context, key);
+    const { compiled, outcome, decision } = this.flagOutcome(context, key);
+    const resolution = parameterResolution(compiled, context, key, outcome);
     return resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
+  }
+
+  readFlag(context: Record<string, unknown>, key: string): FlagReading {
+    const { outcome, value, decision } = this.flagOutcome(context, key);
+    return { value, layer: outcome, decisionId: decision.decisionId };
   }
 
   getBoolean(key: string, defaultValue: boolean, context: Record<string, unknown>): boolean {
@@ -211,16 +217,25 @@ class Client implements VaneClient {
     return value;
   }
 
-  /** One flag's layer resolved (from the same outcomes as the getters), its exposure recorded, its decision remembered for tracks; the decision's id made only when read. */
-  private flagResolution(context: Record<string, unknown>, key: string) {
+  /**
+   * One flag's layer outcome (from the same outcomes as the getters) and value (undefined for a
+   * parameter the bundle does not have), its exposure recorded, its decision remembered for
+   * tracks; the decision's id made only when read. No resolution object is built: readFlag needs none.
+   */
+  private flagOutcome(context: Record<string, unknown>, key: string) {
     const compiled = this.flagBundle(context, key);
     const now = evaluationTime(this.now());
-    const outcome = Object.hasOwn(compiled.defaults, key) ? layerOutcome(compiled, context, key, now, this.outcomes) : undefined;
-    const resolution = parameterResolution(compiled, context, key, outcome);
+    const known = Object.hasOwn(compiled.defaults, key);
+    const outcome = known ? layerOutcome(compiled, context, key, now, this.outcomes) : undefined;
+    const value = !known ? undefined : outcome === undefined ? compiled.defaults[key]! : outcome.value(key, compiled.defaults[key]!);
+    const projectUnit = unitValue(context, compiled.unitKey);
     const decision = new LazyDecision(now, this.isoTime(now));
-    if (resolution.unitKeyValue !== undefined) [this.lastUnit, this.lastDecision] = [resolution.unitKeyValue, decision];
-    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, { key, value: resolution.assignments[key]!, projectUnit: resolution.unitKeyValue }, decision);
-    return { compiled, resolution, decision };
+    if (projectUnit !== undefined) {
+      this.lastUnit = projectUnit;
+      this.lastDecision = decision;
+    }
+    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, { key, value: value!, projectUnit }, decision);
+    return { compiled, outcome, value, decision };
   }
 
   private expose(compiled: CompiledBundle, outcome: LayerOutcome, read: FlagRead, decision: Decision): void {

@@ -4,7 +4,7 @@
 export { createClient } from "./client.js";
 export { VaneError } from "./http.js";
 export { EventsRefused, type RefusedEvent } from "./events-refused.js";
-export type { ClientOptions, ResolveResult, TrackOptions, VaneClient } from "./types.js";
+export type { ClientOptions, FlagReading, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 export type { WasmSource } from "./engine-source.js";
 export type { DecideResult } from "./decider.js";
 export type { Details, ErrorCode, Reason, Widen } from "./flag-values.js";

@@ -1,4 +1,5 @@
 // The SDK's public shapes: what createClient takes and what the client it makes can do.
+import type { LayerFacts } from "../bundle/openfeature.js";
 import type { ResolveResponse } from "../bundle/response.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { DecideResult } from "./decider.js";
@@ -53,6 +54,15 @@ export interface TrackOptions {
 /** Exactly the POST /v1/resolve 200 body. */
 export type ResolveResult = ResolveResponse;
 
+/** One flag as resolveFlag reads it, without the answer's objects (vane/openfeature builds its details from it). */
+export interface FlagReading {
+  /** Undefined for a parameter the bundle does not have. */
+  readonly value: JsonValue | undefined;
+  /** What the flag's layer says; undefined when the context has no unit for it (the layer skipped). Read it at once: the client keeps it for the unit's next reads. */
+  readonly layer: LayerFacts | undefined;
+  readonly decisionId: string;
+}
+
 export interface VaneClient {
   /** Local mode: from the bundle, in this process. Server mode: POST /v1/resolve, local or defaults on 5xx/429. */
   resolve(context: Record<string, unknown>, parameters?: string[]): Promise<ResolveResult>;
@@ -63,6 +73,8 @@ export interface VaneClient {
    * resolved, and exposed (metadata.layers has that layer alone). Throws as resolveLocal does.
    */
   resolveFlag(context: Record<string, unknown>, key: string): ResolveResult;
+  /** resolveFlag's value, layer and decision (exposure recorded alike), without building the answer: vane/openfeature's read, ~4× cheaper. Throws as resolveFlag does. */
+  readFlag(context: Record<string, unknown>, key: string): FlagReading;
   /**
    * A parameter's value for a context, from the bundle (local resolution, exposure recorded);
    * `defaultValue` when there is no bundle yet, the context is unusable, the parameter is unknown

@@ -1,8 +1,9 @@
 // The distributed file, not the sources: dist/client/vane-client.js (npm run build makes it)
 // loads its engine from the .wasm beside it, resolves as the server does, sends its exposures,
-// refuses a bootstrap that is not a bundle (its lighter bundle check), and its declarations
+// refuses a bootstrap that is not a bundle (its lighter bundle check), leaves out the engine's
+// batch hashing and bandits, and its declarations
 // type-check on their own (no Node types) for a user's code.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -51,6 +52,12 @@ describe("dist/client/vane-client.js", () => {
     const creating = built.createClient({ baseUrl: sdk.server.url, apiKey: sdk.pk, projectId: DEMO_PROJECT, bootstrap, fetch: log.fetch });
     await expect(creating).rejects.toThrow("layers[0]: must be an object with an id and policies");
     expect(log.calls).toEqual([]);
+  });
+
+  it("carries the engine's one-unit hashing only: not its batch hashing nor the bandits (the server's)", () => {
+    const text = readFileSync(BUILT, "utf8");
+    expect(text).not.toContain("units must be an array"); // BatchBucketEngine.bucketUnits
+    expect(text).not.toContain("arms must be LinearArms"); // Engine's bandits
   });
 
   it("has declarations a user's TypeScript checks against, without Node's types", () => {

@@ -1,6 +1,7 @@
 // One OpenFeature evaluation on Vane's client: the flag (a parameter) resolved locally for the
-// context with the client's resolveFlag (the server's resolver, for the flag's layer alone; its
-// exposure recorded as for any local resolve), and its details read from the bundle exactly as the OFREP endpoints read them
+// context with the client's readFlag (resolveFlag's read of the flag's layer alone, without the
+// answer's objects; its exposure recorded as for any local resolve), and its details read from
+// the bundle exactly as the OFREP endpoints read them
 // (src/bundle/openfeature.ts). Shared by the server and the web provider; OpenFeature's error
 // codes are returned, not thrown, so an evaluation never fails the caller.
 import type { ErrorCode, EvaluationContext, FlagValueType, ResolutionDetails, ResolutionReason, TrackingEventDetails } from "@openfeature/core";
@@ -20,22 +21,21 @@ export class FlagEvaluator {
     const bundle = client?.bundle;
     if (client === undefined || bundle === undefined) return failed(defaultValue, "PROVIDER_NOT_READY", "Vane has no bundle yet");
     const index = this.indexFor(bundle);
-    if (!index.has(flagKey)) return failed(defaultValue, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
-    let result;
+    const layerId = index.layerOf.get(flagKey);
+    if (layerId === undefined) return failed(defaultValue, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
+    let read;
     try {
       // Without a targetingKey the context is Vane's as it is: no copy made per evaluation.
-      result = client.resolveFlag(Object.hasOwn(context, "targetingKey") ? vaneContext(context, bundle.hashing.unitKey) : context, flagKey);
+      read = client.readFlag(Object.hasOwn(context, "targetingKey") ? vaneContext(context, bundle.hashing.unitKey) : context, flagKey);
     } catch (error) {
       return failed(defaultValue, "INVALID_CONTEXT", error instanceof Error ? error.message : String(error));
     }
-    const details = index.details(flagKey, { assignments: result.assignments, layers: result.metadata.layers })!;
-    if (!fits(details.value, type)) return failed(defaultValue, "TYPE_MISMATCH", `Flag '${flagKey}' is not of type ${type}`);
-    const resolved: ResolutionDetails<T> = {
-      value: details.value as T,
-      reason: details.reason as ResolutionReason,
-      // Object.assign, not a spread followed by another property: that costs microseconds per evaluation.
-      flagMetadata: Object.assign({}, details.metadata, { decisionId: result.decisionId }),
-    };
+    if (read.value === undefined) return failed(defaultValue, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
+    if (!fits(read.value, type)) return failed(defaultValue, "TYPE_MISMATCH", `Flag '${flagKey}' is not of type ${type}`);
+    // The details' metadata is made for this evaluation: the decision id joins it, no copy.
+    const details = index.layerDetails(layerId, read.value, read.layer);
+    details.metadata.decisionId = read.decisionId;
+    const resolved: ResolutionDetails<T> = { value: read.value as T, reason: details.reason as ResolutionReason, flagMetadata: details.metadata };
     if (details.variant !== undefined) resolved.variant = details.variant;
     return resolved;
   }
