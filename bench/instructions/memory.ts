@@ -78,9 +78,10 @@ function sample(pid: number, startedAt: number): Sample | undefined {
   }
 }
 
-export async function memoryPhase(): Promise<MemoryFigures> {
+/** `serveArgs`: more of `vane serve`'s options, to measure what one of them changes. */
+export async function memoryPhase(serveArgs: readonly string[] = []): Promise<MemoryFigures> {
   const dir = mkdtempSync(join(tmpdir(), "vane-memory-"));
-  const server = await startVane(dir, [], { counted: false });
+  const server = await startVane(dir, serveArgs, { counted: false });
   try {
     process.stderr.write(`memory: settling ${SETTLE_S} s…`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
