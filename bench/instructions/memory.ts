@@ -2,7 +2,7 @@
 // valgrind): idle after a settle, at the end of a 60 s resolve load at 64 connections, and 30 s
 // after it; and where the idle figure goes, by mapping (/proc/PID/smaps: the node binary, the
 // native addons, anonymous memory: V8's heaps, malloc's arenas, DuckDB's and SQLite's caches).
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { rssBytes } from "../http/proc-stats.js";
@@ -11,7 +11,9 @@ import { vaneScenarios } from "../http/scenarios.js";
 import { startVane } from "./servers.js";
 
 const LOAD_S = Number(process.env.BENCH_MEMORY_LOAD_S ?? 60);
-const AFTER_S = 30;
+const AFTER_S = Number(process.env.BENCH_MEMORY_AFTER_S ?? 30);
+/** The timeline's sampling interval, through the load and after it. */
+const SAMPLE_MS = 2000;
 const SETTLE_S = 10;
 
 export interface MemoryFigures {
@@ -24,6 +26,18 @@ export interface MemoryFigures {
   readonly idleByMapping: Record<string, number>;
   /** The same at the end of the load. */
   readonly loadedByMapping: Record<string, number>;
+  /** RSS every SAMPLE_MS from the load's start until the last figure. */
+  readonly timeline: readonly Sample[];
+}
+
+export interface Sample {
+  /** Seconds since the load started. */
+  readonly atS: number;
+  readonly rssMiB: number;
+  /** RssAnon: V8's heaps, malloc's arenas, DuckDB's buffers. */
+  readonly anonMiB: number;
+  /** Whether the Parquet copy's thread (the one niced below the others) is alive. */
+  readonly copying: boolean;
 }
 
 const MiB = (bytes: number) => bytes / 1024 / 1024;
@@ -45,9 +59,29 @@ export function rssByMapping(smaps: string): Map<string, number> {
   return by;
 }
 
-export async function memoryPhase(): Promise<MemoryFigures> {
+function sample(pid: number, startedAt: number): Sample | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s*(\\d+)\\s*kB`, "m").exec(status)?.[1] ?? 0);
+    // Field 19 of a thread's stat is its nice value; the copy's thread alone runs above 0.
+    const copying = readdirSync(`/proc/${pid}/task`).some((tid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) > 0;
+      } catch {
+        return false;
+      }
+    });
+    return { atS: (Date.now() - startedAt) / 1000, rssMiB: kib("VmRSS") / 1024, anonMiB: kib("RssAnon") / 1024, copying };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `serveArgs`: more of `vane serve`'s options, to measure what one of them changes. */
+export async function memoryPhase(serveArgs: readonly string[] = []): Promise<MemoryFigures> {
   const dir = mkdtempSync(join(tmpdir(), "vane-memory-"));
-  const server = await startVane(dir, [], { counted: false });
+  const server = await startVane(dir, serveArgs, { counted: false });
   try {
     process.stderr.write(`memory: settling ${SETTLE_S} s…`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
@@ -55,11 +89,18 @@ export async function memoryPhase(): Promise<MemoryFigures> {
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const resolve = vaneScenarios({ key: server.key, projectId: server.projectId, etag: "" }).find((s) => s.key === "resolve")!;
     process.stderr.write(` ${MiB(idle).toFixed(0)} MiB idle; ${LOAD_S} s of resolve at 64 connections…\n`);
+    const startedAt = Date.now();
+    const timeline: Sample[] = [];
+    const sampler = setInterval(() => {
+      const s = sample(server.pid, startedAt);
+      if (s !== undefined) timeline.push(s);
+    }, SAMPLE_MS);
     const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
     const end = rssBytes(server.pid)!;
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
+    clearInterval(sampler);
     const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
     return {
       idleMiB: MiB(idle),
@@ -69,6 +110,7 @@ export async function memoryPhase(): Promise<MemoryFigures> {
       reqPerSec: row.reqPerSec,
       idleByMapping: top(byMapping),
       loadedByMapping: top(loaded),
+      timeline,
     };
   } finally {
     await server.stop();
@@ -86,5 +128,6 @@ export function memoryLines(m: MemoryFigures): string[] {
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
     `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
     `At the end of the load: ${mappings(m.loadedByMapping)}.`,
+    `RSS / anonymous MiB every ${SAMPLE_MS / 1000} s from the load's start (* the copy's thread alive): ${m.timeline.map((s) => `${s.atS.toFixed(0)}s ${s.rssMiB.toFixed(0)}/${s.anonMiB.toFixed(0)}${s.copying ? "*" : ""}`).join(", ")}.`,
   ];
 }

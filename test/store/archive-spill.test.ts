@@ -2,10 +2,12 @@
 // within a small bound (WRITER_MEMORY_BYTES), while a compaction, which sorts every row of up to
 // 512 small files and which DuckDB cannot spill when the rows carry long bodies, gets a larger one
 // for its duration; what DuckDB does spill goes to a folder under the data folder, emptied at open.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { LOG_FORMAT_COMPACT, type LogRowFrom, encodeLogRow } from "../../src/store/log-row.js";
+import { Delivery } from "../../src/store/parquet/delivery.js";
 import { DuckArchiveWriter, SPILL_FOLDER, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
@@ -76,4 +78,37 @@ describe("the archive writer's memory", () => {
     writer.close();
     expect(existsSync(join(spill, "duckdb_temp_block-1.block"))).toBe(false);
   });
+});
+
+describe("the archive writer's staging tables", () => {
+  /** A log row of `count` events whose bodies repeat their envelope (the compact format DuckDB reads as text), ~2.5 KB each. */
+  function compactRow(seq: number, count: number): LogRowFrom {
+    const receivedAt = "2026-11-20T10:00:00.000Z";
+    const events = Array.from({ length: count }, (_, i) => {
+      const body = { type: "exposure", unitKey: `u${seq + i}`, timestamp: receivedAt, orgId: "org-1", projectId: "shop", env: "production", noise: `${seq + i}`.repeat(400) };
+      return { id: `e${seq + i}`, receivedAt, orgId: "org-1", projectId: "shop", env: "production", type: "exposure" as const, unitKey: body.unitKey, timestamp: receivedAt, body };
+    });
+    const { text, format } = encodeLogRow(events);
+    expect(format).toBe(LOG_FORMAT_COMPACT);
+    return { seq, count, text, format, from: seq };
+  }
+
+  it("holds one delivery's rows, not every delivery's: any number of deliveries pass, and nothing reaches the spill folder", async () => {
+    const dir = dataDir();
+    const writer = await DuckArchiveWriter.open(new NodeFileSink(join(dir, "parquet")), writerSettings(dir));
+    // 24 deliveries of 1,000 events, ~60 MB of bodies in all: kept in the staging tables (a DELETE
+    // only marks rows deleted), they passed the writer's 64 MiB and a delivery failed, out of memory.
+    try {
+      for (let d = 0; d < 24; d++) {
+        const delivery = new Delivery();
+        delivery.addRow(compactRow(d * 1_000 + 1, 1_000));
+        await writer.writeDelivery(delivery);
+      }
+    } finally {
+      writer.close();
+    }
+    const spill = join(dir, SPILL_FOLDER);
+    expect(existsSync(spill) ? readdirSync(spill) : []).toEqual([]);
+    expect((await parquetRows(dir)).length).toBe(24_000);
+  }, 60_000);
 });

@@ -8,6 +8,7 @@ import { type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import type { CommittedRow, LogRowFrom } from "../log-row.js";
 import { Queue } from "../queue.js";
 import type { CommittedEvents } from "./pipeline.js";
+import { FeedWindow, charsOf } from "../feed-window.js";
 
 /**
  * Characters of log-row text held at most (about bytes: the rows are JSON, mostly ASCII, which V8
@@ -20,6 +21,8 @@ export class CommittedFeed implements CommittedEvents {
   private readonly held = new Queue<CommittedRow>();
   private heldChars = 0;
   private taken = 0;
+  /** Shared with the writer's thread, which posts it first: what the port holds, bounded there. */
+  private window: FeedWindow | undefined;
 
   constructor(
     private readonly port: MessagePort,
@@ -59,7 +62,13 @@ export class CommittedFeed implements CommittedEvents {
   /** Moves what the port holds into memory, up to the bound. */
   collect(): void {
     for (let message = receiveMessageOnPort(this.port); message !== undefined; message = receiveMessageOnPort(this.port)) {
-      for (const batch of message.message as CommittedRow[]) {
+      const data = message.message as Int32Array | CommittedRow[];
+      if (data instanceof Int32Array) {
+        this.window = new FeedWindow(data);
+        continue;
+      }
+      this.window?.taken(charsOf(data));
+      for (const batch of data) {
         if (this.heldChars + batch.text.length > this.maxChars) continue;
         this.held.push(batch);
         this.heldChars += batch.text.length;

@@ -39,7 +39,7 @@ export async function createTextStage(connection: DuckDBConnection): Promise<voi
 
 /** Puts the rows' events (from each row's `from` on) and `events` into `table` (createEventTable's columns). */
 export async function stageRows(connection: DuckDBConnection, table: string, rows: readonly LogRowFrom[], events: readonly SequencedEvent[]): Promise<void> {
-  await clear(connection); // of a run that failed midway
+  await createTextStage(connection); // empty, of a run that failed midway: created anew, not DELETEd (emptyStage, duck-writer.ts)
   const decoded: SequencedEvent[] = [...events];
   const appender = await connection.createAppender(RAW);
   let texts = 0;
@@ -66,13 +66,9 @@ export async function stageRows(connection: DuckDBConnection, table: string, row
   await runHere(connection, `INSERT INTO ${UNNESTED} ${UNNEST_SQL}`);
   await fillEventTimes(connection);
   await runHere(connection, `INSERT INTO ${table} SELECT * FROM ${UNNESTED}`);
-  await clear(connection);
+  await createTextStage(connection);
 }
 
-async function clear(connection: DuckDBConnection): Promise<void> {
-  await connection.run(`DELETE FROM ${RAW}`);
-  await connection.run(`DELETE FROM ${UNNESTED}`);
-}
 
 /** Epoch millis of a compact row's receivedAt when DuckDB can take its text; undefined when JavaScript decodes it. */
 function compactReceivedMs(row: LogRowFrom): number | undefined {

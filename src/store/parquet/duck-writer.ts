@@ -4,6 +4,7 @@
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, rm, stat } from "node:fs/promises";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { join } from "node:path";
 import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
@@ -46,6 +47,15 @@ export function writerSettings(dataDir: string): DuckSettings {
   return { ...WRITER_SETTINGS, tempDirectory: join(dataDir, SPILL_FOLDER) };
 }
 
+/**
+ * Empties the staging table by creating it anew. A DELETE in an in-memory DuckDB (1.5) only marks
+ * the rows deleted: nothing checkpoints such a database, so their storage stayed, past the memory
+ * limit in the spill folder, and grew by every delivery's rows (docs/performance.md, issue 33).
+ */
+function emptyStage(connection: DuckDBConnection): Promise<unknown> {
+  return createEventTable(connection, STAGE);
+}
+
 export class DuckArchiveWriter {
   private constructor(
     private readonly duck: Duck,
@@ -66,10 +76,10 @@ export class DuckArchiveWriter {
   /** ParquetPipelineOptions.writeRows. */
   readonly writeRows = async (path: string, rows: readonly SequencedEvent[]): Promise<void> => {
     const connection = this.duck.connection;
-    await connection.run(`DELETE FROM ${STAGE}`);
+    await emptyStage(connection);
     await appendEvents(connection, STAGE, rows);
     await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY ${ARCHIVE_ORDER}`, temp));
-    await connection.run(`DELETE FROM ${STAGE}`);
+    await emptyStage(connection);
   };
 
   /**
@@ -78,7 +88,7 @@ export class DuckArchiveWriter {
    */
   readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
     const connection = this.duck.connection;
-    await connection.run(`DELETE FROM ${STAGE}`);
+    await emptyStage(connection);
     await stageRows(connection, STAGE, delivery.rows, delivery.events);
     const partitions = await connection.runAndReadAll(
       `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${STAGE} GROUP BY ALL ORDER BY first`,
@@ -88,7 +98,7 @@ export class DuckArchiveWriter {
       const where = `org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
       await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} WHERE ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
-    await connection.run(`DELETE FROM ${STAGE}`);
+    await emptyStage(connection);
   };
 
   /** ParquetPipelineOptions.intact: the magic at both ends, and a footer that fits in the file. */

@@ -7,6 +7,7 @@ import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
 import type { CommittedRow } from "../../log-row.js";
+import { FeedWindow, charsOf } from "../../feed-window.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
 
@@ -28,6 +29,8 @@ const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
 
 /** The Parquet copy's thread, when it runs in this process: it takes committed batches from memory. */
 let feed: MessagePort | undefined;
+/** What the feed's port holds that the copy has not taken: bounded (feed-window.ts). */
+let feedWindow = new FeedWindow();
 
 port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
@@ -41,6 +44,8 @@ port.on("message", (message: ToWriter) => {
   if (message.type === "feed") {
     feed?.close();
     feed = message.port;
+    feedWindow = new FeedWindow();
+    feed.postMessage(feedWindow.shared);
     // Closed from the other side when the copy stops (its lease lost): nothing more is posted.
     message.port.once("close", () => {
       if (feed === message.port) feed = undefined;
@@ -65,7 +70,8 @@ let fed: CommittedRow[] = [];
 function answer(one: Answer): void {
   if (answers.length === 0) setImmediate(() => {
     // The feed first: a copy told to look once an append is answered finds the batch in memory.
-    if (fed.length > 0) feed?.postMessage(fed);
+    // Past the window the copy reads these batches from the log instead.
+    if (fed.length > 0 && feedWindow.admit(charsOf(fed))) feed?.postMessage(fed);
     fed = [];
     send({ type: "answers", answers });
     answers = [];
