@@ -7,6 +7,7 @@ import { resolveParameter } from "../src/bundle/resolve.js";
 import { createClient } from "../src/sdk/index.js";
 import { VaneWebProvider } from "../src/sdk/openfeature/index.js";
 import { LARGE, REALISTIC, makeBundle, makeContexts } from "./bundle-workload.js";
+import { percentile, timeEach } from "./measure.js";
 import { formatDuration, machine, machineLine } from "./report.js";
 
 const RESOLVES = Number(process.env.BENCH_RESOLVES ?? 1_000_000);
@@ -17,17 +18,6 @@ const compiled = compileBundle(bundle, engine);
 const contexts = makeContexts(4096);
 const mask = contexts.length - 1;
 
-const percentile = (sorted: Float64Array, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-
-function timeEach(count: number, run: (i: number) => unknown): Float64Array {
-  const times = new Float64Array(count);
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    run(i);
-    times[i] = Number(process.hrtime.bigint() - start);
-  }
-  return times.sort();
-}
 
 console.log(`[1/5] warm-up and per-call latency over ${RESOLVES.toLocaleString()} resolves …`);
 timeEach(100_000, (i) => resolve(compiled, contexts[i & mask]!, { now }));

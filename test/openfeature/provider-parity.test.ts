@@ -5,47 +5,19 @@
 // every value type asked for), an evaluation equals the answer built the earlier way (resolved
 // alone, its details read from the answer's layer), and the clients send the same
 // exposures as one resolving each flag alone with resolveLocal.
-import { readFileSync } from "node:fs";
 import type { EvaluationContext, FlagValueType, ResolutionDetails } from "@openfeature/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FlagIndex, vaneContext } from "../../src/bundle/openfeature.js";
-import type { Bundle, JsonValue } from "../../src/bundle/types.js";
-import { ENGINE_URL } from "../../src/engine/loader.js";
-import { type VaneClient, createClient } from "../../src/sdk/index.js";
+import type { JsonValue } from "../../src/bundle/types.js";
+import type { VaneClient } from "../../src/sdk/index.js";
 import { VaneWebProvider } from "../../src/sdk/openfeature/index.js";
 import { arbitraryBundle } from "../bundle/bundles.js";
+import { recorder } from "../sdk/helpers.js";
 
-const wasm = new WebAssembly.Module(readFileSync(ENGINE_URL));
 const T0 = Date.parse("2026-11-21T12:00:00Z");
 const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-interface Recorder {
-  client: VaneClient;
-  events: Record<string, unknown>[];
-}
-
-async function recorder(bundle: Bundle): Promise<Recorder> {
-  const events: Record<string, unknown>[] = [];
-  const client = await createClient({
-    baseUrl: "http://vane.test",
-    apiKey: "vane_pk_test",
-    projectId: bundle.projectId,
-    bootstrap: bundle,
-    wasm,
-    now: () => T0,
-    flushAt: 1000,
-    flushIntervalMs: 3_600_000,
-    onError: (error) => {
-      throw error;
-    },
-    fetch: async (_input, init) => {
-      events.push(...(JSON.parse(String(init?.body)) as { events: Record<string, unknown>[] }).events);
-      return Response.json({ accepted: 0 });
-    },
-  });
-  return { client, events };
-}
 
 /**
  * The evaluation as the evaluator built it before readFlag, written out here so that no details
@@ -127,7 +99,7 @@ describe("an OpenFeature provider's evaluation", () => {
   it("returns and records what it did when built from resolveFlag's answer", async () => {
     await fc.assert(
       fc.asyncProperty(arbitraryBundle, fc.array(read, { minLength: 1, maxLength: 30 }), async (bundle, reads) => {
-        const [now, earlier, alone] = [await recorder(bundle), await recorder(bundle), await recorder(bundle)];
+        const [now, earlier, alone] = [await recorder(bundle, () => T0), await recorder(bundle, () => T0), await recorder(bundle, () => T0)];
         const provider = new VaneWebProvider({ client: now.client });
         const keys = [...bundle.parameters.map((p) => p.key), "no-such-flag"];
         const decisionIds = new Set<string>();

@@ -3,15 +3,12 @@
 // what a resolution of that parameter alone does, and its value must be the full resolve's: on
 // random bundles with schedule windows, for contexts changed in place between reads (a memo
 // keyed on the object would serve a stale value), with fields that hold arrays, and over time.
-import { readFileSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { Bundle, JsonValue } from "../../src/bundle/types.js";
-import { ENGINE_URL } from "../../src/engine/loader.js";
-import { type VaneClient, createClient } from "../../src/sdk/index.js";
 import { allocation, arbitraryBundle, sampleBundle, staticPolicy } from "../bundle/bundles.js";
+import { recorder } from "./helpers.js";
 
-const wasm = new WebAssembly.Module(readFileSync(ENGINE_URL));
 const T0 = Date.parse("2026-11-21T12:00:00Z");
 const MINUTE = 60_000;
 /** A JSON default takes a value of any type: what the getter answers is what it resolved. */
@@ -50,32 +47,6 @@ const read = fc.record({
   minutes: fc.integer({ min: 0, max: 2 }),
 });
 
-interface Recorder {
-  client: VaneClient;
-  events: Record<string, unknown>[];
-}
-
-async function recorder(bundle: Bundle, clock: { now: number }): Promise<Recorder> {
-  const events: Record<string, unknown>[] = [];
-  const client = await createClient({
-    baseUrl: "http://vane.test",
-    apiKey: "vane_pk_test",
-    projectId: bundle.projectId,
-    bootstrap: bundle,
-    wasm,
-    now: () => clock.now,
-    flushAt: 1000,
-    flushIntervalMs: 3_600_000,
-    onError: (error) => {
-      throw error;
-    },
-    fetch: async (_input, init) => {
-      events.push(...(JSON.parse(String(init?.body)) as { events: Record<string, unknown>[] }).events);
-      return Response.json({ accepted: 0 });
-    },
-  });
-  return { client, events };
-}
 
 /** An event as two sessions can agree on it: without its own, its session's and its decision's ids. */
 const comparable = ({ sessionId: _s, decisionId: _d, id: _i, ...rest }: Record<string, unknown>) => rest;
@@ -85,7 +56,7 @@ describe("a flag getter", () => {
     await fc.assert(
       fc.asyncProperty(scheduledBundle, fc.array(read, { minLength: 1, maxLength: 40 }), async (bundle, reads) => {
         const clock = { now: T0 - 4 * MINUTE };
-        const [getters, alone, full] = [await recorder(bundle, clock), await recorder(bundle, clock), await recorder(bundle, clock)];
+        const [getters, alone, full] = [await recorder(bundle, () => clock.now), await recorder(bundle, () => clock.now), await recorder(bundle, () => clock.now)];
         const contexts: Record<string, unknown>[] = [0, 1, 2].map((u) => ({ userId: u === 2 ? 2 : `user-${u}`, accountId: `acct-${u % 2}`, country: "NL", plan: "gold", appVersion: "2.1.0" }));
         const keys = [...bundle.parameters.map((p) => p.key), "no-such-parameter"];
         for (const { user, change, parameter, minutes } of reads) {
@@ -112,7 +83,7 @@ describe("a flag getter", () => {
     const bundle = sampleBundle();
     bundle.parameters = [{ key: "p", type: "integer", default: -1, layerId: "l", namespace: "n" }];
     bundle.layers = [{ id: "l", policies: [staticPolicy("gold", [allocation("all", [0, 999], { p: 1 })], { conditions: [{ plan: { $in: ["gold"] } }] })] }];
-    const { client, events } = await recorder(bundle, clock);
+    const { client, events } = await recorder(bundle, () => clock.now);
     const context: Record<string, unknown> = { userId: "u", plan: "gold" };
     expect(client.getNumber("p", 0, context)).toBe(1);
     context.plan = "free";

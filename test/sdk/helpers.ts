@@ -120,3 +120,31 @@ export async function storedEvents(server: TestServer, type: "exposure" | "track
   const events = await loggedEvents(server.stores.events).list({ type, limit: 100_000 });
   return events.reverse().map((e) => e.event.body as Record<string, unknown>);
 }
+
+/** A client on `bundle` alone (no server): every event it sends is kept in `events`; a send error fails the test. */
+export interface Recorder {
+  client: VaneClient;
+  events: Record<string, unknown>[];
+}
+
+export async function recorder(bundle: Bundle, now: () => number): Promise<Recorder> {
+  const events: Record<string, unknown>[] = [];
+  const client = await createClient({
+    baseUrl: "http://vane.test",
+    apiKey: "vane_pk_test",
+    projectId: bundle.projectId,
+    bootstrap: bundle,
+    wasm,
+    now,
+    flushAt: 1000,
+    flushIntervalMs: 3_600_000,
+    onError: (error) => {
+      throw error;
+    },
+    fetch: async (_input, init) => {
+      events.push(...(JSON.parse(String(init?.body)) as { events: Record<string, unknown>[] }).events);
+      return Response.json({ accepted: 0 });
+    },
+  });
+  return { client, events };
+}
