@@ -1,10 +1,9 @@
 // The archive's `layers` and `value` columns, which results read instead of parsing bodies: both
 // writers (DuckDB's and the edge's JavaScript one) fill them alike, and files written before they
 // existed are still read right, by readers and by compaction (which gives its file the columns).
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { archiveSelect, listArchive } from "../../src/store/columnar/archive-files.js";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { EventView } from "../../src/store/columnar/event-view.js";
@@ -16,16 +15,9 @@ import { encodeEvents } from "../../src/store/parquet/rows.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { SequencedEvent, StoredEvent } from "../../src/store/types.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDirs } from "./fixtures.js";
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "vane-columns-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirs("vane-columns-");
 
 const BASE_MS = Date.parse("2026-11-20T10:00:00.000Z");
 

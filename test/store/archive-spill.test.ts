@@ -2,29 +2,19 @@
 // within a small bound (WRITER_MEMORY_BYTES), while a compaction, which sorts every row of up to
 // 512 small files and which DuckDB cannot spill when the rows carry long bodies, gets a larger one
 // for its duration; what DuckDB does spill goes to a folder under the data folder, emptied at open.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
 import { DuckArchiveWriter, SPILL_FOLDER, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
 import type { SequencedEvent } from "../../src/store/types.js";
-import { makeEvent } from "./fixtures.js";
+import { makeEvent, tempDirs } from "./fixtures.js";
 import { parquetRows } from "./parquet-files.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "vane-writer-memory-"));
-  dirs.push(dir);
-  return dir;
-}
+const dataDir = tempDirs("vane-writer-memory-");
 
 /** 36 files of 4,000 events: ~52 MB of bodies that do not compress away, 7 MB on disk. */
 const FILES = 36;

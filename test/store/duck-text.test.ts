@@ -2,10 +2,8 @@
 // path wrote: the same files, and in them the same rows, column for column, for every kind of
 // event and body (escapes, unicode, numbers DuckDB prints otherwise, missing fields, times not in
 // toISOString's form), from rows taken whole or from the middle.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, encodeLogRow } from "../../src/store/log-row.js";
 import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
@@ -14,16 +12,9 @@ import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDirs } from "./fixtures.js";
 
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "vane-duck-text-"));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = tempDirs("vane-duck-text-");
 
 type Extra = Record<string, unknown>;
 

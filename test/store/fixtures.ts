@@ -1,4 +1,8 @@
 // Records for store tests, built in code so each test shows what it varies.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import type { KeyRecord, StoredEvent } from "../../src/store/types.js";
 
@@ -47,4 +51,17 @@ export function makeEvent(tag: string, extra: Partial<StoredEvent> = {}): Stored
 
 export function makeBatch(tag: string, size: number, extra: Partial<StoredEvent> = {}): StoredEvent[] {
   return Array.from({ length: size }, (_, i) => makeEvent(`${tag}-${i}`, extra));
+}
+
+/** A maker of temp folders named `prefix…`; each is removed after the test that made it. */
+export function tempDirs(prefix: string): () => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }
