@@ -6,7 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { listArchive } from "../../src/store/columnar/archive-files.js";
 import { ParquetThread } from "../../src/store/parquet/parquet-thread.js";
+import { MIN_RUN_GAP_MS } from "../../src/store/parquet/parquet-protocol.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "./parquet-files.js";
 import { makeBatch } from "./fixtures.js";
@@ -80,6 +82,34 @@ describe("ParquetThread fed by the writer thread", () => {
       // Its report of the last run may still be on its way.
       for (let tries = 0; tries < 100 && thread.fromMemory < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
       expect(thread.fromMemory).toBe(100); // told to look after each answer, it finds every batch in memory
+    } finally {
+      await thread.close();
+      await stores.close();
+    }
+  });
+});
+
+describe("ParquetThread between runs", () => {
+  it("waits MIN_RUN_GAP_MS between runs, so what commits meanwhile goes into one delivery, each event once", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-gap-"));
+    dirs.push(dataDir);
+    const stores = openSqliteStores({ dataDir, writer: "worker" });
+    const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, stores.events.committedFeed?.());
+    const started = Date.now();
+    try {
+      // A batch every 50 ms for 1.5 s, the thread told to look after each, as the server tells it.
+      for (let b = 0; b < 30; b++) {
+        await stores.events.append(makeBatch(`g${b}`, 10));
+        await thread.deliverThrough();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await thread.close();
+      const elapsed = Date.now() - started;
+      const seqs = (await parquetRows(dataDir)).map((row) => Number(row.seq)).sort((a, b) => a - b);
+      expect(seqs).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+      // One file a delivery (one partition): a run at most every gap, and the close's last one.
+      const files = (await listArchive(path.join(dataDir, "parquet"))).length;
+      expect(files).toBeLessThanOrEqual(Math.floor(elapsed / MIN_RUN_GAP_MS) + 2);
     } finally {
       await thread.close();
       await stores.close();

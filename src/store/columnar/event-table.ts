@@ -14,9 +14,9 @@ export function createEventTable(connection: DuckDBConnection, name: string): Pr
 }
 
 /** A JSON value's type as DuckDB names it: only numbers count as values and propensities. */
-const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
+export const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
 /** A LayerAssignment's fields (the contract's) the `layers` column keeps, the last two checked for their JSON type below. */
-const LAYER_SHAPE = '{"layerId":"VARCHAR","policyId":"VARCHAR","policyKey":"VARCHAR","allocationId":"VARCHAR","allocationKey":"VARCHAR","probability":"JSON","attributionOnly":"JSON"}';
+export const LAYER_SHAPE = '{"layerId":"VARCHAR","policyId":"VARCHAR","policyKey":"VARCHAR","allocationId":"VARCHAR","allocationKey":"VARCHAR","probability":"JSON","attributionOnly":"JSON"}';
 const LAYER_OF_JSON = `struct_pack(layerId := l.layerId, policyId := l.policyId, policyKey := l.policyKey, allocationId := l.allocationId, allocationKey := l.allocationKey,
   probability := CASE WHEN json_type(l.probability) ${NUMBER} THEN CAST(l.probability AS DOUBLE) END,
   attributionOnly := CASE WHEN json_type(l.attributionOnly) = 'BOOLEAN' THEN CAST(l.attributionOnly AS BOOLEAN) END)`;
@@ -28,8 +28,18 @@ const LAYER_OF_JSON = `struct_pack(layerId := l.layerId, policyId := l.policyId,
  * (the JavaScript writer alike: parquet/rows.ts); readers use the same expressions for the log's
  * tail and for files written before the columns existed.
  */
-export const LAYERS_OF_BODY = `CASE WHEN type IN ('exposure', 'decision') THEN list_transform(json_transform(body, '{"layers":[${LAYER_SHAPE}]}').layers, lambda l: ${LAYER_OF_JSON}) END`;
-export const VALUE_OF_BODY = `CASE WHEN type = 'track' AND json_type(body, '$.value') ${NUMBER} THEN CAST(json_extract(body, '$.value') AS DOUBLE) END`;
+export const LAYERS_OF_BODY = `CASE WHEN type IN ('exposure', 'decision') THEN ${layersOf(`json_transform(body, '{"layers":[${LAYER_SHAPE}]}').layers`)} END`;
+export const VALUE_OF_BODY = `CASE WHEN type = 'track' THEN ${valueOf("json_extract(body, '$.value')")} END`;
+
+/** The `layers` column from a body's `layers` as json_transform gives it for `[LAYER_SHAPE]`. */
+export function layersOf(transformed: string): string {
+  return `list_transform(${transformed}, lambda l: ${LAYER_OF_JSON})`;
+}
+
+/** The `value` column from a body's `value` as JSON (NULL when missing): a number only. */
+export function valueOf(json: string): string {
+  return `CASE WHEN json_type(${json}) ${NUMBER} THEN CAST(${json} AS DOUBLE) END`;
+}
 
 /** The Parquet files' columns from such a table, received_at and event_time instants (UTC). */
 export const FILE_COLUMNS = `seq, id, make_timestamptz(received_ms * 1000) AS received_at, org_id, project_id, env, type, unit_key, event_timestamp, name, decision_id, body, discovered, make_timestamptz(event_ms * 1000) AS event_time, ${LAYERS_OF_BODY} AS layers, ${VALUE_OF_BODY} AS value`;

@@ -12,11 +12,13 @@ import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString }
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
 import { runHere } from "./duck-here.js";
-import { createTextStage, stageRows } from "./duck-text.js";
+import { createDeliveryTable, createTextStage, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
 
 const STAGE = "staged";
+/** A delivery's events in the files' columns (duck-text.ts). */
+const DELIVERED = "delivered";
 /** Parquet's magic, at both ends of a whole file. */
 const MAGIC = "PAR1";
 /** A partition's day, in the millis partitionFolder reads. */
@@ -70,6 +72,7 @@ export class DuckArchiveWriter {
     const duck = await openDuck(settings);
     await createEventTable(duck.connection, STAGE);
     await createTextStage(duck.connection);
+    await createDeliveryTable(duck.connection, DELIVERED);
     return new DuckArchiveWriter(duck, sink, settings.memoryBytes ?? defaultMemoryBytes());
   }
 
@@ -88,17 +91,22 @@ export class DuckArchiveWriter {
    */
   readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
     const connection = this.duck.connection;
-    await emptyStage(connection);
-    await stageRows(connection, STAGE, delivery.rows, delivery.events);
-    const partitions = await connection.runAndReadAll(
-      `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${STAGE} GROUP BY ALL ORDER BY first`,
-    );
-    for (const [orgId, projectId, env, dayMs, first, last] of partitions.getRows() as [string, string, string, bigint, bigint, bigint][]) {
+    await stageRows(connection, DELIVERED, delivery.rows, delivery.events);
+    const partitions = (
+      await connection.runAndReadAll(
+        `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${DELIVERED} GROUP BY ALL ORDER BY first`,
+      )
+    ).getRows() as [string, string, string, bigint, bigint, bigint][];
+    for (const [orgId, projectId, env, dayMs, first, last] of partitions) {
       const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs));
-      const where = `org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
-      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} WHERE ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
+      // One partition, the usual case, is the whole table: no filter to run over it.
+      const where =
+        partitions.length === 1
+          ? ""
+          : `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
+      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
-    await emptyStage(connection);
+    await createDeliveryTable(connection, DELIVERED);
   };
 
   /** ParquetPipelineOptions.intact: the magic at both ends, and a footer that fits in the file. */
@@ -160,7 +168,7 @@ export class DuckArchiveWriter {
   }
 
   private async copy(select: string, temp: string): Promise<void> {
-    await runHere(this.duck.connection, `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd)`);
+    await runHere(this.duck.connection, `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`);
   }
 
   /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */

@@ -1,4 +1,13 @@
-// Messages between the server's thread and the Parquet copy's thread (parquet-worker.ts).
+// Messages between the server's thread and the Parquet copy's thread (parquet-worker.ts), and how
+// often that thread runs.
+
+/**
+ * Runs start at most this often: a look meanwhile waits for the gap to pass (a close does not). A
+ * delivery's statements and files cost ~13 ms however few events it holds (100 events cost 130 µs
+ * each, 10,000 cost 6 µs: docs/performance.md), so a copy that ran again as soon as it had caught up
+ * spent most of its core on small deliveries whenever it kept pace. It adds at most this to the lag.
+ */
+export const MIN_RUN_GAP_MS = 1_000;
 export interface ParquetOptions {
   /** Where the files go, and the SQLite store unless `storeUrl` names a shared one. */
   readonly dataDir: string;

@@ -11,7 +11,7 @@ import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
-import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * The copy yields the core to requests: 10 nice levels below the server (on Linux a thread's own
@@ -82,6 +82,24 @@ let closing = false;
 let waitMs = options.intervalMs;
 let idleLooks = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
+let lastRunAt = Number.NEGATIVE_INFINITY;
+/** Ends the wait for the gap between runs, when the thread is asked to close. */
+let endGap: (() => void) | undefined;
+
+/** Waits until MIN_RUN_GAP_MS after the last run started, unless closing. */
+async function gap(): Promise<void> {
+  const wait = lastRunAt + MIN_RUN_GAP_MS - Date.now();
+  if (wait > 0 && !closing) {
+    let gapTimer: ReturnType<typeof setTimeout> | undefined;
+    await new Promise<void>((resolve) => {
+      endGap = resolve;
+      gapTimer = setTimeout(resolve, wait);
+    });
+    clearTimeout(gapTimer);
+    endGap = undefined;
+  }
+  lastRunAt = Date.now();
+}
 
 async function run(): Promise<void> {
   if (running) return;
@@ -92,6 +110,7 @@ async function run(): Promise<void> {
   let found = false;
   try {
     while (wanted) {
+      await gap();
       wanted = false;
       try {
         const { stores, writer, pipeline } = await open();
@@ -137,6 +156,7 @@ port.on("message", (message: ToParquet) => {
   if (message.type === "look") return look();
   closing = true;
   wanted = true; // a last run delivers what was acknowledged before the close
+  endGap?.();
   if (!running) void run();
 });
 
