@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
-import { DuckArchiveWriter, SPILL_FOLDER, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
+import { openDuck } from "../../src/store/columnar/duck.js";
+import { DuckArchiveWriter, SPILL_FOLDER, WRITER_FLUSH_BYTES, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
 import type { SequencedEvent } from "../../src/store/types.js";
@@ -101,4 +102,38 @@ describe("the archive writer's staging tables", () => {
     expect(existsSync(spill) ? readdirSync(spill) : []).toEqual([]);
     expect((await parquetRows(dir)).length).toBe(24_000);
   }, 60_000);
+
+  it("hands freed memory back past WRITER_FLUSH_BYTES, not DuckDB's 128 / 512 MiB", async () => {
+    const settings = writerSettings(dataDir());
+    expect(settings.flushBytes).toBe(WRITER_FLUSH_BYTES);
+    const duck = await openDuck(settings);
+    try {
+      const read = await duck.connection.runAndReadAll(
+        "SELECT name, value FROM duckdb_settings() WHERE name IN ('allocator_flush_threshold', 'allocator_bulk_deallocation_flush_threshold') ORDER BY name",
+      );
+      expect(read.getRows()).toEqual([
+        ["allocator_bulk_deallocation_flush_threshold", "16.0 MiB"],
+        ["allocator_flush_threshold", "16.0 MiB"],
+      ]);
+    } finally {
+      duck.close();
+    }
+  });
+
+  it("writes again after release(), which closed its DuckDB, each event once", async () => {
+    const dir = dataDir();
+    const writer = await DuckArchiveWriter.open(new NodeFileSink(join(dir, "parquet")), writerSettings(dir));
+    try {
+      for (let d = 0; d < 3; d++) {
+        const delivery = new Delivery();
+        delivery.addRow(compactRow(d * 100 + 1, 100));
+        await writer.writeDelivery(delivery);
+        writer.release();
+        writer.release(); // a second release while closed is nothing
+      }
+    } finally {
+      writer.close();
+    }
+    expect((await parquetRows(dir)).map((row) => Number(row.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
 });

@@ -13,6 +13,12 @@ export interface DuckSettings {
   readonly threads?: number;
   /** Where operators spill past memoryBytes; DuckDB's default is `.tmp` in the working folder. */
   readonly tempDirectory?: string;
+  /**
+   * Hands freed memory back to the system once a task or a bulk free leaves this much outstanding
+   * (DuckDB's allocator_flush_threshold and allocator_bulk_deallocation_flush_threshold, 128 and
+   * 512 MiB by default): DuckDB's jemalloc otherwise keeps what a long-lived process freed.
+   */
+  readonly flushBytes?: number;
 }
 
 /** Half the machine's memory: a reader beside a running server must leave it room. */
@@ -41,6 +47,7 @@ export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
     memory_limit: `${Math.max(1, Math.floor(memoryBytes / 1024 / 1024))}MiB`,
     threads: String(threads),
     ...(settings.tempDirectory === undefined ? {} : { temp_directory: settings.tempDirectory }),
+    ...(settings.flushBytes === undefined ? {} : { allocator_flush_threshold: `${settings.flushBytes}B`, allocator_bulk_deallocation_flush_threshold: `${settings.flushBytes}B` }),
     // Everything it needs (parquet, json) is linked in: it never downloads an extension.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",

@@ -40,9 +40,16 @@ export const WRITER_MEMORY_BYTES = 64 * 1024 * 1024;
  * carry long strings (the bodies): it gets this much, for the compaction only.
  */
 export const COMPACTION_MEMORY_BYTES = 512 * 1024 * 1024;
+/**
+ * What DuckDB's allocator may keep of what the copy freed before it hands it back: 16 MiB, not its
+ * 128 / 512 MiB defaults. The copy frees its delivery's tables after each delivery; with the
+ * defaults its jemalloc held 60–75 MiB over 6 deliveries of 10,000 events, with this 30–38 MiB, at
+ * no measurable CPU (1 MiB held ~20 MiB but cost ~40 % more CPU an event: docs/performance.md).
+ */
+export const WRITER_FLUSH_BYTES = 16 * 1024 * 1024;
 /** The spill folder, under the data folder (DuckDB's default is `.tmp` in the working folder, which a service may not be able to write). */
 export const SPILL_FOLDER = ".duckdb-spill";
-const WRITER_SETTINGS: DuckSettings = { threads: 1, memoryBytes: WRITER_MEMORY_BYTES };
+const WRITER_SETTINGS: DuckSettings = { threads: 1, memoryBytes: WRITER_MEMORY_BYTES, flushBytes: WRITER_FLUSH_BYTES };
 
 /** The settings of a server's copy: its spill folder under `dataDir`. */
 export function writerSettings(dataDir: string): DuckSettings {
@@ -59,26 +66,54 @@ function emptyStage(connection: DuckDBConnection): Promise<unknown> {
 }
 
 export class DuckArchiveWriter {
+  /** Opened when first needed, closed by release(). */
+  private duck: Duck | undefined;
+  /** DuckDB's memory_limit between compactions. */
+  private readonly memoryBytes: number;
+
   private constructor(
-    private readonly duck: Duck,
     private readonly sink: NodeFileSink,
-    /** DuckDB's memory_limit between compactions. */
-    private readonly memoryBytes: number,
-  ) {}
+    private readonly settings: DuckSettings,
+  ) {
+    this.memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
+  }
 
   static async open(sink: NodeFileSink, settings: DuckSettings = WRITER_SETTINGS): Promise<DuckArchiveWriter> {
     // What a killed writer spilled is of no use to anyone: one copy writes at a time (the lease).
     if (settings.tempDirectory !== undefined) await rm(settings.tempDirectory, { recursive: true, force: true });
-    const duck = await openDuck(settings);
-    await createEventTable(duck.connection, STAGE);
-    await createTextStage(duck.connection);
-    await createDeliveryTable(duck.connection, DELIVERED);
-    return new DuckArchiveWriter(duck, sink, settings.memoryBytes ?? defaultMemoryBytes());
+    const writer = new DuckArchiveWriter(sink, settings);
+    await writer.connection(); // a DuckDB that cannot start fails the open, not the first delivery
+    return writer;
+  }
+
+  /** The connection, DuckDB opened (with its staging tables) if release() closed it. */
+  private async connection(): Promise<DuckDBConnection> {
+    if (this.duck !== undefined) return this.duck.connection;
+    const duck = await openDuck(this.settings);
+    try {
+      await createEventTable(duck.connection, STAGE);
+      await createTextStage(duck.connection);
+      await createDeliveryTable(duck.connection, DELIVERED);
+    } catch (error) {
+      duck.close();
+      throw error;
+    }
+    this.duck = duck;
+    return duck.connection;
+  }
+
+  /**
+   * Closes DuckDB until the next write: a copy with nothing to do holds none of its memory (the
+   * library's allocator hands back what the closed database held; docs/performance.md, issue 33).
+   */
+  release(): void {
+    this.duck?.close();
+    this.duck = undefined;
   }
 
   /** ParquetPipelineOptions.writeRows. */
   readonly writeRows = async (path: string, rows: readonly SequencedEvent[]): Promise<void> => {
-    const connection = this.duck.connection;
+    const connection = await this.connection();
     await emptyStage(connection);
     await appendEvents(connection, STAGE, rows);
     await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY ${ARCHIVE_ORDER}`, temp));
@@ -90,7 +125,7 @@ export class DuckArchiveWriter {
    * then one file per partition, named as partitionFile names it (the seq range of its rows).
    */
   readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
-    const connection = this.duck.connection;
+    const connection = await this.connection();
     await stageRows(connection, DELIVERED, delivery.rows, delivery.events);
     const partitions = (
       await connection.runAndReadAll(
@@ -151,7 +186,7 @@ export class DuckArchiveWriter {
     for (const group of groups) {
       const target = rangeFile(group[0]!.folder, group[0]!.first, group.at(-1)!.last);
       // Files of an older writer are read with today's columns: a compacted file holds them for every row.
-      const inputs = await archiveSelect(this.duck.connection, group.map((f) => this.sink.pathOf(f.path)));
+      const inputs = await archiveSelect(await this.connection(), group.map((f) => this.sink.pathOf(f.path)));
       await this.sink.writeWith(target, (temp) => this.copy(`${inputs} ORDER BY ${ARCHIVE_ORDER}`, temp));
       for (const file of group) await this.sink.remove(file.path);
       written += 1;
@@ -160,15 +195,15 @@ export class DuckArchiveWriter {
   }
 
   close(): void {
-    this.duck.close();
+    this.release();
   }
 
   private async limitMemory(bytes: number): Promise<void> {
-    await this.duck.connection.run(`SET memory_limit = '${Math.floor(bytes / 1024 / 1024)}MiB'`);
+    await (await this.connection()).run(`SET memory_limit = '${Math.floor(bytes / 1024 / 1024)}MiB'`);
   }
 
   private async copy(select: string, temp: string): Promise<void> {
-    await runHere(this.duck.connection, `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`);
+    await runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`);
   }
 
   /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */

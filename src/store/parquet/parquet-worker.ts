@@ -130,6 +130,8 @@ async function run(): Promise<void> {
     running = false;
   }
   if (closing) return finish();
+  // Caught up and nothing new since: DuckDB's memory goes back until there is something to write.
+  if (!found) opened?.writer.release();
   idleLooks = found ? 0 : idleLooks + 1;
   if (idleLooks === IDLE_LOOKS) send({ type: "idle" });
   waitMs = found ? options.intervalMs : Math.min(waitMs * 2, options.intervalMs * MAX_WAIT_INTERVALS);
