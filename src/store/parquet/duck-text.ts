@@ -34,14 +34,13 @@ const ISO_MS = (text: string): string => `CASE WHEN ${text} GLOB ${ISO_MILLIS} T
 const BODY_SHAPE = `'{"orgId":"VARCHAR","projectId":"VARCHAR","env":"VARCHAR","type":"VARCHAR","unitKey":"VARCHAR","timestamp":"VARCHAR","event":"VARCHAR","decisionId":"VARCHAR","eventTime":"VARCHAR","layers":[${LAYER_SHAPE}],"value":"JSON"}'`;
 
 /** The delivery's table: the files' columns, and received_ms that partitions them. */
-export async function createDeliveryTable(connection: DuckDBConnection, table: string): Promise<void> {
+async function createDeliveryTable(connection: DuckDBConnection, table: string): Promise<void> {
   await connection.run(`CREATE OR REPLACE TABLE ${table} AS SELECT ${FILE_COLUMNS}, received_ms FROM ${DECODED} LIMIT 0`);
 }
 
-/** Creates the staging tables (empty), once a writer opens. */
+/** Creates the table of decoded events (empty), once a writer opens; the others are made by each delivery. */
 export async function createTextStage(connection: DuckDBConnection): Promise<void> {
   await createEventTable(connection, DECODED);
-  await createRawTable(connection);
 }
 
 function createRawTable(connection: DuckDBConnection): Promise<unknown> {
@@ -50,10 +49,10 @@ function createRawTable(connection: DuckDBConnection): Promise<unknown> {
 
 /**
  * Makes `table` (createDeliveryTable's columns) hold the rows' events (from each row's `from` on)
- * and `events`. Staging tables are created anew, never DELETEd (emptyStage, duck-writer.ts).
+ * and `events`. Staging tables are created anew or dropped, never DELETEd (emptyStage, duck-writer.ts).
  */
 export async function stageRows(connection: DuckDBConnection, table: string, rows: readonly LogRowFrom[], events: readonly SequencedEvent[]): Promise<void> {
-  await createRawTable(connection); // empty, of a run that failed midway
+  await createRawTable(connection); // anew: a run that failed midway may have left one
   const decoded: SequencedEvent[] = [...events];
   const appender = await connection.createAppender(RAW);
   let texts = 0;
@@ -77,7 +76,7 @@ export async function stageRows(connection: DuckDBConnection, table: string, row
   }
   if (texts > 0) {
     await runHere(connection, `CREATE OR REPLACE TABLE ${table} AS ${UNNEST_SQL}`);
-    await createRawTable(connection);
+    await connection.run(`DROP TABLE ${RAW}`); // its text is in `table` now; dropping costs less than creating anew
     await fillEventTimes(connection, table);
   } else {
     await createDeliveryTable(connection, table);

@@ -12,7 +12,7 @@ import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString }
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
 import { runHere } from "./duck-here.js";
-import { createDeliveryTable, createTextStage, stageRows } from "./duck-text.js";
+import { createTextStage, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
 
@@ -93,7 +93,6 @@ export class DuckArchiveWriter {
     try {
       await createEventTable(duck.connection, STAGE);
       await createTextStage(duck.connection);
-      await createDeliveryTable(duck.connection, DELIVERED);
     } catch (error) {
       duck.close();
       throw error;
@@ -141,7 +140,7 @@ export class DuckArchiveWriter {
           : `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
       await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
-    await createDeliveryTable(connection, DELIVERED);
+    await connection.run(`DROP TABLE ${DELIVERED}`); // its memory back before the next delivery
   };
 
   /** ParquetPipelineOptions.intact: the magic at both ends, and a footer that fits in the file. */
