@@ -7,6 +7,7 @@
 import type { Decision } from "../adaptive/decide.js";
 import type { CompiledAllocation } from "../bundle/compile.js";
 import type { SharedParts, VersionTexts } from "./resolve-texts.js";
+import { TextPieces } from "./text-pieces.js";
 
 export interface Decided {
   readonly decision: Decision;
@@ -55,14 +56,8 @@ function armOf(decision: Decision): ArmTexts {
   return texts;
 }
 
-/** The pieces of one text, joined once (resolve-texts.ts); reused, as nothing here runs concurrently. */
-const pieces: string[] = [];
-
-function joined(): string {
-  const text = pieces.join("");
-  pieces.length = 0;
-  return text;
-}
+/** The pieces of this module's texts (text-pieces.ts). */
+const pieces = new TextPieces();
 
 /** The compact log row of the decisions' events, whose ids are `eventIds`, in order. */
 export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): string {
@@ -83,13 +78,13 @@ export function decisionRow(texts: VersionTexts, decided: readonly Decided[], pa
     pieces.push("}]");
   }
   pieces.push("]");
-  return joined();
+  return pieces.join();
 }
 
 /** One decision's answer (decisions.md §6), as JSON. */
 export function decideAnswer({ decision, decisionId }: Decided, parts: SharedParts, version: string, timestamp: string): string {
   pushAnswer(decision, decisionId, parts, version, timestamp);
-  return joined();
+  return pieces.join();
 }
 
 /** POST /v1/decide/batch's answer: each item's decision, or its error, in order. */
@@ -103,7 +98,7 @@ export function batchAnswer(outcomes: readonly (Decided | { readonly error: unkn
     else pieces.push(JSON.stringify(outcome));
   }
   pieces.push("]}");
-  return joined();
+  return pieces.join();
 }
 
 function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, version: string, timestamp: string): void {

@@ -41,7 +41,7 @@ export interface Served {
 /** Why nothing was served: the store is down, no bundle (or another org's), a refused context, the event not stored. */
 export type NotServed =
   | { readonly ok: false; readonly reason: "unavailable" | "missing" | "not-recorded" }
-  | { readonly ok: false; readonly reason: "bad-context"; readonly problems: string[] };
+  | { readonly ok: false; readonly reason: "bad-context"; readonly problems: readonly string[] };
 
 /** The bundle of a project and env as this org may see it: another org's is missing. A promise only when the cache must ask the store. */
 export function bundleFor(

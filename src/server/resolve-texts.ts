@@ -9,6 +9,7 @@ import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import { SUGGESTED_REFRESH_MS } from "../bundle/response.js";
 import type { Bundle } from "../bundle/types.js";
 import type { DecisionSource } from "./decision-event.js";
+import { TextPieces } from "./text-pieces.js";
 
 /** The parts of a resolution both texts hold, serialized once. */
 export interface SharedParts {
@@ -37,17 +38,8 @@ interface LayerTails {
   readonly byOutcome: Map<string, Map<string, readonly [served: LayerTail, attribution: LayerTail]>>;
 }
 
-/**
- * The pieces of one text, joined once: fewer and larger than a concatenation's (each of which
- * would be a string of its own); reused, as nothing here runs concurrently.
- */
-const pieces: string[] = [];
-
-function joined(): string {
-  const text = pieces.join("");
-  pieces.length = 0;
-  return text;
-}
+/** The pieces of this module's texts (text-pieces.ts). */
+const pieces = new TextPieces();
 
 /** A bundle version's texts, quoted once: each layer's head, each outcome's tail, the decision event's tenant fields. */
 export class VersionTexts {
@@ -83,7 +75,7 @@ export class VersionTexts {
     pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":', JSON.stringify(source.decisionId), tail);
     if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
     pieces.push("}]]");
-    return joined();
+    return pieces.join();
   }
 
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
@@ -103,7 +95,7 @@ export class VersionTexts {
     if (resolution.unknownParameters !== undefined) pieces.push(',"unknownParameters":', JSON.stringify(resolution.unknownParameters));
     if (resolution.unitKeyMissing) pieces.push(',"unitKeyMissing":true');
     pieces.push('},"stateVersion":', version, ',"suggestedRefreshMs":', String(SUGGESTED_REFRESH_MS), "}");
-    return joined();
+    return pieces.join();
   }
 
   private tailsOf(layer: LayerResolution): LayerTails {

@@ -13,6 +13,7 @@
 // equal exactly when the evaluations without decision ids are, over random bundles.
 import type { FlagIndex, LayerFacts, ResolvedFlags } from "../../bundle/openfeature.js";
 import type { JsonValue } from "../../bundle/types.js";
+import { TextPieces } from "../text-pieces.js";
 
 interface Outcome {
   /** `,"reason":…,"metadata":{"layerId":…,"configVersion":…` */
@@ -38,10 +39,10 @@ interface LayerOutcomes {
   readonly allocated: Map<string, Map<string, Outcome>>;
 }
 
-/** Each text's pieces, joined once (fewer strings than a concatenation's); reused, as nothing here runs concurrently. */
-const answer: string[] = [];
-const outcome: string[] = [];
-/** Per request, for each layer holding flags: what the resolution says of it, and its fragments. */
+/** Each text's pieces (text-pieces.ts). */
+const answer = new TextPieces();
+const outcome = new TextPieces();
+/** Per request, for each layer holding flags: what the resolution says of it, and its fragments (written by index, never emptied). */
 const facts: (LayerFacts | undefined)[] = [];
 const outcomes: Outcome[] = [];
 
@@ -92,12 +93,7 @@ export class BulkTexts {
       answer.push(found.keys, signature, found.end);
     }
     answer.push("]", tail);
-    const texts = { text: answer.join(""), outcome: outcome.join("") };
-    answer.length = 0;
-    outcome.length = 0;
-    facts.length = 0;
-    outcomes.length = 0;
-    return texts;
+    return { text: answer.join(), outcome: outcome.join() };
   }
 
   private outcome(layerId: string, layer: LayerFacts | undefined): Outcome {
