@@ -33,6 +33,8 @@ interface ArmTexts {
   readonly layerTail: string;
   /** `,"policyId":…,"policyKey":…,"layerId":…,"allocationId":…,"allocationKey":…,"allocationName":…,"assignments":` */
   readonly answerHead: string;
+  /** The arm's assignments as JSON: its layer's defaults with its overrides, fixed in a bundle version (adaptive/decide.ts armAssignments). */
+  readonly assignments: string;
 }
 
 /** By the compiled allocation: one per arm of a policy in a bundle version. */
@@ -50,10 +52,17 @@ function armOf(decision: Decision): ArmTexts {
       layerHead: `{"layerId":${layerId},"bucket":`,
       layerTail: `${policyFields},"allocationId":${id},"allocationName":${name},"allocationKey":${key},"probability":`,
       answerHead: `${policyFields},"layerId":${layerId},"allocationId":${id},"allocationKey":${key},"allocationName":${name},"assignments":`,
+      assignments: JSON.stringify(decision.assignments),
     };
     armTexts.set(allocation, texts);
   }
   return texts;
+}
+
+/** What a decision's row and answer share: its arm's assignments, quoted once per version; its filtered context. */
+export function decisionParts(decision: Decision): SharedParts {
+  const filtered = decision.filteredContext;
+  return { assignments: armOf(decision).assignments, filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
 }
 
 /** The pieces of this module's texts (text-pieces.ts). */
