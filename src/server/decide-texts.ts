@@ -6,7 +6,7 @@
 // what a bundle version fixes (each arm's layer, policy and allocation fields) once per version.
 import type { Decision } from "../adaptive/decide.js";
 import type { CompiledAllocation } from "../bundle/compile.js";
-import type { SharedParts, VersionTexts } from "./resolve-texts.js";
+import { type SharedParts, type VersionTexts, quotedTime } from "./resolve-texts.js";
 import { TextPieces } from "./text-pieces.js";
 
 export interface Decided {
@@ -70,7 +70,7 @@ const pieces = new TextPieces();
 
 /** The compact log row of the decisions' events, whose ids are `eventIds`, in order. */
 export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): string {
-  const timestamp = JSON.stringify(source.timestamp);
+  const timestamp = quotedTime(source.timestamp);
   const latency = JSON.stringify(source.latencyMs);
   const tenant = texts.tenantTail(source.orgId, source.projectId, source.env, source.version);
   pieces.push("[", timestamp);
@@ -114,7 +114,7 @@ function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, 
   const arm = armOf(decision);
   pieces.push('{"decisionId":', JSON.stringify(decisionId), arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
   // The bundle version and the learned state's revision: either changing may change the arm.
-  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', JSON.stringify(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
+  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', quotedTime(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
   if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
   pieces.push(',"bucket":', JSON.stringify(decision.bucket), ',"algorithm":', JSON.stringify(decision.algorithm));
   if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);

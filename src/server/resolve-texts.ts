@@ -38,6 +38,21 @@ interface LayerTails {
   readonly byOutcome: Map<string, Map<string, readonly [served: LayerTail, attribution: LayerTail]>>;
 }
 
+/**
+ * A decision's ISO time as JSON, remembered for the last time asked: the decisions of one
+ * millisecond share it (decision-event.ts isoTime), and the row and the answer both write it.
+ */
+export function quotedTime(timestamp: string): string {
+  if (timestamp !== lastTime) {
+    lastQuoted = JSON.stringify(timestamp);
+    lastTime = timestamp;
+  }
+  return lastQuoted;
+}
+
+let lastTime = "";
+let lastQuoted = '""';
+
 /** The pieces of this module's texts (text-pieces.ts). */
 const pieces = new TextPieces();
 
@@ -64,7 +79,7 @@ export class VersionTexts {
   /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */
   decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
     const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
-    const timestamp = JSON.stringify(source.timestamp);
+    const timestamp = quotedTime(source.timestamp);
     pieces.push("[", timestamp, ",[", JSON.stringify(eventId), ',{"type":"decision","unitKey":', JSON.stringify(unitKey), ',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {
@@ -81,7 +96,7 @@ export class VersionTexts {
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
   resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
     const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
-    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', JSON.stringify(ids.timestamp));
+    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
     if (resolution.unitKeyValue !== undefined) pieces.push(',"unitKeyValue":', JSON.stringify(resolution.unitKeyValue));
     pieces.push(',"layers":[');
     const { layers } = resolution;

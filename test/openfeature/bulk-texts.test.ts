@@ -51,12 +51,12 @@ describe("OFREP bulk texts", () => {
         const compiled = compileBundle(bundle, engine);
         const index = new FlagIndex(bundle);
         const texts = new BulkTexts(index);
-        const tail = `,"tail":${JSON.stringify(extra) ?? "null"}}`;
+        const stream = JSON.stringify({ type: "sse", extra });
         const seen: { etag: string; evaluations: string }[] = [];
         for (const context of asked) {
           const resolution = resolve(compiled, context, { now: NOW });
           const decisionId = "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b";
-          const written = texts.answer(resolution, decisionId, tail);
+          const written = texts.answer(resolution, decisionId, stream);
           const flags = index.flagKeys.map((key) => evaluation(key, index.details(key, resolution)!));
           const evaluations = JSON.stringify(flags);
           const etag = bulkEtag(written.outcome, sha256);
@@ -67,7 +67,8 @@ describe("OFREP bulk texts", () => {
           }
           seen.push({ etag, evaluations });
           for (const flag of flags) flag.metadata.decisionId = decisionId;
-          expect(written.text).toBe(`{"flags":${JSON.stringify(flags)}${tail}`);
+          const metadata = { configVersion: bundle.version, decisionId };
+          expect(written.text).toBe(JSON.stringify({ flags, metadata, eventStreams: [{ type: "sse", extra }] }));
         }
       }),
       { numRuns: 300 },

@@ -27,7 +27,7 @@ interface Outcome {
 }
 
 export interface BulkAnswer {
-  /** `{"flags":[…]` then `tail`: the evaluations each with `decisionId` last in its metadata. */
+  /** The answer: the evaluations each with `decisionId` last in its metadata, the answer's metadata, the event streams. */
   readonly text: string;
   /** What was evaluated, in short: equal for two answers exactly when their evaluations without decision ids are. */
   readonly outcome: string;
@@ -69,8 +69,8 @@ export class BulkTexts {
     });
   }
 
-  /** Every flag of the bundle in `resolved` (all parameters resolved), signed with `decisionId`, followed by `tail`. */
-  answer(resolved: ResolvedFlags, decisionId: string, tail: string): BulkAnswer {
+  /** The answer of every flag of the bundle in `resolved` (all parameters resolved) under `decisionId`, with `eventStream` (JSON) its one stream. */
+  answer(resolved: ResolvedFlags, decisionId: string, eventStream: string): BulkAnswer {
     const { keys, layerIds, slots, openings } = this;
     outcome.push(this.version);
     for (let j = 0; j < layerIds.length; j++) {
@@ -81,7 +81,8 @@ export class BulkTexts {
       outcome.push(found.tag);
       if (layer !== undefined) outcome.push(":", String(layer.bucket));
     }
-    const signature = `,"decisionId":${JSON.stringify(decisionId)}`;
+    const id = JSON.stringify(decisionId);
+    const signature = `,"decisionId":${id}`;
     answer.push('{"flags":[');
     for (let i = 0; i < keys.length; i++) {
       const slot = slots[i]!;
@@ -92,7 +93,7 @@ export class BulkTexts {
       if (layer !== undefined) answer.push(',"bucket":', String(layer.bucket));
       answer.push(found.keys, signature, found.end);
     }
-    answer.push("]", tail);
+    answer.push('],"metadata":{"configVersion":', this.version, ',"decisionId":', id, '},"eventStreams":[', eventStream, "]}");
     return { text: answer.join(), outcome: outcome.join() };
   }
 

@@ -86,11 +86,8 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
-    const { flags: index, bundle } = served.entry;
-    const decisionId = JSON.stringify(served.decisionId);
-    const tail = `,"metadata":{"configVersion":${JSON.stringify(bundle.version)},"decisionId":${decisionId}},"eventStreams":[${eventStream(deps, c, where)}]}`;
     // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
-    const answer = bulkTextsOf(index).answer(served.resolution, served.decisionId, tail);
+    const answer = bulkTextsOf(served.entry.flags).answer(served.resolution, served.decisionId, eventStream(deps, c, where));
     const etag = bulkEtag(answer.outcome, deps.auth.sha256);
     if (served.stale) servedStale(c);
     if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
