@@ -42,8 +42,8 @@ interface LayerOutcomes {
 /** Each text's pieces (text-pieces.ts). */
 const answer = new TextPieces();
 const outcome = new TextPieces();
-/** Per request, for each layer holding flags: what the resolution says of it, and its fragments (written by index, never emptied). */
-const facts: (LayerFacts | undefined)[] = [];
+/** Per request, for each layer holding flags: its bucket as text (undefined: skipped) and its fragments (written by index, never emptied). */
+const buckets: (string | undefined)[] = [];
 const outcomes: Outcome[] = [];
 
 export class BulkTexts {
@@ -76,21 +76,22 @@ export class BulkTexts {
     for (let j = 0; j < layerIds.length; j++) {
       const layer = layerIn(resolved.layers, layerIds[j]!);
       const found = this.outcome(layerIds[j]!, layer);
-      facts[j] = layer;
+      const bucket = layer === undefined ? undefined : String(layer.bucket);
+      buckets[j] = bucket;
       outcomes[j] = found;
       outcome.push(found.tag);
-      if (layer !== undefined) outcome.push(":", String(layer.bucket));
+      if (bucket !== undefined) outcome.push(":", bucket);
     }
     const id = JSON.stringify(decisionId);
     const signature = `,"decisionId":${id}`;
     answer.push('{"flags":[');
     for (let i = 0; i < keys.length; i++) {
       const slot = slots[i]!;
-      const layer = facts[slot];
+      const bucket = buckets[slot];
       const found = outcomes[slot]!;
       if (i > 0) answer.push(",");
       answer.push(openings[i]!, this.value(resolved.assignments[keys[i]!]!), found.head);
-      if (layer !== undefined) answer.push(',"bucket":', String(layer.bucket));
+      if (bucket !== undefined) answer.push(',"bucket":', bucket);
       answer.push(found.keys, signature, found.end);
     }
     answer.push('],"metadata":{"configVersion":', this.version, ',"decisionId":', id, '},"eventStreams":[', eventStream, "]}");
