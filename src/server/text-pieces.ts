@@ -34,6 +34,11 @@ export class TextPieces {
     if (l !== undefined) parts[this.count++] = l;
   }
 
+  /** Forgets what was pushed since the last join. */
+  clear(): void {
+    this.count = 0;
+  }
+
   /** The text pushed since the last join. */
   join(): string {
     const parts = this.parts;

@@ -26,13 +26,6 @@ interface Outcome {
   readonly tag: string;
 }
 
-export interface BulkAnswer {
-  /** The answer: the evaluations each with `decisionId` last in its metadata, the answer's metadata, the event streams. */
-  readonly text: string;
-  /** What was evaluated, in short: equal for two answers exactly when their evaluations without decision ids are. */
-  readonly outcome: string;
-}
-
 /** A layer's fragments: skipped (no unit) or no allocation applied (the bucket alone differs), or each policy's allocation. */
 interface LayerOutcomes {
   readonly unallocated: Outcome;
@@ -42,9 +35,6 @@ interface LayerOutcomes {
 /** Each text's pieces (text-pieces.ts). */
 const answer = new TextPieces();
 const outcome = new TextPieces();
-/** Per request, for each layer holding flags: its bucket as text (undefined: skipped) and its fragments (written by index, never emptied). */
-const buckets: (string | undefined)[] = [];
-const outcomes: Outcome[] = [];
 
 export class BulkTexts {
   private readonly keys: readonly string[];
@@ -57,6 +47,10 @@ export class BulkTexts {
   private readonly primitives = new Map<string | number | boolean | null, string>();
   private readonly objects = new WeakMap<object, string>();
   private readonly version: string;
+  /** For each layer holding flags, in the last resolution evaluated: its bucket as text (undefined: skipped) and its fragments. */
+  private readonly buckets: (string | undefined)[] = [];
+  private readonly outcomes: Outcome[] = [];
+  private evaluated: ResolvedFlags | undefined;
 
   constructor(private readonly index: FlagIndex) {
     this.version = JSON.stringify(index.bundle.version);
@@ -69,19 +63,22 @@ export class BulkTexts {
     });
   }
 
-  /** The answer of every flag of the bundle in `resolved` (all parameters resolved) under `decisionId`, with `eventStream` (JSON) its one stream. */
-  answer(resolved: ResolvedFlags, decisionId: string, eventStream: string): BulkAnswer {
-    const { keys, layerIds, slots, openings } = this;
-    outcome.push(this.version);
-    for (let j = 0; j < layerIds.length; j++) {
-      const layer = layerIn(resolved.layers, layerIds[j]!);
-      const found = this.outcome(layerIds[j]!, layer);
-      const bucket = layer === undefined ? undefined : String(layer.bucket);
-      buckets[j] = bucket;
-      outcomes[j] = found;
-      outcome.push(found.tag);
-      if (bucket !== undefined) outcome.push(":", bucket);
+  /**
+   * What `resolved` (all parameters resolved) evaluated, in short: the ETag's input. Each layer's
+   * bucket and fragments are kept for text() of the same resolution, and a 304 writes no text.
+   */
+  outcome(resolved: ResolvedFlags): string {
+    this.evaluate(resolved);
+    return outcome.join();
+  }
+
+  /** The answer of every flag in `resolved` under `decisionId`, with `eventStream` (JSON) its one stream. */
+  text(resolved: ResolvedFlags, decisionId: string, eventStream: string): string {
+    if (resolved !== this.evaluated) {
+      this.evaluate(resolved);
+      outcome.clear();
     }
+    const { keys, slots, openings, buckets, outcomes } = this;
     const id = JSON.stringify(decisionId);
     const signature = `,"decisionId":${id}`;
     answer.push('{"flags":[');
@@ -95,10 +92,25 @@ export class BulkTexts {
       answer.push(found.keys, signature, found.end);
     }
     answer.push('],"metadata":{"configVersion":', this.version, ',"decisionId":', id, '},"eventStreams":[', eventStream, "]}");
-    return { text: answer.join(), outcome: outcome.join() };
+    return answer.join();
   }
 
-  private outcome(layerId: string, layer: LayerFacts | undefined): Outcome {
+  private evaluate(resolved: ResolvedFlags): void {
+    const { layerIds, buckets, outcomes } = this;
+    outcome.push(this.version);
+    for (let j = 0; j < layerIds.length; j++) {
+      const layer = layerIn(resolved.layers, layerIds[j]!);
+      const found = this.fragments(layerIds[j]!, layer);
+      const bucket = layer === undefined ? undefined : String(layer.bucket);
+      buckets[j] = bucket;
+      outcomes[j] = found;
+      outcome.push(found.tag);
+      if (bucket !== undefined) outcome.push(":", bucket);
+    }
+    this.evaluated = resolved;
+  }
+
+  private fragments(layerId: string, layer: LayerFacts | undefined): Outcome {
     let found = this.layers.get(layerId);
     if (found === undefined) {
       const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;

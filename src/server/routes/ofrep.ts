@@ -86,12 +86,12 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
-    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
-    const answer = bulkTextsOf(served.entry.flags).answer(served.resolution, served.decisionId, eventStream(deps, c, where));
-    const etag = bulkEtag(answer.outcome, deps.auth.sha256);
+    const texts = bulkTextsOf(served.entry.flags);
+    const etag = bulkEtag(texts.outcome(served.resolution), deps.auth.sha256);
     if (served.stale) servedStale(c);
     if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
-    return text(c, answer.text, "application/json", { ETag: etag });
+    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
+    return text(c, texts.text(served.resolution, served.decisionId, eventStream(deps, c, where)), "application/json", { ETag: etag });
   }
 
   async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {
