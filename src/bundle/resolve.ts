@@ -51,17 +51,22 @@ export function unitValue(context: Context, key: string): string | undefined {
   return undefined;
 }
 
-/** Unit keys whose context value has a type no unit can have: a 400 for /v1/resolve and decide. */
-export function contextProblems(compiled: CompiledBundle, context: unknown): string[] {
+/**
+ * Unit keys whose context value has a type no unit can have: a 400 for /v1/resolve and decide.
+ * The layers' unit keys are the compiled bundle's unit groups, each once in order of first use,
+ * so a context without problems costs no set and no array.
+ */
+export function contextProblems(compiled: CompiledBundle, context: unknown): readonly string[] {
   if (context === null || typeof context !== "object" || Array.isArray(context)) return ["context must be an object"];
-  const keys = new Set(compiled.layers.map((l) => l.unitKey));
-  const problems: string[] = [];
-  for (const key of keys) {
-    const problem = unitProblem(key, (context as Context)[key]);
-    if (problem !== undefined) problems.push(problem);
+  let problems: string[] | undefined;
+  for (const group of compiled.groups) {
+    const problem = unitProblem(group.unitKey, (context as Context)[group.unitKey]);
+    if (problem !== undefined) (problems ??= []).push(problem);
   }
-  return problems;
+  return problems ?? NO_PROBLEMS;
 }
+
+const NO_PROBLEMS: readonly string[] = Object.freeze([]);
 
 function unitProblem(key: string, value: unknown): string | undefined {
   const ok = value === undefined || value === null || typeof value === "string" || (typeof value === "number" && Number.isFinite(value));

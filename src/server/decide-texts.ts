@@ -6,7 +6,8 @@
 // what a bundle version fixes (each arm's layer, policy and allocation fields) once per version.
 import type { Decision } from "../adaptive/decide.js";
 import type { CompiledAllocation } from "../bundle/compile.js";
-import type { SharedParts, VersionTexts } from "./resolve-texts.js";
+import { type SharedParts, type VersionTexts, quotedTime } from "./resolve-texts.js";
+import { TextPieces } from "./text-pieces.js";
 
 export interface Decided {
   readonly decision: Decision;
@@ -32,6 +33,8 @@ interface ArmTexts {
   readonly layerTail: string;
   /** `,"policyId":…,"policyKey":…,"layerId":…,"allocationId":…,"allocationKey":…,"allocationName":…,"assignments":` */
   readonly answerHead: string;
+  /** The arm's assignments as JSON: its layer's defaults with its overrides, fixed in a bundle version (adaptive/decide.ts armAssignments). */
+  readonly assignments: string;
 }
 
 /** By the compiled allocation: one per arm of a policy in a bundle version. */
@@ -49,24 +52,25 @@ function armOf(decision: Decision): ArmTexts {
       layerHead: `{"layerId":${layerId},"bucket":`,
       layerTail: `${policyFields},"allocationId":${id},"allocationName":${name},"allocationKey":${key},"probability":`,
       answerHead: `${policyFields},"layerId":${layerId},"allocationId":${id},"allocationKey":${key},"allocationName":${name},"assignments":`,
+      assignments: JSON.stringify(decision.assignments),
     };
     armTexts.set(allocation, texts);
   }
   return texts;
 }
 
-/** The pieces of one text, joined once (resolve-texts.ts); reused, as nothing here runs concurrently. */
-const pieces: string[] = [];
-
-function joined(): string {
-  const text = pieces.join("");
-  pieces.length = 0;
-  return text;
+/** What a decision's row and answer share: its arm's assignments, quoted once per version; its filtered context. */
+export function decisionParts(decision: Decision): SharedParts {
+  const filtered = decision.filteredContext;
+  return { assignments: armOf(decision).assignments, filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
 }
+
+/** The pieces of this module's texts (text-pieces.ts). */
+const pieces = new TextPieces();
 
 /** The compact log row of the decisions' events, whose ids are `eventIds`, in order. */
 export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): string {
-  const timestamp = JSON.stringify(source.timestamp);
+  const timestamp = quotedTime(source.timestamp);
   const latency = JSON.stringify(source.latencyMs);
   const tenant = texts.tenantTail(source.orgId, source.projectId, source.env, source.version);
   pieces.push("[", timestamp);
@@ -83,13 +87,13 @@ export function decisionRow(texts: VersionTexts, decided: readonly Decided[], pa
     pieces.push("}]");
   }
   pieces.push("]");
-  return joined();
+  return pieces.join();
 }
 
 /** One decision's answer (decisions.md §6), as JSON. */
 export function decideAnswer({ decision, decisionId }: Decided, parts: SharedParts, version: string, timestamp: string): string {
   pushAnswer(decision, decisionId, parts, version, timestamp);
-  return joined();
+  return pieces.join();
 }
 
 /** POST /v1/decide/batch's answer: each item's decision, or its error, in order. */
@@ -103,14 +107,14 @@ export function batchAnswer(outcomes: readonly (Decided | { readonly error: unkn
     else pieces.push(JSON.stringify(outcome));
   }
   pieces.push("]}");
-  return joined();
+  return pieces.join();
 }
 
 function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, version: string, timestamp: string): void {
   const arm = armOf(decision);
   pieces.push('{"decisionId":', JSON.stringify(decisionId), arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
   // The bundle version and the learned state's revision: either changing may change the arm.
-  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', JSON.stringify(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
+  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', quotedTime(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
   if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
   pieces.push(',"bucket":', JSON.stringify(decision.bucket), ',"algorithm":', JSON.stringify(decision.algorithm));
   if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);

@@ -6,7 +6,7 @@ import { uuidv7 } from "../ids/uuidv7.js";
 import type { EventStore } from "../store/types.js";
 import { type BundleCache, type BundleEntry, type BundleFound, type BundleLookup, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
-import { decisionEvent } from "./decision-event.js";
+import { decisionEvent, isoTime } from "./decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
 import { type SharedParts, sharedParts } from "./resolve-texts.js";
 
@@ -41,7 +41,7 @@ export interface Served {
 /** Why nothing was served: the store is down, no bundle (or another org's), a refused context, the event not stored. */
 export type NotServed =
   | { readonly ok: false; readonly reason: "unavailable" | "missing" | "not-recorded" }
-  | { readonly ok: false; readonly reason: "bad-context"; readonly problems: string[] };
+  | { readonly ok: false; readonly reason: "bad-context"; readonly problems: readonly string[] };
 
 /** The bundle of a project and env as this org may see it: another org's is missing. A promise only when the cache must ask the store. */
 export function bundleFor(
@@ -74,7 +74,7 @@ export async function resolveAndRecord(
   const now = deps.clock.now();
   const resolution = around(() => resolve(compiled, request.context, { parameters: request.parameters, now }));
   const decisionId = uuidv7(now);
-  const timestamp = new Date(now).toISOString();
+  const timestamp = isoTime(now);
   const { orgId, projectId, env } = request;
   const source = { decisionId, orgId, projectId, env, configVersion: found.entry.bundle.version, nowMs: now, timestamp, latencyMs: performance.now() - request.started };
   // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.

@@ -9,6 +9,7 @@ import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import { SUGGESTED_REFRESH_MS } from "../bundle/response.js";
 import type { Bundle } from "../bundle/types.js";
 import type { DecisionSource } from "./decision-event.js";
+import { TextPieces } from "./text-pieces.js";
 
 /** The parts of a resolution both texts hold, serialized once. */
 export interface SharedParts {
@@ -38,16 +39,22 @@ interface LayerTails {
 }
 
 /**
- * The pieces of one text, joined once: fewer and larger than a concatenation's (each of which
- * would be a string of its own); reused, as nothing here runs concurrently.
+ * A decision's ISO time as JSON, remembered for the last time asked: the decisions of one
+ * millisecond share it (decision-event.ts isoTime), and the row and the answer both write it.
  */
-const pieces: string[] = [];
-
-function joined(): string {
-  const text = pieces.join("");
-  pieces.length = 0;
-  return text;
+export function quotedTime(timestamp: string): string {
+  if (timestamp !== lastTime) {
+    lastQuoted = JSON.stringify(timestamp);
+    lastTime = timestamp;
+  }
+  return lastQuoted;
 }
+
+let lastTime = "";
+let lastQuoted = '""';
+
+/** The pieces of this module's texts (text-pieces.ts). */
+const pieces = new TextPieces();
 
 /** A bundle version's texts, quoted once: each layer's head, each outcome's tail, the decision event's tenant fields. */
 export class VersionTexts {
@@ -72,7 +79,7 @@ export class VersionTexts {
   /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */
   decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
     const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
-    const timestamp = JSON.stringify(source.timestamp);
+    const timestamp = quotedTime(source.timestamp);
     pieces.push("[", timestamp, ",[", JSON.stringify(eventId), ',{"type":"decision","unitKey":', JSON.stringify(unitKey), ',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {
@@ -83,13 +90,13 @@ export class VersionTexts {
     pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":', JSON.stringify(source.decisionId), tail);
     if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
     pieces.push("}]]");
-    return joined();
+    return pieces.join();
   }
 
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
   resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
     const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
-    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', JSON.stringify(ids.timestamp));
+    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
     if (resolution.unitKeyValue !== undefined) pieces.push(',"unitKeyValue":', JSON.stringify(resolution.unitKeyValue));
     pieces.push(',"layers":[');
     const { layers } = resolution;
@@ -103,7 +110,7 @@ export class VersionTexts {
     if (resolution.unknownParameters !== undefined) pieces.push(',"unknownParameters":', JSON.stringify(resolution.unknownParameters));
     if (resolution.unitKeyMissing) pieces.push(',"unitKeyMissing":true');
     pieces.push('},"stateVersion":', version, ',"suggestedRefreshMs":', String(SUGGESTED_REFRESH_MS), "}");
-    return joined();
+    return pieces.join();
   }
 
   private tailsOf(layer: LayerResolution): LayerTails {

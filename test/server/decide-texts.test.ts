@@ -10,8 +10,8 @@ import { PolicyState } from "../../src/adaptive/state.js";
 import { compileBundle } from "../../src/bundle/compile.js";
 import type { Bundle } from "../../src/bundle/types.js";
 import { type Engine, loadEngine } from "../../src/index.js";
-import { type Decided, batchAnswer, decideAnswer, decisionRow } from "../../src/server/decide-texts.js";
-import { VersionTexts, sharedParts } from "../../src/server/resolve-texts.js";
+import { type Decided, batchAnswer, decideAnswer, decisionParts, decisionRow } from "../../src/server/decide-texts.js";
+import { VersionTexts } from "../../src/server/resolve-texts.js";
 import { type EventSource, decideEvent } from "../../src/server/routes/decide.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { arbitraryBundle } from "../bundle/bundles.js";
@@ -68,7 +68,7 @@ describe("texts written straight from a decision", () => {
         });
         const decided = outcomes.filter((o): o is Decided => "decision" in o);
         decisions += decided.length;
-        const parts = decided.map((o) => sharedParts(o.decision));
+        const parts = decided.map((o) => decisionParts(o.decision));
         const events = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
 
         if (decided.length > 0) {

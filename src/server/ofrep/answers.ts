@@ -42,18 +42,14 @@ const encoder = new TextEncoder();
 const ETAG_BYTES = 8;
 
 /**
- * The bulk answer's validator: a hash of what was evaluated (values, variants, reasons and
- * metadata, without the decision id), so it is equal exactly when a re-evaluation would change
- * nothing the client keeps, whatever moved it (a new bundle, a schedule, published weights).
- * Weak, since each answer's decision id differs.
+ * The bulk answer's validator: a hash of what was evaluated (bulk-texts.ts's outcome: the version
+ * and each flag layer's bucket, policy and allocation, which fix every value, variant, reason and
+ * metadata but the decision id), so it is equal exactly when a re-evaluation would change nothing
+ * the client keeps, whatever moved it (a new bundle, a schedule, published weights). Weak, since
+ * each answer's decision id differs.
  */
-export function bulkEtag(flags: readonly FlagEvaluation[], sha256: Sha256): string {
-  return bulkEtagOf(JSON.stringify(flags), sha256);
-}
-
-/** bulkEtag of the evaluations' JSON text (bulk-texts.ts writes it without building them). */
-export function bulkEtagOf(evaluations: string, sha256: Sha256): string {
-  const digest = sha256(encoder.encode(evaluations));
+export function bulkEtag(outcome: string, sha256: Sha256): string {
+  const digest = sha256(encoder.encode(outcome));
   let hex = "";
   for (let i = 0; i < ETAG_BYTES; i++) hex += HEX_BYTE[digest[i]!];
   return `W/"${hex}"`;

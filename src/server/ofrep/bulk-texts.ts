@@ -1,12 +1,19 @@
 // OFREP's bulk answer as text from per-version fragments: each flag's evaluation is what
-// answers.ts's evaluation(key, FlagIndex.details(key, resolution)) gives, serialized, but written
-// from strings quoted once per bundle version (its key, its layer's metadata head, each
-// allocation's reason, keys and variant, each value of the bundle), so an answer of every flag
-// builds no object per flag and serializes nothing twice. The ETag is hashed over the same text
-// without the decision ids, as bulkEtag hashes JSON.stringify of the evaluations.
-// test/openfeature/bulk-texts.test.ts holds both equal to the objects' JSON over random bundles.
+// answers.ts's evaluation(key, FlagIndex.details(key, resolution)) gives, serialized with the
+// decision id, but written from strings quoted once per bundle version (its key, its layer's
+// metadata head, each allocation's reason, keys and variant, each value of the bundle), so an
+// answer of every flag builds no object per flag and serializes nothing twice.
+//
+// What was evaluated is told by far less than the evaluations' text: the version and, for each
+// layer holding flags, whether it was skipped, its bucket, and the policy and allocation that
+// applied. Every flag's value, reason, variant and metadata follow from those (an allocation
+// overrides only its own layer's parameters, validate.ts), so the ETag is hashed over that short
+// key (`outcome`) rather than over a second copy of the evaluations without their decision ids.
+// test/openfeature/bulk-texts.test.ts holds the text equal to the objects' JSON, and the ETags
+// equal exactly when the evaluations without decision ids are, over random bundles.
 import type { FlagIndex, LayerFacts, ResolvedFlags } from "../../bundle/openfeature.js";
 import type { JsonValue } from "../../bundle/types.js";
+import { TextPieces } from "../text-pieces.js";
 
 interface Outcome {
   /** `,"reason":…,"metadata":{"layerId":…,"configVersion":…` */
@@ -15,13 +22,8 @@ interface Outcome {
   readonly keys: string;
   /** Closes the metadata, then the variant when there is one, then the evaluation. */
   readonly end: string;
-}
-
-export interface BulkText {
-  /** The evaluations as JSON, without decision ids: what the ETag is hashed over. */
-  readonly unsigned: string;
-  /** The evaluations as JSON, each with `decisionId` last in its metadata. */
-  readonly signed: string;
+  /** The layer's part of the outcome key: `,["layerId"]` or `,["layerId","policyId","allocationId"]`. */
+  readonly tag: string;
 }
 
 /** A layer's fragments: skipped (no unit) or no allocation applied (the bucket alone differs), or each policy's allocation. */
@@ -30,71 +32,110 @@ interface LayerOutcomes {
   readonly allocated: Map<string, Map<string, Outcome>>;
 }
 
-/** Each text's pieces, joined once (fewer strings than a concatenation's); reused, as nothing here runs concurrently. */
-const unsigned: string[] = [];
-const signed: string[] = [];
+/** Each text's pieces (text-pieces.ts). */
+const answer = new TextPieces();
+const outcome = new TextPieces();
 
 export class BulkTexts {
   private readonly keys: readonly string[];
   private readonly openings: string[];
-  private readonly layerIds: string[];
+  /** The layers holding flags, each once, in the order of their first flag. */
+  private readonly layerIds: string[] = [];
+  /** Each flag's layer, as an index into layerIds. */
+  private readonly slots: number[];
   private readonly layers = new Map<string, LayerOutcomes>();
   private readonly primitives = new Map<string | number | boolean | null, string>();
   private readonly objects = new WeakMap<object, string>();
   private readonly version: string;
+  /** For each layer holding flags, in the last resolution evaluated: its bucket as text (undefined: skipped) and its fragments. */
+  private readonly buckets: (string | undefined)[] = [];
+  private readonly outcomes: Outcome[] = [];
+  private evaluated: ResolvedFlags | undefined;
 
   constructor(private readonly index: FlagIndex) {
     this.version = JSON.stringify(index.bundle.version);
     const keys = (this.keys = index.flagKeys);
     this.openings = keys.map((key) => `{"key":${JSON.stringify(key)},"value":`);
-    this.layerIds = keys.map((key) => index.layerOf.get(key)!);
+    this.slots = keys.map((key) => {
+      const layerId = index.layerOf.get(key)!;
+      const slot = this.layerIds.indexOf(layerId);
+      return slot >= 0 ? slot : this.layerIds.push(layerId) - 1;
+    });
   }
 
-  /** Every flag of the bundle in `resolved` (all parameters resolved), signed with `decisionId`. */
-  evaluations(resolved: ResolvedFlags, decisionId: string): BulkText {
-    const keys = this.keys;
-    const signature = `,"decisionId":${JSON.stringify(decisionId)}`;
-    unsigned.push("[");
-    signed.push("[");
+  /**
+   * What `resolved` (all parameters resolved) evaluated, in short: the ETag's input. Each layer's
+   * bucket and fragments are kept for text() of the same resolution, and a 304 writes no text.
+   */
+  outcome(resolved: ResolvedFlags): string {
+    this.evaluate(resolved);
+    return outcome.join();
+  }
+
+  /** The answer of every flag in `resolved` under `decisionId`, with `eventStream` (JSON) its one stream. */
+  text(resolved: ResolvedFlags, decisionId: string, eventStream: string): string {
+    if (resolved !== this.evaluated) {
+      this.evaluate(resolved);
+      outcome.clear();
+    }
+    const { keys, slots, openings, buckets, outcomes } = this;
+    const id = JSON.stringify(decisionId);
+    const signature = `,"decisionId":${id}`;
+    answer.push('{"flags":[');
     for (let i = 0; i < keys.length; i++) {
-      const layerId = this.layerIds[i]!;
-      const layer = layerIn(resolved.layers, layerId);
-      const outcome = this.outcome(layerId, layer);
-      const comma = i === 0 ? "" : ",";
-      const value = this.value(resolved.assignments[keys[i]!]!);
-      const bucketKey = layer === undefined ? "" : ',"bucket":';
-      const bucket = layer === undefined ? "" : String(layer.bucket);
-      unsigned.push(comma, this.openings[i]!, value, outcome.head, bucketKey, bucket, outcome.keys, outcome.end);
-      signed.push(comma, this.openings[i]!, value, outcome.head, bucketKey, bucket, outcome.keys, signature, outcome.end);
+      const slot = slots[i]!;
+      const bucket = buckets[slot];
+      const found = outcomes[slot]!;
+      if (i > 0) answer.push(",");
+      answer.push(openings[i]!, this.value(resolved.assignments[keys[i]!]!), found.head);
+      if (bucket !== undefined) answer.push(',"bucket":', bucket);
+      answer.push(found.keys, signature, found.end);
     }
-    unsigned.push("]");
-    signed.push("]");
-    const texts = { unsigned: unsigned.join(""), signed: signed.join("") };
-    unsigned.length = 0;
-    signed.length = 0;
-    return texts;
+    answer.push('],"metadata":{"configVersion":', this.version, ',"decisionId":', id, '},"eventStreams":[', eventStream, "]}");
+    return answer.join();
   }
 
-  private outcome(layerId: string, layer: LayerFacts | undefined): Outcome {
-    let outcomes = this.layers.get(layerId);
-    if (outcomes === undefined) {
-      const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
-      this.layers.set(layerId, (outcomes = { unallocated: { head: `,"reason":"STATIC",${metadata}`, keys: "", end: "}}" }, allocated: new Map() }));
+  private evaluate(resolved: ResolvedFlags): void {
+    const { layerIds, buckets, outcomes } = this;
+    outcome.push(this.version);
+    for (let j = 0; j < layerIds.length; j++) {
+      const layer = layerIn(resolved.layers, layerIds[j]!);
+      const found = this.fragments(layerIds[j]!, layer);
+      const bucket = layer === undefined ? undefined : String(layer.bucket);
+      buckets[j] = bucket;
+      outcomes[j] = found;
+      outcome.push(found.tag);
+      if (bucket !== undefined) outcome.push(":", bucket);
     }
-    if (layer === undefined) return outcomes.unallocated;
+    this.evaluated = resolved;
+  }
+
+  private fragments(layerId: string, layer: LayerFacts | undefined): Outcome {
+    let found = this.layers.get(layerId);
+    if (found === undefined) {
+      const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
+      const unallocated = { head: `,"reason":"STATIC",${metadata}`, keys: "", end: "}}", tag: `,[${JSON.stringify(layerId)}]` };
+      this.layers.set(layerId, (found = { unallocated, allocated: new Map() }));
+    }
+    if (layer === undefined) return found.unallocated;
     const { policyId, allocationId } = layer;
     const policy = policyId === undefined ? undefined : this.index.policy(policyId);
-    if (policy === undefined || allocationId === undefined) return outcomes.unallocated;
-    let byAllocation = outcomes.allocated.get(policyId!);
-    if (byAllocation === undefined) outcomes.allocated.set(policyId!, (byAllocation = new Map()));
-    let outcome = byAllocation.get(allocationId);
-    if (outcome === undefined) {
+    if (policy === undefined || allocationId === undefined) return found.unallocated;
+    let byAllocation = found.allocated.get(policyId!);
+    if (byAllocation === undefined) found.allocated.set(policyId!, (byAllocation = new Map()));
+    let allocated = byAllocation.get(allocationId);
+    if (allocated === undefined) {
       const key = JSON.stringify(policy.allocations.get(allocationId)!);
       const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
-      outcome = { head: `,"reason":"${policy.reason}",${metadata}`, keys: `,"policyKey":${JSON.stringify(policy.key)},"allocationKey":${key}`, end: `},"variant":${key}}` };
-      byAllocation.set(allocationId, outcome);
+      allocated = {
+        head: `,"reason":"${policy.reason}",${metadata}`,
+        keys: `,"policyKey":${JSON.stringify(policy.key)},"allocationKey":${key}`,
+        end: `},"variant":${key}}`,
+        tag: `,${JSON.stringify([layerId, policyId, allocationId])}`,
+      };
+      byAllocation.set(allocationId, allocated);
     }
-    return outcome;
+    return allocated;
   }
 
   /** A value of the bundle (a default or an override) as JSON, serialized once. */

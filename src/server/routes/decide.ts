@@ -16,8 +16,9 @@ import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { inChildSpan } from "../middleware/observe.js";
-import { type DecideSource, type Decided, batchAnswer, decideAnswer, decisionRow } from "../decide-texts.js";
-import { type SharedParts, sharedParts } from "../resolve-texts.js";
+import { type DecideSource, type Decided, batchAnswer, decideAnswer, decisionParts, decisionRow } from "../decide-texts.js";
+import type { SharedParts } from "../resolve-texts.js";
+import { isoTime } from "../decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../../store/log-row.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 
@@ -103,7 +104,7 @@ async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenan
   const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
   const decided = outcomes.filter((o): o is Decided => "decision" in o);
   const source = eventSource(tenant, entry, now, started);
-  const parts = decided.map((o) => sharedParts(o.decision));
+  const parts = decided.map((o) => decisionParts(o.decision));
   const refused = await record(c, deps.events, entry, decided, parts, source);
   if (refused) return refused;
   return text(c, batchAnswer(outcomes, parts, source.version, source.timestamp), "application/json");
@@ -114,7 +115,7 @@ async function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant,
   const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
   const source = eventSource(tenant, entry, now, started);
-  const parts = sharedParts(outcome.decision);
+  const parts = decisionParts(outcome.decision);
   const refused = await record(c, deps.events, entry, [outcome], [parts], source);
   if (refused) return refused;
   return text(c, decideAnswer(outcome, parts, source.version, source.timestamp), "application/json");
@@ -122,7 +123,7 @@ async function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant,
 
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
 function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: number): EventSource {
-  const timestamp = new Date(now).toISOString();
+  const timestamp = isoTime(now);
   return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, timestamp, latencyMs: performance.now() - started };
 }
 

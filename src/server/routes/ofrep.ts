@@ -10,7 +10,7 @@ import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { bulkEtagOf, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
+import { bulkEtag, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
 import { bulkTextsOf } from "../ofrep/bulk-texts.js";
 import { changeStream } from "../ofrep/change-stream.js";
 import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
@@ -86,15 +86,12 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
-    const { flags: index, bundle } = served.entry;
-    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
-    const flags = bulkTextsOf(index).evaluations(served.resolution, served.decisionId);
-    const etag = bulkEtagOf(flags.unsigned, deps.auth.sha256);
+    const texts = bulkTextsOf(served.entry.flags);
+    const etag = bulkEtag(texts.outcome(served.resolution), deps.auth.sha256);
     if (served.stale) servedStale(c);
     if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
-    const metadata = JSON.stringify({ configVersion: bundle.version, decisionId: served.decisionId });
-    const answer = `{"flags":${flags.signed},"metadata":${metadata},"eventStreams":[${JSON.stringify(eventStream(deps, c, where))}]}`;
-    return text(c, answer, "application/json", { ETag: etag });
+    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
+    return text(c, texts.text(served.resolution, served.decisionId, eventStream(deps, c, where)), "application/json", { ETag: etag });
   }
 
   async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {
@@ -114,12 +111,19 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
 }
 
 /**
- * Where the provider listens for changes: a path on the provider's own base URL (OFREP's
+ * Where the provider listens for changes, as JSON: a path on the provider's own base URL (OFREP's
  * `endpoint.requestUri`, so proxies in front keep working) with a token standing for this key,
- * since EventSource sends no Authorization header.
+ * since EventSource sends no Authorization header. The token is the same for a key within a
+ * second (stream-tokens.ts), so its text is kept with it.
  */
-function eventStream(deps: OfrepDependencies, c: Context<AppEnv>, where: { projectId: string; env: string }) {
+function eventStream(deps: OfrepDependencies, c: Context<AppEnv>, where: { projectId: string; env: string }): string {
   const token = deps.tokens.issue({ keyHash: c.get("key").secretHash, ...where });
+  if (token === lastStream.token && where.projectId === lastStream.projectId && where.env === lastStream.env) return lastStream.text;
   const query = `env=${encodeURIComponent(where.env)}&token=${token}`;
-  return { type: "sse", endpoint: { requestUri: `/ofrep/v1/changes/${encodeURIComponent(where.projectId)}?${query}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC };
+  const stream = { type: "sse", endpoint: { requestUri: `/ofrep/v1/changes/${encodeURIComponent(where.projectId)}?${query}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC };
+  lastStream = { token, projectId: where.projectId, env: where.env, text: JSON.stringify(stream) };
+  return lastStream.text;
 }
+
+/** The last event stream written: most answers in a second are for one key, project and env. */
+let lastStream = { token: "", projectId: "", env: "", text: "" };
