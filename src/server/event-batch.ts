@@ -82,7 +82,11 @@ function textUnstorable(text: string): string | undefined {
   return text.isWellFormed() ? undefined : SURROGATE_REFUSED;
 }
 
-/** Awaits only what is a promise: an await of a plain value still costs a turn of the microtask queue, per event here. */
+/**
+ * `raw`: the request's parsed events. Each accepted one becomes its stored body, set in place, so
+ * no two may be one object (JSON.parse never shares them). Awaits only what is a promise: an
+ * await of a plain value still costs a turn of the microtask queue, per event here.
+ */
 export async function prepareBatch(raw: readonly unknown[], source: BatchSource): Promise<PreparedBatch> {
   const events: StoredEvent[] = [];
   const batch: PreparedBatch = { events, row: new CompactRow(source.receivedAt), validationErrors: [], schemaWarnings: [] };
