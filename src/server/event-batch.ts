@@ -5,7 +5,10 @@ import type { KeyRecord, StoredEvent } from "../store/types.js";
 import type { EventCatalog } from "./events/schemas.js";
 import { formatViolations } from "./events/schemas.js";
 import { eventTimeMs } from "../store/event-time.js";
+import { CompactRow } from "../store/log-row.js";
 import { validateEvent } from "./events/validate-event.js";
+import { isoTime } from "./events/iso-time.js";
+import { isoTimeMs } from "./events/timestamp.js";
 import { show } from "../bundle/validate-values.js";
 import { deeperThan } from "./json-depth.js";
 import { MAX_JSON_DEPTH } from "./request.js";
@@ -23,6 +26,8 @@ export interface SchemaWarning {
 
 export interface PreparedBatch {
   readonly events: StoredEvent[];
+  /** The events' log row, built as they were (its text is written when a store asks for it). */
+  readonly row: CompactRow;
   readonly validationErrors: ValidationError[];
   readonly schemaWarnings: SchemaWarning[];
 }
@@ -36,6 +41,7 @@ export interface BatchSource {
   /** X-Project-Id, the project of org-scoped keys' events that name none. */
   readonly projectHeader: string | undefined;
   readonly defaultEnv: string;
+  /** isoTime(receivedAtMs). */
   readonly receivedAt: string;
   /** Milliseconds of receivedAt. */
   readonly receivedAtMs: number;
@@ -76,9 +82,17 @@ function textUnstorable(text: string): string | undefined {
   return text.isWellFormed() ? undefined : SURROGATE_REFUSED;
 }
 
-/** Awaits only what is a promise: an await of a plain value still costs a turn of the microtask queue, per event here. */
+/**
+ * `raw`: the request's parsed events. Each accepted one becomes its stored body, set in place, so
+ * no two may be one object (JSON.parse never shares them). Awaits only what is a promise: an
+ * await of a plain value still costs a turn of the microtask queue, per event here.
+ */
 export async function prepareBatch(raw: readonly unknown[], source: BatchSource): Promise<PreparedBatch> {
-  const batch: PreparedBatch = { events: [], validationErrors: [], schemaWarnings: [] };
+  const events: StoredEvent[] = [];
+  const batch: PreparedBatch = { events, row: new CompactRow(source.receivedAt), validationErrors: [], schemaWarnings: [] };
+  // A batch's events mostly name one project and env: its ownership and catalog are asked once.
+  let ownedProject: string | undefined;
+  let catalogOf: { projectId: string; env: string; catalog: EventCatalog | undefined } | undefined;
   for (let index = 0; index < raw.length; index++) {
     if (source.checkDepth && deeperThan(raw[index], MAX_JSON_DEPTH)) {
       batch.validationErrors.push({ index, error: `event is nested more than ${MAX_JSON_DEPTH} levels deep` });
@@ -102,16 +116,22 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
       batch.validationErrors.push({ index, error: "projectId is required on each event with an organization-scoped key" });
       continue;
     }
-    const owned = source.owns(projectId);
-    if (!(typeof owned === "boolean" ? owned : await owned)) {
-      batch.validationErrors.push({ index, error: `projectId ${show(projectId)} is not a project of this key's organization` });
-      continue;
+    if (projectId !== ownedProject) {
+      const owned = source.owns(projectId);
+      if (!(typeof owned === "boolean" ? owned : await owned)) {
+        batch.validationErrors.push({ index, error: `projectId ${show(projectId)} is not a project of this key's organization` });
+        continue;
+      }
+      ownedProject = projectId;
     }
     const env = event.env ?? source.defaultEnv;
     let discovered = false;
     if (event.type === "track" && event.name !== undefined) {
-      const catalog = source.catalog(projectId, env);
-      const check = (catalog instanceof Promise ? await catalog : catalog)?.check(event.name, event.properties) ?? { defined: false as const };
+      if (catalogOf === undefined || catalogOf.projectId !== projectId || catalogOf.env !== env) {
+        const catalog = source.catalog(projectId, env);
+        catalogOf = { projectId, env, catalog: catalog instanceof Promise ? await catalog : catalog };
+      }
+      const check = catalogOf.catalog?.check(event.name, event.properties) ?? { defined: false as const };
       if (!check.defined) discovered = true;
       else if (check.violations.length > 0 && check.enforcement === "reject") {
         batch.validationErrors.push({ index, error: formatViolations(check.violations) });
@@ -120,14 +140,15 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
         batch.schemaWarnings.push({ index, event: event.name, violations: check.violations });
       }
     }
-    // Object.assign, not `{ ...event.body, orgId, … }`: on Node 20 a spread followed by more properties costs ~5 µs, per event here.
-    const body: Record<string, unknown> = Object.assign({}, event.body);
+    // The parsed event itself is the stored body, not a copy: the request holds no other use of it.
+    // A field the sender named like these is overwritten where it stands, as a copy's would be.
+    const body = event.body as Record<string, unknown>;
     body.orgId = source.key.orgId;
     body.projectId = projectId;
     body.env = env;
     // Set by the server, as the tenant fields are: what analysis orders events by (event-time.ts).
-    body.eventTime = new Date(eventTimeMs(Date.parse(event.timestamp), source.receivedAtMs, source.sentAtMs, source.maxEventAgeMs)).toISOString();
-    batch.events.push({
+    body.eventTime = eventTimeOf(event.timestamp, source);
+    const stored: StoredEvent = {
       id: source.newId(),
       receivedAt: source.receivedAt,
       orgId: source.key.orgId,
@@ -141,7 +162,20 @@ export async function prepareBatch(raw: readonly unknown[], source: BatchSource)
       clientId: event.id,
       discovered: discovered || undefined,
       body,
-    });
+    };
+    events.push(stored);
+    batch.row.add(stored);
   }
   return batch;
+}
+
+/**
+ * The event's eventTime, written as toISOString would: its own timestamp's text or the receipt's
+ * when the time is one of them (the usual cases: no correction, or one past the arrival).
+ */
+function eventTimeOf(timestamp: string, source: BatchSource): string {
+  const iso = isoTimeMs(timestamp);
+  const ms = eventTimeMs(Number.isNaN(iso) ? Date.parse(timestamp) : iso, source.receivedAtMs, source.sentAtMs, source.maxEventAgeMs);
+  if (ms === iso) return timestamp;
+  return ms === source.receivedAtMs ? source.receivedAt : isoTime(ms);
 }

@@ -36,6 +36,30 @@ export function encodeLogRow(events: readonly StoredEvent[]): LogRowText {
   return { text: JSON.stringify(row), format: LOG_FORMAT_COMPACT };
 }
 
+/**
+ * A compact row built as its events are, by a producer that sets every envelope field in each body
+ * (event-batch.ts; a test holds it to encodeLogRow): no event is checked again, and the text is
+ * written only when a store that keeps such rows reads it (other stores never do).
+ */
+export class CompactRow implements LogRowText {
+  readonly format = LOG_FORMAT_COMPACT;
+  private readonly row: unknown[];
+  private written: string | undefined;
+
+  constructor(receivedAt: string) {
+    this.row = [receivedAt];
+  }
+
+  add(event: StoredEvent): void {
+    this.row.push(event.discovered === true ? [event.id, event.body, 1] : [event.id, event.body]);
+    this.written = undefined;
+  }
+
+  get text(): string {
+    return (this.written ??= JSON.stringify(this.row));
+  }
+}
+
 export function decodeLogRow(text: string, format: number): StoredEvent[] {
   if (format === LOG_FORMAT_EVENTS) return JSON.parse(text) as StoredEvent[];
   if (format !== LOG_FORMAT_COMPACT) throw new Error(`event_log row format ${format} is unknown to this build; upgrade vane`);

@@ -27,8 +27,8 @@ export interface ValidEvent {
   /** A track event's properties, undefined when absent or for other types. */
   readonly properties: Readonly<Record<string, unknown>> | undefined;
   /**
-   * The event object itself, not a copy, unknown fields included: the server spreads it into
-   * StoredEvent.body and sets orgId/projectId/env there.
+   * The event object itself, not a copy, unknown fields included: the server sets
+   * orgId/projectId/env/eventTime in it and stores it as StoredEvent.body.
    */
   readonly body: Readonly<Record<string, unknown>>;
 }

@@ -12,6 +12,7 @@ import { EVENTS_UNAVAILABLE, RETRY_AFTER_SECONDS, badRequest, errorBody } from "
 import { type PreparedBatch, prepareBatch } from "../event-batch.js";
 import type { EventCatalog } from "../events/schemas.js";
 import { isIsoDateTime } from "../events/timestamp.js";
+import { isoTime } from "../events/iso-time.js";
 import { show } from "../../bundle/validate-values.js";
 import { OwnersUnavailable, type ProjectOwners } from "../project-owners.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
@@ -92,7 +93,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
         key,
         projectHeader: c.req.header("X-Project-Id"),
         defaultEnv: c.req.header("X-Env") || DEFAULT_ENV,
-        receivedAt: new Date(now).toISOString(),
+        receivedAt: isoTime(now),
         receivedAtMs: now,
         sentAtMs: sentAt === undefined ? undefined : Date.parse(sentAt),
         maxEventAgeMs: deps.maxEventAgeMs,
@@ -118,7 +119,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     let lastSeq = 0;
     if (batch.events.length > 0) {
       try {
-        ({ lastSeq, stored: accepted, duplicates } = await deps.events.append(batch.events));
+        ({ lastSeq, stored: accepted, duplicates } = await deps.events.append(batch.events, batch.row));
       } catch (error) {
         deps.metrics?.events("refused", batch.events.length);
         return notStored(c, [{ pipeline: "primary", error: reason(error) }]);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { isoTimestampMs } from "../../../src/bundle/validate-values.js";
-import { isIsoDateTime } from "../../../src/server/events/timestamp.js";
+import { isIsoDateTime, isoTimeMs } from "../../../src/server/events/timestamp.js";
 
 // The event check must accept exactly what bundle validation's isoTimestampMs accepts.
 const reference = (s: string): boolean => isoTimestampMs(s) !== undefined;
@@ -38,5 +38,23 @@ describe("isIsoDateTime", () => {
       return s.slice(0, i) + ins + s.slice(i + (at % 3 === 0 ? 1 : 0));
     });
     fc.assert(fc.property(fc.oneof(stamp, mutated), (s) => isIsoDateTime(s) === reference(s)), { numRuns: 20_000 });
+  });
+});
+
+describe("isoTimeMs: Date.parse of toISOString's form by arithmetic", () => {
+  const everyYear = fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 });
+
+  it("gives Date.parse's ms for every time toISOString writes with four digits of year", () => {
+    fc.assert(fc.property(everyYear, (ms) => isoTimeMs(new Date(ms).toISOString()) === ms), { numRuns: 20_000 });
+    for (const s of ["0000-01-01T00:00:00.000Z", "0000-02-29T12:00:00.000Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "2000-02-29T23:59:59.999Z", "2100-03-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]) {
+      expect(isoTimeMs(s)).toBe(Date.parse(s));
+    }
+  });
+
+  it("leaves every other form isIsoDateTime accepts to Date.parse (NaN)", () => {
+    for (const s of ["2026-03-14T09:26:53Z", "2026-03-14T09:26Z", "2026-03-14T09:26:53.58Z", "2026-03-14T09:26:53.5890Z", "2026-03-14T09:26:53.589+00:00"]) {
+      expect(isIsoDateTime(s)).toBe(true);
+      expect(isoTimeMs(s)).toBeNaN();
+    }
   });
 });
