@@ -108,6 +108,11 @@ export class PendingBook {
     return this.count;
   }
 
+  /** Slots the columns have room for: for tests and memory accounting. */
+  get slots(): number {
+    return this.capacity;
+  }
+
   /** Decisions arrive in log order. */
   add(p: Pending): void {
     const slot = this.allocate();
@@ -318,9 +323,12 @@ export class PendingBook {
     return this.used++;
   }
 
-  /** After removals: a book at a quarter of its slots is compacted to half, so a load's peak does not stay. */
+  /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
   private shrink(): void {
-    if (this.capacity > MIN_SLOTS && this.count * 4 < this.capacity) this.resize(Math.max(MIN_SLOTS, this.capacity / 2));
+    if (this.capacity <= MIN_SLOTS || this.count * 4 >= this.capacity) return;
+    let capacity = MIN_SLOTS;
+    while (capacity < this.count * 2) capacity *= 2;
+    this.resize(capacity);
   }
 
   /**
