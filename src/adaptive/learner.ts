@@ -53,7 +53,7 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default: ~0.21 GiB at the ~220 B each that
+ * Pending decisions held in memory by default: ~51 MB at the ~51 B each (Thompson) that
  * `npm run bench:adaptive` measures (docs/adaptive.md).
  */
 export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
