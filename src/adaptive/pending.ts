@@ -10,10 +10,13 @@
 // per window length. Entities and contexts have columns of their own, made when first needed.
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
-import { IdWords, mixWords, uuidText } from "./decision-id.js";
-import { FeatureRows } from "./feature-rows.js";
+import { IdWords } from "./decision-id.js";
+import { IdTable } from "./id-table.js";
+import { NO_SLOT, PendingColumns, TEXT_ID } from "./pending-columns.js";
 import { SlotQueue } from "./slot-queue.js";
 import { POPULATION } from "./state.js";
+
+export { NO_SLOT } from "./pending-columns.js";
 
 /** A policy of a tenant as its pending decisions share it: one object for all of them. */
 export interface PolicyRef {
@@ -31,10 +34,6 @@ export interface PolicyRef {
 export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
 export const UNCOUNTED = 2;
-/** The id's words hash a text that is kept beside them (not a canonical UUID). */
-const TEXT_ID = 4;
-/** No slot: a decision not held in memory (new in a step, or read from the store). */
-export const NO_SLOT = -1;
 const MIN_SLOTS = 1024;
 
 /** One adaptive decision of one policy inside its reward window, as a learning step handles it. */
@@ -71,29 +70,12 @@ export class Pending {
  * until the next add or removal, which may renumber them all.
  */
 export class PendingBook {
-  private capacity = 0;
-  /** Four words of the id per slot. */
-  private words = new Int32Array(0);
-  /** A free slot's entry is the next free slot. */
-  private seqs = new Float64Array(0);
-  private closes = new Float64Array(0);
-  /** The policy and arm, numbered by `arms`. */
-  private armIds = new Uint32Array(0);
-  private flags = new Uint8Array(0);
-  /** Made with the first per-entity decision: the entity numbered by `entities`, 0 for the population. */
-  private entityIds: Uint32Array | undefined;
-  /** Made with the first contextual decision: the row in the features of its dimension, NO_SLOT for none. */
-  private featureRows: Int32Array | undefined;
-  private featureDims: Uint16Array | undefined;
-  private features = new Map<number, FeatureRows>();
-  /** The texts of ids that are not canonical UUIDs, by slot. */
-  private texts = new Map<number, string>();
+  private columns = new PendingColumns(0);
+  private table = new IdTable(2);
+  /** Slots given out so far (the rest of the columns is unused), and the first free one below. */
   private used = 0;
   private freeSlot = NO_SLOT;
   private count = 0;
-  /** Open addressing, linear probing: slot numbers, NO_SLOT for empty; twice the slots, so at most half full. */
-  private buckets = new Int32Array(0);
-  private shift = 32;
   /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
@@ -110,27 +92,26 @@ export class PendingBook {
 
   /** Slots the columns have room for: for tests and memory accounting. */
   get slots(): number {
-    return this.capacity;
+    return this.columns.capacity;
   }
 
   /** Decisions arrive in log order. */
   add(p: Pending): void {
     const slot = this.allocate();
-    this.key.read(p.decisionId);
-    this.words[slot * 4] = this.key.w0;
-    this.words[slot * 4 + 1] = this.key.w1;
-    this.words[slot * 4 + 2] = this.key.w2;
-    this.words[slot * 4 + 3] = this.key.w3;
-    this.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (this.key.text ? TEXT_ID : 0);
-    if (this.key.text) this.texts.set(slot, p.decisionId);
-    this.seqs[slot] = p.seq;
-    this.closes[slot] = p.closesAt;
-    this.armIds[slot] = this.arms.hold(p.ref, p.armKey);
-    if (p.entity !== POPULATION) (this.entityIds ??= new Uint32Array(this.capacity))[slot] = this.entities.hold(p.entity);
-    else if (this.entityIds) this.entityIds[slot] = 0;
-    if (p.features) this.putFeatures(slot, p.features);
-    else if (this.featureRows) this.featureRows[slot] = NO_SLOT;
-    this.index(slot);
+    const { columns, key } = this;
+    key.read(p.decisionId);
+    columns.words[slot * 4] = key.w0;
+    columns.words[slot * 4 + 1] = key.w1;
+    columns.words[slot * 4 + 2] = key.w2;
+    columns.words[slot * 4 + 3] = key.w3;
+    columns.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
+    if (key.text) columns.texts.set(slot, p.decisionId);
+    columns.seqs[slot] = p.seq;
+    columns.closes[slot] = p.closesAt;
+    columns.armIds[slot] = this.arms.hold(p.ref, p.armKey);
+    columns.setEntity(slot, this.entities.hold(p.entity));
+    columns.setFeatures(slot, p.features);
+    this.table.insert(slot, key.hash());
     let queue = this.queues.get(p.ref.windowMs);
     if (!queue) this.queues.set(p.ref.windowMs, (queue = new SlotQueue()));
     queue.push(slot);
@@ -139,32 +120,31 @@ export class PendingBook {
 
   /** The pending decisions with this id (one per adaptive layer, tenant or repeat), as objects made for the caller. */
   of(decisionId: string): Pending[] | undefined {
-    const key = this.key;
+    const { table, key } = this;
     key.read(decisionId);
     let found: Pending[] | undefined;
-    const mask = this.buckets.length - 1;
-    for (let b = this.bucketOf(key.hash()); ; b = (b + 1) & mask) {
-      const slot = this.buckets[b]!;
+    for (let b = table.home(key.hash()); ; b = table.next(b)) {
+      const slot = table.slotAt(b);
       if (slot === NO_SLOT) return found;
       if (this.holds(slot, decisionId)) (found ??= []).push(this.pendingAt(slot, decisionId));
     }
   }
 
   /** The decision in a slot (from `oldest`), as an object. */
-  pendingAt(slot: number, decisionId = this.idAt(slot)): Pending {
-    const pair = this.arms.at(this.armIds[slot]!);
-    const entity = this.entityIds ? this.entities.at(this.entityIds[slot]!) : POPULATION;
-    const row = this.featureRows ? this.featureRows[slot]! : NO_SLOT;
-    const features = row === NO_SLOT ? undefined : this.features.get(this.featureDims![slot]!)!.get(row);
-    return new Pending(this.seqs[slot]!, decisionId, pair.owner, pair.key, entity, features, this.closes[slot]!, this.flags[slot]! & (REWARDED | UNCOUNTED), slot);
+  pendingAt(slot: number, decisionId = this.columns.idAt(slot)): Pending {
+    const { columns } = this;
+    const pair = this.arms.at(columns.armIds[slot]!);
+    const entity = this.entities.at(columns.entityAt(slot));
+    const flags = columns.flags[slot]! & (REWARDED | UNCOUNTED);
+    return new Pending(columns.seqs[slot]!, decisionId, pair.owner, pair.key, entity, columns.featuresAt(slot), columns.closes[slot]!, flags, slot);
   }
 
   seqAt(slot: number): number {
-    return this.seqs[slot]!;
+    return this.columns.seqs[slot]!;
   }
 
   markRewarded(slot: number): void {
-    this.flags[slot]! |= REWARDED;
+    this.columns.flags[slot]! |= REWARDED;
   }
 
   /** Each decision held, in no particular order: its policy, arm and decision time. */
@@ -172,8 +152,8 @@ export class PendingBook {
     for (const queue of this.queues.values()) {
       for (let i = 0; i < queue.length; i++) {
         const slot = queue.at(i);
-        const pair = this.arms.at(this.armIds[slot]!);
-        visit(pair.owner, pair.key, this.closes[slot]! - pair.owner.windowMs);
+        const pair = this.arms.at(this.columns.armIds[slot]!);
+        visit(pair.owner, pair.key, this.columns.closes[slot]! - pair.owner.windowMs);
       }
     }
   }
@@ -183,7 +163,7 @@ export class PendingBook {
     let oldest: number | undefined;
     for (const queue of this.queues.values()) {
       if (queue.length === 0) continue;
-      const seq = this.seqs[queue.at(0)]!;
+      const seq = this.columns.seqs[queue.at(0)]!;
       if (oldest === undefined || seq < oldest) oldest = seq;
     }
     return oldest;
@@ -195,6 +175,7 @@ export class PendingBook {
    * stay together.
    */
   oldest(count: number, throughSeq: number, max = Number.POSITIVE_INFINITY): number[] {
+    const { seqs } = this.columns;
     const cursors = new Map<SlotQueue, number>();
     const out: number[] = [];
     for (;;) {
@@ -203,14 +184,14 @@ export class PendingBook {
       for (const queue of this.queues.values()) {
         const at = cursors.get(queue) ?? 0;
         if (at === queue.length) continue;
-        const seq = this.seqs[queue.at(at)]!;
+        const seq = seqs[queue.at(at)]!;
         if (!best || seq < bestSeq) {
           best = queue;
           bestSeq = seq;
         }
       }
       if (!best) return out;
-      const last = out.length > 0 ? this.seqs[out[out.length - 1]!]! : undefined;
+      const last = out.length > 0 ? seqs[out[out.length - 1]!]! : undefined;
       if (bestSeq !== last && out.length >= count && (bestSeq > throughSeq || out.length >= max)) return out;
       const at = cursors.get(best) ?? 0;
       out.push(best.at(at));
@@ -221,7 +202,7 @@ export class PendingBook {
   /** Removes what `oldest` returned (spilled to the store). */
   removeOldest(spilled: readonly number[]): void {
     for (const slot of spilled) {
-      const queue = this.queues.get(this.arms.at(this.armIds[slot]!).owner.windowMs);
+      const queue = this.queues.get(this.arms.at(this.columns.armIds[slot]!).owner.windowMs);
       if (!queue || queue.length === 0 || queue.at(0) !== slot) throw new Error("pending decisions spilled out of order");
       queue.shift();
       this.forget(slot);
@@ -233,9 +214,9 @@ export class PendingBook {
   closeDue(nowMs: number): number {
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
-      while (queue.length > 0 && this.closes[queue.at(0)]! <= nowMs) {
+      while (queue.length > 0 && this.columns.closes[queue.at(0)]! <= nowMs) {
         const slot = queue.shift();
-        if ((this.flags[slot]! & REWARDED) === 0) unrewarded++;
+        if ((this.columns.flags[slot]! & REWARDED) === 0) unrewarded++;
         this.forget(slot);
       }
     }
@@ -245,70 +226,22 @@ export class PendingBook {
 
   /** Whether the slot holds the id just read into `key`. */
   private holds(slot: number, decisionId: string): boolean {
-    const key = this.key;
+    const { key, columns } = this;
     const at = slot * 4;
-    if (this.words[at] !== key.w0 || this.words[at + 1] !== key.w1 || this.words[at + 2] !== key.w2 || this.words[at + 3] !== key.w3) return false;
-    const text = (this.flags[slot]! & TEXT_ID) !== 0;
-    return text === key.text && (!text || this.texts.get(slot) === decisionId);
-  }
-
-  private idAt(slot: number): string {
-    if ((this.flags[slot]! & TEXT_ID) !== 0) return this.texts.get(slot)!;
-    const at = slot * 4;
-    return uuidText(this.words[at]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!);
-  }
-
-  /** Fibonacci hashing: the top bits of the product pick the bucket. */
-  private bucketOf(hash: number): number {
-    return Math.imul(hash, 0x9e3779b1) >>> this.shift;
-  }
-
-  private homeOf(slot: number): number {
-    const at = slot * 4;
-    return this.bucketOf(mixWords(this.words[at]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!));
-  }
-
-  private index(slot: number): void {
-    const mask = this.buckets.length - 1;
-    let b = this.homeOf(slot);
-    while (this.buckets[b] !== NO_SLOT) b = (b + 1) & mask;
-    this.buckets[b] = slot;
-  }
-
-  /** Takes the slot out of the table, moving back the entries behind it that probed past it. */
-  private unindex(slot: number): void {
-    const mask = this.buckets.length - 1;
-    let hole = this.homeOf(slot);
-    while (this.buckets[hole] !== slot) hole = (hole + 1) & mask;
-    for (let b = (hole + 1) & mask; this.buckets[b] !== NO_SLOT; b = (b + 1) & mask) {
-      const home = this.homeOf(this.buckets[b]!);
-      // The entry at b may fill the hole unless its home lies cyclically in (hole, b].
-      const reachable = hole <= b ? home <= hole || home > b : home <= hole && home > b;
-      if (reachable) {
-        this.buckets[hole] = this.buckets[b]!;
-        hole = b;
-      }
-    }
-    this.buckets[hole] = NO_SLOT;
-  }
-
-  private putFeatures(slot: number, x: Float64Array): void {
-    const rows = (this.featureRows ??= new Int32Array(this.capacity).fill(NO_SLOT));
-    const dims = (this.featureDims ??= new Uint16Array(this.capacity));
-    let byDimension = this.features.get(x.length);
-    if (!byDimension) this.features.set(x.length, (byDimension = new FeatureRows(x.length)));
-    rows[slot] = byDimension.put(x);
-    dims[slot] = x.length;
+    const words = columns.words;
+    if (words[at] !== key.w0 || words[at + 1] !== key.w1 || words[at + 2] !== key.w2 || words[at + 3] !== key.w3) return false;
+    const text = (columns.flags[slot]! & TEXT_ID) !== 0;
+    return text === key.text && (!text || columns.texts.get(slot) === decisionId);
   }
 
   private forget(slot: number): void {
-    this.unindex(slot);
-    this.arms.release(this.armIds[slot]!);
-    if (this.entityIds) this.entities.release(this.entityIds[slot]!);
-    const row = this.featureRows ? this.featureRows[slot]! : NO_SLOT;
-    if (row !== NO_SLOT) this.features.get(this.featureDims![slot]!)!.drop(row);
-    if ((this.flags[slot]! & TEXT_ID) !== 0) this.texts.delete(slot);
-    this.seqs[slot] = this.freeSlot;
+    const { columns } = this;
+    this.table.remove(slot, columns);
+    this.arms.release(columns.armIds[slot]!);
+    this.entities.release(columns.entityAt(slot));
+    columns.dropFeatures(slot);
+    if ((columns.flags[slot]! & TEXT_ID) !== 0) columns.texts.delete(slot);
+    columns.seqs[slot] = this.freeSlot;
     this.freeSlot = slot;
     this.count--;
   }
@@ -316,76 +249,40 @@ export class PendingBook {
   private allocate(): number {
     if (this.freeSlot !== NO_SLOT) {
       const slot = this.freeSlot;
-      this.freeSlot = this.seqs[slot]!;
+      this.freeSlot = this.columns.seqs[slot]!;
       return slot;
     }
-    if (this.used === this.capacity) this.resize(this.capacity * 2);
+    if (this.used === this.columns.capacity) this.resize(this.columns.capacity * 2);
     return this.used++;
   }
 
   /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
   private shrink(): void {
-    if (this.capacity <= MIN_SLOTS || this.count * 4 >= this.capacity) return;
+    if (this.columns.capacity <= MIN_SLOTS || this.count * 4 >= this.columns.capacity) return;
     let capacity = MIN_SLOTS;
     while (capacity < this.count * 2) capacity *= 2;
     this.resize(capacity);
   }
 
-  /**
-   * New columns of `capacity` slots, the decisions held renumbered 0.. in queue order (slot
-   * numbers handed out before are void), and the table rebuilt.
-   */
+  /** New columns, the decisions held renumbered 0.. in queue order (slot numbers handed out before are void), a new table. */
   private resize(capacity: number): void {
+    const old = this.columns;
+    const columns = new PendingColumns(capacity, old);
+    const table = new IdTable(capacity * 2);
     const to = new Int32Array(this.used);
     let next = 0;
-    for (const queue of this.queues.values()) for (let i = 0; i < queue.length; i++) to[queue.at(i)] = next++;
-    const words = new Int32Array(capacity * 4);
-    const seqs = new Float64Array(capacity);
-    const closes = new Float64Array(capacity);
-    const armIds = new Uint32Array(capacity);
-    const flags = new Uint8Array(capacity);
-    const entityIds = this.entityIds && new Uint32Array(capacity);
-    const featureRows = this.featureRows && new Int32Array(capacity).fill(NO_SLOT);
-    const featureDims = this.featureDims && new Uint16Array(capacity);
-    const features = new Map<number, FeatureRows>();
-    const texts = new Map<number, string>();
     for (const queue of this.queues.values()) {
       for (let i = 0; i < queue.length; i++) {
         const from = queue.at(i);
-        const slot = to[from]!;
-        for (let w = 0; w < 4; w++) words[slot * 4 + w] = this.words[from * 4 + w]!;
-        seqs[slot] = this.seqs[from]!;
-        closes[slot] = this.closes[from]!;
-        armIds[slot] = this.armIds[from]!;
-        flags[slot] = this.flags[from]!;
-        if (entityIds) entityIds[slot] = this.entityIds![from]!;
-        const row = this.featureRows ? this.featureRows[from]! : NO_SLOT;
-        if (row !== NO_SLOT) {
-          const dimension = this.featureDims![from]!;
-          let byDimension = features.get(dimension);
-          if (!byDimension) features.set(dimension, (byDimension = new FeatureRows(dimension, this.count)));
-          featureRows![slot] = byDimension.put(this.features.get(dimension)!.get(row));
-          featureDims![slot] = dimension;
-        }
-        if ((flags[slot]! & TEXT_ID) !== 0) texts.set(slot, this.texts.get(from)!);
+        columns.copy(old, from, next);
+        table.insert(next, columns.hashAt(next));
+        to[from] = next++;
       }
       queue.renumber(to);
     }
-    this.capacity = capacity;
-    this.words = words;
-    this.seqs = seqs;
-    this.closes = closes;
-    this.armIds = armIds;
-    this.flags = flags;
-    this.entityIds = entityIds;
-    this.featureRows = featureRows;
-    this.featureDims = featureDims;
-    this.features = features;
-    this.texts = texts;
+    this.columns = columns;
+    this.table = table;
     this.used = next;
     this.freeSlot = NO_SLOT;
-    this.buckets = new Int32Array(capacity * 2).fill(NO_SLOT);
-    this.shift = 32 - Math.log2(capacity * 2);
-    for (let slot = 0; slot < next; slot++) this.index(slot);
   }
 }
