@@ -16,8 +16,9 @@ import { runInNewContext } from "node:vm";
 import { decide } from "../src/adaptive/decide.js";
 import { encodeFeatures } from "../src/adaptive/features.js";
 import { DEFAULT_MAX_PENDING_IN_MEMORY, Learner } from "../src/adaptive/learner.js";
+import { Pending, PendingBook } from "../src/adaptive/pending.js";
 import { type AdaptivePolicy, adaptiveCatalog } from "../src/adaptive/policy.js";
-import { PolicyState, POPULATION } from "../src/adaptive/state.js";
+import { PolicyState, POPULATION, stateKey } from "../src/adaptive/state.js";
 import { emptyStats, observe } from "../src/adaptive/stats.js";
 import { type CompiledBundle, compileBundle } from "../src/bundle/compile.js";
 import type { Bundle, Layer, Policy } from "../src/bundle/types.js";
@@ -42,6 +43,9 @@ const MIN_CALLS = 5000;
 const MAX_CALLS = 200_000;
 const COLD_CALLS = 300;
 const NOW_MS = Date.parse("2026-11-21T12:00:00.000Z");
+const WEEK_MS = 7 * 86_400 * 1000;
+/** Decisions in a 7-day window at 1,000 decisions/s. */
+const WEEK_DECISIONS = WEEK_MS;
 
 setFlagsFromString("--expose-gc"); // for the memory measurement, without a flag on the command line
 const engine = await loadEngine();
@@ -383,10 +387,12 @@ async function benchLearning(compiled: CompiledBundle, scenario: Scenario, conte
 const gc = runInNewContext("gc") as () => void;
 const MEMORY_DECISIONS = Number(process.env.ADAPTIVE_PENDING ?? 1_000_000);
 
+/** The JS heap after GC, and the typed arrays' backing stores, which live outside it (the pending book's columns). */
 function heapAfterGc(): number {
   gc();
   gc();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, arrayBuffers } = process.memoryUsage();
+  return heapUsed + arrayBuffers;
 }
 
 /** A learning store that holds nothing: the learner's own memory, measured alone. */
@@ -432,6 +438,49 @@ async function pendingMemory(compiled: CompiledBundle, policy: AdaptivePolicy, c
   const row = { key, name, decisions: MEMORY_DECISIONS, bytesPerPending: (after - before) / MEMORY_DECISIONS };
   learner.close();
   return row;
+}
+
+interface LookupCost {
+  readonly held: number;
+  /** CPU ns per lookup, median of LOOKUP_ROUNDS: a reward's (its decision held) and a new decision's repeat check (none held). */
+  readonly heldNs: number;
+  readonly missNs: number;
+}
+
+const LOOKUPS = 200_000;
+const LOOKUP_ROUNDS = 5;
+
+/**
+ * A pending decision looked up by id in a book of MEMORY_DECISIONS, as a reward and a new
+ * decision's repeat check do; the ids are fresh strings from JSON each round, as an event's are
+ * (a string keeps its hash once computed).
+ */
+function lookupCost(policy: AdaptivePolicy): LookupCost {
+  const book = new PendingBook();
+  const ref = { orgId: "org-bench", projectId: "proj-bench", env: "production", policyId: policy.id, rewardEvent: policy.reward.event, windowMs: WEEK_MS, stateKey: stateKey("proj-bench", "production", policy.id) };
+  const ids: string[] = [];
+  for (let i = 0; i < MEMORY_DECISIONS; i++) {
+    const id = uuidv7(NOW_MS + Math.floor(i / 10));
+    ids.push(id);
+    book.add(new Pending(i + 1, id, ref, policy.armKeys[i % ARMS]!, POPULATION, undefined, NOW_MS + WEEK_MS, 0));
+  }
+  const heldText = JSON.stringify(Array.from({ length: LOOKUPS }, () => ids[Math.floor(random() * ids.length)]!));
+  const missText = JSON.stringify(Array.from({ length: LOOKUPS }, (_, i) => uuidv7(NOW_MS + i)));
+  ids.length = 0;
+  const perLookup = (text: string, expected: number): number => {
+    const rounds: number[] = [];
+    for (let round = 0; round < LOOKUP_ROUNDS; round++) {
+      const fresh = JSON.parse(text) as string[];
+      let found = 0;
+      const start = process.cpuUsage(); // CPU time, not wall time: it holds still on a loaded machine
+      for (const id of fresh) if (book.of(id) !== undefined) found++;
+      const { user, system } = process.cpuUsage(start);
+      rounds.push(((user + system) * 1000) / fresh.length);
+      if (found !== expected) throw new Error(`${found} of ${fresh.length} lookups found, expected ${expected}`);
+    }
+    return percentile(rounds, 0.5);
+  };
+  return { held: book.size, heldNs: perLookup(heldText, LOOKUPS), missNs: perLookup(missText, 0) };
 }
 
 interface BoundRun {
@@ -491,7 +540,7 @@ const contexts = makeContexts();
 const decideRows: DecideRow[] = [];
 const learningOnly = process.env.ADAPTIVE_ONLY === "learning";
 let step = 0;
-const steps = (learningOnly ? 0 : KINDS.length * 2) + SCENARIOS.length + 4;
+const steps = (learningOnly ? 0 : KINDS.length * 2) + SCENARIOS.length + 5;
 if (!learningOnly) {
   for (const kind of KINDS) {
     for (const perEntity of [false, true]) {
@@ -531,6 +580,9 @@ for (const [key, name] of [
   console.log(`${Math.round(row.bytesPerPending)} B each`);
   memoryRows.push(row);
 }
+process.stdout.write(`[${++step}/${steps}] reward lookup among ${MEMORY_DECISIONS.toLocaleString("en-US")} pending decisions … `);
+const lookup = lookupCost(weekCatalog.get("thompson-binary")!);
+console.log(`${lookup.heldNs.toFixed(0)} ns held, ${lookup.missNs.toFixed(0)} ns not held`);
 const BOUND_DECISIONS = Number(process.env.ADAPTIVE_BOUND_DECISIONS ?? 200_000);
 const BOUND = 20_000;
 process.stdout.write(`[${++step}/${steps}] bound: ${BOUND_DECISIONS.toLocaleString("en-US")} decisions through a bound of ${BOUND.toLocaleString("en-US")} … `);
@@ -541,7 +593,6 @@ const m = machine();
 const load = readLoad();
 const p50Target = (row: DecideRow) => (row.p50Ns <= 10_000 ? "✓" : "✗");
 const share = (ms: number, total: number) => `${ms.toFixed(0)} ms (${((100 * ms) / total).toFixed(0)}%)`;
-const WEEK = 7 * 86_400 * 1000; // decisions in a 7-day window at 1,000 decisions/s
 const perPending = memoryRows[0]!.bytesPerPending;
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 1)} GiB`;
 const md = [
@@ -577,15 +628,17 @@ const md = [
   "|---|---:|---:|",
   ...memoryRows.map((r) => `| ${r.name} | ${r.decisions.toLocaleString("en-US")} | ${Math.round(r.bytesPerPending)} B |`),
   "",
-  `Heap after GC, before and after a learner (bound above the count, 7-day window) was fed ${MEMORY_DECISIONS.toLocaleString("en-US")} decide decision events without rewards; the events themselves let go. Everything the learner keeps per pending decision: the decision id, its record, the id map and the log-order queue, the delay model's bins.`,
+  `Heap after GC plus typed arrays' backing stores (process.memoryUsage() heapUsed + arrayBuffers), before and after a learner (bound above the count, 7-day window) was fed ${MEMORY_DECISIONS.toLocaleString("en-US")} decide decision events without rewards; the events themselves let go. Everything the learner keeps per pending decision: the decision id, its columns, the id table and the log-order queue, the delay model's bins.`,
+  "",
+  `Looking a pending decision up by id among ${lookup.held.toLocaleString("en-US")} (\`PendingBook.of\`, CPU time, median of ${LOOKUP_ROUNDS} rounds of ${LOOKUPS.toLocaleString("en-US")} ids fresh from JSON): ${lookup.heldNs.toFixed(0)} ns when it is held (a reward's), ${lookup.missNs.toFixed(0)} ns when none is (a new decision's repeat check).`,
   "",
   `Through a real store with a bound of ${bound.bound.toLocaleString("en-US")}: ${bound.decisions.toLocaleString("en-US")} decisions left ${bound.inMemory.toLocaleString("en-US")} in memory (heap +${(bound.heapBytes / 2 ** 20).toFixed(1)} MiB after GC) and ${bound.stored.toLocaleString("en-US")} in the pending table at ${Math.round(bound.diskBytesPerStored)} B each on disk (table and index, dbstat); learned at ${Math.round(bound.decisionsPerSecond).toLocaleString("en-US")} decisions/s with the spill.`,
   "",
-  `A 7-day window at 1,000 decisions/s holds ${WEEK.toLocaleString("en-US")} pending decisions. All in memory: ${gib(WEEK * perPending)}. With the default bound (${DEFAULT_MAX_PENDING_IN_MEMORY.toLocaleString("en-US")}): ${gib(DEFAULT_MAX_PENDING_IN_MEMORY * perPending)} of heap, and ${gib((WEEK - DEFAULT_MAX_PENDING_IN_MEMORY) * bound.diskBytesPerStored)} of pending table on disk (the event log of that week is larger still).`,
+  `A 7-day window at 1,000 decisions/s holds ${WEEK_DECISIONS.toLocaleString("en-US")} pending decisions. All in memory: ${gib(WEEK_DECISIONS * perPending)}. With the default bound (${DEFAULT_MAX_PENDING_IN_MEMORY.toLocaleString("en-US")}): ${gib(DEFAULT_MAX_PENDING_IN_MEMORY * perPending)} of heap, and ${gib((WEEK_DECISIONS - DEFAULT_MAX_PENDING_IN_MEMORY) * bound.diskBytesPerStored)} of pending table on disk (the event log of that week is larger still).`,
   "",
   `Machine: ${machineLoadLine(m, load)}. Run ${new Date().toISOString()}.`,
 ].join("\n");
 console.log(`\n${md}\n`);
 const settings = { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS, appendBatch: APPEND_BATCH, learnEvery: LEARN_EVERY, memoryDecisions: MEMORY_DECISIONS };
 if (learningOnly || only !== undefined) console.log("A partial run (ADAPTIVE_ONLY, ADAPTIVE_SCENARIO): no results files written.");
-else writeLatest("adaptive", md, { date: new Date().toISOString(), machine: m, load, settings, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, bound });
+else writeLatest("adaptive", md, { date: new Date().toISOString(), machine: m, load, settings, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, lookup, bound });

@@ -5,7 +5,7 @@
 // which adds the reward once. When the window closes the decision is forgotten: its 0 was counted
 // when it was made.
 //
-// Pending decisions live in memory (pending.ts), so a reward costs a Map lookup; past a bound the
+// Pending decisions live in memory (pending.ts), so a reward costs a table lookup; past a bound the
 // oldest are spilled to the store's pending table, where rewards still find them. Each step commits
 // its statistics, stored-pending changes and two log positions in one transaction, then updates the
 // in-memory state decide reads: the learned position, and the position before the oldest pending
@@ -19,7 +19,7 @@ import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
-import { Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
+import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
 import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 
@@ -53,7 +53,7 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default: ~0.21 GiB at the ~220 B each that
+ * Pending decisions held in memory by default: ~51 MB at the ~51 B each (Thompson) that
  * `npm run bench:adaptive` measures (docs/adaptive.md).
  */
 export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
@@ -173,7 +173,7 @@ export class Learner implements LearnedStateSource {
       for (const p of step.added) this.book.add(p);
       this.rebuildAt = through;
       if (this.rebuildAt === this.rebuildTo) {
-        this.opened(this.book.oldest(this.book.size, Number.POSITIVE_INFINITY));
+        this.book.forEach((ref, armKey, decidedAt) => this.state.policyAt(ref.stateKey).opened(armKey, decidedAt, ref.windowMs));
         await this.spill(); // a bound lowered since the last run
       }
     }
@@ -214,8 +214,8 @@ export class Learner implements LearnedStateSource {
     });
     // Only what the store holds reaches memory.
     this.state.apply(rows);
+    for (const slot of step.rewardedHeld) this.book.markRewarded(slot); // before adding: an add may renumber the slots
     for (const p of step.added) this.book.add(p);
-    for (const p of step.rewardedHeld) p.flags |= REWARDED;
     this.opened(step.added);
     for (const [ref, x] of step.contexts) this.state.policyAt(ref.stateKey).rememberContext(x);
     this.position = through;
@@ -239,11 +239,11 @@ export class Learner implements LearnedStateSource {
       const remaining = this.book.oldest(out.length + 1, Number.NEGATIVE_INFINITY)[out.length];
       await this.commit({
         arms: [],
-        addPending: out.map(storedForm),
+        addPending: out.map((slot) => storedForm(this.book.pendingAt(slot))),
         rewardPending: [],
         removePending: [],
         checkpoint: this.position,
-        memoryFrom: remaining === undefined ? this.position : remaining.seq - 1,
+        memoryFrom: remaining === undefined ? this.position : this.book.seqAt(remaining) - 1,
       });
       this.book.removeOldest(out);
       this.stored += out.length;
@@ -276,7 +276,7 @@ export class Learner implements LearnedStateSource {
     }
   }
 
-  private opened(pendings: Iterable<Pending>): void {
+  private opened(pendings: readonly Pending[]): void {
     for (const p of pendings) this.state.policyAt(p.ref.stateKey).opened(p.armKey, p.decidedAt, p.ref.windowMs);
   }
 
@@ -381,10 +381,8 @@ function isSame(p: Pending, event: LearningEvent, policyId: string): boolean {
 }
 
 /** Whether memory holds a pending decision of the event's tenant with its id (so the store need not be asked). */
-function heldFor(found: Pending | readonly Pending[] | undefined, event: LearningEvent): boolean {
-  if (found === undefined) return false;
-  if (!Array.isArray(found)) return sameTenant((found as Pending).ref, event);
-  return (found as readonly Pending[]).some((p) => sameTenant(p.ref, event));
+function heldFor(found: readonly Pending[] | undefined, event: LearningEvent): boolean {
+  return found !== undefined && found.some((p) => sameTenant(p.ref, event));
 }
 
 /** A reward or a duplicate counts only from the tenant that made the decision. */
@@ -426,13 +424,13 @@ class Step {
   private readonly rows = new Map<string, Map<string, Map<string, ArmRow>>>();
   /** Decisions first read in this step, in log order. */
   readonly added: Pending[] = [];
-  /** Pending decisions held in memory that this step rewarded (marked once it commits). */
-  readonly rewardedHeld: Pending[] = [];
+  /** The slots of pending decisions held in memory that this step rewarded (marked once it commits). */
+  readonly rewardedHeld: number[] = [];
   readonly rewardedStored: PendingKey[] = [];
   readonly contexts: [PolicyRef, Float64Array][] = [];
   private readonly addedById = new Map<string, Pending | Pending[]>();
-  /** Rewarded in this step. */
-  private readonly settled = new Set<Pending>();
+  /** Rewarded in this step: a held decision by its slot (each lookup makes a new object for it). */
+  private readonly settled = new Set<Pending | number>();
   private readonly clock = new Clock();
   decisions = 0;
   rewards = 0;
@@ -501,10 +499,7 @@ class Step {
       else this.reward(added as Pending, event, catalog);
     }
     const held = this.book.of(event.decisionId);
-    if (held !== undefined) {
-      if (Array.isArray(held)) for (const p of held as readonly Pending[]) this.reward(p, event, catalog);
-      else this.reward(held as Pending, event, catalog);
-    }
+    if (held !== undefined) for (const p of held) this.reward(p, event, catalog);
     const stored = this.stored.get(event.decisionId);
     if (stored !== undefined && !this.replay) for (const p of stored) this.reward(p, event, catalog); // a stored decision's reward is committed with it
   }
@@ -512,7 +507,8 @@ class Step {
   /** The first reward of the decision's tenant within its window counts, once. */
   private reward(pending: Pending, event: RewardRecord, catalog: AdaptiveCatalog): void {
     const ref = pending.ref;
-    if (ref.rewardEvent !== event.name || !sameTenant(ref, event) || pending.rewarded || this.settled.has(pending)) return;
+    const settledAs = pending.slot === NO_SLOT ? pending : pending.slot;
+    if (ref.rewardEvent !== event.name || !sameTenant(ref, event) || pending.rewarded || this.settled.has(settledAs)) return;
     const receivedMs = this.clock.parse(event.receivedAt);
     if (receivedMs > pending.closesAt) return;
     const policy = catalog.get(ref.policyId);
@@ -522,10 +518,11 @@ class Step {
       if (event.value === undefined) return; // no value: not this decision's reward
       reward = event.value;
     }
-    this.settled.add(pending);
+    this.settled.add(settledAs);
     if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
-    else if (this.replay || this.isAdded(pending)) pending.flags |= REWARDED; // not held yet: nothing live to keep apart
-    else this.rewardedHeld.push(pending);
+    else if (pending.slot === NO_SLOT) pending.flags |= REWARDED; // added in this step, not held yet: nothing live to keep apart
+    else if (this.replay) this.book.markRewarded(pending.slot);
+    else this.rewardedHeld.push(pending.slot);
     if (this.replay) return;
     const x = pending.features;
     if ((pending.flags & UNCOUNTED) === 0) {
@@ -535,11 +532,6 @@ class Step {
       this.apply(pending, x, trialAndReward, reward); // a decision from before trials were counted at once
     }
     this.rewards++;
-  }
-
-  private isAdded(pending: Pending): boolean {
-    const added = this.addedById.get(pending.decisionId);
-    return added === pending || (Array.isArray(added) && added.includes(pending));
   }
 
   /** A stored decision whose window closed: forgotten (its 0 counted when it was made). */

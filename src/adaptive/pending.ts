@@ -2,7 +2,21 @@
 // id (a reward, a repeated decision), and kept in log order per window length, so the oldest are
 // the first spilled to the store past the bound and the first whose window closes. Nothing here
 // is durable: after a restart the learner rebuilds it from the log (learner.ts).
-import { Queue } from "../store/queue.js";
+//
+// A million of them must fit in a few tens of MB (issue 33: as objects, with their id strings,
+// they took ~200 B each and most of a loaded server's heap). So a pending decision is a slot: a
+// row of typed columns (its id as 16 bytes, seq, close time, policy and arm as a number, flags),
+// indexed by an open-addressing table of slot numbers keyed by the id, and queued as a slot number
+// per window length. Entities and contexts have columns of their own, made when first needed.
+// A `Pending` object exists only while a learning step handles one decision.
+import { CountedPairs, CountedStrings } from "./counted.js";
+import { IdWords } from "./decision-id.js";
+import { IdTable } from "./id-table.js";
+import { NO_SLOT, PendingColumns, TEXT_ID } from "./pending-columns.js";
+import { SlotQueue } from "./slot-queue.js";
+import { POPULATION } from "./state.js";
+
+export { NO_SLOT } from "./pending-columns.js";
 
 /** A policy of a tenant as its pending decisions share it: one object for all of them. */
 export interface PolicyRef {
@@ -20,8 +34,9 @@ export interface PolicyRef {
 export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
 export const UNCOUNTED = 2;
+const MIN_SLOTS = 1024;
 
-/** One adaptive decision of one policy inside its reward window. */
+/** One adaptive decision of one policy inside its reward window, as a learning step handles it. */
 export class Pending {
   constructor(
     /** The decision event's seq; 0 for a decision read back from the store. */
@@ -37,6 +52,8 @@ export class Pending {
     readonly closesAt: number,
     /** REWARDED and UNCOUNTED bits. */
     public flags: number,
+    /** Where the book holds it; NO_SLOT when it does not. */
+    readonly slot = NO_SLOT,
   ) {}
 
   get decidedAt(): number {
@@ -48,95 +65,224 @@ export class Pending {
   }
 }
 
+/**
+ * The pending decisions held. A slot number (in a `Pending` from `of`, or from `oldest`) holds
+ * until the next add or removal, which may renumber them all.
+ */
 export class PendingBook {
-  private readonly byId = new Map<string, Pending | Pending[]>();
-  /** Per window length, in log order: closes come in order too, near enough (receive times follow seqs). */
-  private readonly queues = new Map<number, Queue<Pending>>();
+  private columns = new PendingColumns(0);
+  private table = new IdTable(2);
+  /** Slots given out so far (the rest of the columns is unused), and the first free one below. */
+  private used = 0;
+  private freeSlot = NO_SLOT;
   private count = 0;
+  /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
+  private readonly queues = new Map<number, SlotQueue>();
+  private readonly arms = new CountedPairs<PolicyRef>();
+  private readonly entities = new CountedStrings(POPULATION);
+  private readonly key = new IdWords();
+
+  constructor() {
+    this.resize(MIN_SLOTS);
+  }
 
   get size(): number {
     return this.count;
   }
 
+  /** Slots the columns have room for: for tests and memory accounting. */
+  get slots(): number {
+    return this.columns.capacity;
+  }
+
   /** Decisions arrive in log order. */
   add(p: Pending): void {
-    const found = this.byId.get(p.decisionId);
-    if (found === undefined) this.byId.set(p.decisionId, p);
-    else if (Array.isArray(found)) found.push(p);
-    else this.byId.set(p.decisionId, [found, p]);
+    const slot = this.allocate();
+    const { columns, key } = this;
+    key.read(p.decisionId);
+    columns.words[slot * 4] = key.w0;
+    columns.words[slot * 4 + 1] = key.w1;
+    columns.words[slot * 4 + 2] = key.w2;
+    columns.words[slot * 4 + 3] = key.w3;
+    columns.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
+    if (key.text) columns.texts.set(slot, p.decisionId);
+    columns.seqs[slot] = p.seq;
+    columns.closes[slot] = p.closesAt;
+    columns.armIds[slot] = this.arms.hold(p.ref, p.armKey);
+    columns.setEntity(slot, this.entities.hold(p.entity));
+    columns.setFeatures(slot, p.features);
+    this.table.insert(slot, key.hash());
     let queue = this.queues.get(p.ref.windowMs);
-    if (!queue) this.queues.set(p.ref.windowMs, (queue = new Queue<Pending>()));
-    queue.push(p);
+    if (!queue) this.queues.set(p.ref.windowMs, (queue = new SlotQueue()));
+    queue.push(slot);
     this.count++;
   }
 
-  /** The pending decisions with this id (one per adaptive layer, tenant or repeat). */
-  of(decisionId: string): Pending | readonly Pending[] | undefined {
-    return this.byId.get(decisionId);
+  /** The pending decisions with this id (one per adaptive layer, tenant or repeat), as objects made for the caller. */
+  of(decisionId: string): Pending[] | undefined {
+    const { table, key } = this;
+    key.read(decisionId);
+    let found: Pending[] | undefined;
+    for (let b = table.home(key.hash()); ; b = table.next(b)) {
+      const slot = table.slotAt(b);
+      if (slot === NO_SLOT) return found;
+      if (this.holds(slot, decisionId)) (found ??= []).push(this.pendingAt(slot, decisionId));
+    }
+  }
+
+  /** The decision in a slot (from `oldest`), as an object. */
+  pendingAt(slot: number, decisionId = this.columns.idAt(slot)): Pending {
+    const { columns } = this;
+    const pair = this.arms.at(columns.armIds[slot]!);
+    const entity = this.entities.at(columns.entityAt(slot));
+    const flags = columns.flags[slot]! & (REWARDED | UNCOUNTED);
+    return new Pending(columns.seqs[slot]!, decisionId, pair.owner, pair.key, entity, columns.featuresAt(slot), columns.closes[slot]!, flags, slot);
+  }
+
+  seqAt(slot: number): number {
+    return this.columns.seqs[slot]!;
+  }
+
+  markRewarded(slot: number): void {
+    this.columns.flags[slot]! |= REWARDED;
+  }
+
+  /** Each decision held, in no particular order: its policy, arm and decision time. */
+  forEach(visit: (ref: PolicyRef, armKey: string, decidedAt: number) => void): void {
+    for (const queue of this.queues.values()) {
+      for (let i = 0; i < queue.length; i++) {
+        const slot = queue.at(i);
+        const pair = this.arms.at(this.columns.armIds[slot]!);
+        visit(pair.owner, pair.key, this.columns.closes[slot]! - pair.owner.windowMs);
+      }
+    }
   }
 
   /** The seq of the oldest decision held, undefined when none. */
   oldestSeq(): number | undefined {
     let oldest: number | undefined;
     for (const queue of this.queues.values()) {
-      const head = queue.at(0);
-      if (head && (oldest === undefined || head.seq < oldest)) oldest = head.seq;
+      if (queue.length === 0) continue;
+      const seq = this.columns.seqs[queue.at(0)]!;
+      if (oldest === undefined || seq < oldest) oldest = seq;
     }
     return oldest;
   }
 
   /**
-   * The oldest decisions, without removing them: at least `count`, and every one from an event at
-   * or before `throughSeq`, but no more than about `max`; a decision event's layers stay together.
+   * The slots of the oldest decisions, without removing them: at least `count`, and every one from
+   * an event at or before `throughSeq`, but no more than about `max`; a decision event's layers
+   * stay together.
    */
-  oldest(count: number, throughSeq: number, max = Number.POSITIVE_INFINITY): Pending[] {
-    const cursors = new Map<Queue<Pending>, number>();
-    const out: Pending[] = [];
+  oldest(count: number, throughSeq: number, max = Number.POSITIVE_INFINITY): number[] {
+    const { seqs } = this.columns;
+    const cursors = new Map<SlotQueue, number>();
+    const out: number[] = [];
     for (;;) {
-      let best: Queue<Pending> | undefined;
+      let best: SlotQueue | undefined;
+      let bestSeq = 0;
       for (const queue of this.queues.values()) {
-        const next = queue.at(cursors.get(queue) ?? 0);
-        if (next && (!best || next.seq < best.at(cursors.get(best) ?? 0)!.seq)) best = queue;
+        const at = cursors.get(queue) ?? 0;
+        if (at === queue.length) continue;
+        const seq = seqs[queue.at(at)]!;
+        if (!best || seq < bestSeq) {
+          best = queue;
+          bestSeq = seq;
+        }
       }
       if (!best) return out;
-      const next = best.at(cursors.get(best) ?? 0)!;
-      const last = out[out.length - 1];
-      if (next.seq !== last?.seq && out.length >= count && (next.seq > throughSeq || out.length >= max)) return out;
-      out.push(next);
-      cursors.set(best, (cursors.get(best) ?? 0) + 1);
+      const last = out.length > 0 ? seqs[out[out.length - 1]!]! : undefined;
+      if (bestSeq !== last && out.length >= count && (bestSeq > throughSeq || out.length >= max)) return out;
+      const at = cursors.get(best) ?? 0;
+      out.push(best.at(at));
+      cursors.set(best, at + 1);
     }
   }
 
   /** Removes what `oldest` returned (spilled to the store). */
-  removeOldest(spilled: readonly Pending[]): void {
-    for (const p of spilled) {
-      const queue = this.queues.get(p.ref.windowMs)!;
-      if (queue.at(0) !== p) throw new Error("pending decisions spilled out of order");
+  removeOldest(spilled: readonly number[]): void {
+    for (const slot of spilled) {
+      const queue = this.queues.get(this.arms.at(this.columns.armIds[slot]!).owner.windowMs);
+      if (!queue || queue.length === 0 || queue.at(0) !== slot) throw new Error("pending decisions spilled out of order");
       queue.shift();
-      this.forget(p);
+      this.forget(slot);
     }
+    this.shrink();
   }
 
   /** Removes the decisions whose window closed at or before `nowMs`; returns how many had no reward. */
   closeDue(nowMs: number): number {
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
-      while (queue.length > 0 && queue.at(0)!.closesAt <= nowMs) {
-        const p = queue.shift()!;
-        this.forget(p);
-        if (!p.rewarded) unrewarded++;
+      while (queue.length > 0 && this.columns.closes[queue.at(0)]! <= nowMs) {
+        const slot = queue.shift();
+        if ((this.columns.flags[slot]! & REWARDED) === 0) unrewarded++;
+        this.forget(slot);
       }
     }
+    this.shrink();
     return unrewarded;
   }
 
-  private forget(p: Pending): void {
+  /** Whether the slot holds the id just read into `key`. */
+  private holds(slot: number, decisionId: string): boolean {
+    const { key, columns } = this;
+    const at = slot * 4;
+    const words = columns.words;
+    if (words[at] !== key.w0 || words[at + 1] !== key.w1 || words[at + 2] !== key.w2 || words[at + 3] !== key.w3) return false;
+    const text = (columns.flags[slot]! & TEXT_ID) !== 0;
+    return text === key.text && (!text || columns.texts.get(slot) === decisionId);
+  }
+
+  private forget(slot: number): void {
+    const { columns } = this;
+    this.table.remove(slot, columns);
+    this.arms.release(columns.armIds[slot]!);
+    this.entities.release(columns.entityAt(slot));
+    columns.dropFeatures(slot);
+    if ((columns.flags[slot]! & TEXT_ID) !== 0) columns.texts.delete(slot);
+    columns.seqs[slot] = this.freeSlot;
+    this.freeSlot = slot;
     this.count--;
-    const found = this.byId.get(p.decisionId);
-    if (found === p) this.byId.delete(p.decisionId);
-    else if (Array.isArray(found)) {
-      const rest = found.filter((q) => q !== p);
-      this.byId.set(p.decisionId, rest.length === 1 ? rest[0]! : rest);
+  }
+
+  private allocate(): number {
+    if (this.freeSlot !== NO_SLOT) {
+      const slot = this.freeSlot;
+      this.freeSlot = this.columns.seqs[slot]!;
+      return slot;
     }
+    if (this.used === this.columns.capacity) this.resize(this.columns.capacity * 2);
+    return this.used++;
+  }
+
+  /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
+  private shrink(): void {
+    if (this.columns.capacity <= MIN_SLOTS || this.count * 4 >= this.columns.capacity) return;
+    let capacity = MIN_SLOTS;
+    while (capacity < this.count * 2) capacity *= 2;
+    this.resize(capacity);
+  }
+
+  /** New columns, the decisions held renumbered 0.. in queue order (slot numbers handed out before are void), a new table. */
+  private resize(capacity: number): void {
+    const old = this.columns;
+    const columns = new PendingColumns(capacity, old);
+    const table = new IdTable(capacity * 2);
+    const to = new Int32Array(this.used);
+    let next = 0;
+    for (const queue of this.queues.values()) {
+      for (let i = 0; i < queue.length; i++) {
+        const from = queue.at(i);
+        columns.copy(old, from, next);
+        table.insert(next, columns.hashAt(next));
+        to[from] = next++;
+      }
+      queue.renumber(to);
+    }
+    this.columns = columns;
+    this.table = table;
+    this.used = next;
+    this.freeSlot = NO_SLOT;
   }
 }
