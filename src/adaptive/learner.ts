@@ -116,12 +116,17 @@ export class Learner implements LearnedStateSource {
     return this.started;
   }
 
-  /** Reads the log to its end and closes the windows that are due; one run at a time. */
-  catchUp(): Promise<void> {
+  /**
+   * Reads the log to its end and closes the windows that are due; one run at a time. With
+   * `pastFeed` false a learner fed this process's commits reads nothing from the store past the
+   * feed's end: a run woken by this process's commit would otherwise read back from the store the
+   * commits whose answers have not reached the event loop yet, which the feed hands over next.
+   */
+  catchUp(pastFeed = true): Promise<void> {
     const run = this.running.then(async () => {
       await this.start();
       if (!(await this.rebuild())) return;
-      while (await this.readStep());
+      while (await this.readStep(pastFeed));
       await this.closeStep();
     });
     this.running = run.catch(() => undefined);
@@ -185,20 +190,21 @@ export class Learner implements LearnedStateSource {
   }
 
   /** The next page: from the feed when it continues from the position, else from the store up to the feed. */
-  private async nextPage(): Promise<{ events: readonly LearningEvent[]; through: number }> {
+  private async nextPage(pastFeed: boolean): Promise<{ events: readonly LearningEvent[]; through: number }> {
     const fed = this.feed.take(this.position, this.pageSize());
     if ("events" in fed) {
       this.fed += fed.through - this.position;
       return fed;
     }
+    if (fed.next === undefined && !pastFeed && this.options.feed !== undefined) return { events: [], through: this.position };
     const span = fed.next === undefined ? SCAN_SPAN : Math.min(SCAN_SPAN, fed.next - 1 - this.position);
     const page = await this.options.store.scan(this.position, this.pageSize(), span);
     this.scanned += page.through - this.position;
     return page;
   }
 
-  private async readStep(): Promise<boolean> {
-    const { events, through } = await this.nextPage();
+  private async readStep(pastFeed: boolean): Promise<boolean> {
+    const { events, through } = await this.nextPage(pastFeed);
     if (through === this.position) return false;
     const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), false);
     step.walk(events, await this.catalogsFor(events), this.refFor);

@@ -77,8 +77,8 @@ export class SharedLearning implements LearnedStateSource {
     void this.mirror.reload().catch(() => undefined);
   }
 
-  catchUp(): Promise<void> {
-    return this.learner?.catchUp() ?? Promise.resolve();
+  catchUp(pastFeed = true): Promise<void> {
+    return this.learner?.catchUp(pastFeed) ?? Promise.resolve();
   }
 
   /**

@@ -267,6 +267,27 @@ describe("the feed of this process's commits", () => {
     }
   });
 
+  it("a run that does not look past the feed reads no commit from the store it was not fed, and the next look does", async () => {
+    const dir = newDir();
+    const stores = open(dir);
+    const other = open(dir); // another process on the same file: its commits are not fed
+    try {
+      const learner = new Learner({ store: stores.learning, catalogs, now: () => events.now, feed: (l) => stores.events.onCommitted(l) });
+      await stores.events.append([events.decision("a", 0)]);
+      await other.events.append([events.decision("b", 1), events.reward("a")]);
+      await learner.catchUp(false);
+      expect(learner.progress()).toMatchObject({ position: 1, decisions: 1, fed: 1, scanned: 0 });
+      await learner.catchUp(); // the look at the store
+      expect(learner.progress()).toMatchObject({ position: 3, decisions: 2, rewards: 1, scanned: 2 });
+      await stores.events.append([events.reward("b")]);
+      await learner.catchUp(false); // fed, so learned without a look
+      expect(learner.progress()).toMatchObject({ position: 4, rewards: 2, fed: 2, scanned: 2 });
+    } finally {
+      other.close();
+      stores.close();
+    }
+  });
+
   it("waits for a gap the store has not filled yet, and learns what the feed ran ahead with once", async () => {
     const dir = newDir();
     const stores = open(dir);
