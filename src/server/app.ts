@@ -21,6 +21,7 @@ import { clip, errorBody, fail } from "./errors.js";
 import { DEFAULT_MAX_EVENT_AGE_MS } from "../store/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
+import { frontHeader } from "./middleware/front-headers.js";
 import { type Handler, type Step, observeRequests } from "./middleware/observe.js";
 import type { Observability } from "./observability/types.js";
 import { metricsRoutes } from "./routes/metrics.js";
@@ -147,8 +148,8 @@ function limitBody(maxBytes: number): Step {
   const tooLarge = (c: Context<AppEnv>) => json(c, errorBody("BAD_REQUEST", `Request body exceeds limit of ${maxBytes} bytes`), 413);
   const streamed = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
   return function limitRequestBody(c, inner) {
-    if (c.req.header("transfer-encoding") !== undefined) return streamed(c, (() => inner(c)) as unknown as Next) as Promise<Response>;
-    const length = c.req.header("content-length");
+    if (frontHeader(c, "transfer-encoding") !== undefined) return streamed(c, (() => inner(c)) as unknown as Next) as Promise<Response>;
+    const length = frontHeader(c, "content-length");
     if (length !== undefined && Number(length) > maxBytes) return tooLarge(c);
     return inner(c);
   };

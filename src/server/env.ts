@@ -2,6 +2,7 @@
 import type { Context as TraceContext, Tracer } from "@opentelemetry/api";
 import type { KeyRecord } from "../store/types.js";
 import type { HeaderRecord } from "./answer.js";
+import type { FrontValues } from "./middleware/front-headers.js";
 
 /** The request's id and trace, set first by middleware/observe.ts. */
 export interface RequestScope {
@@ -9,6 +10,8 @@ export interface RequestScope {
   readonly tracer: Tracer;
   /** The trace context holding the request's span (the parent of its child spans); without tracing, the request's parent context. */
   readonly trace: TraceContext;
+  /** The headers the front door, auth and config read, from Node's rawHeaders in one pass (middleware/front-headers.ts); undefined where they are read through Hono. */
+  readonly front: FrontValues | undefined;
 }
 
 export interface AppEnv {

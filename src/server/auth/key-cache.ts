@@ -4,6 +4,7 @@
 // serving for `staleMs` so a store blip does not lock every client out.
 import type { KeyRecord, KeyStore } from "../../store/types.js";
 import type { Clock } from "../clock.js";
+import { constantTimeEqual } from "./api-key.js";
 
 interface CachedKey {
   readonly record: KeyRecord | undefined;
@@ -32,6 +33,7 @@ export class KeyCache {
   /**
    * The key with this secret hash, undefined when unknown; KeyStoreUnavailable when it cannot tell.
    * A record read within `ttlMs` is returned as it is, not in a promise: the hit path allocates nothing.
+   * A record's hash is compared with the one asked for once, as the store gives it, not per request.
    */
   lookup(hash: string): KeyRecord | undefined | Promise<KeyRecord | undefined> {
     const now = this.options.clock.now();
@@ -42,7 +44,9 @@ export class KeyCache {
 
   private async fetch(hash: string, now: number, cached: CachedKey | undefined): Promise<KeyRecord | undefined> {
     try {
-      const record = await this.options.keys.byHash(hash);
+      const given = await this.options.keys.byHash(hash);
+      // Only the record with this very hash answers for it, whatever the store matched on.
+      const record = given !== undefined && constantTimeEqual(given.secretHash, hash) ? given : undefined;
       this.remember(hash, { record, fetchedAt: now });
       return record;
     } catch (error) {

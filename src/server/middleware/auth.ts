@@ -2,7 +2,7 @@
 // from the Bearer header, looked up by its SHA-256; revocation, expiry, tenant headers, scope, the
 // publishable-key rule, then the key's rate limit. Each refusal has the contract's message.
 import type { Context } from "hono";
-import { constantTimeEqual, type Sha256 } from "../auth/api-key.js";
+import type { Sha256 } from "../auth/api-key.js";
 import { type KeyCache, KeyStoreUnavailable } from "../auth/key-cache.js";
 import type { KeyUsage } from "../auth/key-usage.js";
 import type { RateLimiter } from "../auth/rate-limiter.js";
@@ -13,6 +13,7 @@ import { json } from "../answer.js";
 import { RETRY_AFTER_SECONDS, errorBody, fail } from "../errors.js";
 import type { KeyRecord } from "../../store/types.js";
 import type { Handler, Step } from "./observe.js";
+import { frontHeader } from "./front-headers.js";
 
 export interface AuthDependencies {
   readonly keys: KeyCache;
@@ -44,7 +45,7 @@ const HEADER_FORM = 'The Authorization header must be "Bearer <key>": the word B
  */
 export function authenticate(deps: AuthDependencies, access: Access): Step {
   return function auth(c, route) {
-    const header = c.req.header("authorization");
+    const header = frontHeader(c, "authorization");
     let hash = header === undefined ? undefined : deps.hashes.ofHeader(header);
     if (hash === undefined) {
       if (header === undefined || header.trim() === "") return fail(c, "UNAUTHORIZED", "Missing Authorization header");
@@ -54,19 +55,19 @@ export function authenticate(deps: AuthDependencies, access: Access): Step {
       if (hash === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
       deps.hashes.rememberHeader(header, hash);
     }
-    const known = hash;
     let found: KeyRecord | undefined | Promise<KeyRecord | undefined>;
     try {
-      found = deps.keys.lookup(known);
+      found = deps.keys.lookup(hash);
     } catch (error) {
       return unavailableOr(c, error, access);
     }
-    if (found instanceof Promise) return found.then((key) => admit(c, key, known, route), (error: unknown) => unavailableOr(c, error, access));
-    return admit(c, found, known, route);
+    if (found instanceof Promise) return found.then((key) => admit(c, key, route), (error: unknown) => unavailableOr(c, error, access));
+    return admit(c, found, route);
   };
 
-  function admit(c: Context<AppEnv>, key: KeyRecord | undefined, hash: string, route: Handler): Response | Promise<Response> {
-    if (key === undefined || !constantTimeEqual(key.secretHash, hash)) return fail(c, "UNAUTHORIZED", "Invalid API key");
+  function admit(c: Context<AppEnv>, key: KeyRecord | undefined, route: Handler): Response | Promise<Response> {
+    // The cache gives only the record whose hash equals this one (auth/key-cache.ts).
+    if (key === undefined) return fail(c, "UNAUTHORIZED", "Invalid API key");
     const refusal = refuse(c, key, deps.clock.now(), access);
     if (refusal !== undefined) return refusal;
     if (key.rateLimit !== undefined) {
@@ -99,9 +100,9 @@ export function refuse(c: Context<AppEnv>, key: KeyRecord, now: number, access: 
   if (key.revokedAt !== undefined && Date.parse(key.revokedAt) <= now) return fail(c, "UNAUTHORIZED", "API key has been revoked");
   if (key.expiresAt !== undefined && Date.parse(key.expiresAt) <= now) return fail(c, "UNAUTHORIZED", "API key has expired");
   // Header names in lower case: @hono/node-server lowers each name it is given, a new string when it changes.
-  const orgHeader = c.req.header("x-org-id");
+  const orgHeader = frontHeader(c, "x-org-id");
   if (orgHeader !== undefined && orgHeader !== key.orgId) return fail(c, "FORBIDDEN", "X-Org-Id does not match the API key's organization");
-  const projectHeader = c.req.header("x-project-id");
+  const projectHeader = frontHeader(c, "x-project-id");
   if (projectHeader !== undefined && key.projectId !== undefined && projectHeader !== key.projectId) {
     return fail(c, "FORBIDDEN", "X-Project-Id does not match the API key's project");
   }

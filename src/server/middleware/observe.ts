@@ -2,13 +2,14 @@
 // trace (traceparent), and, once the response is known, its route pattern, status and duration
 // to the metrics, the span and the request log. Runtime-free: @opentelemetry/api is a no-op
 // until the host registers an SDK. It also starts the headers every answer carries (answer.ts).
-import { ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
+import { type Context as TraceContext, ProxyTracer, ProxyTracerProvider, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type TextMapGetter, type Tracer, context, isSpanContextValid, propagation, trace } from "@opentelemetry/api";
 import type { Context } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { KeyRecord } from "../../store/types.js";
 import { type HeaderRecord, wasStale } from "../answer.js";
 import type { AppEnv } from "../env.js";
 import type { Observability, RequestSample } from "../observability/types.js";
+import { frontHeader, headerIn, readFrontHeaders } from "./front-headers.js";
 import { RequestIds } from "./request-ids.js";
 
 const UNMATCHED_ROUTE = "unmatched";
@@ -39,62 +40,89 @@ export type Step = (c: Context<AppEnv>, inner: Handler) => Response | Promise<Re
 export function observeRequests(options: Observability & { readonly tracer: Tracer }): Step {
   const { metrics, logger, tracer } = options;
   const ids = new RequestIds();
+  const tracing = canRecord(tracer);
   return function observeRequest(c, inner) {
     const started = performance.now();
-    const incoming = c.req.header("x-request-id");
+    const front = readFrontHeaders(c);
+    const incoming = headerIn(front, c, "x-request-id");
     const id = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : ids.next();
-    const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
-    const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
-    // Without an SDK the span is a no-op with no trace id, and nothing below would read a context
-    // holding it: the request runs without one, and its store calls and child steps start no spans.
-    const tracing = isSpanContextValid(span.spanContext());
-    const traced = tracing ? trace.setSpan(parent, span) : parent;
+    const span = tracing() ? startSpan(c, tracer, id) : undefined;
+    const traced = span === undefined ? ROOT_CONTEXT : trace.setSpan(span.parent, span.span);
     const headers: HeaderRecord = { "X-Request-Id": id };
-    c.set("request", { id, tracer, trace: traced });
+    c.set("request", { id, tracer, trace: traced, front });
     c.set("answerHeaders", headers);
     let answered: Response | Promise<Response>;
     try {
-      answered = tracing ? context.with(traced, inner, undefined, c) : inner(c);
+      answered = span === undefined ? inner(c) : context.with(traced, inner, undefined, c);
     } catch (error) {
-      finish(c, span, started, id, undefined);
+      finish(c, span?.span, started, id, undefined);
       throw error;
     }
-    if (!(answered instanceof Promise)) return finish(c, span, started, id, answered);
+    if (!(answered instanceof Promise)) return finish(c, span?.span, started, id, answered);
     return answered.then(
-      (response) => finish(c, span, started, id, response),
+      (response) => finish(c, span?.span, started, id, response),
       (error: unknown) => {
-        finish(c, span, started, id, undefined);
+        finish(c, span?.span, started, id, undefined);
         throw error;
       },
     );
   };
 
   /** The answer completed with the request's headers, and what it was told to metrics, the span and the log. */
-  function finish(c: Context<AppEnv>, span: Span, started: number, id: string, response: Response | undefined): Response {
+  function finish(c: Context<AppEnv>, span: Span | undefined, started: number, id: string, response: Response | undefined): Response {
     const headers = c.get("answerHeaders");
     // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
     // request's headers here; only those, as reading its headers makes a fast response a full one.
     if (response !== undefined && response !== c.get("answer")) for (const name in headers) response.headers.set(name, headers[name]!);
     const status = response?.status ?? 500;
+    const recording = span?.isRecording() === true;
     // With metrics, the request's log line and tracing off (the defaults) nothing reads the sample: not built.
     const logging = logger !== undefined && logger.wants(c.req.path, status);
-    if (metrics === undefined && !logging && !span.isRecording()) span.end();
+    if (metrics === undefined && !logging && !recording) span?.end();
     else {
       const method = METHODS.has(c.req.method) ? c.req.method : "OTHER";
       const sample: RequestSample = { method, route: routeOf(c), status, seconds: (performance.now() - started) / 1000 };
       const key = c.get("key") as KeyRecord | undefined; // absent when auth refused or the route has none
-      const projectId = key?.projectId ?? c.req.header("x-project-id") ?? undefined;
-      endSpan(span, sample, projectId);
+      const projectId = key?.projectId ?? frontHeader(c, "x-project-id") ?? undefined;
+      if (span !== undefined) endSpan(span, sample, projectId);
       if (metrics !== undefined) {
         metrics.request(sample);
         if (sample.status === 429) metrics.rateLimited(sample.route);
         if (wasStale(headers)) metrics.staleBundle(sample.route);
       }
-      const traceId = span.isRecording() ? span.spanContext().traceId : undefined;
+      const traceId = recording ? span!.spanContext().traceId : undefined;
       if (logging) logger.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
     }
     return response!;
   }
+}
+
+/** What the API's proxy provider delegates to while no SDK has registered one. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether a request's span could record: a tracer an SDK made can; the API's global proxy can once
+ * an SDK registered a provider, asked per request as one may register after the app starts.
+ * Without one, no span is made at all (a no-op span still costs its options, its attributes and
+ * a check of its ids), no trace context is read, and the request runs in no context of its own.
+ */
+function canRecord(tracer: Tracer): () => boolean {
+  if (!(tracer instanceof ProxyTracer)) return () => true;
+  return () => {
+    const provider = trace.getTracerProvider();
+    return !(provider instanceof ProxyTracerProvider) || provider.getDelegate() !== NO_PROVIDER;
+  };
+}
+
+/**
+ * The request's server span, continuing the caller's W3C trace (traceparent); undefined when it
+ * would not record and holds no trace id (a no-op tracer with no caller's trace): nothing below
+ * would read a context holding it, so the request's store calls and child steps start no spans.
+ */
+function startSpan(c: Context<AppEnv>, tracer: Tracer, id: string): { readonly span: Span; readonly parent: TraceContext } | undefined {
+  const parent = propagation.extract(ROOT_CONTEXT, c, headerGetter);
+  const span = tracer.startSpan(c.req.method, { kind: SpanKind.SERVER, attributes: { "http.request.method": c.req.method, "url.path": c.req.path, "vane.request_id": id } }, parent);
+  return isSpanContextValid(span.spanContext()) ? { span, parent } : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from 
 import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
+import { frontHeader } from "../middleware/front-headers.js";
 import { DEFAULT_ENV, etagMatches } from "../request.js";
 
 const CACHE_CONTROL = "public, max-age=60, must-revalidate";
@@ -43,7 +44,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
     if (key.projectId !== undefined && key.projectId !== projectId) {
       return fail(c, "FORBIDDEN", `API key is not valid for project ${clip(projectId)}`);
     }
-    const projectHeader = c.req.header("x-project-id");
+    const projectHeader = frontHeader(c, "x-project-id");
     if (projectHeader !== undefined && projectHeader !== projectId) {
       return fail(c, "FORBIDDEN", "X-Project-Id does not match the requested project");
     }
@@ -64,6 +65,6 @@ function answer(c: Context<AppEnv>, projectId: string, env: string, found: Bundl
   const { entry, stale } = found;
   if (stale) servedStale(c);
   const headers = stale ? answerHeaders(entry).stale : answerHeaders(entry).fresh;
-  if (etagMatches(c.req.header("if-none-match"), entry.etag)) return empty(c, 304, headers);
+  if (etagMatches(frontHeader(c, "if-none-match"), entry.etag)) return empty(c, 304, headers);
   return text(c, entry.json, "application/json", headers);
 }

@@ -1,7 +1,7 @@
 // OpenTelemetry tracing with the SDK's in-memory exporter, as a user's SDK would record it: one
 // server span per request continuing the caller's W3C trace, with route, project and status, and
 // child spans for the resolver and the store calls the request made.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation } from "@opentelemetry/api";
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import { BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -108,6 +108,39 @@ describe("tracing", () => {
     exporter.reset();
     await context.with(ROOT_CONTEXT, () => server.learner.catchUp());
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+// With no tracer given, the app takes the API's global one, whose spans are made only once an SDK
+// registered a provider (middleware/observe.ts): a provider registered after the app started is
+// still seen, request by request.
+describe("tracing through the global tracer", () => {
+  let server: TestServer;
+  let secret: string;
+
+  beforeEach(async () => {
+    exporter.reset();
+    server = await startTestServer({});
+    await server.putBundle(demoBundle("2026-11-21T00:00:00.000Z"));
+    secret = await server.key({ orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:read"] });
+  });
+  afterEach(async () => {
+    trace.disable();
+    await server.close();
+  });
+
+  it("records the request's span once a provider is registered, after the app started", async () => {
+    const before = await call(server, `/v1/config/${DEMO_PROJECT}`, { key: secret, headers: { traceparent: TRACEPARENT } });
+    expect(before.status).toBe(200);
+    trace.setGlobalTracerProvider(provider);
+    const response = await call(server, `/v1/config/${DEMO_PROJECT}`, { key: secret, headers: { traceparent: TRACEPARENT } });
+    expect(response.status).toBe(200);
+    const { server: span } = await spansOf(response.headers.get("X-Request-Id")!);
+    expect(span.spanContext().traceId).toBe(TRACE_ID);
+    expect(span.parentSpanContext?.spanId).toBe(CALLER_SPAN);
+    expect(span.name).toBe("GET /v1/config/:projectId");
+    const first = before.headers.get("X-Request-Id");
+    expect(exporter.getFinishedSpans().some((s) => s.attributes["vane.request_id"] === first)).toBe(false);
   });
 });
 
