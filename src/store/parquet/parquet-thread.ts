@@ -89,7 +89,7 @@ export class ParquetThread implements EventPipeline {
     if (this.failure !== undefined) throw new Error(this.failure);
   }
 
-  /** Delivers what is stored, then stops the thread; terminates it when that takes longer than closeMs. */
+  /** Delivers what is stored, then stops the thread; halts it (halted()) when that takes longer than closeMs. */
   close(): Promise<void> {
     this.closed ??= this.ended ? Promise.resolve() : this.closeWithin();
     return this.closed;
@@ -101,9 +101,11 @@ export class ParquetThread implements EventPipeline {
    */
   async halted(): Promise<void> {
     if (this.ended) return;
-    this.closed ??= this.exited;
-    this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    Atomics.store(this.halt, HALT_SLOT, 1);
+    Atomics.store(this.halt, HALT_SLOT, 1); // before the close, so the thread's last run sees it
+    if (this.closed === undefined) {
+      this.closed = this.exited;
+      this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    }
     if ((await this.within(this.exited, PARQUET_HALT_MS)) === "late") await this.worker.terminate();
   }
 

@@ -159,6 +159,7 @@ function finish(): void {
 
 port.on("message", (message: ToParquet) => {
   if (message.type === "look") return look();
+  if (closing) return; // finish() runs once
   closing = true;
   wanted = true; // a last run delivers what was acknowledged before the close
   endGap?.();
