@@ -63,11 +63,11 @@ export class ParquetRole implements EventPipeline {
 
   /**
    * Ends the copy's threads at once, for a stop past its deadline that is about to exit the
-   * process: each ends its DuckDB statement and closes DuckDB before it ends (ParquetThread.halted).
+   * process: each ends its DuckDB statement and closes DuckDB before it ends (ParquetThread.halt).
    */
   async halt(): Promise<void> {
     this.held = false;
-    await Promise.all([this.thread?.halted(), this.stopping?.halted()]);
+    await Promise.all([this.thread?.halt(), this.stopping?.halt()]);
   }
 
   /** Events the copy took from the store's feed rather than reading them back, since this process started. */

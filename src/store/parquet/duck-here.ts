@@ -7,6 +7,8 @@
 // tasks (`halted`), on this thread, before DuckDB is closed and the thread ends (parquet-thread.ts).
 import { type DuckDBConnection, DuckDBPendingResultState } from "@duckdb/node-api";
 
+const HALTED = "the Parquet copy was halted by the server's stop";
+
 /** `halted`: when it turns true the statement is interrupted at its next task, and this rejects. */
 export async function runHere(connection: DuckDBConnection, sql: string, halted: () => boolean = () => false): Promise<void> {
   if (halted()) throw new Error(HALTED);
@@ -18,5 +20,3 @@ export async function runHere(connection: DuckDBConnection, sql: string, halted:
   }
   await pending.getResult();
 }
-
-export const HALTED = "the Parquet copy was halted by the server's stop";

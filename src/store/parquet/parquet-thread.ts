@@ -37,7 +37,7 @@ export class ParquetThread implements EventPipeline {
   private reportIdle!: () => void;
   private ended = false;
   /** Shared with the thread (parquet-protocol.ts HALT_SLOT). */
-  private readonly halt = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  private readonly haltFlag = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
   constructor(
@@ -45,7 +45,7 @@ export class ParquetThread implements EventPipeline {
     feed?: MessagePort,
     private readonly closeMs = PARQUET_CLOSE_MS,
   ) {
-    const workerData = { ...options, halt: this.halt.buffer, ...(feed === undefined ? {} : { feed }) };
+    const workerData = { ...options, halt: this.haltFlag.buffer, ...(feed === undefined ? {} : { feed }) };
     this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), workerData, feed === undefined ? [] : [feed]);
     this.idle = new Promise<void>((resolve) => (this.reportIdle = resolve));
     this.worker.on("message", (message: FromParquet) => {
@@ -89,7 +89,7 @@ export class ParquetThread implements EventPipeline {
     if (this.failure !== undefined) throw new Error(this.failure);
   }
 
-  /** Delivers what is stored, then stops the thread; halts it (halted()) when that takes longer than closeMs. */
+  /** Delivers what is stored, then stops the thread; halts it (halt()) when that takes longer than closeMs. */
   close(): Promise<void> {
     this.closed ??= this.ended ? Promise.resolve() : this.closeWithin();
     return this.closed;
@@ -99,9 +99,9 @@ export class ParquetThread implements EventPipeline {
    * Ends the thread now: its statement is interrupted at its next task and it closes DuckDB and
    * ends; what it had not delivered is written at the next start. For a stop that cannot wait.
    */
-  async halted(): Promise<void> {
+  async halt(): Promise<void> {
     if (this.ended) return;
-    Atomics.store(this.halt, HALT_SLOT, 1); // before the close, so the thread's last run sees it
+    Atomics.store(this.haltFlag, HALT_SLOT, 1); // before the close, so the thread's last run sees it
     if (this.closed === undefined) {
       this.closed = this.exited;
       this.worker.postMessage({ type: "close" } satisfies ToParquet);
@@ -111,7 +111,7 @@ export class ParquetThread implements EventPipeline {
 
   private async closeWithin(): Promise<void> {
     this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    if ((await this.within(this.exited, this.closeMs)) === "late") await this.halted();
+    if ((await this.within(this.exited, this.closeMs)) === "late") await this.halt();
   }
 
   private async within(done: Promise<void>, ms: number): Promise<"done" | "late"> {
