@@ -241,14 +241,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       reject(error);
     });
   });
-  const close = (deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS): Promise<StopOutcome> => {
+  const close = async (deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS): Promise<StopOutcome> => {
     stopTimers();
     shutdown.abort(); // ends open event streams, which closing the server would otherwise wait for
     const failed = (step: string, error: unknown) => {
       if (log !== undefined) log.warn({ err: error, step }, "stop step failed");
       else console.error(`vane: stopping, ${step} failed:`, error instanceof Error ? error.message : error);
     };
-    return stopWithin(
+    const outcome = await stopWithin(
       [
         { name: "the metrics listener", run: () => metricsListener?.close() },
         { name: "requests in flight", run: closeApi },
@@ -262,6 +262,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       deadlineMs,
       failed,
     );
+    // The caller exits now: the copy's thread must not be inside a DuckDB statement then (an
+    // exit or a terminate there aborted the process), so it ends its statement and closes DuckDB.
+    if (!outcome.complete) await parquet.halt();
+    return outcome;
   };
   if (metrics !== undefined && typeof exposure === "object") {
     try {

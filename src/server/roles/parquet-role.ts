@@ -61,6 +61,15 @@ export class ParquetRole implements EventPipeline {
     await this.ending;
   }
 
+  /**
+   * Ends the copy's threads at once, for a stop past its deadline that is about to exit the
+   * process: each ends its DuckDB statement and closes DuckDB before it ends (ParquetThread.halt).
+   */
+  async halt(): Promise<void> {
+    this.held = false;
+    await Promise.all([this.thread?.halt(), this.stopping?.halt()]);
+  }
+
   /** Events the copy took from the store's feed rather than reading them back, since this process started. */
   get fromMemory(): number {
     return this.earlier + (this.thread?.fromMemory ?? 0) + (this.stopping?.fromMemory ?? 0);

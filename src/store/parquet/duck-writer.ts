@@ -74,14 +74,16 @@ export class DuckArchiveWriter {
   private constructor(
     private readonly sink: NodeFileSink,
     private readonly settings: DuckSettings,
+    private readonly halted: () => boolean,
   ) {
     this.memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
   }
 
-  static async open(sink: NodeFileSink, settings: DuckSettings = WRITER_SETTINGS): Promise<DuckArchiveWriter> {
+  /** `halted`: when it turns true, the statement running ends at its next task and every later one fails (duck-here.ts). */
+  static async open(sink: NodeFileSink, settings: DuckSettings = WRITER_SETTINGS, halted: () => boolean = () => false): Promise<DuckArchiveWriter> {
     // What a killed writer spilled is of no use to anyone: one copy writes at a time (the lease).
     if (settings.tempDirectory !== undefined) await rm(settings.tempDirectory, { recursive: true, force: true });
-    const writer = new DuckArchiveWriter(sink, settings);
+    const writer = new DuckArchiveWriter(sink, settings, halted);
     await writer.connection(); // a DuckDB that cannot start fails the open, not the first delivery
     return writer;
   }
@@ -202,7 +204,7 @@ export class DuckArchiveWriter {
   }
 
   private async copy(select: string, temp: string): Promise<void> {
-    await runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`);
+    await runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`, this.halted);
   }
 
   /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */

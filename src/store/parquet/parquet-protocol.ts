@@ -20,6 +20,13 @@ export interface ParquetOptions {
   readonly flushRows: number;
 }
 
+/**
+ * What the server's thread shares with the copy's thread besides messages: one Int32 that turns 1
+ * when a stop can no longer wait for the copy's last delivery. The copy's thread may then be deep
+ * in a DuckDB statement, where it reads no messages; it looks at this between the statement's tasks.
+ */
+export const HALT_SLOT = 0;
+
 export type ToParquet = { readonly type: "look" } | { readonly type: "close" };
 
 export type FromParquet =

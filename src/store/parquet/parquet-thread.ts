@@ -7,14 +7,21 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
-import type { FromParquet, ParquetOptions, ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, HALT_SLOT, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
 /**
- * How long close() lets the thread deliver what is stored before it is terminated. Nothing is lost
- * by that: the checkpoint moves only after a file is written, so the next start writes the same
- * files again; but a store or a disk that hangs must not hold the server's stop.
+ * How long close() lets the thread deliver what is stored before it halts it. Nothing is lost by
+ * that: the checkpoint moves only after a file is written, so the next start writes the same files
+ * again; but a long backlog, a store or a disk that hangs must not hold the server's stop.
  */
 export const PARQUET_CLOSE_MS = 5_000;
+/**
+ * How long a halted thread gets to end its statement (at its next task, milliseconds), close
+ * DuckDB and its stores, and end, before it is terminated. Terminating or exiting while DuckDB
+ * runs a statement on the thread aborted the process ("terminate called after throwing an
+ * instance of 'Napi::Error'"), so that is kept for a thread stuck outside DuckDB (a hung store).
+ */
+export const PARQUET_HALT_MS = 2_000;
 
 export class ParquetThread implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
@@ -29,6 +36,8 @@ export class ParquetThread implements EventPipeline {
   readonly idle: Promise<void>;
   private reportIdle!: () => void;
   private ended = false;
+  /** Shared with the thread (parquet-protocol.ts HALT_SLOT). */
+  private readonly haltFlag = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
   constructor(
@@ -36,7 +45,8 @@ export class ParquetThread implements EventPipeline {
     feed?: MessagePort,
     private readonly closeMs = PARQUET_CLOSE_MS,
   ) {
-    this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), feed === undefined ? options : { ...options, feed }, feed === undefined ? [] : [feed]);
+    const workerData = { ...options, halt: this.haltFlag.buffer, ...(feed === undefined ? {} : { feed }) };
+    this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), workerData, feed === undefined ? [] : [feed]);
     this.idle = new Promise<void>((resolve) => (this.reportIdle = resolve));
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
@@ -79,18 +89,36 @@ export class ParquetThread implements EventPipeline {
     if (this.failure !== undefined) throw new Error(this.failure);
   }
 
-  /** Delivers what is stored, then stops the thread; terminates it when that takes longer than closeMs. */
+  /** Delivers what is stored, then stops the thread; halts it (halt()) when that takes longer than closeMs. */
   close(): Promise<void> {
     this.closed ??= this.ended ? Promise.resolve() : this.closeWithin();
     return this.closed;
   }
 
+  /**
+   * Ends the thread now: its statement is interrupted at its next task and it closes DuckDB and
+   * ends; what it had not delivered is written at the next start. For a stop that cannot wait.
+   */
+  async halt(): Promise<void> {
+    if (this.ended) return;
+    Atomics.store(this.haltFlag, HALT_SLOT, 1); // before the close, so the thread's last run sees it
+    if (this.closed === undefined) {
+      this.closed = this.exited;
+      this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    }
+    if ((await this.within(this.exited, PARQUET_HALT_MS)) === "late") await this.worker.terminate();
+  }
+
   private async closeWithin(): Promise<void> {
     this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    if ((await this.within(this.exited, this.closeMs)) === "late") await this.halt();
+  }
+
+  private async within(done: Promise<void>, ms: number): Promise<"done" | "late"> {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), this.closeMs)));
-    const how = await Promise.race([this.exited, late]);
+    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
+    const how = await Promise.race([done.then(() => "done" as const), late]);
     clearTimeout(timer);
-    if (how === "late") await this.worker.terminate();
+    return how;
   }
 }

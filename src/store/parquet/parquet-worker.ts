@@ -11,7 +11,7 @@ import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
-import { type FromParquet, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, HALT_SLOT, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * The copy yields the core to requests: 10 nice levels below the server (on Linux a thread's own
@@ -39,7 +39,10 @@ try {
 }
 
 const port = parentPort!;
-const options = workerData as ParquetOptions & { readonly feed?: MessagePort };
+const options = workerData as ParquetOptions & { readonly feed?: MessagePort; readonly halt: SharedArrayBuffer };
+const halt = new Int32Array(options.halt);
+/** The server's stop can wait no longer: the statement running ends, DuckDB is closed here, and the thread ends (parquet-thread.ts). */
+const halted = (): boolean => Atomics.load(halt, HALT_SLOT) === 1;
 const feed = options.feed === undefined ? undefined : new CommittedFeed(options.feed);
 const send = (message: FromParquet): void => port.postMessage(message);
 
@@ -57,7 +60,7 @@ async function open(): Promise<Opened> {
   const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl });
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
-    const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir));
+    const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir), halted);
     const pipeline = new ParquetPipeline({ events: stores.events, feed, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows });
     opened = { stores, writer, pipeline };
     return opened;
@@ -109,7 +112,7 @@ async function run(): Promise<void> {
   const collecting = feed === undefined ? undefined : setInterval(() => feed.collect(), FEED_COLLECT_MS);
   let found = false;
   try {
-    while (wanted) {
+    while (wanted && !halted()) {
       await gap();
       wanted = false;
       try {
@@ -156,6 +159,7 @@ function finish(): void {
 
 port.on("message", (message: ToParquet) => {
   if (message.type === "look") return look();
+  if (closing) return; // finish() runs once
   closing = true;
   wanted = true; // a last run delivers what was acknowledged before the close
   endGap?.();
