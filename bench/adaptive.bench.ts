@@ -26,7 +26,7 @@ import { loadEngine } from "../src/engine/loader.js";
 import type { Engine } from "../src/engine/engine.js";
 import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
-import type { CommitListener, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
+import type { CommitListener, CommitReads, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
 import { percentile, timeEach } from "./measure.js";
 import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
@@ -310,14 +310,14 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
       const { user, system } = process.cpuUsage();
       return user + system;
     };
-    const feed = (listener: CommitListener) =>
-      stores.events.onCommitted((events) => {
+    const feed = (listener: CommitListener, reads: CommitReads) =>
+      stores.events.onCommitted((events, span) => {
         const start = performance.now();
         const cpuStart = cpu();
-        listener(events);
+        listener(events, span);
         timings.feed += performance.now() - start;
         cpuMicros += cpu() - cpuStart;
-      });
+      }, reads);
     const learner = new Learner({
       store: timedStore(stores.learning, timings),
       catalogs: async () => catalog,
@@ -429,7 +429,7 @@ async function pendingMemory(compiled: CompiledBundle, policy: AdaptivePolicy, c
   for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
     const batch: SequencedEvent[] = [];
     for (let j = i; j < Math.min(MEMORY_DECISIONS, i + APPEND_BATCH); j++) batch.push({ seq: ++seq, event: eventPair(compiled, policy, contexts[j % contexts.length]!, j)[0] });
-    push(batch);
+    push(batch, { first: batch[0]!.seq, last: seq });
     if ((i / APPEND_BATCH) % LEARN_EVERY === 0) await learner.catchUp();
   }
   await learner.catchUp();

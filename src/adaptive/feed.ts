@@ -2,7 +2,7 @@
 // the learner's compact records straight from the objects the server built (no JSON), kept as
 // runs of consecutive seqs. The learner takes from it only when it continues exactly from its
 // position; anything else (other processes' events, a restart, a dropped run) it scans.
-import type { DecidedArm, DecisionRecord, LearningEvent, RewardRecord, SequencedEvent } from "../store/types.js";
+import type { CommittedSpan, DecidedArm, DecisionRecord, LearningEvent, RewardRecord, SequencedEvent, StoredEvent } from "../store/types.js";
 
 /** Seqs held at most while the learner does not take them (a stalled learner); past it the feed starts over. */
 export const FEED_LIMIT = 200_000;
@@ -26,15 +26,16 @@ export class Feed {
   /** Runs dropped because the learner fell behind. */
   dropped = 0;
 
-  /** The listener for EventStore.onCommitted. */
-  readonly listener = (events: readonly SequencedEvent[]): void => {
+  /** The listener for EventStore.onCommitted, handed only what `learnable` accepts. */
+  readonly listener = (events: readonly SequencedEvent[], span: CommittedSpan): void => {
+    if (span.last < span.first) return;
     try {
-      let start = 0;
-      for (let i = 1; i <= events.length; i++) {
-        if (i < events.length && events[i]!.seq === events[i - 1]!.seq + 1) continue;
-        this.push(events, start, i);
-        start = i;
+      const records: LearningEvent[] = [];
+      for (const event of events) {
+        const record = learningRecord(event);
+        if (record) records.push(record);
       }
+      this.push({ from: span.first, to: span.last, records, at: 0 });
     } catch {
       // Never the append's failure: an event the feed cannot take is left to the scan.
       this.dropped += this.runs.length;
@@ -70,13 +71,7 @@ export class Feed {
     return { events, through };
   }
 
-  private push(events: readonly SequencedEvent[], start: number, end: number): void {
-    const records: LearningEvent[] = [];
-    for (let i = start; i < end; i++) {
-      const record = learningRecord(events[i]!);
-      if (record) records.push(record);
-    }
-    const run: Run = { from: events[start]!.seq, to: events[end - 1]!.seq, records, at: 0 };
+  private push(run: Run): void {
     if (this.held + (run.to - run.from + 1) > FEED_LIMIT) {
       this.dropped += this.runs.length;
       this.runs = [];
@@ -105,6 +100,22 @@ export class Feed {
   }
 }
 
+/** Whether the learner has a use for an event (learningRecord gives a record): what the feed reads of a commit. */
+export function learnable(event: StoredEvent): boolean {
+  if (event.decisionId === undefined) return false;
+  if (event.type === "track") return true;
+  const layers = event.body.layers;
+  return Array.isArray(layers) && layers.some(isArm);
+}
+
+/** A layer that gave the unit an arm the learner learns from. */
+function isArm(layer: unknown): layer is { readonly policyId: string; readonly allocationKey: string } {
+  if (typeof layer !== "object" || layer === null) return false;
+  const { probability, attributionOnly, policyId, allocationKey } = layer as Record<string, unknown>;
+  // An attribution-only layer served none of its parameters: the unit never got the arm.
+  return probability !== undefined && attributionOnly !== true && typeof policyId === "string" && typeof allocationKey === "string";
+}
+
 /** The learner's record of a committed event, or undefined when the learner has no use for it. */
 export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | undefined {
   const decisionId = event.decisionId;
@@ -117,13 +128,7 @@ export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | 
   const layers = body.layers;
   if (!Array.isArray(layers)) return undefined;
   let arms: DecidedArm[] | undefined;
-  for (const layer of layers as unknown[]) {
-    if (typeof layer !== "object" || layer === null) continue;
-    const { probability, attributionOnly, policyId, allocationKey } = layer as Record<string, unknown>;
-    // An attribution-only layer served none of its parameters: the unit never got the arm.
-    if (probability === undefined || attributionOnly === true || typeof policyId !== "string" || typeof allocationKey !== "string") continue;
-    (arms ??= []).push({ policyId, armKey: allocationKey });
-  }
+  for (const layer of layers as unknown[]) if (isArm(layer)) (arms ??= []).push({ policyId: layer.policyId, armKey: layer.allocationKey });
   if (!arms) return undefined;
   const { entityId, features, filteredContext } = body;
   return new Decision(

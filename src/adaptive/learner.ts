@@ -14,10 +14,10 @@
 //
 // Events come from the feed (this process's commits, from memory, feed.ts) when it continues from
 // the learned position, and from the store's scan otherwise (a restart, other processes' events).
-import type { ArmRow, CommitListener, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
+import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
-import { Feed } from "./feed.js";
+import { Feed, learnable } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
 import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";
@@ -44,7 +44,7 @@ export interface LearnerOptions {
   /** Pending decisions held in memory at most; the oldest past it are spilled to the store. */
   readonly maxPendingInMemory?: number;
   /** This process's committed events (EventStore.onCommitted): learned from memory instead of read back. */
-  readonly feed?: (listener: CommitListener) => () => void;
+  readonly feed?: (listener: CommitListener, reads: CommitReads) => () => void;
   /** The lease under which this learner learns, when servers share the store: every commit is fenced by it. */
   readonly lease?: LeaseClaim;
 }
@@ -104,7 +104,7 @@ export class Learner implements LearnedStateSource {
     this.maxInMemory = options.maxPendingInMemory ?? DEFAULT_MAX_PENDING_IN_MEMORY;
     if (!Number.isSafeInteger(this.maxInMemory) || this.maxInMemory < 0) throw new RangeError(`maxPendingInMemory must be a non-negative integer, got ${this.maxInMemory}`);
     // Subscribed before the first read, so nothing committed from here on is missed by both.
-    this.unsubscribe = options.feed?.(this.feed.listener) ?? (() => undefined);
+    this.unsubscribe = options.feed?.(this.feed.listener, learnable) ?? (() => undefined);
   }
 
   /** Loads the stored state, once; decide may read the state after this (catchUp rebuilds the pending decisions in memory first). */

@@ -29,7 +29,7 @@ export function createLearner(deps: LearnerDeps): Learner {
     now: () => deps.clock.now(),
     maxPendingInMemory: deps.maxPendingInMemory,
     lease: deps.lease,
-    feed: (listener) => deps.stores.events.onCommitted(listener),
+    feed: (listener, reads) => deps.stores.events.onCommitted(listener, reads),
     catalogs: async ({ orgId, projectId, env }) => {
       const found = await bundles.lookup(projectId, env);
       if (found.status === "unavailable") throw new Error(`bundle store unavailable for ${projectId}/${env}`);

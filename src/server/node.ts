@@ -22,7 +22,7 @@ import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retenti
 import { pruneArchive } from "../store/parquet/archive-retention.js";
 import { NodeFileSink } from "../store/parquet/file-sink.js";
 import { openStores } from "../store/open-stores.js";
-import type { EventStore } from "../store/types.js";
+import { type EventStore, READS_NONE } from "../store/types.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
@@ -206,7 +206,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const unsubscribe = stores.events.onCommitted(() => {
     learn.wake();
     share.wake();
-  });
+  }, READS_NONE);
   const timers = [
     task({ label: "leases", everyMs: ttlMs / 5, run: renewRoles }),
     learn,

@@ -201,9 +201,13 @@ export interface EventStore {
    * Calls `listener` with the events of every append of this process once they are durable, in
    * commit order with their seqs: consumers (the learner, the Parquet copy) take the committed
    * batch from memory instead of reading it back. Events other processes store are not fed: a
-   * consumer reads those (and any gap) with readAfter. Returns a function that unsubscribes.
+   * consumer reads those (and any gap) with readAfter. With `reads`, the listener is handed only
+   * the committed events it reads (the span still says every seq the append committed), and the
+   * store lets go of the others as soon as the append is handed to the log: a batch's parsed
+   * events would otherwise live through young-generation GCs while the commit is awaited, which
+   * copies and promotes them. Returns a function that unsubscribes.
    */
-  onCommitted(listener: CommitListener): () => void;
+  onCommitted(listener: CommitListener, reads?: CommitReads): () => void;
   /**
    * The same for a consumer on another thread (the Parquet copy): a port on which the store's
    * writer thread posts what each group commit stored, as CommittedRow[] (log-row.ts), without
@@ -225,7 +229,19 @@ export interface EventListing {
   orgsWithEvents(projectId: string): Promise<string[]>;
 }
 
-export type CommitListener = (events: readonly SequencedEvent[]) => void;
+/** The seqs one append committed, first to last: every seq between them holds one of its events. */
+export interface CommittedSpan {
+  readonly first: number;
+  readonly last: number;
+}
+
+export type CommitListener = (events: readonly SequencedEvent[], span: CommittedSpan) => void;
+
+/** Which of an append's events a commit listener reads. */
+export type CommitReads = (event: StoredEvent) => boolean;
+
+/** For a listener that only wants to know that something committed. */
+export const READS_NONE: CommitReads = () => false;
 
 /** A secondary delivery of stored events (the Parquet files for warehouses). */
 export interface EventPipeline {

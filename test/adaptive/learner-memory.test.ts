@@ -11,7 +11,7 @@ import { compileBundle } from "../../src/bundle/compile.js";
 import { loadEngine } from "../../src/engine/loader.js";
 import { pruneEvents } from "../../src/store/retention.js";
 import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
-import type { CommitListener, LearningStore, SequencedEvent, StoredEvent } from "../../src/store/types.js";
+import type { CommitListener, CommittedSpan, LearningStore, SequencedEvent, StoredEvent } from "../../src/store/types.js";
 import { LearnerLog, T0, snapshot, twoPolicies } from "./learner-log.js";
 
 const engine = await loadEngine();
@@ -293,18 +293,18 @@ describe("the feed of this process's commits", () => {
     const stores = open(dir);
     let push: CommitListener = () => undefined;
     const learner = new Learner({ store: stores.learning, catalogs, now: () => events.now, feed: (l) => ((push = l), () => undefined) });
-    const fed = (seq: number, event: StoredEvent): SequencedEvent[] => [{ seq, event }];
+    const fed = (seq: number, event: StoredEvent): [SequencedEvent[], CommittedSpan] => [[{ seq, event }], { first: seq, last: seq }];
     try {
       const log = [events.decision("a", 0), events.decision("b", 1), events.reward("a"), events.reward("b"), events.decision("c", 2), events.reward("c")];
       await stores.events.append(log.slice(0, 2)); // seqs 1-2, not fed (a commit before the learner started, say)
-      push(fed(4, log[3]!)); // the feed runs ahead: seq 3 is not in the store yet
+      push(...fed(4, log[3]!)); // the feed runs ahead: seq 3 is not in the store yet
       await learner.catchUp();
       expect(learner.progress()).toMatchObject({ position: 2, decisions: 2, rewards: 0 });
       await stores.events.append(log.slice(2, 4)); // seqs 3-4 reach the store
       await learner.catchUp();
       expect(learner.progress()).toMatchObject({ position: 4, rewards: 2, fed: 1, scanned: 3 });
-      push(fed(5, log[4]!)); // ahead of the store, continuing from the position: learned from memory
-      push(fed(6, log[5]!));
+      push(...fed(5, log[4]!)); // ahead of the store, continuing from the position: learned from memory
+      push(...fed(6, log[5]!));
       await learner.catchUp();
       expect(learner.progress()).toMatchObject({ position: 6, decisions: 3, rewards: 3, fed: 3 });
       await stores.events.append(log.slice(4)); // the store catches up: nothing learned twice
@@ -326,7 +326,7 @@ describe("the feed of this process's commits", () => {
       const [a, b, c] = [events.decision("a", 0), events.decision("b", 1), events.decision("c", 2)];
       await stores.events.append([a!]); // seq 1
       await learner.catchUp();
-      push([{ seq: 2, event: b! }, { seq: 3, event: c! }]); // learned from memory, not in the store's table yet
+      push([{ seq: 2, event: b! }, { seq: 3, event: c! }], { first: 2, last: 3 }); // learned from memory, not in the store's table yet
       await learner.catchUp();
       expect(learner.progress()).toMatchObject({ position: 3, decisions: 3, inMemory: 3 });
       stores.close();

@@ -53,6 +53,23 @@ function describeReadContract(stores: () => Stores): void {
     expect(fed.map((entry) => entry.id)).toEqual(["evt-f1", "evt-f3"]);
   });
 
+  it("hands a listener with `reads` only the committed events it reads, and the span of every seq the append committed", async () => {
+    const fed: { ids: string[]; first: number; last: number }[] = [];
+    const woken: { count: number; first: number; last: number }[] = [];
+    const reads = (event: StoredEvent) => event.decisionId !== undefined;
+    const stopReading = stores().events.onCommitted((events, span) => fed.push({ ids: events.map(({ event }) => event.id), ...span }), reads);
+    const stopWaking = stores().events.onCommitted((events, span) => woken.push({ count: events.length, ...span }), () => false);
+    const batch = [makeEvent("r1"), makeEvent("r2", { decisionId: "dec-r2", clientId: "twice" }), makeEvent("r3", { clientId: "twice" }), makeEvent("r4", { decisionId: "dec-r4" })];
+    await stores().events.append(batch);
+    stopReading();
+    stopWaking();
+    const read = await stores().events.readAfter(0, 10);
+    const seqOf = (id: string) => read.find(({ event }) => event.id === id)!.seq;
+    expect(read.map(({ event }) => event.id)).toEqual(["evt-r1", "evt-r2", "evt-r4"]);
+    expect(fed).toEqual([{ ids: ["evt-r2", "evt-r4"], first: seqOf("evt-r1"), last: seqOf("evt-r4") }]);
+    expect(woken).toEqual([{ count: 0, first: seqOf("evt-r1"), last: seqOf("evt-r4") }]);
+  });
+
   it("pages through readAfter without gaps or repeats", async () => {
     const batches = [makeBatch("p1", 10), makeBatch("p2", 10), makeBatch("p3", 5)];
     for (const batch of batches) await stores().events.append(batch);

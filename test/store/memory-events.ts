@@ -4,6 +4,7 @@
 import type {
   AppendReceipt,
   CommitListener,
+  CommitReads,
   DiscoveredEvent,
   EventFilter,
   EventStore,
@@ -19,7 +20,7 @@ export class MemoryEventStore implements EventStore {
   /** Remembered sender ids, by org, project and id: when each was seen. */
   private readonly ids = new Map<string, number>();
   private readonly checkpoints = new Map<string, number>();
-  private readonly listeners = new Set<CommitListener>();
+  private readonly listeners = new Map<CommitListener, CommitReads | undefined>();
 
   async append(events: readonly StoredEvent[]): Promise<AppendReceipt> {
     const committed: SequencedEvent[] = [];
@@ -32,12 +33,15 @@ export class MemoryEventStore implements EventStore {
       committed.push({ seq: ++this.lastSeq, event: structuredClone(event) });
     }
     this.rows.push(...committed);
-    if (committed.length > 0) for (const listener of this.listeners) listener(committed);
+    if (committed.length > 0) {
+      const span = { first: committed[0]!.seq, last: this.lastSeq };
+      for (const [listener, reads] of this.listeners) listener(reads ? committed.filter(({ event }) => reads(event)) : committed, span);
+    }
     return { lastSeq: this.lastSeq, stored: committed.length, duplicates: events.length - committed.length };
   }
 
-  onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
+  onCommitted(listener: CommitListener, reads?: CommitReads): () => void {
+    this.listeners.set(listener, reads);
     return () => this.listeners.delete(listener);
   }
 

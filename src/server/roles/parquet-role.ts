@@ -8,7 +8,7 @@
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
 import { ParquetThread } from "../../store/parquet/parquet-thread.js";
-import type { EventPipeline, EventStore } from "../../store/types.js";
+import { type EventPipeline, type EventStore, READS_NONE } from "../../store/types.js";
 import type { MessagePort } from "node:worker_threads";
 
 /** How long a copy whose thread ended waits before it starts again. */
@@ -43,7 +43,7 @@ export class ParquetRole implements EventPipeline {
   start(): void {
     if (this.held) return;
     this.held = true;
-    this.unsubscribe = this.events.onCommitted(() => this.wake());
+    this.unsubscribe = this.events.onCommitted(() => this.wake(), READS_NONE);
     this.lookAtStore();
   }
 

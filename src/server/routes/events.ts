@@ -3,7 +3,7 @@
 // and answers 503 EVENTS_NOT_STORED; a secondary failure answers 200 with pipelineErrors, and that
 // pipeline catches up from the primary store later.
 import { Hono, type Context } from "hono";
-import type { EventPipeline, EventStore } from "../../store/types.js";
+import type { AppendReceipt, EventPipeline, EventStore } from "../../store/types.js";
 import { json } from "../answer.js";
 import { type BundleCache, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
@@ -111,17 +111,32 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
     return store(c, batch);
   };
 
-  const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
+  // Not async: an async function's frame would keep the batch's parsed events alive until the
+  // commit answers (V8 keeps a suspended function's parameters and locals, used or not), and
+  // young-generation GCs meanwhile would copy and promote them. `answer` keeps only what it says.
+  const store = (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
     deps.metrics?.events("invalid", batch.validationErrors.length);
     deps.failures?.record(c.get("key"), batch.validationErrors);
+    const count = batch.events.length;
+    const appended = count > 0 ? deps.events.append(batch.events, batch.row) : undefined;
+    return answer(c, appended, count, batch.validationErrors, batch.schemaWarnings);
+  };
+
+  const answer = async (
+    c: Context<AppEnv>,
+    appended: Promise<AppendReceipt> | undefined,
+    count: number,
+    validationErrors: PreparedBatch["validationErrors"],
+    schemaWarnings: PreparedBatch["schemaWarnings"],
+  ): Promise<Response> => {
     let accepted = 0;
     let duplicates = 0;
     let lastSeq = 0;
-    if (batch.events.length > 0) {
+    if (appended !== undefined) {
       try {
-        ({ lastSeq, stored: accepted, duplicates } = await deps.events.append(batch.events, batch.row));
+        ({ lastSeq, stored: accepted, duplicates } = await appended);
       } catch (error) {
-        deps.metrics?.events("refused", batch.events.length);
+        deps.metrics?.events("refused", count);
         return notStored(c, [{ pipeline: "primary", error: reason(error) }]);
       }
       deps.metrics?.events("accepted", accepted);
@@ -143,8 +158,8 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       duplicates,
       pipelineWritten: accepted,
       parquetPipelineWritten: written.parquet ?? 0,
-      validationErrors: batch.validationErrors.length > 0 ? batch.validationErrors : undefined,
-      schemaWarnings: batch.schemaWarnings.length > 0 ? batch.schemaWarnings : undefined,
+      validationErrors: validationErrors.length > 0 ? validationErrors : undefined,
+      schemaWarnings: schemaWarnings.length > 0 ? schemaWarnings : undefined,
       pipelineErrors: pipelineErrors.length > 0 ? pipelineErrors : undefined,
     });
   };

@@ -8,6 +8,7 @@ import type pg from "pg";
 import type {
   AppendReceipt,
   CommitListener,
+  CommitReads,
   DiscoveredEvent,
   EventFilter,
   EventListing,
@@ -55,7 +56,8 @@ function checkCount(name: string, value: number): void {
 }
 
 export class PostgresEventStore implements EventStore, EventListing {
-  private readonly listeners = new Set<CommitListener>();
+  /** Each listener with what it reads (undefined: every event). */
+  private readonly listeners = new Map<CommitListener, CommitReads | undefined>();
   private readonly order = new CommitOrder<Appended>((appended) => this.feed(appended));
   private queue: QueuedAppend[] = [];
   private committing = false;
@@ -104,8 +106,8 @@ export class PostgresEventStore implements EventStore, EventListing {
     }
   }
 
-  onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
+  onCommitted(listener: CommitListener, reads?: CommitReads): () => void {
+    this.listeners.set(listener, reads);
     return () => this.listeners.delete(listener);
   }
 
@@ -200,12 +202,12 @@ export class PostgresEventStore implements EventStore, EventListing {
   }
 
   private feed({ lastSeq, fresh }: Appended): void {
-    if (this.listeners.size === 0) return;
-    const first = lastSeq - fresh.length + 1;
-    const committed = fresh.map((event, i) => ({ seq: first + i, event }));
-    for (const listener of this.listeners) {
+    if (this.listeners.size === 0 || fresh.length === 0) return;
+    const span = { first: lastSeq - fresh.length + 1, last: lastSeq };
+    const committed = fresh.map((event, i) => ({ seq: span.first + i, event }));
+    for (const [listener, reads] of this.listeners) {
       try {
-        listener(committed);
+        listener(reads === undefined ? committed : committed.filter(({ event }) => reads(event)), span);
       } catch {
         // A listener's failure is its own (the learner's feed then reads the log): never another append's.
       }

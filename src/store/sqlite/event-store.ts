@@ -8,6 +8,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
   CommitListener,
+  CommitReads,
   DiscoveredEvent,
   EventStore,
   PruneReceipt,
@@ -19,6 +20,7 @@ import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
 import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
+import type { LogAppend } from "./writer/event-log.js";
 import type { LogWriter } from "./writer/log-writer.js";
 import { rowFacts } from "./writer/row-facts.js";
 
@@ -40,7 +42,8 @@ export class SqliteEventStore implements EventStore {
   private readonly discoveredStmt: Statement<[], DiscoveredRow>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly listeners = new Set<CommitListener>();
+  /** Each listener with what it reads (undefined: every event). */
+  private readonly listeners = new Map<CommitListener, CommitReads | undefined>();
 
   constructor(
     db: Database,
@@ -99,27 +102,61 @@ export class SqliteEventStore implements EventStore {
     );
   }
 
-  async append(events: readonly StoredEvent[], encoded?: LogRowText): Promise<AppendReceipt> {
-    if (events.length === 0) return { lastSeq: this.log.end(), stored: 0, duplicates: 0 };
-    const row = encoded ?? encodeLogRow(events);
-    const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length, facts: rowFacts(events) });
-    if (receipt.stored > 0 && this.listeners.size > 0) {
-      const skipped = new Set(receipt.skipped);
-      const committed: SequencedEvent[] = [];
-      events.forEach((event, i) => {
-        if (!skipped.has(i)) committed.push({ seq: receipt.firstSeq + committed.length, event });
-      });
-      for (const listener of this.listeners) listener(committed);
+  append(events: readonly StoredEvent[], encoded?: LogRowText): Promise<AppendReceipt> {
+    // Not an async function: its frame would hold `events` until the commit answers (V8 keeps a
+    // suspended function's parameters and locals, used or not). Only what a listener reads waits.
+    try {
+      if (events.length === 0) return Promise.resolve({ lastSeq: this.log.end(), stored: 0, duplicates: 0 });
+      const row = encoded ?? encodeLogRow(events);
+      const facts = rowFacts(events);
+      const read = this.listeners.size === 0 ? undefined : this.readBy(events);
+      const appended = this.writer.append({ text: row.text, format: row.format, count: events.length, facts });
+      return read === undefined ? appended.then(receiptOf) : this.feedWhenCommitted(appended, read);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return { lastSeq: receipt.lastSeq, stored: receipt.stored, duplicates: receipt.duplicates };
+  }
+
+  /** The events some listener reads, at their place in the batch; undefined where none does. */
+  private readBy(events: readonly StoredEvent[]): readonly (StoredEvent | undefined)[] {
+    let everyEvent = false;
+    for (const reads of this.listeners.values()) if (reads === undefined) everyEvent = true;
+    if (everyEvent) return events;
+    return events.map((event) => {
+      for (const reads of this.listeners.values()) if (readsSafely(reads!, event)) return event;
+      return undefined;
+    });
+  }
+
+  private async feedWhenCommitted(appended: Promise<LogAppend>, read: readonly (StoredEvent | undefined)[]): Promise<AppendReceipt> {
+    const receipt = await appended;
+    if (receipt.stored > 0) {
+      const span = { first: receipt.firstSeq, last: receipt.lastSeq };
+      const skipped = receipt.skipped.length > 0 ? new Set(receipt.skipped) : undefined;
+      for (const [listener, reads] of this.listeners) {
+        const committed: SequencedEvent[] = [];
+        let seq = receipt.firstSeq;
+        read.forEach((event, i) => {
+          if (skipped?.has(i)) return;
+          if (event !== undefined && (reads === undefined || readsSafely(reads, event))) committed.push({ seq, event });
+          seq++;
+        });
+        try {
+          listener(committed, span);
+        } catch {
+          // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
+        }
+      }
+    }
+    return receiptOf(receipt);
   }
 
   committedFeed(): MessagePort | undefined {
     return this.writer.committedFeed?.();
   }
 
-  onCommitted(listener: CommitListener): () => void {
-    this.listeners.add(listener);
+  onCommitted(listener: CommitListener, reads?: CommitReads): () => void {
+    this.listeners.set(listener, reads);
     return () => this.listeners.delete(listener);
   }
 
@@ -183,5 +220,16 @@ export class SqliteEventStore implements EventStore {
     return this.writer.health();
   }
 }
+
+/** A listener's choice that throws keeps the event: the listener then sees it and fails on its own. */
+function readsSafely(reads: CommitReads, event: StoredEvent): boolean {
+  try {
+    return reads(event);
+  } catch {
+    return true;
+  }
+}
+
+const receiptOf = ({ lastSeq, stored, duplicates }: LogAppend): AppendReceipt => ({ lastSeq, stored, duplicates });
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
