@@ -34,7 +34,9 @@ export async function readJson(c: Context): Promise<JsonBody> {
     const given = contentType === undefined ? "none" : clip(contentType);
     return { ok: false, message: `Content-Type must be application/json, got ${given}` };
   }
-  const text = await c.req.text();
+  // Read past Hono's body cache, which would hold the text for the request's life: through a
+  // durable route's commit, where young-generation GCs copy and promote whatever is still held.
+  const text = await c.req.raw.text();
   try {
     return { ok: true, value: JSON.parse(text) as unknown, depth: textDepth(text), unstorable: UNSTORABLE_ESCAPE.test(text) };
   } catch {
