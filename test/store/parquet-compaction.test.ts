@@ -1,12 +1,14 @@
 // Which of the copy's files compaction rewrites (duck-writer.ts SMALL_FILE_BYTES): the small files of
 // slow traffic's deliveries are merged, a full delivery's file, as the copy writes under load, is
-// written once and left as it is, and every event is in the archive once either way.
+// written once and left as it is, one merge reads a bounded amount (MAX_COMPACTION_INPUT_BYTES), and
+// every event is in the archive once either way.
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
-import { DuckArchiveWriter, SMALL_FILE_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
+import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
+import { DuckArchiveWriter, MAX_COMPACTION_INPUT_BYTES, SMALL_FILE_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { tempDirs } from "./fixtures.js";
 import { parquetRows } from "./parquet-files.js";
@@ -60,5 +62,32 @@ describe("compaction", () => {
     }
     const seqs = (await parquetRows(dir)).map((row) => Number(row.seq));
     expect(seqs).toEqual(Array.from({ length: seq - 1 }, (_, i) => i + 1));
+  }, 60_000);
+
+  it("merges at most its input bound at once, uncompressed, each event once", async () => {
+    const dir = dataDir();
+    const sink = new NodeFileSink(join(dir, "parquet"));
+    const writer = await DuckArchiveWriter.open(sink, writerSettings(dir));
+    const FILES = 24;
+    try {
+      for (let f = 0; f < FILES; f++) {
+        const delivery = new Delivery();
+        delivery.addRow(logRow(f * 100 + 1, 100));
+        await writer.writeDelivery(delivery);
+      }
+      const paths = (await sink.list()).map((path) => sqlString(sink.pathOf(path)));
+      const duck = await openDuck({ threads: 1 });
+      const read = await duck.connection.runAndReadAll(`SELECT max(s)::BIGINT FROM (SELECT sum(total_uncompressed_size) AS s FROM parquet_metadata([${paths.join(", ")}]) GROUP BY file_name)`);
+      duck.close();
+      const largest = Number(read.getRows()[0]![0]);
+      expect(largest * FILES).toBeLessThan(MAX_COMPACTION_INPUT_BYTES); // the default bound takes them all at once
+      // A bound of 8 files' bytes: three merges of 8, where the default bound makes one of 24.
+      expect(await writer.compact(FILES * 100, largest * 8)).toBe(3);
+    } finally {
+      writer.close();
+    }
+    expect(await sink.list()).toHaveLength(3);
+    const seqs = (await parquetRows(dir)).map((row) => Number(row.seq));
+    expect(seqs).toEqual(Array.from({ length: FILES * 100 }, (_, i) => i + 1));
   }, 60_000);
 });
