@@ -38,11 +38,12 @@ const MIN_FILES_TO_COMPACT = 8;
 const MAX_FILES_PER_COMPACTION = 512;
 /**
  * What one compaction reads at most, in its files' uncompressed bytes (their footers say): it sorts
- * every row at once, in about twice that much of DuckDB's memory. Bounded by files alone, 60 files
- * of 10,000 events (a minute at 10,000 events a second) did not fit COMPACTION_MEMORY_BYTES: the
- * compaction failed, out of memory, every time it was tried (docs/performance.md, copy-lag).
+ * every row at once, in 2–4 times that much memory (~75,000 of bench:http's events). Bounded by files
+ * alone, 60 files of 10,000 events (a minute at 10,000 events a second) did not fit in
+ * COMPACTION_MEMORY_BYTES, and the compaction failed, out of memory, every time it was tried; 300,000
+ * events fit, at ~460 MB of RSS (docs/performance.md, copy-lag).
  */
-export const MAX_COMPACTION_INPUT_BYTES = 128 * 1024 * 1024;
+export const MAX_COMPACTION_INPUT_BYTES = 32 * 1024 * 1024;
 /**
  * The copy's DuckDB shares the machine with the server it runs in: its buffers were half of a
  * server's RSS after a load when every step had 512 MiB (docs/performance.md). A delivery stages
