@@ -20,7 +20,7 @@ import { EVENTS_PER_BATCH, eventBatchPool } from "./http/scenarios.js";
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: "string", default: "100,400,1000,2500,10000,25000,50000" },
+    sizes: { type: "string", default: "100,400,1000,2500,5000,10000" }, // past 10,000 (the flush bound) a delivery needs more than the writer's 64 MiB
     events: { type: "string", default: "100000" },
   },
 });
