@@ -1,7 +1,8 @@
 // The Parquet copy alone: CPU per event of its DuckDB writer (src/store/parquet/duck-writer.ts)
 // delivering log rows as the writer thread feeds them (100-event compact rows of bench:http's
 // event mix, grouped 1–4 rows a group commit), for each delivery size, then the compaction of the
-// files those deliveries left. CPU is the process's (every thread: DuckDB's statements run on the
+// files those deliveries left (none when they are at their final size: duck-writer.ts
+// SMALL_FILE_BYTES). CPU is the process's (every thread: DuckDB's statements run on the
 // calling thread or libuv's pool), so the figure holds still on a loaded machine; wall time does not.
 //
 //   node --import tsx bench/parquet-copy.bench.ts [-- --sizes 100,1000,10000 --events 200000]
@@ -19,7 +20,7 @@ import { EVENTS_PER_BATCH, eventBatchPool } from "./http/scenarios.js";
 
 const { values } = parseArgs({
   options: {
-    sizes: { type: "string", default: "100,400,1000,2500,10000,25000,50000" },
+    sizes: { type: "string", default: "100,400,1000,2500,5000,10000" }, // past 10,000 (the flush bound) a delivery needs more than the writer's 64 MiB
     events: { type: "string", default: "100000" },
   },
 });
@@ -73,6 +74,7 @@ interface Row {
   wallPerEvent: number;
   files: number;
   compactCpuPerEvent: number;
+  filesAfter: number;
 }
 
 async function measure(size: number, rows: readonly LogRowFrom[]): Promise<Row> {
@@ -102,7 +104,8 @@ async function measure(size: number, rows: readonly LogRowFrom[]): Promise<Row> 
     const compact0 = cpuUs();
     await writer.compact(Number.MAX_SAFE_INTEGER);
     const compactCpu = cpuUs() - compact0;
-    return { size: perDelivery * EVENTS_PER_BATCH, deliveries, cpuPerEvent: cpu / events, cpuPerDelivery: cpu / deliveries, wallPerEvent: wall / events, files, compactCpuPerEvent: compactCpu / events };
+    const filesAfter = (await sink.list()).length;
+    return { size: perDelivery * EVENTS_PER_BATCH, deliveries, cpuPerEvent: cpu / events, cpuPerDelivery: cpu / deliveries, wallPerEvent: wall / events, files, compactCpuPerEvent: compactCpu / events, filesAfter };
   } finally {
     writer.close();
     rmSync(dir, { recursive: true, force: true });
@@ -111,9 +114,9 @@ async function measure(size: number, rows: readonly LogRowFrom[]): Promise<Row> 
 
 const rows = logRows(Math.ceil(EVENTS / EVENTS_PER_BATCH));
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(" ")}; ${rows.length * EVENTS_PER_BATCH} events, ${Math.round(rows.reduce((n, r) => n + r.text.length, 0) / rows.length / EVENTS_PER_BATCH)} chars an event`);
-console.log("| events a delivery | deliveries | CPU µs an event | CPU ms a delivery | wall µs an event | files | compaction CPU µs an event |");
-console.log("|---:|---:|---:|---:|---:|---:|---:|");
+console.log("| events a delivery | deliveries | CPU µs an event | CPU ms a delivery | wall µs an event | files | compaction CPU µs an event | files after it |");
+console.log("|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const size of SIZES) {
   const r = await measure(size, rows);
-  console.log(`| ${r.size} | ${r.deliveries} | ${r.cpuPerEvent.toFixed(2)} | ${(r.cpuPerDelivery / 1000).toFixed(1)} | ${r.wallPerEvent.toFixed(2)} | ${r.files} | ${r.compactCpuPerEvent.toFixed(2)} |`);
+  console.log(`| ${r.size} | ${r.deliveries} | ${r.cpuPerEvent.toFixed(2)} | ${(r.cpuPerDelivery / 1000).toFixed(1)} | ${r.wallPerEvent.toFixed(2)} | ${r.files} | ${r.compactCpuPerEvent.toFixed(2)} | ${r.filesAfter} |`);
 }

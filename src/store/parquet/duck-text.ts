@@ -18,12 +18,22 @@ const RAW = "log_rows";
 const DECODED = "decoded";
 
 /**
- * What DuckDB writes back differently from JSON.stringify when it re-serializes a body: `\u`
- * escapes (it writes control characters' hex in capitals, and refuses a lone surrogate) and
- * numbers with a positive exponent (`1e21` where JavaScript writes `1e+21`). Rows holding either
- * (or something that looks like it, inside a string) are decoded in JavaScript.
+ * Whether the text holds what DuckDB writes back differently from JSON.stringify when it
+ * re-serializes a body: `\u` escapes (it writes control characters' hex in capitals, and refuses a
+ * lone surrogate) and numbers with a positive exponent (`1e21` where JavaScript writes `1e+21`).
+ * Rows holding either (or something that looks like it, inside a string) are decoded in
+ * JavaScript. What the regular expression /\\u|\de\+/ finds, by indexOf: the expression cost ~5 %
+ * of a delivery's CPU (it tried a match at every digit).
  */
-const REWRITTEN = /\\u|\de\+/;
+function rewritten(text: string): boolean {
+  if (text.includes("\\u")) return true;
+  for (let at = text.indexOf("e+", 1); at >= 0; at = text.indexOf("e+", at + 2)) {
+    const before = text.charCodeAt(at - 1);
+    if (before >= 0x30 && before <= 0x39) return true;
+  }
+  return false;
+}
+
 /**
  * A time DuckDB's strptime reads exactly as Date.parse does: toISOString's own form. A GLOB, not a
  * regular expression: the same strings at a fraction of the cost (a regexp was ~0.3 µs an event).
@@ -91,7 +101,7 @@ export async function stageRows(connection: DuckDBConnection, table: string, row
 /** Epoch millis of a compact row's receivedAt when DuckDB can take its text; undefined when JavaScript decodes it. */
 function compactReceivedMs(row: LogRowFrom): number | undefined {
   const text = row.text;
-  if (row.format !== LOG_FORMAT_COMPACT || !text.startsWith('["') || REWRITTEN.test(text)) return undefined;
+  if (row.format !== LOG_FORMAT_COMPACT || !text.startsWith('["') || rewritten(text)) return undefined;
   const receivedAt = text.slice(2, text.indexOf('"', 2));
   if (receivedAt.includes("\\")) return undefined;
   const ms = Date.parse(receivedAt);

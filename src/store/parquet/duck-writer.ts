@@ -23,12 +23,27 @@ const DELIVERED = "delivered";
 const MAGIC = "PAR1";
 /** A partition's day, in the millis partitionFolder reads. */
 const DAY_MS = 86_400_000;
-/** A file under this size is small: compacted with its folder's other small ones. */
-const SMALL_FILE_BYTES = 16 * 1024 * 1024;
+/**
+ * A file under this size is small: compacted with its folder's other small ones. A file at or over
+ * it is written once: a full delivery's (10,000 events of bench:http's mix, ~450 KiB), as the copy
+ * writes under load, is final, so under load no event is read back and encoded again (that cost
+ * ~3.4 µs an event, a third of the copy), and no compaction sorts minutes of events at once. Readers
+ * read files of 10,000 events as fast as compacted ones (docs/performance.md, copy-lag). Only
+ * slower traffic's smaller deliveries are merged, when the copy has time to spare.
+ */
+export const SMALL_FILE_BYTES = 256 * 1024;
 /** A folder is compacted once it has this many small files in a row. */
 const MIN_FILES_TO_COMPACT = 8;
-/** Files merged at most into one, bounding one compaction's memory and time. */
+/** Files merged at most into one, bounding one compaction's time. */
 const MAX_FILES_PER_COMPACTION = 512;
+/**
+ * What one compaction reads at most, in its files' uncompressed bytes (their footers say): it sorts
+ * every row at once, in 2–4 times that much memory (~75,000 of bench:http's events). Bounded by files
+ * alone, 60 files of 10,000 events (a minute at 10,000 events a second) did not fit in
+ * COMPACTION_MEMORY_BYTES, and the compaction failed, out of memory, every time it was tried; 300,000
+ * events fit, at ~460 MB of RSS (docs/performance.md, copy-lag).
+ */
+export const MAX_COMPACTION_INPUT_BYTES = 32 * 1024 * 1024;
 /**
  * The copy's DuckDB shares the machine with the server it runs in: its buffers were half of a
  * server's RSS after a load when every step had 512 MiB (docs/performance.md). A delivery stages
@@ -164,13 +179,14 @@ export class DuckArchiveWriter {
   /**
    * Merges each folder's runs of small files whose events are all through `checkpoint` (a
    * delivery's files past it may still be replaced). Returns how many files it wrote.
+   * `inputBytes`: what one merge reads at most, uncompressed (a test's smaller bound).
    */
-  async compact(checkpoint: number): Promise<number> {
+  async compact(checkpoint: number, inputBytes = MAX_COMPACTION_INPUT_BYTES): Promise<number> {
     const files = (await this.sink.list()).map(archivePath).filter((f): f is ArchivePath => f !== undefined && f.last <= checkpoint && f.folder.startsWith("events/org="));
     const kept = cover(files, checkpoint);
     // Those a compaction interrupted after its file's rename (a full disk) left behind.
     for (const file of files) if (!kept.includes(file)) await this.sink.remove(file.path);
-    const groups = await this.smallRuns(kept);
+    const groups = await this.smallRuns(kept, inputBytes);
     if (groups.length === 0 || this.memoryBytes >= COMPACTION_MEMORY_BYTES) return this.merge(groups);
     await this.limitMemory(COMPACTION_MEMORY_BYTES);
     try {
@@ -207,8 +223,11 @@ export class DuckArchiveWriter {
     await runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`, this.halted);
   }
 
-  /** Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time. */
-  private async smallRuns(files: readonly ArchivePath[]): Promise<ArchivePath[][]> {
+  /**
+   * Consecutive small files of one folder (in seq order), MIN_FILES_TO_COMPACT or more at a time,
+   * each group at most MAX_FILES_PER_COMPACTION files and `inputBytes` uncompressed.
+   */
+  private async smallRuns(files: readonly ArchivePath[], inputBytes: number): Promise<ArchivePath[][]> {
     const runs: ArchivePath[][] = [];
     let run: ArchivePath[] = [];
     const close = (): void => {
@@ -216,11 +235,36 @@ export class DuckArchiveWriter {
       run = [];
     };
     for (const file of files) {
-      if (run.length > 0 && (run[0]!.folder !== file.folder || run.length === MAX_FILES_PER_COMPACTION)) close();
+      if (run.length > 0 && run[0]!.folder !== file.folder) close();
       if ((await stat(this.sink.pathOf(file.path))).size < SMALL_FILE_BYTES) run.push(file);
       else close();
     }
     close();
-    return runs;
+    if (runs.length === 0) return runs;
+    const bytes = await this.uncompressedBytes(runs.flat());
+    const groups: ArchivePath[][] = [];
+    for (const whole of runs) {
+      let group: ArchivePath[] = [];
+      let held = 0;
+      for (const file of whole) {
+        const size = bytes.get(this.sink.pathOf(file.path)) ?? 0;
+        if (group.length === MAX_FILES_PER_COMPACTION || (group.length > 0 && held + size > inputBytes)) {
+          if (group.length >= MIN_FILES_TO_COMPACT) groups.push(group);
+          group = [];
+          held = 0;
+        }
+        group.push(file);
+        held += size;
+      }
+      if (group.length >= MIN_FILES_TO_COMPACT) groups.push(group);
+    }
+    return groups;
+  }
+
+  /** Each file's uncompressed bytes, by its absolute path, from the footers. */
+  private async uncompressedBytes(files: readonly ArchivePath[]): Promise<Map<string, number>> {
+    const paths = files.map((f) => sqlString(this.sink.pathOf(f.path))).join(", ");
+    const read = await (await this.connection()).runAndReadAll(`SELECT file_name, sum(total_uncompressed_size)::BIGINT FROM parquet_metadata([${paths}]) GROUP BY file_name`);
+    return new Map(read.getRows().map(([name, size]) => [name as string, Number(size)]));
   }
 }
