@@ -97,6 +97,8 @@ export interface NodeServerOptions {
 
 export const DEFAULT_LEARN_MS = 200;
 export const DEFAULT_WEIGHTS_MS = 60_000;
+/** A small batch of this process's events is learned after this many learning periods at most (1 s by default). */
+export const LEARN_BATCH_RUNS = 5;
 export const DEFAULT_PRUNE_MS = 60_000;
 const DEFAULT_ARCHIVE_PRUNE_MS = 60 * 60_000;
 /** How often a server that does not learn reloads the learned state (and the learner publishes its open trials). */
@@ -193,8 +195,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     everyMs: learnMs,
     idleMs: Math.min(IDLE_WAIT_MS, learnMs * 25),
     run: async () => {
-      const before = learning.progress().position;
       const now = systemClock.now();
+      // A few events wait for more, up to LEARN_BATCH_RUNS runs' time (Learner.stepDue).
+      if (!learning.stepDue(now, learnMs * LEARN_BATCH_RUNS)) return "worked";
+      const before = learning.progress().position;
       const look = now - lookedAt >= learnMs;
       if (look) lookedAt = now;
       await learning.catchUp(look);
