@@ -49,7 +49,7 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
   const cache = state.cache(entity, policy, input.now);
-  const arms = (cache.arms ??= entity === POPULATION ? state.populationArms(policy, input.now) : state.entityArms(policy, entity, input.now));
+  const arms = cache.arms!;
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
   const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);
