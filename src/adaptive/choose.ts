@@ -26,12 +26,14 @@ export interface DecisionCache {
   policy: AdaptivePolicy | undefined;
   /** The arms' statistics as decided from (an entity's are a mix: worth keeping). */
   arms: ArmStats[] | undefined;
+  /** Thompson's posterior of those arms: each decision draws from it. */
+  posterior: Posterior | undefined;
   probabilities: Float64Array | undefined;
   linear: LinearArms | undefined;
 }
 
 export function emptyCache(): DecisionCache {
-  return { version: -1, at: 0, policy: undefined, arms: undefined, probabilities: undefined, linear: undefined };
+  return { version: -1, at: 0, policy: undefined, arms: undefined, posterior: undefined, probabilities: undefined, linear: undefined };
 }
 
 /** Draws of an entity's Thompson propensities: each entity's cache is refilled after every learner step, so they must be cheap. */
@@ -51,10 +53,10 @@ export function chooseArm(engine: Engine, policy: AdaptivePolicy, arms: readonly
   const { params } = policy;
   switch (policy.kind) {
     case "thompson": {
-      const posterior = thompsonPosterior(policy, arms);
+      const posterior = (cache.posterior ??= thompsonPosterior(policy, arms));
       const arm = posterior.kind === "beta" ? engine.thompsonBeta(posterior.alpha, posterior.beta) : engine.thompsonGaussian(posterior.mean, posterior.sd);
       const probabilities = (cache.probabilities ??= winProbabilities(engine, posterior, draws));
-      return { arm, probability: probabilities[arm]!, algorithm: `thompson-${posterior.kind}` };
+      return { arm, probability: probabilities[arm]!, algorithm: posterior.kind === "beta" ? "thompson-beta" : "thompson-gaussian" };
     }
     case "ucb1": {
       const choice = engine.ucb1(arms.map(count), arms.map(mean), params.c);

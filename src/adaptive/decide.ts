@@ -1,6 +1,6 @@
 // One adaptive decision (decisions.md §6–§7): the policy's arm for a unit (and entity) from the
 // freshest learned state, its propensity, and what the response and the decision event carry.
-import type { CompiledBundle } from "../bundle/compile.js";
+import type { CompiledAllocation, CompiledBundle } from "../bundle/compile.js";
 import type { Engine } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
@@ -27,7 +27,8 @@ export interface Decision {
   readonly entityId: string | undefined;
   /** The encoded context of a contextual policy, logged for the learner. */
   readonly features: Float64Array | undefined;
-  readonly assignments: Record<string, JsonValue>;
+  /** The arm's parameters: one frozen object per arm of a compiled bundle, shared by its decisions. */
+  readonly assignments: Readonly<Record<string, JsonValue>>;
   readonly filteredContext: Record<string, unknown> | undefined;
   /** The learned state's revision the arm was chosen from. */
   readonly stateRevision: number;
@@ -48,7 +49,7 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
   const cache = state.cache(entity, policy, input.now);
-  const arms = (cache.arms ??= entity === POPULATION ? state.populationArms(policy, input.now) : state.entityArms(policy, entity, input.now));
+  const arms = cache.arms!;
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
   const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);
@@ -69,12 +70,19 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   };
 }
 
-/** The layer's parameters: defaults, then the arm's overrides. */
-function armAssignments(compiled: CompiledBundle, policy: AdaptivePolicy, arm: number): Record<string, JsonValue> {
-  const assignments: Record<string, JsonValue> = {};
-  for (const key of policy.layer.parameterKeys) assignments[key] = compiled.defaults[key]!;
+/** By the compiled allocation (an arm of a compiled bundle): its assignments never change. */
+const armAssignmentsOf = new WeakMap<CompiledAllocation, Readonly<Record<string, JsonValue>>>();
+
+/** The layer's parameters: defaults, then the arm's overrides; made once per arm of a compiled bundle. */
+function armAssignments(compiled: CompiledBundle, policy: AdaptivePolicy, arm: number): Readonly<Record<string, JsonValue>> {
   const allocation = policy.compiled.allocations[arm]!;
-  allocation.overrideKeys.forEach((key, i) => (assignments[key] = allocation.overrideValues[i]!));
+  let assignments = armAssignmentsOf.get(allocation);
+  if (assignments === undefined) {
+    const made: Record<string, JsonValue> = {};
+    for (const key of policy.layer.parameterKeys) made[key] = compiled.defaults[key]!;
+    allocation.overrideKeys.forEach((key, i) => (made[key] = allocation.overrideValues[i]!));
+    armAssignmentsOf.set(allocation, (assignments = Object.freeze(made)));
+  }
   return assignments;
 }
 

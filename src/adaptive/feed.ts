@@ -23,8 +23,17 @@ export interface FedPage {
 export class Feed {
   private runs: Run[] = [];
   private held = 0;
+  /** When the oldest run held came (ms); undefined while none is held. */
+  private since: number | undefined;
   /** Runs dropped because the learner fell behind. */
   dropped = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** Seqs held, and since when (undefined: none): what the learner's step scheduling weighs. */
+  get backlog(): { readonly seqs: number; readonly sinceMs: number | undefined } {
+    return { seqs: this.held, sinceMs: this.since };
+  }
 
   /** The listener for EventStore.onCommitted, handed only what `learnable` accepts. */
   readonly listener = (events: readonly SequencedEvent[], span: CommittedSpan): void => {
@@ -41,6 +50,7 @@ export class Feed {
       this.dropped += this.runs.length;
       this.runs = [];
       this.held = 0;
+      this.since = undefined;
     }
   };
 
@@ -77,6 +87,7 @@ export class Feed {
       this.runs = [];
       this.held = 0;
     }
+    if (this.runs.length === 0) this.since = this.now();
     // Commits are fed in order; one out of order goes to its place.
     let at = this.runs.length;
     while (at > 0 && this.runs[at - 1]!.from > run.from) at--;
@@ -97,6 +108,7 @@ export class Feed {
   private drop(index: number): void {
     const [run] = this.runs.splice(index, 1);
     this.held -= run!.to - run!.from + 1;
+    if (this.runs.length === 0) this.since = undefined;
   }
 }
 

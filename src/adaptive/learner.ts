@@ -62,6 +62,8 @@ export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
  * a restart re-reads at most this much of the log to rebuild the memory.
  */
 export const REPLAY_SPAN = 5_000_000;
+/** This process's events worth a learning step at once (stepDue): 0.2 s of 5,000 events/s. */
+export const STEP_BATCH = 1000;
 /** Pending decisions spilled per transaction at most. */
 const SPILL_CHUNK = 50_000;
 
@@ -82,7 +84,7 @@ export interface LearnerProgress {
 export class Learner implements LearnedStateSource {
   readonly state = new LearnedState();
   private readonly book = new PendingBook();
-  private readonly feed = new Feed();
+  private readonly feed: Feed;
   private readonly unsubscribe: () => void;
   private readonly refs = new WeakMap<AdaptivePolicy, Map<string, PolicyRef>>();
   private readonly maxInMemory: number;
@@ -103,6 +105,7 @@ export class Learner implements LearnedStateSource {
   constructor(private readonly options: LearnerOptions) {
     this.maxInMemory = options.maxPendingInMemory ?? DEFAULT_MAX_PENDING_IN_MEMORY;
     if (!Number.isSafeInteger(this.maxInMemory) || this.maxInMemory < 0) throw new RangeError(`maxPendingInMemory must be a non-negative integer, got ${this.maxInMemory}`);
+    this.feed = new Feed(options.now);
     // Subscribed before the first read, so nothing committed from here on is missed by both.
     this.unsubscribe = options.feed?.(this.feed.listener, learnable) ?? (() => undefined);
   }
@@ -131,6 +134,19 @@ export class Learner implements LearnedStateSource {
     });
     this.running = run.catch(() => undefined);
     return run;
+  }
+
+  /**
+   * Whether a timer's run should take a step now. This process's events wait in the feed until
+   * there are STEP_BATCH of them or the oldest has waited `maxWaitMs`: a step's fixed cost (its
+   * commit, and the propensities each policy it touched draws again at its next decision, ~1 ms
+   * for binary Thompson) is then shared by many events at low traffic, where a step every run
+   * cost more than the decisions it learned. Under load every run finds a batch. An empty feed
+   * is due: the run may find other processes' events or windows to close.
+   */
+  stepDue(nowMs: number, maxWaitMs: number): boolean {
+    const { seqs, sinceMs } = this.feed.backlog;
+    return sinceMs === undefined || seqs >= STEP_BATCH || nowMs - sinceMs >= maxWaitMs;
   }
 
   /** Stops taking this process's commits from memory. */

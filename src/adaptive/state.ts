@@ -91,14 +91,23 @@ export class PolicyState {
 
   /**
    * The cache of the population (entity "") or an entity, for the current version and this
-   * policy; while decisions are open, also refreshed every CORRECTION_REFRESH_MS.
+   * policy, its `arms` filled; while decisions are open, also refreshed every
+   * CORRECTION_REFRESH_MS, and kept when the refresh finds the same effective statistics (no
+   * delay learned yet, or none of its decisions' outcomes moved): what it holds would be drawn
+   * again from the same numbers.
    */
   cache(entity: string, policy: AdaptivePolicy, nowMs: number): DecisionCache {
     let cache = this.caches.get(entity);
-    if (cache?.version === this.version && cache.policy === policy && (this.open.size === 0 || nowMs - cache.at < CORRECTION_REFRESH_MS)) return cache;
+    const current = cache?.version === this.version && cache.policy === policy;
+    if (current && (this.open.size === 0 || nowMs - cache!.at < CORRECTION_REFRESH_MS)) return cache!;
+    const arms = entity === POPULATION ? this.populationArms(policy, nowMs) : this.entityArms(policy, entity, nowMs);
+    if (current && sameStats(cache!.arms!, arms)) {
+      cache!.at = nowMs;
+      return cache!;
+    }
     // A new version makes every cache stale; dropping them all bounds the map by one version's entities.
     if (cache === undefined && this.caches.size >= MAX_CACHES) this.caches.clear();
-    cache = { ...emptyCache(), version: this.version, policy, at: nowMs };
+    cache = { ...emptyCache(), version: this.version, policy, at: nowMs, arms };
     this.caches.set(entity, cache);
     return cache;
   }
@@ -108,6 +117,17 @@ export class PolicyState {
     if (this.recentContexts.length < RECENT_CONTEXTS) this.recentContexts.push(x);
     else this.recentContexts[this.recentAt++ % RECENT_CONTEXTS] = x;
   }
+}
+
+function sameStats(a: readonly ArmStats[], b: readonly ArmStats[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) if (!Object.is(x[j], y[j])) return false;
+  }
+  return true;
 }
 
 function fitting(stats: ArmStats | undefined, d: number): ArmStats {

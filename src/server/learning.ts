@@ -77,6 +77,11 @@ export class SharedLearning implements LearnedStateSource {
     void this.mirror.reload().catch(() => undefined);
   }
 
+  /** Whether the learner's timer should take a step now (Learner.stepDue); a mirror always is. */
+  stepDue(nowMs: number, maxWaitMs: number): boolean {
+    return this.learner?.stepDue(nowMs, maxWaitMs) ?? true;
+  }
+
   catchUp(pastFeed = true): Promise<void> {
     return this.learner?.catchUp(pastFeed) ?? Promise.resolve();
   }

@@ -97,6 +97,8 @@ export interface NodeServerOptions {
 
 export const DEFAULT_LEARN_MS = 200;
 export const DEFAULT_WEIGHTS_MS = 60_000;
+/** A small batch of this process's events is learned after this many learning periods at most, and the store is looked at past the feed this often (1 s by default). */
+export const LEARN_BATCH_RUNS = 5;
 export const DEFAULT_PRUNE_MS = 60_000;
 const DEFAULT_ARCHIVE_PRUNE_MS = 60 * 60_000;
 /** How often a server that does not learn reloads the learned state (and the learner publishes its open trials). */
@@ -185,17 +187,21 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   await Promise.all(starting);
   const task = background(log);
   const learnMs = options.learnMs ?? DEFAULT_LEARN_MS;
-  // Runs woken by this process's commits come back to back under load; the store is looked at past
-  // the feed (other processes' commits) at the timer's pace only, so those runs take the feed alone.
+  // The store is looked at past the feed (other processes' commits) once every LEARN_BATCH_RUNS
+  // periods: runs come at the timer's pace under load, and a look at every run read back from
+  // SQLite this process's commits whose answers had not reached the event loop yet (25–65 events,
+  // 1–2 ms, at every other run under decide), which the feed hands over next.
   let lookedAt = Number.NEGATIVE_INFINITY;
   const learn = task({
     label: "learning",
     everyMs: learnMs,
     idleMs: Math.min(IDLE_WAIT_MS, learnMs * 25),
     run: async () => {
-      const before = learning.progress().position;
       const now = systemClock.now();
-      const look = now - lookedAt >= learnMs;
+      // A few events wait for more, up to LEARN_BATCH_RUNS runs' time (Learner.stepDue).
+      if (!learning.stepDue(now, learnMs * LEARN_BATCH_RUNS)) return "worked";
+      const before = learning.progress().position;
+      const look = now - lookedAt >= learnMs * LEARN_BATCH_RUNS;
       if (look) lookedAt = now;
       await learning.catchUp(look);
       return learning.progress().position === before ? "idle" : "worked";

@@ -88,6 +88,17 @@ describe("Thompson sampling", () => {
     expect(cache.probabilities).toBeDefined(); // computed once for the version
   });
 
+  it("draws every decision of a state version from one posterior, made at its first decision", () => {
+    const policy = adaptive(engine, { kind: "thompson" });
+    const arms = [binary(40, 4), binary(40, 6), binary(40, 8), binary(40, 7)];
+    const cache = emptyCache();
+    expect(chooseArm(engine, policy, arms, undefined, cache).algorithm).toBe("thompson-beta");
+    const posterior = cache.posterior;
+    expect(posterior).toEqual(thompsonPosterior(policy, arms));
+    for (let i = 0; i < 10; i++) chooseArm(engine, policy, arms, undefined, cache);
+    expect(cache.posterior).toBe(posterior);
+  });
+
   it("never gives a propensity of 0, even to an arm that can't win a draw", () => {
     const policy = adaptive(engine, { kind: "thompson" }, 2);
     const p = armPropensities(engine, policy, [binary(10_000, 9_000), binary(10_000, 10)], []);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { PolicyState } from "../../src/adaptive/state.js";
+import { CORRECTION_REFRESH_MS, DELAYS, PolicyState } from "../../src/adaptive/state.js";
+import { observeDelay } from "../../src/adaptive/delay.js";
 import { emptyStats, observe } from "../../src/adaptive/stats.js";
 import { encodeFeatures } from "../../src/adaptive/features.js";
 import type { Engine } from "../../src/engine/engine.js";
@@ -75,5 +76,28 @@ describe("decision caches", () => {
     const current = state.cache("", after, 0);
     state.version++; // what a learner step does
     expect(state.cache("", after, 0)).not.toBe(current);
+  });
+
+  it("are refreshed while decisions are open, and kept when the refresh finds the same effective statistics", () => {
+    const state = new PolicyState();
+    const policy = adaptive(engine, {}, 2);
+    const seen = emptyStats(0);
+    for (let i = 0; i < 50; i++) observe(seen, i % 4 === 0 ? 1 : 0);
+    state.population.set(policy.armKeys[0]!, seen);
+    state.opened(policy.armKeys[0]!, 0, 60_000, 20);
+    const cache = state.cache("", policy, 0);
+    cache.probabilities = new Float64Array([0.5, 0.5]);
+    // No reward delay learned yet: the open decisions hide nothing, the numbers stay.
+    expect(state.cache("", policy, CORRECTION_REFRESH_MS)).toBe(cache);
+    expect(cache.at).toBe(CORRECTION_REFRESH_MS);
+    // Once a delay is learned, the open decisions' hidden outcomes shrink as they age.
+    const delays = new Float64Array(3);
+    for (let i = 0; i < 10; i++) observeDelay(delays, 5_000);
+    state.population.set(DELAYS, delays);
+    const refreshed = state.cache("", policy, 2 * CORRECTION_REFRESH_MS);
+    expect(refreshed).not.toBe(cache);
+    expect(refreshed.probabilities).toBeUndefined();
+    expect(refreshed.arms).toEqual(state.populationArms(policy, 2 * CORRECTION_REFRESH_MS));
+    expect(state.cache("", policy, 3 * CORRECTION_REFRESH_MS)).not.toBe(refreshed);
   });
 });
