@@ -2,6 +2,8 @@
 // valgrind): idle after a settle, at the end of a 60 s resolve load at 64 connections, and 30 s
 // after it; and where the idle figure goes, by mapping (/proc/PID/smaps: the node binary, the
 // native addons, anonymous memory: V8's heaps, malloc's arenas, DuckDB's and SQLite's caches).
+// The server runs with --trace-gc, so each figure also says what every V8 isolate (the event
+// loop, the log writer, the Parquet copy) had committed at its last collection.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -28,6 +30,42 @@ export interface MemoryFigures {
   readonly loadedByMapping: Record<string, number>;
   /** RSS every SAMPLE_MS from the load's start until the last figure. */
   readonly timeline: readonly Sample[];
+  /** Each isolate's heap at idle, at the end of the load and at the last figure. */
+  readonly heaps: { readonly idle: readonly IsolateHeap[]; readonly loaded: readonly IsolateHeap[]; readonly after: readonly IsolateHeap[] };
+}
+
+export interface IsolateHeap {
+  /** The event loop's isolate, or a worker thread's (the log writer, a Parquet copy). */
+  readonly thread: "event loop" | "worker";
+  readonly usedMiB: number;
+  readonly committedMiB: number;
+  /** Seconds since that collection: a thread that has ended keeps its last line. */
+  readonly ageS: number;
+}
+
+/**
+ * Reads `--trace-gc` lines ("[pid:0xISOLATE] 1234 ms: Scavenge 40.1 (65.0) -> 28.5 (65.0) MB, …")
+ * and keeps each isolate's last one. The event loop's isolate is the one allocated in the main
+ * thread's malloc heap ([heap] in /proc/PID/maps); workers' isolates are allocated on their threads.
+ */
+export class IsolateHeaps {
+  private readonly last = new Map<string, { usedMiB: number; committedMiB: number; at: number }>();
+  private partial = "";
+
+  take(text: string): void {
+    const lines = (this.partial + text).split("\n");
+    this.partial = lines.pop()!;
+    for (const line of lines) {
+      const gc = /^\[\d+:(0x[0-9a-f]+)\].*ms: .*-> ([\d.]+) \(([\d.]+)\) MB/.exec(line);
+      if (gc !== null) this.last.set(gc[1]!, { usedMiB: Number(gc[2]), committedMiB: Number(gc[3]), at: Date.now() });
+    }
+  }
+
+  now(pid: number): IsolateHeap[] {
+    const brk = /^([0-9a-f]+)-([0-9a-f]+) .*\[heap\]$/m.exec(readFileSync(`/proc/${pid}/maps`, "utf8"));
+    const inBrk = (address: string) => brk !== null && BigInt(address) >= BigInt(`0x${brk[1]}`) && BigInt(address) < BigInt(`0x${brk[2]}`);
+    return [...this.last].map(([address, h]) => ({ thread: inBrk(address) ? "event loop" : "worker", usedMiB: h.usedMiB, committedMiB: h.committedMiB, ageS: (Date.now() - h.at) / 1000 }));
+  }
 }
 
 export interface Sample {
@@ -81,12 +119,14 @@ function sample(pid: number, startedAt: number): Sample | undefined {
 /** `serveArgs`: more of `vane serve`'s options, to measure what one of them changes. */
 export async function memoryPhase(serveArgs: readonly string[] = []): Promise<MemoryFigures> {
   const dir = mkdtempSync(join(tmpdir(), "vane-memory-"));
-  const server = await startVane(dir, serveArgs, { counted: false });
+  const heaps = new IsolateHeaps();
+  const server = await startVane(dir, serveArgs, { counted: false, nodeFlags: ["--trace-gc"], onOutput: (text) => heaps.take(text) });
   try {
     process.stderr.write(`memory: settling ${SETTLE_S} s…`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
     const idle = rssBytes(server.pid)!;
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
+    const idleHeaps = heaps.now(server.pid);
     const resolve = vaneScenarios({ key: server.key, projectId: server.projectId, etag: "" }).find((s) => s.key === "resolve")!;
     process.stderr.write(` ${MiB(idle).toFixed(0)} MiB idle; ${LOAD_S} s of resolve at 64 connections…\n`);
     const startedAt = Date.now();
@@ -98,8 +138,10 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
     const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
     const end = rssBytes(server.pid)!;
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
+    const loadedHeaps = heaps.now(server.pid);
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
+    const afterHeaps = heaps.now(server.pid);
     clearInterval(sampler);
     const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
     return {
@@ -111,12 +153,15 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
       idleByMapping: top(byMapping),
       loadedByMapping: top(loaded),
       timeline,
+      heaps: { idle: idleHeaps, loaded: loadedHeaps, after: afterHeaps },
     };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+const isolates = (heaps: readonly IsolateHeap[]) => heaps.map((h) => `${h.thread} ${h.usedMiB.toFixed(0)} / ${h.committedMiB.toFixed(0)} (${h.ageS.toFixed(0)} s)`).join(", ");
 
 export function memoryLines(m: MemoryFigures): string[] {
   const f = (x: number) => `${x.toFixed(0)} MiB`;
@@ -128,6 +173,7 @@ export function memoryLines(m: MemoryFigures): string[] {
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
     `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
     `At the end of the load: ${mappings(m.loadedByMapping)}.`,
+    `V8 heaps, used / committed MiB at the last collection (how long ago), idle: ${isolates(m.heaps.idle)}; end of the load: ${isolates(m.heaps.loaded)}; ${AFTER_S} s later: ${isolates(m.heaps.after)}.`,
     `RSS / anonymous MiB every ${SAMPLE_MS / 1000} s from the load's start (* the copy's thread alive): ${m.timeline.map((s) => `${s.atS.toFixed(0)}s ${s.rssMiB.toFixed(0)}/${s.anonMiB.toFixed(0)}${s.copying ? "*" : ""}`).join(", ")}.`,
   ];
 }

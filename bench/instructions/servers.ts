@@ -80,17 +80,20 @@ export async function startHello(dir: string, options: { readonly optimize?: boo
   };
 }
 
-export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean } = {}): Promise<CountedServer & { readonly dataDir: string }> {
+/** Not counted: `nodeFlags` for node, and `onOutput` gets everything the server prints (the memory phase reads `--trace-gc` there). */
+export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean; readonly nodeFlags?: readonly string[]; readonly onOutput?: (text: string) => void } = {}): Promise<CountedServer & { readonly dataDir: string }> {
   const dataDir = join(dir, "data");
   const stores = openSqliteStores({ dataDir });
   const { key, projectId } = await seedBench(stores).finally(() => stores.close());
   const counted = options.counted ?? true;
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : []), fileURLToPath(new URL("bin/vane.js", ROOT))];
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
+  const onOutput = options.onOutput;
+  if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
   const banner = await bannerOf(child);
-  child.stdout!.resume(); // request lines, when logged, go nowhere
+  if (options.onOutput === undefined) child.stdout!.resume(); // request lines, when logged, go nowhere
   const url = /is listening on (\S+)/.exec(banner)![1]!;
   const pid = child.pid!;
   const exited = new Promise<void>((done) => child.once("exit", () => done()));

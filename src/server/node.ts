@@ -37,6 +37,7 @@ import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogge
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
+import { boundHeapGrowth } from "./heap-growth.js";
 import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";
@@ -147,6 +148,7 @@ export const packageVersion = (): string =>
   (JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 
 export async function startNodeServer(options: NodeServerOptions): Promise<RunningServer> {
+  boundHeapGrowth();
   const version = packageVersion();
   const tracer = trace.getTracer("vane", version);
   const exposure = options.metrics ?? "off";
