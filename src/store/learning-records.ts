@@ -56,6 +56,7 @@ function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: str
  */
 export function logScanPage(rows: Iterable<LogRowFrom>, afterSeq: number, upTo: number, limit: number): LearningScan {
   const events: LearningEvent[] = [];
+  if (limit === 0) return { events, through: afterSeq };
   for (const row of rows) {
     if (!row.text.includes('"decisionId"')) continue;
     const first = Math.max(0, row.from - row.seq);

@@ -123,7 +123,7 @@ describe("the learning scan of the embedded store's log", () => {
     }
   });
 
-  it("reads both row formats, and past the log's end finds nothing", async () => {
+  it("reads both row formats; a limit of 0 reads nothing, nor does a scan past the log's end", async () => {
     const stores = openSqliteStores({ dataDir: newDir(), synchronous: "NORMAL" });
     try {
       const body = { type: "track", event: "win", decisionId: "d1", value: 2, orgId: "org", projectId: "proj", env: "production", unitKey: "u", timestamp: AT };
@@ -137,6 +137,7 @@ describe("the learning scan of the embedded store's log", () => {
         [2, 2],
       ]);
       expect(page.through).toBe(2);
+      expect(await stores.learning.scan(0, 0, 100)).toEqual({ events: [], through: 0 });
       expect(await stores.learning.scan(2, 10, 100)).toEqual({ events: [], through: 2 });
     } finally {
       await stores.close();
