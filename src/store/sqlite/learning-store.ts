@@ -2,8 +2,8 @@
 // still open that the learner spilled out of its memory. A learning step commits in one
 // transaction with its log positions, so after a crash the learner re-reads exactly the events
 // whose effects were not stored. Its scan decodes the event log's rows in JavaScript into the
-// records the feed makes (learning-records.ts): a row is one JSON.parse, where SQLite's JSON
-// functions expanded each event and re-parsed its text per field, ~10 times slower.
+// records the feed makes (learning-records.ts): a row is one JSON.parse, ~2 µs an event, where
+// SQLite's json_each expanded every event of the span and re-parsed its text per field (~76 µs).
 import type { Database, Statement, Transaction } from "better-sqlite3";
 import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
