@@ -195,6 +195,12 @@ interface Scenario {
 }
 
 const LAG = 20_000;
+/**
+ * Decision ids as decide makes them at 10,000 decisions/s: UUIDv7s of a clock that moves, so they
+ * ascend as a real stream's do (ids all of one millisecond put every spilled decision on a random
+ * page of the pending table).
+ */
+const DECISIONS_PER_MS = 10;
 /** Events appended per call (a batch of decisions or events), and between two learner runs (its timer, 200 ms in the server). */
 const APPEND_BATCH = 1000;
 const LEARN_EVERY = 10;
@@ -212,7 +218,7 @@ const SCENARIOS: readonly Scenario[] = [
 function eventPair(compiled: CompiledBundle, policy: AdaptivePolicy, context: Record<string, unknown>, i: number): [StoredEvent, StoredEvent] {
   const arm = i % ARMS;
   const allocation = policy.compiled.allocations[arm]!;
-  const decisionId = uuidv7(NOW_MS);
+  const decisionId = uuidv7(NOW_MS + Math.floor(i / DECISIONS_PER_MS));
   const timestamp = new Date(NOW_MS).toISOString();
   const unit = String(context.userId);
   const tenant = { orgId: compiled.bundle.orgId, projectId: compiled.bundle.projectId, env: compiled.bundle.env };
@@ -348,7 +354,7 @@ async function learnOnce(compiled: CompiledBundle, policy: AdaptivePolicy, log: 
     const accounted = timings.feed + timings.readLog + timings.pendingLookups + timings.commit + timings.due;
     const partsMs = {
       "records from the committed events (the feed)": timings.feed,
-      "reading the log (the store's scan: SQLite filter and extraction)": timings.readLog,
+      "reading the log (the store's scan: its rows read and decoded)": timings.readLog,
       "spilled pending decisions looked up (SQLite)": timings.pendingLookups,
       "commits (statistics, positions, spilled pending rows)": timings.commit,
       "closing spilled windows (due)": timings.due,
@@ -620,7 +626,7 @@ const md = [
   `|---|${learnRows.map(() => "---:").join("|")}|`,
   ...Object.keys(learnRows[0]!.run.partsMs).map((part) => `| ${part} | ${learnRows.map((r) => share(r.run.partsMs[part]!, r.run.seconds * 1000)).join(" | ")} |`),
   "",
-  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) learning from ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them, ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly or ${LAG.toLocaleString("en-US")} events later (the decision waits as a pending decision meanwhile: in memory, or in SQLite past the bound). Fed: the log is appended in batches of ${APPEND_BATCH.toLocaleString("en-US")} events, the learner running every ${LEARN_EVERY} batches and taking the committed events from memory (EventStore.onCommitted); timed: the feed's work inside each commit plus the learner's runs (appends not counted). Scan: the log is stored first, then read back in one catch-up, as after a restart. "Learner" is what remains of the learning time.`,
+  `A \`Learner\` on \`openSqliteStores\` (a file in the OS temp dir, synchronous = FULL) learning from ${REWARDS.toLocaleString("en-US")} decision events and as many reward track events, shaped as decide and POST /v1/events store them (decision ids UUIDv7s of a clock at ${(DECISIONS_PER_MS * 1000).toLocaleString("en-US")} decisions/s), ${PAGE_SIZE.toLocaleString("en-US")} events per step. Each decision's reward follows it directly or ${LAG.toLocaleString("en-US")} events later (the decision waits as a pending decision meanwhile: in memory, or in SQLite past the bound). Fed: the log is appended in batches of ${APPEND_BATCH.toLocaleString("en-US")} events, the learner running every ${LEARN_EVERY} batches and taking the committed events from memory (EventStore.onCommitted); timed: the feed's work inside each commit plus the learner's runs (appends not counted). Scan: the log is stored first, then read back in one catch-up, as after a restart. "Learner" is what remains of the learning time.`,
   "",
   "### Memory per pending decision, and the bound",
   "",

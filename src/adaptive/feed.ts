@@ -1,8 +1,10 @@
 // The learner's feed: the events this process just committed (EventStore.onCommitted), turned into
-// the learner's compact records straight from the objects the server built (no JSON), kept as
+// the learner's compact records straight from the objects the server built (no JSON;
+// store/learning-records.ts, the same records the embedded store's scan reads back), kept as
 // runs of consecutive seqs. The learner takes from it only when it continues exactly from its
 // position; anything else (other processes' events, a restart, a dropped run) it scans.
-import type { CommittedSpan, DecidedArm, DecisionRecord, LearningEvent, RewardRecord, SequencedEvent, StoredEvent } from "../store/types.js";
+import { learningRecord } from "../store/learning-records.js";
+import type { CommittedSpan, LearningEvent, SequencedEvent } from "../store/types.js";
 
 /** Seqs held at most while the learner does not take them (a stalled learner); past it the feed starts over. */
 export const FEED_LIMIT = 200_000;
@@ -110,82 +112,4 @@ export class Feed {
     this.held -= run!.to - run!.from + 1;
     if (this.runs.length === 0) this.since = undefined;
   }
-}
-
-/** Whether the learner has a use for an event (learningRecord gives a record): what the feed reads of a commit. */
-export function learnable(event: StoredEvent): boolean {
-  if (event.decisionId === undefined) return false;
-  if (event.type === "track") return true;
-  const layers = event.body.layers;
-  return Array.isArray(layers) && layers.some(isArm);
-}
-
-/** A layer that gave the unit an arm the learner learns from. */
-function isArm(layer: unknown): layer is { readonly policyId: string; readonly allocationKey: string } {
-  if (typeof layer !== "object" || layer === null) return false;
-  const { probability, attributionOnly, policyId, allocationKey } = layer as Record<string, unknown>;
-  // An attribution-only layer served none of its parameters: the unit never got the arm.
-  return probability !== undefined && attributionOnly !== true && typeof policyId === "string" && typeof allocationKey === "string";
-}
-
-/** The learner's record of a committed event, or undefined when the learner has no use for it. */
-export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | undefined {
-  const decisionId = event.decisionId;
-  if (decisionId === undefined) return undefined;
-  const body = event.body;
-  if (event.type === "track") {
-    const value = body.value;
-    return new Reward(seq, event.orgId, event.projectId, event.env, decisionId, event.receivedAt, event.name ?? "", typeof value === "number" && Number.isFinite(value) ? value : undefined);
-  }
-  const layers = body.layers;
-  if (!Array.isArray(layers)) return undefined;
-  let arms: DecidedArm[] | undefined;
-  for (const layer of layers as unknown[]) if (isArm(layer)) (arms ??= []).push({ policyId: layer.policyId, armKey: layer.allocationKey });
-  if (!arms) return undefined;
-  const { entityId, features, filteredContext } = body;
-  return new Decision(
-    seq,
-    event.type,
-    event.orgId,
-    event.projectId,
-    event.env,
-    decisionId,
-    event.receivedAt,
-    arms,
-    typeof entityId === "string" && entityId !== "" ? entityId : undefined,
-    Array.isArray(features) ? features : undefined,
-    typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
-  );
-}
-
-// Classes rather than literals: one shape each, cheap to build and to read in the learner's loop.
-
-class Reward implements RewardRecord {
-  readonly type = "track";
-  constructor(
-    readonly seq: number,
-    readonly orgId: string,
-    readonly projectId: string,
-    readonly env: string,
-    readonly decisionId: string,
-    readonly receivedAt: string,
-    readonly name: string,
-    readonly value: number | undefined,
-  ) {}
-}
-
-class Decision implements DecisionRecord {
-  constructor(
-    readonly seq: number,
-    readonly type: "decision" | "exposure",
-    readonly orgId: string,
-    readonly projectId: string,
-    readonly env: string,
-    readonly decisionId: string,
-    readonly receivedAt: string,
-    readonly arms: readonly DecidedArm[],
-    readonly entityId: string | undefined,
-    readonly features: readonly unknown[] | undefined,
-    readonly filteredContext: Readonly<Record<string, unknown>> | undefined,
-  ) {}
 }

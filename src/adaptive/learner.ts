@@ -17,7 +17,8 @@
 import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
-import { Feed, learnable } from "./feed.js";
+import { learnable } from "../store/learning-records.js";
+import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
 import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";

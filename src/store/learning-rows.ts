@@ -1,6 +1,7 @@
-// The learner's rows as both stores return them, turned into the records the learner reads: the
-// scan's rows (SQLite and PostgreSQL extract the same columns from the stored events), open-trial
-// bins, and learned statistics stored as bytes.
+// The learner's rows as the stores return them, turned into the records the learner reads: the
+// scan's rows (D1 and PostgreSQL extract the same columns from their per-event tables; the
+// embedded store decodes its log's rows instead, learning-records.ts), open-trial bins, and
+// learned statistics stored as bytes.
 import type { DecidedArm, LearningEvent, LearningScan, OpenTrialBin } from "./types.js";
 
 /** One row per adaptive layer of a decision or exposure, one per track event. */
@@ -24,21 +25,19 @@ export interface ScanRow {
 }
 
 /**
- * The scan on SQLite (the embedded store, and D1 at the edge), with each store's placeholders,
- * over `events`: a table or subquery with the per-event columns (D1's table; the embedded
- * store's log expanded, sqlite/log-events.ts logEventsSql).
- * The filter and the extraction run in SQLite: other track events and static-only decisions and
- * exposures never become JavaScript objects, and no body is parsed in JavaScript: a decision
- * comes as one row per adaptive layer (policy and arm), a track event with its value.
+ * D1's scan, with its placeholders, over its per-event table. The filter and the extraction run
+ * in SQLite next to the data: other track events and static-only decisions and exposures never
+ * cross the network, and no body is parsed in JavaScript: a decision comes as one row per
+ * adaptive layer (policy and arm), a track event with its value.
  */
-export function scanSql(at: { readonly after: string; readonly upTo: string; readonly limit: string }, events = "events"): string {
+export function scanSql(at: { readonly after: string; readonly upTo: string; readonly limit: string }): string {
   return `SELECT e.seq, e.type, e.org_id, e.project_id, e.env, e.decision_id, e.received_at, e.name,
               CASE WHEN e.type = 'track' AND json_type(e.body, '$.value') IN ('integer', 'real') THEN e.body ->> '$.value' END AS value,
               l.value ->> '$.policyId' AS policy_id, l.value ->> '$.allocationKey' AS arm_key,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.entityId') = 'text' THEN e.body ->> '$.entityId' END AS entity_id,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.features') = 'array' THEN e.body -> '$.features' END AS features,
               CASE WHEN e.type != 'track' AND json_type(e.body, '$.filteredContext') = 'object' THEN e.body -> '$.filteredContext' END AS filtered
-       FROM ${events} e
+       FROM events e
        LEFT JOIN json_each(CASE WHEN e.type != 'track' AND instr(e.body, '"probability"') > 0 THEN e.body END, '$.layers') l
        WHERE e.seq > ${at.after} AND e.seq <= ${at.upTo} AND e.decision_id IS NOT NULL
          AND (e.type = 'track'

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
 import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
-import { LogEvents, logEventsSql } from "../../src/store/sqlite/log-events.js";
+import { LogEvents } from "../../src/store/sqlite/log-events.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, decodeLogRow, encodeLogRow } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
@@ -108,7 +108,7 @@ describe("compact rows in the store's file", () => {
     for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("are read by another connection by their format: as events, and as the per-event columns the learner's scan expands in SQL", () => {
+  it("are read by another connection by their format", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-log-row-"));
     dirs.push(dir);
     openSqliteStores({ dataDir: dir }).close();
@@ -131,20 +131,6 @@ describe("compact rows in the store's file", () => {
       const other = new LogEvents(reader);
       expect(other.after(0, 1_000).map((e) => e.event)).toEqual(JSON.parse(JSON.stringify(all)));
       expect(other.after(2, 3).map((e) => e.seq)).toEqual([3, 4, 5]);
-      const rows = reader.prepare(`SELECT seq, type, org_id, project_id, env, decision_id, received_at, name, body FROM ${logEventsSql("0", "1000")} e ORDER BY seq`).all();
-      expect(rows).toEqual(
-        all.map((e, i) => ({
-          seq: i + 1,
-          type: e.type,
-          org_id: e.orgId,
-          project_id: e.projectId,
-          env: e.env,
-          decision_id: e.decisionId ?? null,
-          received_at: e.receivedAt,
-          name: e.name ?? null,
-          body: JSON.stringify(e.body),
-        })),
-      );
     } finally {
       writer.close();
       reader.close();

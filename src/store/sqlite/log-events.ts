@@ -25,11 +25,13 @@ const BATCH_OF = "coalesce((SELECT max(seq) FROM event_log WHERE seq <= ?), 0)";
 
 export class LogEvents {
   private readonly fromStmt: Statement<[number, number], LogRow>;
+  private readonly throughStmt: Statement<[number, number], LogRow>;
   private readonly endStmt: Statement<[], number | null>;
   private readonly markerStmt: Statement<[string], number>;
 
   constructor(db: Database) {
     this.fromStmt = db.prepare(`SELECT seq, count, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
+    this.throughStmt = db.prepare(`SELECT seq, count, events, format FROM event_log WHERE seq >= ${BATCH_OF} AND seq <= ? ORDER BY seq`);
     this.endStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
     this.markerStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
   }
@@ -57,6 +59,21 @@ export class LogEvents {
     return out;
   }
 
+  /**
+   * The rows holding the events in seqs (afterSeq, upTo], ascending, undecoded: one statement (one
+   * snapshot) stepped as the caller takes them, so a reader that stops early (the learner's scan
+   * at its page's limit) reads no row past it.
+   */
+  *rowsThrough(afterSeq: number, upTo: number): Generator<LogRowFrom> {
+    let from = afterSeq + 1;
+    for (const row of this.throughStmt.iterate(from, upTo)) {
+      const end = row.seq + row.count;
+      if (end <= from) continue;
+      yield { seq: row.seq, count: row.count, text: row.events, format: row.format as LogFormat, from };
+      from = end;
+    }
+  }
+
   /** The rows holding the events with seq > afterSeq, ascending, until they hold `limit` or more of them, undecoded. */
   rowsAfter(afterSeq: number, limit: number): LogRowFrom[] {
     const out: LogRowFrom[] = [];
@@ -75,26 +92,4 @@ export class LogEvents {
     }
     return out;
   }
-}
-
-/**
- * The log's events in seqs (after, upTo] as rows of the columns the per-event table had (seq,
- * type, org_id, project_id, env, decision_id, received_at, name, body), expanded by SQLite's
- * json_each: a query that needs only a few fields of many events (the learner's scan) runs in
- * SQLite without parsing them in JavaScript. The two row formats (log-row.ts): format 1 is an
- * array of events with their envelope; format 2 is [receivedAt, [id, body(, 1)], …], whose body
- * repeats the envelope (a track event's name is its `event`) and whose events share the batch's
- * received_at. `after` and `upTo` are SQL expressions (the caller's placeholders).
- */
-export function logEventsSql(after: string, upTo: string): string {
-  return `(SELECT seq, doc ->> '$.type' AS type, doc ->> '$.orgId' AS org_id, doc ->> '$.projectId' AS project_id,
-            doc ->> '$.env' AS env, doc ->> '$.decisionId' AS decision_id,
-            CASE format WHEN 1 THEN doc ->> '$.receivedAt' ELSE batch_received_at END AS received_at,
-            CASE WHEN format = 1 THEN doc ->> '$.name' WHEN doc ->> '$.type' = 'track' THEN doc ->> '$.event' END AS name,
-            CASE format WHEN 1 THEN doc -> '$.body' ELSE doc END AS body
-     FROM (SELECT l.seq + j.key - (l.format = 2) AS seq, l.format AS format, l.received_at AS batch_received_at,
-                  CASE l.format WHEN 1 THEN j.value ELSE j.value -> '$[1]' END AS doc
-           FROM event_log l, json_each(l.events) j
-           WHERE l.seq >= coalesce((SELECT max(seq) FROM event_log WHERE seq <= ${after} + 1), 0) AND l.seq <= ${upTo}
-             AND (l.format = 1 OR j.key > 0)))`;
 }
