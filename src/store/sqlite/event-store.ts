@@ -19,6 +19,7 @@ import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
 import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
+import type { LogAppend } from "./writer/event-log.js";
 import type { LogWriter } from "./writer/log-writer.js";
 import { rowFacts } from "./writer/row-facts.js";
 
@@ -104,11 +105,7 @@ export class SqliteEventStore implements EventStore {
     const row = encoded ?? encodeLogRow(events);
     const receipt = await this.writer.append({ text: row.text, format: row.format, count: events.length, facts: rowFacts(events) });
     if (receipt.stored > 0 && this.listeners.size > 0) {
-      const skipped = new Set(receipt.skipped);
-      const committed: SequencedEvent[] = [];
-      events.forEach((event, i) => {
-        if (!skipped.has(i)) committed.push({ seq: receipt.firstSeq + committed.length, event });
-      });
+      const committed = committedOf(events, receipt);
       for (const listener of this.listeners) listener(committed);
     }
     return { lastSeq: receipt.lastSeq, stored: receipt.stored, duplicates: receipt.duplicates };
@@ -182,6 +179,19 @@ export class SqliteEventStore implements EventStore {
   writeHealth(): "ok" | "down" {
     return this.writer.health();
   }
+}
+
+/** The stored events of a batch under their seqs: all of them but those the receipt skipped. */
+function committedOf(events: readonly StoredEvent[], receipt: LogAppend): SequencedEvent[] {
+  const committed: SequencedEvent[] = [];
+  const { firstSeq, skipped } = receipt;
+  if (skipped.length === 0) {
+    for (let i = 0; i < events.length; i++) committed.push({ seq: firstSeq + i, event: events[i]! });
+    return committed;
+  }
+  const cut = new Set(skipped);
+  for (let i = 0; i < events.length; i++) if (!cut.has(i)) committed.push({ seq: firstSeq + committed.length, event: events[i]! });
+  return committed;
 }
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

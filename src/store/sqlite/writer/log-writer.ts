@@ -48,6 +48,7 @@ export class InlineLogWriter implements LogWriter {
     this.group = new GroupCommit(db, {
       apply: (input) => this.log.append(input),
       afterGroup: () => this.log.groupEnded(),
+      oneStatement: EventLog.oneStatement,
       sizeOf: (input) => input.count,
       maxGroupSize: MAX_GROUP_EVENTS,
       durable: () => durability.sync(),
