@@ -65,8 +65,9 @@ interface AssignmentsNode {
   text: string | undefined;
 }
 
-/** Steps kept at most per version: a bundle with many layers and arms has more combinations than are worth keeping. */
-export const MAX_ASSIGNMENT_STEPS = 20_000;
+/** Steps and characters of text kept at most per version (~1.6 MB): a bundle with many layers and arms has more combinations than are worth keeping. */
+export const MAX_ASSIGNMENT_STEPS = 4_096;
+const MAX_ASSIGNMENT_CHARS = 1_000_000;
 
 const assignmentsNode = (): AssignmentsNode => ({ next: new Map(), text: undefined });
 
@@ -75,6 +76,7 @@ export class VersionTexts {
   private readonly layers = new Map<string, LayerTails>();
   private readonly assignments = assignmentsNode();
   private assignmentSteps = 0;
+  private assignmentChars = 0;
   /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
   private readonly ownTenantTail: string;
   private readonly version: string;
@@ -114,8 +116,13 @@ export class VersionTexts {
       const layer = layers[i]!;
       node = this.step(this.step(this.step(node, layer.layerId), layer.policyId ?? ""), layer.allocationId ?? "");
     }
-    if (node === undefined) return JSON.stringify(resolution.assignments);
-    return (node.text ??= JSON.stringify(resolution.assignments));
+    if (node?.text !== undefined) return node.text;
+    const text = JSON.stringify(resolution.assignments);
+    if (node !== undefined && this.assignmentChars + text.length <= MAX_ASSIGNMENT_CHARS) {
+      this.assignmentChars += text.length;
+      node.text = text;
+    }
+    return text;
   }
 
   /** The node after `key`, made while the version keeps fewer than its most steps; undefined past that. */
