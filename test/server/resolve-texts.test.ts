@@ -60,15 +60,8 @@ describe("texts written straight from a resolution", () => {
       { numRuns: 500 },
     );
   });
-});
 
-describe("the assignments' JSON kept per combination of allocations", () => {
-  let engine: Engine;
-  beforeAll(async () => {
-    engine = await loadEngine();
-  });
-
-  it("equals JSON.stringify of each resolution's assignments, for many contexts of one version, past its bound too", () => {
+  it("keep the assignments' JSON per combination of allocations, equal to JSON.stringify of each resolution's assignments, for many contexts of one version, past its bound too", () => {
     fc.assert(
       fc.property(bundles, fc.array(contexts, { minLength: 20, maxLength: 60 }), fc.option(fc.array(fc.constantFrom("p0", "p1", "p2", "nope"), { maxLength: 2 })), fc.integer({ min: 0, max: 6 }), (bundle, asked, parameters, bound) => {
         const compiled = compileBundle(bundle, engine);
