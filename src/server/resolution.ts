@@ -8,7 +8,7 @@ import { type BundleCache, type BundleEntry, type BundleFound, type BundleLookup
 import type { Clock } from "./clock.js";
 import { decisionEvent, isoTime } from "./decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
-import { type SharedParts, sharedParts } from "./resolve-texts.js";
+import type { SharedParts } from "./resolve-texts.js";
 
 export interface ResolutionDependencies {
   readonly bundles: BundleCache;
@@ -80,7 +80,7 @@ export async function resolveAndRecord(
   // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.
   const unit = resolution.unitKeyValue ?? "";
   const event = decisionEvent(resolution, source, unit);
-  const parts = sharedParts(resolution);
+  const parts = found.entry.texts.sharedParts(resolution, request.parameters === undefined);
   // The row written from the resolution: the event is not serialized again by the store.
   const row = { text: found.entry.texts.decisionRow(resolution, source, unit, event.id, parts), format: LOG_FORMAT_COMPACT } as const;
   try {

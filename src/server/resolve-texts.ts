@@ -56,14 +56,35 @@ let lastQuoted = '""';
 /** The pieces of this module's texts (text-pieces.ts). */
 const pieces = new TextPieces();
 
+/**
+ * A step of the walk to a combination's assignments: by layer id, then policy id, then allocation
+ * id ("" for none), one step per layer the resolution holds.
+ */
+interface AssignmentsNode {
+  readonly next: Map<string, AssignmentsNode>;
+  text: string | undefined;
+}
+
+/** Steps and characters of text kept at most per version (~1.6 MB): a bundle with many layers and arms has more combinations than are worth keeping. */
+export const MAX_ASSIGNMENT_STEPS = 4_096;
+const MAX_ASSIGNMENT_CHARS = 1_000_000;
+
+const assignmentsNode = (): AssignmentsNode => ({ next: new Map(), text: undefined });
+
 /** A bundle version's texts, quoted once: each layer's head, each outcome's tail, the decision event's tenant fields. */
 export class VersionTexts {
   private readonly layers = new Map<string, LayerTails>();
+  private readonly assignments = assignmentsNode();
+  private assignmentSteps = 0;
+  private assignmentChars = 0;
   /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
   private readonly ownTenantTail: string;
   private readonly version: string;
 
-  constructor(private readonly bundle: Bundle) {
+  constructor(
+    private readonly bundle: Bundle,
+    private readonly maxAssignmentSteps = MAX_ASSIGNMENT_STEPS,
+  ) {
     this.version = JSON.stringify(bundle.version);
     this.ownTenantTail = tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env);
   }
@@ -74,6 +95,45 @@ export class VersionTexts {
     return orgId === bundle.orgId && projectId === bundle.projectId && env === bundle.env && configVersion === bundle.version
       ? this.ownTenantTail
       : tenantTail(JSON.stringify(configVersion), orgId, projectId, env);
+  }
+
+  /**
+   * sharedParts, with the assignments' JSON kept per combination of the layers' allocations when
+   * every parameter was resolved (`allParameters`): then the assignments are the version's
+   * defaults overridden by each resolved layer's allocation in turn, so the same combination
+   * always writes the same text (an 88-flag bundle's is ~3 KB).
+   */
+  sharedParts(resolution: Resolution, allParameters: boolean): SharedParts {
+    if (!allParameters) return sharedParts(resolution);
+    const filtered = resolution.filteredContext;
+    return { assignments: this.assignmentsText(resolution), filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
+  }
+
+  private assignmentsText(resolution: Resolution): string {
+    let node: AssignmentsNode | undefined = this.assignments;
+    const { layers } = resolution;
+    for (let i = 0; i < layers.length && node !== undefined; i++) {
+      const layer = layers[i]!;
+      node = this.step(this.step(this.step(node, layer.layerId), layer.policyId ?? ""), layer.allocationId ?? "");
+    }
+    if (node?.text !== undefined) return node.text;
+    const text = JSON.stringify(resolution.assignments);
+    if (node !== undefined && this.assignmentChars + text.length <= MAX_ASSIGNMENT_CHARS) {
+      this.assignmentChars += text.length;
+      node.text = text;
+    }
+    return text;
+  }
+
+  /** The node after `key`, made while the version keeps fewer than its most steps; undefined past that. */
+  private step(node: AssignmentsNode | undefined, key: string): AssignmentsNode | undefined {
+    if (node === undefined) return undefined;
+    let next = node.next.get(key);
+    if (next === undefined && this.assignmentSteps < this.maxAssignmentSteps) {
+      this.assignmentSteps += 1;
+      node.next.set(key, (next = assignmentsNode()));
+    }
+    return next;
   }
 
   /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */

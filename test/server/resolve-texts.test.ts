@@ -60,6 +60,25 @@ describe("texts written straight from a resolution", () => {
       { numRuns: 500 },
     );
   });
+
+  it("keep the assignments' JSON per combination of allocations, equal to JSON.stringify of each resolution's assignments, for many contexts of one version, past its bound too", () => {
+    fc.assert(
+      fc.property(bundles, fc.array(contexts, { minLength: 20, maxLength: 60 }), fc.option(fc.array(fc.constantFrom("p0", "p1", "p2", "nope"), { maxLength: 2 })), fc.integer({ min: 0, max: 6 }), (bundle, asked, parameters, bound) => {
+        const compiled = compileBundle(bundle, engine);
+        const kept = new VersionTexts(bundle);
+        const bounded = new VersionTexts(bundle, bound);
+        // Twice over: the second pass reads what the first kept.
+        for (const context of [...asked, ...asked]) {
+          const resolution = resolve(compiled, context, { parameters: parameters ?? undefined, now: NOW });
+          const all = parameters === null;
+          const expected = sharedParts(resolution);
+          expect(kept.sharedParts(resolution, all)).toEqual(expected);
+          expect(bounded.sharedParts(resolution, all)).toEqual(expected);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
 
 /** The layer as decision events held it before they shared the resolution's: LayerAssignment, then attributionOnly. */

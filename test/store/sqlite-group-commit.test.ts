@@ -97,4 +97,22 @@ describe("GroupCommit", () => {
     expect(rows()).toEqual(["a", "b", "c", "d"]);
     expect(await Promise.all(pending)).toEqual([0, 2]);
   });
+  it("runs a one-statement call without a savepoint of its own, and a failing one still fails alone", async () => {
+    const statements: string[] = [];
+    const traced = new Database(path.join(dir, "t.db"), { verbose: (sql) => statements.push(String(sql)) });
+    try {
+      const insert = traced.prepare("INSERT INTO t (v) VALUES (?)");
+      const group = new GroupCommit(traced, {
+        apply: (values: string[]) => values.map((value) => insert.run(value).changes).length,
+        oneStatement: (values) => values.length === 1,
+      });
+      const results = await Promise.allSettled([group.submit(["a"]), group.submit(["b", "c"]), group.submit(["a"]), group.submit(["d"])]);
+      expect(results.map((result) => result.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
+      expect(rows()).toEqual(["a", "b", "c", "d"]);
+      // One savepoint: the two-statement call's; SQLite undid the failed INSERT of the repeated "a" by itself.
+      expect(statements.filter((sql) => sql.startsWith("SAVEPOINT"))).toHaveLength(1);
+    } finally {
+      traced.close();
+    }
+  });
 });

@@ -2,7 +2,7 @@
 // in /metrics, background work included), and a call made while a request is traced gets a
 // child span. Background work (learner, Parquet catch-up, retention) has no request span and
 // makes no spans: it would drown the request traces in a root span every 200 ms.
-import { SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api";
+import { type Context, SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api";
 import type { Stores } from "../../store/types.js";
 import type { ServiceMetrics } from "./types.js";
 
@@ -34,8 +34,7 @@ function observeStore<T extends object>(store: string, target: T, observers: Sto
       if (typeof value !== "function") return value;
       let method = methods.get(property);
       if (method === undefined) {
-        const operation = String(property);
-        method = (...args: unknown[]) => observeCall(store, operation, observers, () => (value as (...a: unknown[]) => unknown).apply(self, args));
+        method = observedMethod(store, String(property), value as (...args: unknown[]) => unknown, self, observers);
         methods.set(property, method);
       }
       return method;
@@ -43,39 +42,60 @@ function observeStore<T extends object>(store: string, target: T, observers: Sto
   });
 }
 
-function observeCall(store: string, operation: string, observers: StoreObservers, call: () => unknown): unknown {
-  const parent = context.active();
-  const traced = trace.getSpan(parent) !== undefined;
-  // Nothing to count or trace (metrics off, no request span): the call as is, with no promise added.
-  if (!traced && observers.metrics === undefined) return call();
-  const span = traced ? observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent) : undefined;
+/**
+ * `method` observed. What an untraced call needs (the failure counter) is made here, once per
+ * method: the store calls of every request (an event append per resolve) make no closure of
+ * their own, and a promise only for the counter (metrics on, the default).
+ */
+function observedMethod(store: string, operation: string, method: (...args: unknown[]) => unknown, self: object, observers: StoreObservers): (...args: unknown[]) => unknown {
+  const { metrics } = observers;
+  const counted = (error: unknown): never => {
+    metrics?.storeError(store, operation);
+    throw error;
+  };
+  return (...args: unknown[]): unknown => {
+    const parent = context.active();
+    if (trace.getSpan(parent) !== undefined) return tracedCall(store, operation, observers, parent, () => method.apply(self, args));
+    // Nothing to count (metrics off) and no request span: the call as is, with no promise added.
+    if (metrics === undefined) return method.apply(self, args);
+    let result: unknown;
+    try {
+      result = method.apply(self, args);
+    } catch (error) {
+      counted(error);
+    }
+    return result instanceof Promise ? result.catch(counted) : result;
+  };
+}
+
+/** A call in a request's trace: a child span around it, failures counted and recorded on it. */
+function tracedCall(store: string, operation: string, observers: StoreObservers, parent: Context, call: () => unknown): unknown {
+  const span = observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent);
   const failed = (error: unknown) => {
     observers.metrics?.storeError(store, operation);
-    if (span !== undefined) {
-      span.recordException(error instanceof Error ? error : String(error));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-    }
+    span.recordException(error instanceof Error ? error : String(error));
+    span.setStatus({ code: SpanStatusCode.ERROR });
   };
   let result: unknown;
   try {
     result = call();
   } catch (error) {
     failed(error);
-    span?.end();
+    span.end();
     throw error;
   }
   if (!(result instanceof Promise)) {
-    span?.end();
+    span.end();
     return result;
   }
   return result.then(
     (value: unknown) => {
-      span?.end();
+      span.end();
       return value;
     },
     (error: unknown) => {
       failed(error);
-      span?.end();
+      span.end();
       throw error;
     },
   );

@@ -43,10 +43,9 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
     const request = await parseRequest(c);
     if (request instanceof Response) return request;
-    const where = { orgId: key.orgId, projectId, env: request.env };
-    const lookup = bundleFor(deps.bundles, where);
-    const found = lookup instanceof Promise ? await lookup : lookup;
     const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
+    const lookup = bundleFor(deps.bundles, asked);
+    const found = lookup instanceof Promise ? await lookup : lookup;
     const served = found.ok ? await resolveAndRecord(deps, asked, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
     if (!served.ok) {
       switch (served.reason) {

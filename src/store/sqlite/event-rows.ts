@@ -46,9 +46,11 @@ export function fromDiscoveredRow(row: DiscoveredRow): DiscoveredEvent {
  * upsert per distinct name rather than one per event.
  */
 export function countDiscovered(events: readonly StoredEvent[]): DiscoveredRow[] {
-  const rows = new Map<string, DiscoveredRow>();
+  // Made at the first discovered event: most batches have none.
+  let rows: Map<string, DiscoveredRow> | undefined;
   for (const event of events) {
     if (event.discovered !== true) continue;
+    rows ??= new Map();
     if (event.name === undefined) throw new TypeError(`discovered event ${event.id} has no name`);
     const id = JSON.stringify([event.orgId, event.projectId, event.env, event.name]);
     const row = rows.get(id);
@@ -68,7 +70,7 @@ export function countDiscovered(events: readonly StoredEvent[]): DiscoveredRow[]
     if (event.receivedAt < row.first_seen) row.first_seen = event.receivedAt;
     if (event.receivedAt > row.last_seen) row.last_seen = event.receivedAt;
   }
-  return [...rows.values()];
+  return rows === undefined ? [] : [...rows.values()];
 }
 
 /** A server id twice in one batch is a caller's bug: that batch alone is refused. */

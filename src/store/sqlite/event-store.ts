@@ -136,11 +136,12 @@ export class SqliteEventStore implements EventStore {
       for (const [listener, reads] of this.listeners) {
         const committed: SequencedEvent[] = [];
         let seq = receipt.firstSeq;
-        read.forEach((event, i) => {
-          if (skipped?.has(i)) return;
+        for (let i = 0; i < read.length; i++) {
+          if (skipped?.has(i)) continue;
+          const event = read[i];
           if (event !== undefined && (reads === undefined || readsSafely(reads, event))) committed.push({ seq, event });
           seq++;
-        });
+        }
         try {
           listener(committed, span);
         } catch {

@@ -42,6 +42,11 @@ export class EventLog {
   private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
   private readonly events: LogEvents;
+  /** Whether appending `input` is one INSERT (no sender's id to remember, no name to count): GroupCommit's oneStatement. */
+  static oneStatement(input: AppendInput): boolean {
+    return input.facts.senders.length === 0 && input.facts.discovered.length === 0;
+  }
+
   /** The log's end as this group's appends left it: read once per group (groupEnded() forgets it). */
   private groupEnd: number | undefined;
 

@@ -48,6 +48,7 @@ export class InlineLogWriter implements LogWriter {
     this.group = new GroupCommit(db, {
       apply: (input) => this.log.append(input),
       afterGroup: () => this.log.groupEnded(),
+      oneStatement: EventLog.oneStatement,
       sizeOf: (input) => input.count,
       maxGroupSize: MAX_GROUP_EVENTS,
       durable: () => durability.sync(),
@@ -117,7 +118,8 @@ export class WorkerLogWriter implements LogWriter {
     return new Promise<LogAppend>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
       if (this.outbox.length === 0) setImmediate(() => this.send());
-      this.outbox.push({ id, sentAt: Date.now(), ...input });
+      // Named, not spread: one object of a fixed shape per append.
+      this.outbox.push({ id, sentAt: Date.now(), text: input.text, format: input.format, count: input.count, facts: input.facts });
     });
   }
 

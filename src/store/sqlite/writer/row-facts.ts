@@ -17,20 +17,30 @@ export interface RowFacts {
 }
 
 export function rowFacts(events: readonly StoredEvent[]): RowFacts {
+  // One event, most often a decision (resolve, decide, OFREP), has facts that are constant but
+  // for its time: no set, map or array for it.
+  if (events.length === 1) {
+    const event = events[0]!;
+    if (event.clientId === undefined && event.discovered !== true) return { senders: NONE, discovered: NONE, newest: event.receivedAt };
+  }
   refuseRepeatedIds(events);
-  const senders: Sender[] = [];
+  let senders: Sender[] | undefined;
   let newest = events[0]!.receivedAt;
   let parsed = newest;
   let receivedMs = Date.parse(newest);
-  events.forEach((event, index) => {
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
     if (event.receivedAt > newest) newest = event.receivedAt;
-    if (event.clientId === undefined) return;
+    if (event.clientId === undefined) continue;
     // One parse per batch: its events share their receive time.
     if (event.receivedAt !== parsed) receivedMs = Date.parse((parsed = event.receivedAt));
-    senders.push([index, event.orgId, event.projectId, event.clientId, receivedMs]);
-  });
-  return { senders, discovered: countDiscovered(events), newest };
+    (senders ??= []).push([index, event.orgId, event.projectId, event.clientId, receivedMs]);
+  }
+  return { senders: senders ?? NONE, discovered: countDiscovered(events), newest };
 }
+
+/** What a batch without senders or discovered names has of them (the structured clone sends an empty array). */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** The newest receivedAt of events. */
 export function newestOf(events: readonly StoredEvent[]): string {

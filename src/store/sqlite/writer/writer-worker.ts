@@ -21,6 +21,7 @@ const log = new EventLog(db);
 const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
   apply: (input) => log.append(input),
   afterGroup: () => log.groupEnded(),
+  oneStatement: EventLog.oneStatement,
   sizeOf: (input) => input.count,
   maxGroupSize: MAX_GROUP_EVENTS,
   lockWaitMs: options.busyTimeoutMs,
