@@ -60,17 +60,24 @@ function seenBy(found: BundleLookup, orgId: string): BundleFound | NotServed {
 const UNAVAILABLE: NotServed = { ok: false, reason: "unavailable" };
 const MISSING: NotServed = { ok: false, reason: "missing" };
 
-/** Resolves against `entry` (from bundleFor) and records the decision; nothing is served unless it is stored. */
-export async function resolveAndRecord(
+/**
+ * Resolves against `entry` (from bundleFor) and records the decision; nothing is served unless it
+ * is stored. `answer` makes what the route sends from the resolution before the commit is awaited,
+ * so that only it is held meanwhile: not an async function, since V8 keeps a suspended function's
+ * locals (the context, the resolution, the row) alive until it resumes, and young-generation GCs
+ * during the commit would copy and promote them.
+ */
+export function resolveAndRecord<T>(
   deps: ResolutionDependencies,
   request: ResolutionRequest,
   found: { readonly entry: BundleEntry; readonly stale: boolean },
+  answer: (served: Served) => T,
   /** Runs the resolver (a tracing span around it, say). */
-  around: <T>(work: () => T) => T = (work) => work(),
-): Promise<Served | NotServed> {
+  around: <R>(work: () => R) => R = (work) => work(),
+): Promise<T | NotServed> {
   const compiled = found.entry.compiled;
   const problems = contextProblems(compiled, request.context);
-  if (problems.length > 0) return { ok: false, reason: "bad-context", problems };
+  if (problems.length > 0) return Promise.resolve({ ok: false, reason: "bad-context", problems });
   const now = deps.clock.now();
   const resolution = around(() => resolve(compiled, request.context, { parameters: request.parameters, now }));
   const decisionId = uuidv7(now);
@@ -83,10 +90,23 @@ export async function resolveAndRecord(
   const parts = found.entry.texts.sharedParts(resolution, request.parameters === undefined);
   // The row written from the resolution: the event is not serialized again by the store.
   const row = { text: found.entry.texts.decisionRow(resolution, source, unit, event.id, parts), format: LOG_FORMAT_COMPACT } as const;
+  const answered = answer({ ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp, parts });
+  let appended: Promise<unknown>;
   try {
-    await deps.events.append([event], row);
-  } catch {
-    return { ok: false, reason: "not-recorded" };
+    appended = deps.events.append([event], row);
+  } catch (error) {
+    appended = Promise.reject(error);
   }
-  return { ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp, parts };
+  return whenStored(appended, answered);
 }
+
+async function whenStored<T>(appended: Promise<unknown>, answered: T): Promise<T | NotServed> {
+  try {
+    await appended;
+  } catch {
+    return NOT_RECORDED;
+  }
+  return answered;
+}
+
+const NOT_RECORDED: NotServed = { ok: false, reason: "not-recorded" };

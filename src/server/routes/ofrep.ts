@@ -16,7 +16,7 @@ import { changeStream } from "../ofrep/change-stream.js";
 import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
 import { streamAccess } from "../ofrep/stream-access.js";
 import type { StreamTokens } from "../ofrep/stream-tokens.js";
-import { type ResolutionDependencies, bundleFor, resolveAndRecord } from "../resolution.js";
+import { type NotServed, type ResolutionDependencies, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
 
 export interface OfrepDependencies extends ResolutionDependencies {
   readonly auth: AuthDependencies;
@@ -56,15 +56,23 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     // No bundle, or another org's: the flag does not exist for this key.
     if (!found.ok || !found.entry.flags.has(flagKey)) return flagFailure(c, flagKey, "FLAG_NOT_FOUND", `Flag '${flagKey}' was not found`);
     const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
-    const served = await resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: [flagKey], started }, found);
+    const answer = (served: Served) => {
+      const details = served.entry.flags.details(flagKey, served.resolution)!;
+      details.metadata.decisionId = served.decisionId;
+      return { ok: true as const, body: evaluation(flagKey, details), stale: served.stale };
+    };
+    // Returned, not awaited: this frame's locals need not live through the commit.
+    return respondFlag(c, flagKey, resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: [flagKey], started }, found, answer));
+  }
+
+  async function respondFlag(c: Context<AppEnv>, flagKey: string, recorded: Promise<{ ok: true; body: object; stale: boolean } | NotServed>): Promise<Response> {
+    const served = await recorded;
     if (!served.ok) {
       if (served.reason === "bad-context") return flagFailure(c, flagKey, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
     if (served.stale) servedStale(c);
-    const details = served.entry.flags.details(flagKey, served.resolution)!;
-    details.metadata.decisionId = served.decisionId;
-    return json(c, evaluation(flagKey, details));
+    return json(c, served.body);
   }
 
   async function evaluateFlags(c: Context<AppEnv>): Promise<Response> {
@@ -81,17 +89,27 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${where.env}`);
     }
     const context = vaneContext(body.context, found.entry.bundle.hashing.unitKey);
-    const served = await resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: undefined, started }, found);
+    const ifNoneMatch = c.req.header("if-none-match");
+    const answer = (served: Served) => {
+      const texts = bulkTextsOf(served.entry.flags);
+      const etag = bulkEtag(texts.outcome(served.resolution), deps.auth.sha256);
+      // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
+      const body = weakMatch(ifNoneMatch, etag) ? undefined : texts.text(served.resolution, served.decisionId, eventStream(deps, c, where));
+      return { ok: true as const, etag, body, stale: served.stale };
+    };
+    // Returned, not awaited: this frame's locals need not live through the commit.
+    return respondFlags(c, resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: undefined, started }, found, answer));
+  }
+
+  async function respondFlags(c: Context<AppEnv>, recorded: Promise<{ ok: true; etag: string; body: string | undefined; stale: boolean } | NotServed>): Promise<Response> {
+    const served = await recorded;
     if (!served.ok) {
       if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
       return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
     }
-    const texts = bulkTextsOf(served.entry.flags);
-    const etag = bulkEtag(texts.outcome(served.resolution), deps.auth.sha256);
     if (served.stale) servedStale(c);
-    if (weakMatch(c.req.header("if-none-match"), etag)) return empty(c, 304, { ETag: etag });
-    // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
-    return text(c, texts.text(served.resolution, served.decisionId, eventStream(deps, c, where)), "application/json", { ETag: etag });
+    if (served.body === undefined) return empty(c, 304, { ETag: served.etag });
+    return text(c, served.body, "application/json", { ETag: served.etag });
   }
 
   async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {

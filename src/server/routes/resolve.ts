@@ -11,7 +11,7 @@ import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { inChildSpan } from "../middleware/observe.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
-import { bundleFor, resolveAndRecord } from "../resolution.js";
+import { type NotServed, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
 
 export interface ResolveDependencies {
   readonly auth: AuthDependencies;
@@ -46,23 +46,29 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
     const lookup = bundleFor(deps.bundles, asked);
     const found = lookup instanceof Promise ? await lookup : lookup;
-    const served = found.ok ? await resolveAndRecord(deps, asked, found, (work) => inChildSpan(c, "vane.resolve", work)) : found;
-    if (!served.ok) {
-      switch (served.reason) {
-        case "unavailable":
-          return configUnavailable(c);
-        case "missing":
-          return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(request.env)}`);
-        case "bad-context":
-          return badRequest(c, served.problems.join("; "));
-        case "not-recorded":
-          return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-      }
+    if (!found.ok) {
+      if (found.reason === "missing") return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(request.env)}`);
+      return configUnavailable(c);
     }
-    if (served.stale) servedStale(c);
-    const { decisionId, timestamp, entry } = served;
-    return text(c, entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), "application/json");
+    // Returned, not awaited: this frame's locals need not live through the commit.
+    return respond(c, resolveAndRecord(deps, asked, found, answerOf, (work) => inChildSpan(c, "vane.resolve", work)));
   }
+}
+
+/** The answer's text, written before the decision's commit is awaited. */
+function answerOf(served: Served): { readonly ok: true; readonly text: string; readonly stale: boolean } {
+  const { decisionId, timestamp, entry } = served;
+  return { ok: true, text: entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), stale: served.stale };
+}
+
+async function respond(c: Context<AppEnv>, recorded: Promise<ReturnType<typeof answerOf> | NotServed>): Promise<Response> {
+  const served = await recorded;
+  if (!served.ok) {
+    if (served.reason === "bad-context") return badRequest(c, served.problems.join("; "));
+    return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+  }
+  if (served.stale) servedStale(c);
+  return text(c, served.text, "application/json");
 }
 
 async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Response> {
