@@ -100,25 +100,38 @@ function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
   return items;
 }
 
-async function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Promise<Response> {
+// decideBatch and decideOne are not async: their locals (the outcomes, the events, the row) would
+// live through the commit, and young-generation GCs meanwhile would copy and promote them. The
+// answer is written first, and only it waits for the commit.
+function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Promise<Response> {
   const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
   const decided = outcomes.filter((o): o is Decided => "decision" in o);
   const source = eventSource(tenant, entry, now, started);
   const parts = decided.map((o) => decisionParts(o.decision));
-  const refused = await record(c, deps.events, entry, decided, parts, source);
-  if (refused) return refused;
-  return text(c, batchAnswer(outcomes, parts, source.version, source.timestamp), "application/json");
+  const answer = batchAnswer(outcomes, parts, source.version, source.timestamp);
+  return sendWhenStored(c, record(deps.events, entry, decided, parts, source), answer);
 }
 
-async function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Promise<Response> {
+function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Response | Promise<Response> {
   const item = { policyId: c.req.param("policyId"), context: body.context, entityId: body.entityId };
   const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
   const source = eventSource(tenant, entry, now, started);
   const parts = decisionParts(outcome.decision);
-  const refused = await record(c, deps.events, entry, [outcome], [parts], source);
-  if (refused) return refused;
-  return text(c, decideAnswer(outcome, parts, source.version, source.timestamp), "application/json");
+  const answer = decideAnswer(outcome, parts, source.version, source.timestamp);
+  return sendWhenStored(c, record(deps.events, entry, [outcome], [parts], source), answer);
+}
+
+/** The answer once the decisions' events are stored; the 503 when that fails: nothing was served. */
+async function sendWhenStored(c: Context<AppEnv>, stored: Promise<unknown> | undefined, answer: string): Promise<Response> {
+  if (stored !== undefined) {
+    try {
+      await stored;
+    } catch {
+      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+    }
+  }
+  return text(c, answer, "application/json");
 }
 
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
@@ -129,17 +142,16 @@ function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: n
 
 /**
  * Stores the decisions' events in one append, their row written from the decisions (the SQLite
- * store takes it as it is); the 503 to answer when that fails, nothing was served.
+ * store takes it as it is); undefined when there is nothing to store.
  */
-async function record(c: Context<AppEnv>, events: EventStore, entry: BundleEntry, decided: readonly Decided[], parts: readonly SharedParts[], source: EventSource): Promise<Response | undefined> {
+function record(events: EventStore, entry: BundleEntry, decided: readonly Decided[], parts: readonly SharedParts[], source: EventSource): Promise<unknown> | undefined {
   if (decided.length === 0) return undefined;
-  const stored = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
-  const row = { text: decisionRow(entry.texts, decided, parts, stored.map((event) => event.id), source), format: LOG_FORMAT_COMPACT } as const;
   try {
-    await events.append(stored, row);
-    return undefined;
-  } catch {
-    return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
+    const stored = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
+    const row = { text: decisionRow(entry.texts, decided, parts, stored.map((event) => event.id), source), format: LOG_FORMAT_COMPACT } as const;
+    return events.append(stored, row);
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 
