@@ -6,7 +6,7 @@
 // Anywhere else (a Worker, app.request in tests) and for a value Fetch would refuse, the reads go
 // through Hono as before.
 import type { Context } from "hono";
-import type { AppEnv } from "../env.js";
+import { scopeOf } from "./request-scope.js";
 
 /** The names read here, lower case. */
 export type FrontHeader = "authorization" | "content-length" | "if-none-match" | "transfer-encoding" | "x-org-id" | "x-project-id" | "x-request-id";
@@ -47,7 +47,7 @@ const FORBIDDEN_VALUE = /[\0\r\n]/;
 export type FrontValues = (string | undefined)[];
 
 /** Reads Node's rawHeaders once; undefined when there are none (not @hono/node-server) or a value is one Fetch refuses. */
-export function readFrontHeaders(c: Context<AppEnv>): FrontValues | undefined {
+export function readFrontHeaders(c: Context): FrontValues | undefined {
   const raw = (c.env as { incoming?: { rawHeaders?: unknown } } | undefined)?.incoming?.rawHeaders;
   if (!Array.isArray(raw)) return undefined;
   const values: FrontValues = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
@@ -64,11 +64,17 @@ export function readFrontHeaders(c: Context<AppEnv>): FrontValues | undefined {
 }
 
 /** The request's value of `name`, as c.req.header(name) gives it. */
-export function frontHeader(c: Context<AppEnv>, name: FrontHeader): string | undefined {
-  return headerIn(c.get("request")?.front, c, name);
+export function frontHeader(c: Context, name: FrontHeader): string | undefined {
+  return headerIn(scopeOf(c)?.front, c, name);
 }
 
 /** The same from the values readFrontHeaders gave. */
-export function headerIn(values: FrontValues | undefined, c: Context<AppEnv>, name: FrontHeader): string | undefined {
+export function headerIn(values: FrontValues | undefined, c: Context, name: FrontHeader): string | undefined {
   return values === undefined ? c.req.header(name) : values[slotOf(name)];
+}
+
+/** Node's request target as the client sent it (path and query), when the request came through @hono/node-server. */
+export function nodeTarget(c: Context): string | undefined {
+  const url = (c.env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url;
+  return typeof url === "string" ? url : undefined;
 }

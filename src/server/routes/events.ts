@@ -20,6 +20,7 @@ import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import type { ValidationFailures } from "../events/validation-failures.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 
@@ -83,7 +84,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       deps.metrics?.events("refused", events.length);
       return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
     }
-    const key = c.get("key");
+    const key = keyOf(c);
     const now = deps.clock.now();
     let batch: PreparedBatch;
     try {
@@ -113,7 +114,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
 
   const store = async (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
     deps.metrics?.events("invalid", batch.validationErrors.length);
-    deps.failures?.record(c.get("key"), batch.validationErrors);
+    deps.failures?.record(keyOf(c), batch.validationErrors);
     let accepted = 0;
     let duplicates = 0;
     let lastSeq = 0;
