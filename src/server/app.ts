@@ -139,32 +139,25 @@ function limitBody(maxBytes: number): Step {
 /**
  * What every request goes through before its route (the request id, span and answer headers, CORS's
  * among them, then the body limit), as plain calls: Hono's middleware would make every request
- * asynchronous. CORS's two headers are in the request's answer headers from the start
+ * asynchronous. A route's fault is answered by observe.ts (its `fault`), thrown or rejected. CORS's two headers are in the request's answer headers from the start
  * (request-scope.ts): hono's cors sets them on the finished c.res, which makes Hono merge two
  * Response objects and @hono/node-server build a full undici Response for every answer (3×
  * slower). Preflights are answered by hono's cors itself (the app's OPTIONS route).
  */
 interface FrontDoor {
-  /** `route` behind the door, as one Hono handler; its faults answered by `onError`. `path`: its pattern, when mounted. */
+  /** `route` behind the door, as one Hono handler. `path`: its pattern, when mounted. */
   readonly wrap: (route: Handler, path?: string) => Handler;
   /** The same as a Hono middleware, for sub-apps with middleware of their own (admin, console). */
   readonly middleware: MiddlewareHandler<AppEnv>;
 }
 
-function frontDoor(observe: Observe, limit: Step, onError: (error: unknown, c: Context<AppEnv>) => Response): FrontDoor {
+function frontDoor(observe: Observe, limit: Step): FrontDoor {
   return {
     wrap(route, path) {
-      const guarded: Handler = (c) => {
-        try {
-          const answered = route(c);
-          return answered instanceof Promise ? answered.catch((error: unknown) => onError(error, c)) : answered;
-        } catch (error) {
-          return onError(error, c);
-        }
-      };
-      const limited: Handler = (c) => limit(c, guarded);
-      // A request the middleware form already let in (a path under /admin/v1 or /console that no route matched) is not let in twice.
-      return (c) => (scopeOf(c) === undefined ? observe(c, limited, path) : guarded(c));
+      const limited: Handler = (c) => limit(c, route);
+      // A request the middleware form already let in (a path under /admin/v1 or /console that no
+      // route matched) is not let in twice; a fault there is answered by the sub-app's onError.
+      return (c) => (scopeOf(c) === undefined ? observe(c, limited, path) : route(c));
     },
     middleware: async (c, next) =>
       observe(c, (c) =>
@@ -236,7 +229,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (!clientAborted(error)) reportError(error, requestIdOf(c));
     return fail(c, "INTERNAL_ERROR", "Internal error");
   };
-  const door = frontDoor(observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version) }), limitBody(limits.maxBodyBytes), onError);
+  const door = frontDoor(observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version), fault: onError }), limitBody(limits.maxBodyBytes));
   // hono's cors answers every preflight itself, before any route's own middleware (the admin token).
   app.options("*", door.wrap((c) => CORS(c, PREFLIGHT_ONLY) as Promise<Response>));
   observed.metrics?.watchBundles(() => bundles.served());

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/server/env.js";
 import { type FrontHeader, headerIn, readFrontHeaders } from "../../src/server/middleware/front-headers.js";
 
-const NAMES: readonly FrontHeader[] = ["authorization", "content-length", "if-none-match", "transfer-encoding", "x-org-id", "x-project-id", "x-request-id"];
+const NAMES: readonly FrontHeader[] = ["authorization", "content-length", "if-none-match", "transfer-encoding", "x-org-id", "x-project-id", "x-request-id", "content-type"];
 
 let server: ServerType;
 let port: number;
@@ -50,12 +50,12 @@ function send(lines: readonly string[], body = ""): Promise<{ fromRaw: boolean; 
 }
 
 const CASES: readonly (readonly [name: string, lines: readonly string[]])[] = [
-  ["lower-case names", ["authorization: Bearer vane_sk_abc", "if-none-match: \"v1\"", "x-request-id: r-1", "x-org-id: o", "x-project-id: p", "content-length: 0"]],
-  ["capitalized and upper-case names", ["Authorization: Bearer vane_sk_abc", "IF-NONE-MATCH: \"v1\"", "X-Request-ID: r-1", "X-Org-Id: o", "X-PROJECT-ID: p", "Content-Length: 0"]],
-  ["repeats, joined as Fetch joins them", ["Authorization: Bearer a", "authorization: Bearer b", "If-None-Match: \"v1\"", "if-none-match: \"v2\"", "X-Request-Id: a", "x-request-id: b", "X-Org-Id: o1", "X-Org-Id: o2", "Content-Length: 0"]],
+  ["lower-case names", ["authorization: Bearer vane_sk_abc", "if-none-match: \"v1\"", "x-request-id: r-1", "x-org-id: o", "x-project-id: p", "content-length: 0", "content-type: application/json"]],
+  ["capitalized and upper-case names", ["Authorization: Bearer vane_sk_abc", "IF-NONE-MATCH: \"v1\"", "X-Request-ID: r-1", "X-Org-Id: o", "X-PROJECT-ID: p", "Content-Length: 0", "CONTENT-Type: text/plain; charset=utf-8"]],
+  ["repeats, joined as Fetch joins them", ["Authorization: Bearer a", "authorization: Bearer b", "If-None-Match: \"v1\"", "if-none-match: \"v2\"", "X-Request-Id: a", "x-request-id: b", "X-Org-Id: o1", "X-Org-Id: o2", "Content-Length: 0", "Content-Type: application/json", "content-type: text/plain"]],
   ["values with spaces around them", ["Authorization:    Bearer vane_sk_abc   ", "If-None-Match:\t\"v1\" ", "X-Project-Id:  p  ", "Content-Length: 0"]],
   ["empty values", ["Authorization:", "X-Request-Id: ", "Content-Length: 0"]],
-  ["names of a wanted name's length that are not it", ["Cache-Control: no-cache", "Accept-Charset: utf-8", "X-Other-Id: z", "X-Whatever-Id: z", "Content-Length: 0"]],
+  ["names of a wanted name's length that are not it", ["Cache-Control: no-cache", "Accept-Charset: utf-8", "X-Other-Id: z", "X-Whatever-Id: z", "Content-Xype: z", "Accept-Range: z", "Content-Length: 0"]],
   ["a chunked body", ["Authorization: Bearer k", "Transfer-Encoding: chunked"]],
   ["none of them", ["Content-Length: 0"]],
 ];

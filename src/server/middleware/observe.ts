@@ -41,8 +41,14 @@ export type Observe = (c: Context<AppEnv>, inner: Handler, route?: string) => Re
  * promise, so @hono/node-server writes it on its synchronous path (each Hono middleware costs a
  * promise and a closure, and makes every request asynchronous).
  */
-export function observeRequests(options: Observability & { readonly tracer: Tracer }): Observe {
-  const { metrics, logger, tracer } = options;
+/** What observeRequests takes beyond what is observed: the tracer, and the answer to a fault (a 500). */
+export interface ObserveOptions extends Observability {
+  readonly tracer: Tracer;
+  readonly fault: (error: unknown, c: Context<AppEnv>) => Response;
+}
+
+export function observeRequests(options: ObserveOptions): Observe {
+  const { metrics, logger, tracer, fault } = options;
   const ids = new RequestIds();
   const tracing = canRecord(tracer);
   const notTraced = untraced(tracer);
@@ -59,27 +65,24 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
     try {
       answered = span === undefined ? inner(c) : context.with(scope.trace, inner, undefined, c);
     } catch (error) {
-      finish(c, span?.span, started, id, undefined);
-      throw error;
+      answered = fault(error, c);
     }
     if (!(answered instanceof Promise)) return finish(c, span?.span, started, id, answered);
+    // A fault is answered here, not by a catch of its own on every route's promise.
     return answered.then(
       (response) => finish(c, span?.span, started, id, response),
-      (error: unknown) => {
-        finish(c, span?.span, started, id, undefined);
-        throw error;
-      },
+      (error: unknown) => finish(c, span?.span, started, id, fault(error, c)),
     );
   };
 
   /** The answer completed with the request's headers, and what it was told to metrics, the span and the log. */
-  function finish(c: Context<AppEnv>, span: Span | undefined, started: number, id: string, response: Response | undefined): Response {
+  function finish(c: Context<AppEnv>, span: Span | undefined, started: number, id: string, response: Response): Response {
     const scope = scopeOf(c)!;
     const { headers } = scope;
     // An answer not built by answer.ts (hono's cors preflight, the event stream) gets the
     // request's headers here; only those, as reading its headers makes a fast response a full one.
-    if (response !== undefined && response !== scope.answer) for (const name in headers) response.headers.set(name, headers[name]!);
-    const status = response?.status ?? 500;
+    if (response !== scope.answer) for (const name in headers) response.headers.set(name, headers[name]!);
+    const { status } = response;
     const recording = span?.isRecording() === true;
     // With metrics, the request's log line and tracing off (the defaults) nothing reads the sample: not built.
     // The route's pattern where the door knows it: c.req.path would make Hono build its request object.
@@ -99,7 +102,7 @@ export function observeRequests(options: Observability & { readonly tracer: Trac
       const traceId = recording ? span!.spanContext().traceId : undefined;
       if (logging) logger.request(Object.assign({}, sample, { requestId: id, path: c.req.path, projectId, keyId: key?.id, traceId }));
     }
-    return response!;
+    return response;
   }
 }
 
