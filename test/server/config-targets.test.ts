@@ -1,7 +1,6 @@
 // GET /v1/config's project and env kept per request target give what Hono's c.req gives for
 // that target, over real HTTP (percent-encoding, queries in every form, absolute-form targets),
 // and a target seen before is answered without Hono's request object.
-import { connect } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { HonoRequest } from "hono/request";
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { AppEnv } from "../../src/server/env.js";
 import { DEFAULT_ENV } from "../../src/server/request.js";
 import { ConfigTargets } from "../../src/server/routes/config-targets.js";
+import { exchange } from "./raw-http.js";
 
 let server: ServerType;
 let port: number;
@@ -30,19 +30,9 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
 /** One GET of exactly this request target and Host; the answer's body, or its status line when not 200. */
-function get(target: string, host = "127.0.0.1"): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString("utf8")));
-    socket.on("error", reject);
-    socket.on("end", () => {
-      const start = text.indexOf("\r\n\r\n");
-      const head = text.slice(0, start);
-      resolve(head.startsWith("HTTP/1.1 200") ? JSON.parse(text.slice(start + 4)) : head.split("\r\n")[0]);
-    });
-    socket.write(`GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
-  });
+async function get(target: string, host = "127.0.0.1"): Promise<unknown> {
+  const { head, body } = await exchange(port, `GET ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+  return head.startsWith("HTTP/1.1 200") ? JSON.parse(body) : head.split("\r\n")[0];
 }
 
 const TARGETS = [

@@ -1,12 +1,12 @@
 // The front door's headers read from Node's rawHeaders in one pass give what Hono's
 // c.req.header gives for each of its names, over real HTTP with the header lists a client may
 // send: any case, repeats, surrounding spaces, names of the same length as a wanted one.
-import { connect } from "node:net";
 import { type ServerType, serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../src/server/env.js";
 import { type FrontHeader, headerIn, readFrontHeaders } from "../../src/server/middleware/front-headers.js";
+import { exchange } from "./raw-http.js";
 
 const NAMES: readonly FrontHeader[] = ["authorization", "content-length", "if-none-match", "transfer-encoding", "x-org-id", "x-project-id", "x-request-id", "content-type"];
 
@@ -31,22 +31,12 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
 /** One request with exactly these header lines; its JSON answer. */
-function send(lines: readonly string[], body = ""): Promise<{ fromRaw: boolean; ours: Record<string, string | null>; hono: Record<string, string | null> }> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, "127.0.0.1");
-    let text = "";
-    socket.on("data", (chunk) => (text += chunk.toString("utf8")));
-    socket.on("error", reject);
-    socket.on("end", () => {
-      const start = text.indexOf("\r\n\r\n");
-      const head = text.slice(0, start);
-      if (!head.startsWith("HTTP/1.1 200")) return reject(new Error(head));
-      const rest = text.slice(start + 4);
-      // The JSON answer may come chunked: its one chunk sits between the size line and the end.
-      resolve(JSON.parse(/transfer-encoding: chunked/i.test(head) ? rest.slice(rest.indexOf("\r\n") + 2, rest.lastIndexOf("\r\n0\r\n")) : rest));
-    });
-    socket.write(["POST /v1/config/p HTTP/1.1", "Host: 127.0.0.1", "Connection: close", ...lines, "", body].join("\r\n"));
-  });
+async function send(lines: readonly string[], body = ""): Promise<{ fromRaw: boolean; ours: Record<string, string | null>; hono: Record<string, string | null> }> {
+  const answer = await exchange(port, ["POST /v1/config/p HTTP/1.1", "Host: 127.0.0.1", "Connection: close", ...lines, "", body].join("\r\n"));
+  if (!answer.head.startsWith("HTTP/1.1 200")) throw new Error(answer.head);
+  const rest = answer.body;
+  // The JSON answer may come chunked: its one chunk sits between the size line and the end.
+  return JSON.parse(/transfer-encoding: chunked/i.test(answer.head) ? rest.slice(rest.indexOf("\r\n") + 2, rest.lastIndexOf("\r\n0\r\n")) : rest);
 }
 
 const CASES: readonly (readonly [name: string, lines: readonly string[]])[] = [
