@@ -139,10 +139,11 @@ function limitBody(maxBytes: number): Step {
 /**
  * What every request goes through before its route (the request id, span and answer headers, CORS's
  * among them, then the body limit), as plain calls: Hono's middleware would make every request
- * asynchronous. A route's fault is answered by observe.ts (its `fault`), thrown or rejected. CORS's two headers are in the request's answer headers from the start
- * (request-scope.ts): hono's cors sets them on the finished c.res, which makes Hono merge two
- * Response objects and @hono/node-server build a full undici Response for every answer (3×
- * slower). Preflights are answered by hono's cors itself (the app's OPTIONS route).
+ * asynchronous. A route's fault, thrown or rejected, is answered by observe.ts (its `fault`).
+ * CORS's two headers are in the request's answer headers from the start (request-scope.ts):
+ * hono's cors sets them on the finished c.res, which makes Hono merge two Response objects and
+ * @hono/node-server build a full undici Response for every answer (3× slower). Preflights are
+ * answered by hono's cors itself (the app's OPTIONS route).
  */
 interface FrontDoor {
   /** `route` behind the door, as one Hono handler. `path`: its pattern, when mounted. */
