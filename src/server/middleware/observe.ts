@@ -36,16 +36,17 @@ export type Step = (c: Context<AppEnv>, inner: Handler) => Response | Promise<Re
 /** The first step: `route` is the pattern of the route it stands in front of, when the caller knows it. */
 export type Observe = (c: Context<AppEnv>, inner: Handler, route?: string) => Response | Promise<Response>;
 
-/**
- * A plain call, not a Hono middleware: a route that answers at once returns its Response, not a
- * promise, so @hono/node-server writes it on its synchronous path (each Hono middleware costs a
- * promise and a closure, and makes every request asynchronous).
- */
 /** What observeRequests takes beyond what is observed: the tracer, and the answer to a fault (a 500). */
 export interface ObserveOptions extends Observability {
   readonly tracer: Tracer;
   readonly fault: (error: unknown, c: Context<AppEnv>) => Response;
 }
+
+/**
+ * A plain call, not a Hono middleware: a route that answers at once returns its Response, not a
+ * promise, so @hono/node-server writes it on its synchronous path (each Hono middleware costs a
+ * promise and a closure, and makes every request asynchronous).
+ */
 
 export function observeRequests(options: ObserveOptions): Observe {
   const { metrics, logger, tracer, fault } = options;
