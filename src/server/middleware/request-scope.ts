@@ -30,6 +30,9 @@ export interface RequestTrace {
   readonly trace: TraceContext;
 }
 
+/** No trace of the request's own: its child steps start no spans. */
+export const untraced = (tracer: Tracer): RequestTrace => ({ tracer, trace: ROOT_CONTEXT });
+
 export class RequestScope {
   /** Headers every answer to the request carries (answer.ts): its id, CORS's two, a stale copy's mark. */
   readonly headers: HeaderRecord;
@@ -42,7 +45,7 @@ export class RequestScope {
 
   constructor(
     readonly id: string,
-    /** The headers the door, auth and config read, from Node's rawHeaders (front-headers.ts); undefined where read through Hono. */
+    /** The headers the door, auth, config and the JSON body read, from Node's rawHeaders (front-headers.ts); undefined where read through Hono. */
     readonly front: FrontValues | undefined,
     private readonly traced: RequestTrace,
   ) {
@@ -81,9 +84,6 @@ export function keyOf(c: Context): KeyRecord {
   if (key === undefined) throw new TypeError("keyOf: the request was not authenticated (the route is not behind auth)");
   return key;
 }
-
-/** No trace of the request's own: its child steps start no spans. */
-export const untraced = (tracer: Tracer): RequestTrace => ({ tracer, trace: ROOT_CONTEXT });
 
 /** The request is let in with `key` (auth, an event stream's token). */
 export function admitKey(c: Context, key: KeyRecord): void {
