@@ -15,9 +15,10 @@ const logger: RequestLogger = { wants: (path, status) => status >= 400 || !path.
 
 let server: TestServer;
 let key: string;
+const faults: { error: unknown; requestId?: string }[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer({ limits: { keyCacheMs: 60_000, bundleRefreshMs: 60_000 }, observability: { logger } });
+  server = await startTestServer({ limits: { keyCacheMs: 60_000, bundleRefreshMs: 60_000 }, observability: { logger }, onInternalError: (error, requestId) => faults.push({ error, requestId }) });
   key = await server.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read"] });
   await server.putBundle(sampleBundle());
 });
@@ -51,5 +52,28 @@ describe("the request's scope", () => {
     expect(refused.status).toBe(403);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ path: "/v1/config/proj-2", route: "/v1/config/:projectId", status: 403, requestId: refused.headers.get("X-Request-Id"), keyId: expect.stringMatching(/^key_/) });
+  });
+
+  it("a route's rejected promise is answered once, a 500 with the request's headers, reported and logged with its id", async () => {
+    // A stored bundle past the engine's range table cannot compile: resolve (asynchronous: it reads its body) faults.
+    const huge = sampleBundle();
+    huge.version = "2026-11-21T14:00:00.000Z";
+    huge.layers[0]!.policies[1]!.allocations = Array.from({ length: 5000 }, (_, i) => ({ id: `a${i}`, name: `a${i}`, key: `a${i}`, bucketRange: [0, 0] as [number, number], overrides: {} }));
+    const other = await startTestServer({ observability: { logger }, onInternalError: (error, requestId) => faults.push({ error, requestId }) });
+    try {
+      await other.putBundle(huge);
+      const resolveKey = await other.key({ orgId: "org-1", projectId: "proj-1", scopes: ["sdk:read"] });
+      lines.length = 0;
+      faults.length = 0;
+      const answer = await call(other, "/v1/resolve", { key: resolveKey, body: { context: { userId: "u" } } });
+      expect(answer.status).toBe(500);
+      expect(await answer.json()).toEqual({ error: { code: "INTERNAL_ERROR", message: "Internal error" } });
+      const id = answer.headers.get("X-Request-Id");
+      expect(answer.headers.get("Access-Control-Allow-Origin")).toBe("*");
+      expect(faults.map((f) => f.requestId)).toEqual([id]);
+      expect(lines).toEqual([expect.objectContaining({ status: 500, route: "/v1/resolve", requestId: id })]);
+    } finally {
+      await other.close();
+    }
   });
 });
