@@ -16,13 +16,14 @@ import { BundleCache } from "./bundle-cache.js";
 import { ProjectOwners } from "./project-owners.js";
 import { type Clock, systemClock } from "./clock.js";
 import { json } from "./answer.js";
+import { EXPOSED_HEADERS, requestIdOf, scopeOf } from "./middleware/request-scope.js";
 import type { AppEnv } from "./env.js";
 import { clip, errorBody, fail } from "./errors.js";
 import { DEFAULT_MAX_EVENT_AGE_MS } from "../store/event-time.js";
 import type { SchemaCompiler } from "./events/schemas.js";
 import type { AuthDependencies } from "./middleware/auth.js";
 import { frontHeader } from "./middleware/front-headers.js";
-import { type Handler, type Step, observeRequests } from "./middleware/observe.js";
+import { type Handler, type Observe, type Step, observeRequests } from "./middleware/observe.js";
 import type { Observability } from "./observability/types.js";
 import { metricsRoutes } from "./routes/metrics.js";
 import { configRoutes } from "./routes/config.js";
@@ -109,8 +110,6 @@ export const DEFAULT_LIMITS: AppLimits = {
   maxEventAgeMs: DEFAULT_MAX_EVENT_AGE_MS,
 };
 
-const EXPOSED_HEADERS = ["ETag", "Retry-After", "X-Request-Id", "X-Service-Bundle-Stale"];
-
 const CORS = cors({
   origin: "*",
   allowMethods: ["GET", "POST", "OPTIONS"],
@@ -119,26 +118,8 @@ const CORS = cors({
   maxAge: 86_400,
 });
 
-const EXPOSED = EXPOSED_HEADERS.join(",");
-
 /** hono's cors answers an OPTIONS request without calling on. */
 const PREFLIGHT_ONLY: Next = () => Promise.resolve();
-
-/**
- * CORS's two headers in the request's answer headers (answer.ts), then the body limit. (hono's
- * cors sets them on the finished c.res, which makes Hono merge two Response objects and
- * @hono/node-server build a full undici Response for every answer: 3× slower.) Preflights are
- * answered by hono's cors itself (the app's OPTIONS route).
- */
-function corsThenLimit(maxBytes: number): Step {
-  const limited = limitBody(maxBytes);
-  return function corsHeaders(c, inner) {
-    const headers = c.get("answerHeaders");
-    headers["Access-Control-Allow-Origin"] = "*";
-    headers["Access-Control-Expose-Headers"] = EXPOSED;
-    return limited(c, inner);
-  };
-}
 
 /**
  * A declared Content-Length is judged without touching the body (reading c.req.raw makes
@@ -156,34 +137,32 @@ function limitBody(maxBytes: number): Step {
 }
 
 /**
- * What every request goes through before its route (the request id and span, CORS, the body
- * limit), as plain calls: Hono's middleware would make every request asynchronous.
+ * What every request goes through before its route (the request id, span and answer headers, CORS's
+ * among them, then the body limit), as plain calls: Hono's middleware would make every request
+ * asynchronous. A route's fault, thrown or rejected, is answered by observe.ts (its `fault`).
+ * CORS's two headers are in the request's answer headers from the start (request-scope.ts):
+ * hono's cors sets them on the finished c.res, which makes Hono merge two Response objects and
+ * @hono/node-server build a full undici Response for every answer (3× slower). Preflights are
+ * answered by hono's cors itself (the app's OPTIONS route).
  */
 interface FrontDoor {
-  /** `route` behind the door, as one Hono handler; its faults answered by `onError`. */
-  readonly wrap: (route: Handler) => Handler;
+  /** `route` behind the door, as one Hono handler. `path`: its pattern, when mounted. */
+  readonly wrap: (route: Handler, path?: string) => Handler;
   /** The same as a Hono middleware, for sub-apps with middleware of their own (admin, console). */
   readonly middleware: MiddlewareHandler<AppEnv>;
 }
 
-function frontDoor(observe: Step, cors: Step, onError: (error: unknown, c: Context<AppEnv>) => Response): FrontDoor {
+function frontDoor(observe: Observe, limit: Step): FrontDoor {
   return {
-    wrap(route) {
-      const guarded: Handler = (c) => {
-        try {
-          const answered = route(c);
-          return answered instanceof Promise ? answered.catch((error: unknown) => onError(error, c)) : answered;
-        } catch (error) {
-          return onError(error, c);
-        }
-      };
-      const behindCors: Handler = (c) => cors(c, guarded);
-      // A request the middleware form already let in (a path under /admin/v1 or /console that no route matched) is not let in twice.
-      return (c) => (c.get("request") === undefined ? observe(c, behindCors) : guarded(c));
+    wrap(route, path) {
+      const limited: Handler = (c) => limit(c, route);
+      // A request the middleware form already let in (a path under /admin/v1 or /console that no
+      // route matched) is not let in twice; a fault there is answered by the sub-app's onError.
+      return (c) => (scopeOf(c) === undefined ? observe(c, limited, path) : route(c));
     },
     middleware: async (c, next) =>
       observe(c, (c) =>
-        cors(c, async () => {
+        limit(c, async () => {
           await next();
           return c.res;
         }),
@@ -195,7 +174,7 @@ function frontDoor(observe: Step, cors: Step, onError: (error: unknown, c: Conte
 function mount(app: Hono<AppEnv>, routes: Hono<AppEnv>, door: FrontDoor): void {
   for (const route of routes.routes) {
     if (route.method === "ALL") throw new TypeError(`${route.path}: a route behind the front door takes no middleware of its own`);
-    app.on(route.method, route.path, door.wrap(route.handler as Handler));
+    app.on(route.method, route.path, door.wrap(route.handler as Handler, route.path));
   }
 }
 
@@ -248,10 +227,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const observed = options.observability ?? {};
   const onError = (error: unknown, c: Context<AppEnv>): Response => {
     // A client that hung up mid-body (a page closing during a keepalive send) is not a fault.
-    if (!clientAborted(error)) reportError(error, c.get("request")?.id);
+    if (!clientAborted(error)) reportError(error, requestIdOf(c));
     return fail(c, "INTERNAL_ERROR", "Internal error");
   };
-  const door = frontDoor(observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version) }), corsThenLimit(limits.maxBodyBytes), onError);
+  const door = frontDoor(observeRequests({ ...observed, tracer: observed.tracer ?? trace.getTracer("vane", options.version), fault: onError }), limitBody(limits.maxBodyBytes));
   // hono's cors answers every preflight itself, before any route's own middleware (the admin token).
   app.options("*", door.wrap((c) => CORS(c, PREFLIGHT_ONLY) as Promise<Response>));
   observed.metrics?.watchBundles(() => bundles.served());

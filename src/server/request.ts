@@ -1,6 +1,7 @@
 // Request helpers shared by the routes.
 import type { Context } from "hono";
 import { clip } from "./errors.js";
+import { frontHeader } from "./middleware/front-headers.js";
 import { textDepth } from "./json-depth.js";
 
 export const DEFAULT_ENV = "production";
@@ -20,6 +21,7 @@ const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89a-fA-F])/;
 /** application/json, or a +json type such as application/merge-patch+json; parameters (charset) aside. */
 export function isJsonContentType(header: string | undefined): boolean {
   if (header === undefined) return false;
+  if (header === "application/json") return true; // what SDKs send: no split, no copies
   const type = header.split(";", 1)[0]!.trim().toLowerCase();
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
 }
@@ -29,7 +31,7 @@ export function isJsonContentType(header: string | undefined): boolean {
  * `Content-Type: application/json`, so a form or text body is refused before it is parsed.
  */
 export async function readJson(c: Context): Promise<JsonBody> {
-  const contentType = c.req.header("content-type");
+  const contentType = frontHeader(c, "content-type");
   if (!isJsonContentType(contentType)) {
     const given = contentType === undefined ? "none" : clip(contentType);
     return { ok: false, message: `Content-Type must be application/json, got ${given}` };

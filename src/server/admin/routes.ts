@@ -15,6 +15,7 @@ import { EVENT_TYPES, MAX_EVENTS_LISTED, type ReadEvents } from "./event-reads.j
 import { localOperations } from "./local-operations.js";
 import type { EventsFilter, KeyRequest } from "./operations.js";
 import { AdminRefusal } from "./refusal.js";
+import { requestIdOf } from "../middleware/request-scope.js";
 
 export interface AdminRouteDependencies {
   readonly token: string;
@@ -41,7 +42,7 @@ export async function answerOr(report: (error: unknown, requestId?: string) => v
     // every other route, a store that fails is a 503 the caller may retry, with nothing half-done
     // (each write is one transaction).
     if (!(error instanceof AdminRefusal)) {
-      report(error, c.get("request")?.id);
+      report(error, requestIdOf(c));
       return fail(c, "SERVICE_UNAVAILABLE", STORE_UNAVAILABLE, RETRY_AFTER_SECONDS.config);
     }
     const body = errorBody(error.code, error.message);

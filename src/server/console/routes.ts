@@ -27,6 +27,7 @@ import { ConsoleLive } from "./live.js";
 import type { ConsoleResults } from "./results.js";
 import { ConsoleSessions, DEFAULT_SESSION_MS, randomSessionSecret, sessionCookie, sessionCookieValue, type Session } from "./session.js";
 import { type Viewer, sessionViewer, signIn } from "./viewer.js";
+import { requestIdOf, scopeOf } from "../middleware/request-scope.js";
 
 /** What a host gives createApp to serve the console. */
 export interface ConsoleOptions {
@@ -109,7 +110,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
     return viewer === undefined ? undefined : { session, viewer };
   };
   const keysUnavailable = (c: Context<AppEnv>, error: unknown): Response => {
-    deps.reportError(error, c.get("request")?.id);
+    deps.reportError(error, requestIdOf(c));
     return fail(c, "SERVICE_UNAVAILABLE", "Key store temporarily unavailable, retry shortly", RETRY_AFTER_SECONDS.config);
   };
   /** Who each API request is signed in as, from the session middleware to the route. */
@@ -186,7 +187,7 @@ export function consoleRoutes(deps: ConsoleDependencies): Hono<AppEnv> {
  * pages or data, and a policy that runs only the console's own scripts and never in a frame.
  */
 const consoleHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const headers = c.get("answerHeaders");
+  const { headers } = scopeOf(c)!;
   delete headers["Access-Control-Allow-Origin"];
   delete headers["Access-Control-Expose-Headers"];
   await next();

@@ -14,6 +14,7 @@ import { RETRY_AFTER_SECONDS, errorBody, fail } from "../errors.js";
 import type { KeyRecord } from "../../store/types.js";
 import type { Handler, Step } from "./observe.js";
 import { frontHeader } from "./front-headers.js";
+import { admitKey } from "./request-scope.js";
 
 export interface AuthDependencies {
   readonly keys: KeyCache;
@@ -80,7 +81,7 @@ export function authenticate(deps: AuthDependencies, access: Access): Step {
   }
 
   function enter(c: Context<AppEnv>, key: KeyRecord, route: Handler): Response | Promise<Response> {
-    c.set("key", key);
+    admitKey(c, key);
     deps.usage?.used(key.id);
     return route(c);
   }

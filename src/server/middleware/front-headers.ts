@@ -1,19 +1,19 @@
-// The request headers the front door, auth and config read, found in one pass over Node's
-// rawHeaders. Through Hono (c.req.header) each read makes @hono/node-server's header object check
+// The request headers the front door, auth, config and the JSON body read, found in one pass over
+// Node's rawHeaders. Through Hono (c.req.header) each read makes @hono/node-server's header object check
 // the name with a regular expression, lower-case it, and, for Authorization or Content-Length,
 // copy rawHeaders and lower-case every name of the same length: eight reads on a config 304. The
 // values are the same as its: names matched without regard to case, repeats joined with ", ".
 // Anywhere else (a Worker, app.request in tests) and for a value Fetch would refuse, the reads go
 // through Hono as before.
 import type { Context } from "hono";
-import type { AppEnv } from "../env.js";
+import { scopeOf } from "./request-scope.js";
 
 /** The names read here, lower case. */
-export type FrontHeader = "authorization" | "content-length" | "if-none-match" | "transfer-encoding" | "x-org-id" | "x-project-id" | "x-request-id";
+export type FrontHeader = "authorization" | "content-length" | "if-none-match" | "transfer-encoding" | "x-org-id" | "x-project-id" | "x-request-id" | "content-type";
 
-const NAMES: readonly FrontHeader[] = ["authorization", "content-length", "if-none-match", "transfer-encoding", "x-org-id", "x-project-id", "x-request-id"];
+const NAMES: readonly FrontHeader[] = ["authorization", "content-length", "if-none-match", "transfer-encoding", "x-org-id", "x-project-id", "x-request-id", "content-type"];
 
-/** A name's slot by its length: the seven names have five lengths, and names of one length differ in their third letter. */
+/** A name's slot by its length: the eight names have five lengths, and names of one length differ in their first or third letter. */
 function slotOf(name: string): number {
   switch (name.length) {
     case 13:
@@ -25,7 +25,7 @@ function slotOf(name: string): number {
     case 8:
       return 4; // x-org-id
     case 12:
-      return lower(name, 2) === 112 ? 5 : 6; // x-project-id, x-request-id
+      return lower(name, 2) === 112 ? 5 : lower(name, 2) === 114 ? 6 : 7; // x-project-id, x-request-id, content-type
     default:
       return -1;
   }
@@ -43,14 +43,14 @@ function sameName(name: string, known: string): boolean {
 /** Fetch refuses these in a value (Node's strict parser does too; its lenient mode may not). */
 const FORBIDDEN_VALUE = /[\0\r\n]/;
 
-/** The seven values of one request, or undefined when its headers are read through Hono. */
+/** The eight values of one request, or undefined when its headers are read through Hono. */
 export type FrontValues = (string | undefined)[];
 
 /** Reads Node's rawHeaders once; undefined when there are none (not @hono/node-server) or a value is one Fetch refuses. */
-export function readFrontHeaders(c: Context<AppEnv>): FrontValues | undefined {
+export function readFrontHeaders(c: Context): FrontValues | undefined {
   const raw = (c.env as { incoming?: { rawHeaders?: unknown } } | undefined)?.incoming?.rawHeaders;
   if (!Array.isArray(raw)) return undefined;
-  const values: FrontValues = [undefined, undefined, undefined, undefined, undefined, undefined, undefined];
+  const values: FrontValues = [undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined];
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i] as string;
     const slot = slotOf(name);
@@ -64,11 +64,17 @@ export function readFrontHeaders(c: Context<AppEnv>): FrontValues | undefined {
 }
 
 /** The request's value of `name`, as c.req.header(name) gives it. */
-export function frontHeader(c: Context<AppEnv>, name: FrontHeader): string | undefined {
-  return headerIn(c.get("request")?.front, c, name);
+export function frontHeader(c: Context, name: FrontHeader): string | undefined {
+  return headerIn(scopeOf(c)?.front, c, name);
 }
 
 /** The same from the values readFrontHeaders gave. */
-export function headerIn(values: FrontValues | undefined, c: Context<AppEnv>, name: FrontHeader): string | undefined {
+export function headerIn(values: FrontValues | undefined, c: Context, name: FrontHeader): string | undefined {
   return values === undefined ? c.req.header(name) : values[slotOf(name)];
+}
+
+/** Node's request target as the client sent it (path and query), when the request came through @hono/node-server. */
+export function nodeTarget(c: Context): string | undefined {
+  const url = (c.env as { incoming?: { url?: unknown } } | undefined)?.incoming?.url;
+  return typeof url === "string" ? url : undefined;
 }

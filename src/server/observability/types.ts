@@ -49,7 +49,7 @@ export interface RequestLine extends RequestSample {
 }
 
 export interface RequestLogger {
-  /** Whether the request to `path` answered with `status` gets a line (nothing is built for it otherwise). */
+  /** Whether the request to `path` (or to the route of this pattern, when known) answered with `status` gets a line (nothing is built for it otherwise). */
   wants(path: string, status: number): boolean;
   request(line: RequestLine): void;
 }

@@ -5,6 +5,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 export type OfrepRequest =
   | { readonly ok: true; readonly context: Record<string, unknown> }
@@ -23,7 +24,7 @@ export async function readOfrepBody(c: Context<AppEnv>): Promise<OfrepRequest> {
 
 /** The project: the key's own, else X-Project-Id (organization keys); undefined when neither. */
 export function projectOf(c: Context<AppEnv>): string | undefined {
-  return c.get("key").projectId ?? (c.req.header("x-project-id") || undefined);
+  return keyOf(c).projectId ?? (c.req.header("x-project-id") || undefined);
 }
 
 /** OFREP has no env in its bodies: X-Env, else production. */

@@ -10,6 +10,7 @@ import type { Step } from "../middleware/observe.js";
 import type { KeyRecord } from "../../store/types.js";
 import { DEFAULT_ENV } from "../request.js";
 import type { StreamTokens } from "./stream-tokens.js";
+import { admitKey } from "../middleware/request-scope.js";
 
 const ACCESS: Access = { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable };
 
@@ -38,7 +39,7 @@ export function streamAccess(deps: { readonly auth: AuthDependencies; readonly t
       const taken = deps.auth.limiter.take(key.id, key.rateLimit, now);
       if (taken === false || (taken !== true && !(await taken))) return rateLimited(c);
     }
-    c.set("key", key);
+    admitKey(c, key);
     return route(c);
   };
 }

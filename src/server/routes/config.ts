@@ -6,7 +6,9 @@ import type { AppEnv } from "../env.js";
 import { clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { frontHeader } from "../middleware/front-headers.js";
-import { DEFAULT_ENV, etagMatches } from "../request.js";
+import { etagMatches } from "../request.js";
+import { ConfigTargets } from "./config-targets.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 const CACHE_CONTROL = "public, max-age=60, must-revalidate";
 /** A stale copy is re-asked for sooner, so clients pick up the fresh bundle once the store is back. */
@@ -35,12 +37,12 @@ function answerHeaders(entry: BundleEntry): VersionHeaders {
 export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const access = authenticate(auth, { scope: "sdk:read", keyKinds: "any", unavailable: configUnavailable });
+  const targets = new ConfigTargets();
 
   // Synchronous while the bundle is cached: a 304 is answered with no promise (middleware/observe.ts).
   const answerConfig = (c: Context<AppEnv, "/v1/config/:projectId">): Response | Promise<Response> => {
-    const key = c.get("key");
-    const projectId = c.req.param("projectId");
-    const env = c.req.query("env") || DEFAULT_ENV;
+    const key = keyOf(c);
+    const { projectId, env } = targets.of(c);
     if (key.projectId !== undefined && key.projectId !== projectId) {
       return fail(c, "FORBIDDEN", `API key is not valid for project ${clip(projectId)}`);
     }
@@ -57,7 +59,7 @@ export function configRoutes(auth: AuthDependencies, bundles: BundleCache): Hono
 
 /** The bundle, or a 304 when the client holds its version. */
 function answer(c: Context<AppEnv>, projectId: string, env: string, found: BundleLookup): Response {
-  const key = c.get("key");
+  const key = keyOf(c);
   if (found.status === "unavailable") return configUnavailable(c);
   if (!foundFor(found, key.orgId)) {
     return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);

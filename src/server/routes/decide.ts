@@ -21,6 +21,7 @@ import type { SharedParts } from "../resolve-texts.js";
 import { isoTime } from "../decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../../store/log-row.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { keyOf, requestIdOf } from "../middleware/request-scope.js";
 
 export interface DecideDependencies {
   readonly auth: AuthDependencies;
@@ -166,7 +167,7 @@ async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unk
 }
 
 function tenantOf(c: Context<AppEnv>, bodyEnv: unknown): Tenant | Response {
-  const key = c.get("key");
+  const key = keyOf(c);
   const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
   if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
   const env = bodyEnv ?? (c.req.header("x-env") || DEFAULT_ENV);
@@ -183,7 +184,7 @@ async function loadedBy(starting: Promise<void>, c: Context<AppEnv>, deps: Decid
     loaded.add(starting);
     return true;
   } catch (error) {
-    deps.reportError?.(error, c.get("request")?.id);
+    deps.reportError?.(error, requestIdOf(c));
     return false;
   }
 }

@@ -20,6 +20,7 @@ import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import type { ValidationFailures } from "../events/validation-failures.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 
@@ -83,7 +84,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       deps.metrics?.events("refused", events.length);
       return badRequest(c, `Batch size exceeds limit of ${MAX_BATCH_EVENTS}`);
     }
-    const key = c.get("key");
+    const key = keyOf(c);
     const now = deps.clock.now();
     let batch: PreparedBatch;
     try {
@@ -116,7 +117,7 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
   // young-generation GCs meanwhile would copy and promote them. `answer` keeps only what it says.
   const store = (c: Context<AppEnv>, batch: PreparedBatch): Promise<Response> => {
     deps.metrics?.events("invalid", batch.validationErrors.length);
-    deps.failures?.record(c.get("key"), batch.validationErrors);
+    deps.failures?.record(keyOf(c), batch.validationErrors);
     const count = batch.events.length;
     const appended = count > 0 ? deps.events.append(batch.events, batch.row) : undefined;
     return answer(c, appended, count, batch.validationErrors, batch.schemaWarnings);

@@ -17,6 +17,7 @@ import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
 import { streamAccess } from "../ofrep/stream-access.js";
 import type { StreamTokens } from "../ofrep/stream-tokens.js";
 import { type NotServed, type ResolutionDependencies, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 export interface OfrepDependencies extends ResolutionDependencies {
   readonly auth: AuthDependencies;
@@ -49,7 +50,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     if (projectId === undefined) return flagFailure(c, flagKey, "GENERAL", PROJECT_REQUIRED);
     const body = await readOfrepBody(c);
     if (!body.ok) return flagFailure(c, flagKey, body.errorCode, body.errorDetails);
-    const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
+    const where = { orgId: keyOf(c).orgId, projectId, env: envOf(c) };
     const lookup = bundleFor(deps.bundles, where);
     const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok && found.reason === "unavailable") return configUnavailable(c);
@@ -81,7 +82,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     if (projectId === undefined) return bulkFailure(c, "GENERAL", PROJECT_REQUIRED);
     const body = await readOfrepBody(c);
     if (!body.ok) return bulkFailure(c, body.errorCode, body.errorDetails);
-    const where = { orgId: c.get("key").orgId, projectId, env: envOf(c) };
+    const where = { orgId: keyOf(c).orgId, projectId, env: envOf(c) };
     const lookup = bundleFor(deps.bundles, where);
     const found = lookup instanceof Promise ? await lookup : lookup;
     if (!found.ok) {
@@ -114,7 +115,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
 
   async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {
     const projectId = c.req.param("projectId");
-    const key = c.get("key");
+    const key = keyOf(c);
     if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
     if (deps.admitStream?.() === false) return fail(c, "SERVICE_UNAVAILABLE", STREAMS_FULL, RETRY_AFTER_SECONDS.config);
     const env = c.req.query("env") || envOf(c);
@@ -135,7 +136,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
  * second (stream-tokens.ts), so its text is kept with it.
  */
 function eventStream(deps: OfrepDependencies, c: Context<AppEnv>, where: { projectId: string; env: string }): string {
-  const token = deps.tokens.issue({ keyHash: c.get("key").secretHash, ...where });
+  const token = deps.tokens.issue({ keyHash: keyOf(c).secretHash, ...where });
   if (token === lastStream.token && where.projectId === lastStream.projectId && where.env === lastStream.env) return lastStream.text;
   const query = `env=${encodeURIComponent(where.env)}&token=${token}`;
   const stream = { type: "sse", endpoint: { requestUri: `/ofrep/v1/changes/${encodeURIComponent(where.projectId)}?${query}` }, inactivityDelaySec: INACTIVITY_DELAY_SEC };

@@ -12,6 +12,7 @@ import { inChildSpan } from "../middleware/observe.js";
 import { deeperThan } from "../json-depth.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import { type NotServed, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
+import { keyOf } from "../middleware/request-scope.js";
 
 export interface ResolveDependencies {
   readonly auth: AuthDependencies;
@@ -38,7 +39,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
 
   async function answerResolve(c: Context<AppEnv>): Promise<Response> {
     const started = performance.now();
-    const key = c.get("key");
+    const key = keyOf(c);
     const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
     const request = await parseRequest(c);
