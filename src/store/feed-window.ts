@@ -1,7 +1,7 @@
 // The Parquet copy's feed bounded where it is filled. The log writer's thread posts each group's
 // committed batches to the copy's port, and a port's queue has no bound of its own: a copy niced on
 // a saturated core collects so rarely that ~140 MiB of batches queued natively in 30 s of load,
-// outside any isolate's heap (docs/performance.md, issue 33). The writer counts the characters it
+// outside any isolate's heap (docs/performance-history.md, issue 33). The writer counts the characters it
 // posted, the copy those it took off the port, in one shared counter; past the bound the writer
 // posts nothing, and the copy reads those batches from the log when their turn comes.
 

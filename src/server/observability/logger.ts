@@ -33,7 +33,7 @@ export function createServiceLogger(options: LogOptions): Logger {
  * Which requests get a line: `all`; `errors` (the default of `vane serve`), every request but
  * those of the SDK routes (/v1/…, /ofrep/…) that succeeded, as LaunchDarkly's relay, GrowthBook's
  * proxy and Unleash's edge log no line per flag request: at thousands of requests a second the
- * line was a large share of a 304's cost (docs/performance.md); or `off`, none (faults are still
+ * line was a large share of a 304's cost (docs/performance-history.md); or `off`, none (faults are still
  * logged on their own lines).
  */
 export type RequestLogChoice = "all" | "errors" | "off";

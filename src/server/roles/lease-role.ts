@@ -18,7 +18,7 @@ export interface LeaseRoleOptions {
 
 /**
  * Leases live this long unless renewed (every fifth of it): a dead server's roles pass to another
- * within it. 15 s keeps an idle server's renewals to one every 3 s (docs/performance.md, idle cost).
+ * within it. 15 s keeps an idle server's renewals to one every 3 s (docs/performance-history.md, idle cost).
  */
 export const DEFAULT_LEASE_TTL_MS = 15_000;
 

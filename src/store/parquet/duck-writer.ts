@@ -28,7 +28,7 @@ const DAY_MS = 86_400_000;
  * it is written once: a full delivery's (10,000 events of bench:http's mix, ~450 KiB), as the copy
  * writes under load, is final, so under load no event is read back and encoded again (that cost
  * ~3.4 µs an event, a third of the copy), and no compaction sorts minutes of events at once. Readers
- * read files of 10,000 events as fast as compacted ones (docs/performance.md, copy-lag). Only
+ * read files of 10,000 events as fast as compacted ones (docs/performance-history.md, copy-lag). Only
  * slower traffic's smaller deliveries are merged, when the copy has time to spare.
  */
 export const SMALL_FILE_BYTES = 256 * 1024;
@@ -41,12 +41,12 @@ const MAX_FILES_PER_COMPACTION = 512;
  * every row at once, in 2–4 times that much memory (~75,000 of bench:http's events). Bounded by files
  * alone, 60 files of 10,000 events (a minute at 10,000 events a second) did not fit in
  * COMPACTION_MEMORY_BYTES, and the compaction failed, out of memory, every time it was tried; 300,000
- * events fit, at ~460 MB of RSS (docs/performance.md, copy-lag).
+ * events fit, at ~460 MB of RSS (docs/performance-history.md, copy-lag).
  */
 export const MAX_COMPACTION_INPUT_BYTES = 32 * 1024 * 1024;
 /**
  * The copy's DuckDB shares the machine with the server it runs in: its buffers were half of a
- * server's RSS after a load when every step had 512 MiB (docs/performance.md). A delivery stages
+ * server's RSS after a load when every step had 512 MiB (docs/performance-history.md). A delivery stages
  * and sorts at most a flush's rows (10,000), well under this bound.
  */
 export const WRITER_MEMORY_BYTES = 64 * 1024 * 1024;
@@ -61,7 +61,7 @@ export const COMPACTION_MEMORY_BYTES = 192 * 1024 * 1024;
  * What DuckDB's allocator may keep of what the copy freed before it hands it back: 16 MiB, not its
  * 128 / 512 MiB defaults. The copy frees its delivery's tables after each delivery; with the
  * defaults its jemalloc held 60–75 MiB over 6 deliveries of 10,000 events, with this 30–38 MiB, at
- * no measurable CPU (1 MiB held ~20 MiB but cost ~40 % more CPU an event: docs/performance.md).
+ * no measurable CPU (1 MiB held ~20 MiB but cost ~40 % more CPU an event: docs/performance-history.md).
  */
 export const WRITER_FLUSH_BYTES = 16 * 1024 * 1024;
 /** The spill folder, under the data folder (DuckDB's default is `.tmp` in the working folder, which a service may not be able to write). */
@@ -76,7 +76,7 @@ export function writerSettings(dataDir: string): DuckSettings {
 /**
  * Empties the staging table by creating it anew. A DELETE in an in-memory DuckDB (1.5) only marks
  * the rows deleted: nothing checkpoints such a database, so their storage stayed, past the memory
- * limit in the spill folder, and grew by every delivery's rows (docs/performance.md, issue 33).
+ * limit in the spill folder, and grew by every delivery's rows (docs/performance-history.md, issue 33).
  */
 function emptyStage(connection: DuckDBConnection): Promise<unknown> {
   return createEventTable(connection, STAGE);
@@ -122,7 +122,7 @@ export class DuckArchiveWriter {
 
   /**
    * Closes DuckDB until the next write: a copy with nothing to do holds none of its memory (the
-   * library's allocator hands back what the closed database held; docs/performance.md, issue 33).
+   * library's allocator hands back what the closed database held; docs/performance-history.md, issue 33).
    */
   release(): void {
     this.duck?.close();

@@ -4,7 +4,7 @@
 /**
  * Runs start at most this often: a look meanwhile waits for the gap to pass (a close does not). A
  * delivery's statements and files cost ~13 ms however few events it holds (100 events cost 130 µs
- * each, 10,000 cost 6 µs: docs/performance.md), so a copy that ran again as soon as it had caught up
+ * each, 10,000 cost 6 µs: docs/performance-history.md), so a copy that ran again as soon as it had caught up
  * spent most of its core on small deliveries whenever it kept pace. It adds at most this to the lag.
  */
 export const MIN_RUN_GAP_MS = 1_000;
