@@ -18,7 +18,7 @@ import { resolveOnServer } from "./server-resolver.js";
 import type { ClientOptions, FlagReading, ResolveResult, TrackOptions, VaneClient } from "./types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import { type DecideResult, decideOnServer } from "./decider.js";
-import { type Details, type Widen, detailsOf, errorDetails } from "./flag-values.js";
+import { type Details, type WantedType, type Widen, detailsOf, errorDetails, fits, wantedBy } from "./flag-values.js";
 import { SDK_NAME, SDK_VERSION } from "./version.js";
 
 const DEFAULT_ENV = "production";
@@ -147,14 +147,14 @@ class Client implements VaneClient {
     return result;
   }
 
-  resolveFlag(context: Record<string, unknown>, key: string): ResolveResult {
-    const { compiled, outcome, decision } = this.flagOutcome(context, key);
+  resolveFlag(context: Record<string, unknown>, key: string, wanted: WantedType = "json"): ResolveResult {
+    const { compiled, outcome, decision } = this.flagOutcome(context, key, wanted);
     const resolution = parameterResolution(compiled, context, key, outcome);
     return resolveResponse(resolution, { decisionId: decision.decisionId, timestamp: decision.timestamp, version: compiled.version });
   }
 
-  readFlag(context: Record<string, unknown>, key: string): FlagReading {
-    const { outcome, value, decision } = this.flagOutcome(context, key);
+  readFlag(context: Record<string, unknown>, key: string, wanted: WantedType = "json"): FlagReading {
+    const { outcome, value, decision } = this.flagOutcome(context, key, wanted);
     return { value, layer: outcome, decisionId: decision.decisionId };
   }
 
@@ -178,23 +178,20 @@ class Client implements VaneClient {
   private valueOf<T>(key: string, defaultValue: T, context: Record<string, unknown>): T {
     let value;
     try {
-      value = this.flagValue(context, key);
+      value = this.flagValue(context, key, wantedBy(defaultValue));
     } catch {
       return defaultValue;
     }
-    if (value === undefined) return defaultValue;
-    const type = typeof defaultValue;
-    // The default's type is the type asked for; a JSON default (object, array, null) takes any value.
-    if ((type === "boolean" || type === "string" || type === "number") && typeof value !== type) return defaultValue;
-    return value as T;
+    return value === undefined ? defaultValue : (value as T);
   }
 
   /**
    * One flag's value from its layer's outcome (kept per unit and the fields it read), its exposure
    * recorded as resolveFlag records it, its decision remembered for tracks; no resolution object
-   * is built. Undefined for a parameter the bundle does not have.
+   * is built. Undefined for a parameter the bundle does not have, and for a value not of the
+   * `wanted` type (not exposed: the caller shows its default).
    */
-  private flagValue(context: Record<string, unknown>, key: string): JsonValue | undefined {
+  private flagValue(context: Record<string, unknown>, key: string, wanted: WantedType): JsonValue | undefined {
     const compiled = this.flagBundle(context, key);
     const now = evaluationTime(this.now());
     const projectUnit = unitValue(context, compiled.unitKey);
@@ -206,8 +203,9 @@ class Client implements VaneClient {
     if (!Object.hasOwn(compiled.defaults, key)) return undefined;
     const fallback = compiled.defaults[key]!;
     const outcome = layerOutcome(compiled, context, key, now, this.outcomes);
-    if (outcome === undefined) return fallback;
+    if (outcome === undefined) return fits(fallback, wanted) ? fallback : undefined;
     const value = outcome.value(key, fallback);
+    if (!fits(value, wanted)) return undefined;
     // The decision (its time, its id when read) is made only for an exposure not yet known recorded.
     if (outcome.allocation !== undefined && outcome.exposedIn !== this.exposures.generation) {
       const decision = new LazyDecision(now, this.isoTime(now));
@@ -221,8 +219,9 @@ class Client implements VaneClient {
    * One flag's layer outcome (from the same outcomes as the getters) and value (undefined for a
    * parameter the bundle does not have), its exposure recorded, its decision remembered for
    * tracks; the decision's id made only when read. No resolution object is built: readFlag needs none.
+   * A value not of the `wanted` type is not exposed: the caller shows its default, not the variant.
    */
-  private flagOutcome(context: Record<string, unknown>, key: string) {
+  private flagOutcome(context: Record<string, unknown>, key: string, wanted: WantedType) {
     const compiled = this.flagBundle(context, key);
     const now = evaluationTime(this.now());
     const known = Object.hasOwn(compiled.defaults, key);
@@ -234,7 +233,7 @@ class Client implements VaneClient {
       this.lastUnit = projectUnit;
       this.lastDecision = decision;
     }
-    if (outcome?.allocation !== undefined) this.expose(compiled, outcome, { key, value: value!, projectUnit }, decision);
+    if (outcome?.allocation !== undefined && fits(value!, wanted)) this.expose(compiled, outcome, { key, value: value!, projectUnit }, decision);
     return { compiled, outcome, value, decision };
   }
 
@@ -255,15 +254,14 @@ class Client implements VaneClient {
   }
 
   details<T extends JsonValue>(key: string, defaultValue: T, context: Record<string, unknown>): Details<Widen<T>> {
-    // The default's type is the type asked for; a JSON default (object, array, null) takes any value.
-    const type = typeof defaultValue;
+    const wanted = wantedBy(defaultValue);
     let result: ResolveResponse;
     try {
-      result = this.resolveFlag(context, key);
+      result = this.resolveFlag(context, key, wanted);
     } catch (error) {
       return errorDetails(defaultValue as Widen<T>, error instanceof TypeError ? "INVALID_CONTEXT" : "PROVIDER_NOT_READY");
     }
-    return detailsOf(result, key, defaultValue as Widen<T>, type === "boolean" || type === "string" || type === "number" ? type : "json");
+    return detailsOf(result, key, defaultValue as Widen<T>, wanted);
   }
 
   onChange(listener: (version: string) => void): () => void {

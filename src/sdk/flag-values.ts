@@ -5,6 +5,19 @@ import type { ResolveResponse, ResolvedLayer } from "../bundle/response.js";
 import type { JsonValue } from "../bundle/types.js";
 
 export type ValueType = "boolean" | "string" | "number" | "json";
+/** The type a flag read asks for: a getter's (ValueType: "json" takes any value) or OpenFeature's "object" (any JSON structure, null included). */
+export type WantedType = ValueType | "object";
+
+/** Whether `value` is of the type asked for. A value that is not is not exposed: the caller gets its default, not the variant. */
+export function fits(value: JsonValue, wanted: WantedType): boolean {
+  return wanted === "json" || (wanted === "object" ? typeof value === "object" : typeof value === wanted);
+}
+
+/** The type a default stands for: `"blue"` asks for a string; an object, array or null default takes any value. */
+export function wantedBy(defaultValue: unknown): ValueType {
+  const type = typeof defaultValue;
+  return type === "boolean" || type === "string" || type === "number" ? type : "json";
+}
 
 /** OpenFeature's reasons: SPLIT (a policy's allocation), DEFAULT (the bundle's default), ERROR (the caller's default). */
 export type Reason = "SPLIT" | "DEFAULT" | "ERROR";
@@ -34,7 +47,7 @@ export function detailsOf<T>(result: ResolveResponse, key: string, fallback: T, 
   const { assignments, metadata, decisionId } = result;
   if (!Object.hasOwn(assignments, key)) return errorDetails(fallback, "FLAG_NOT_FOUND");
   const value = assignments[key] as JsonValue;
-  if (type !== "json" && typeof value !== type) return errorDetails(fallback, "TYPE_MISMATCH");
+  if (!fits(value, type)) return errorDetails(fallback, "TYPE_MISMATCH");
   // Asked for alone, the parameter's layer is the only one resolved for more than attribution.
   const layer = metadata.layers.find((l) => !l.attributionOnly);
   const allocated = layer?.allocationId !== undefined;

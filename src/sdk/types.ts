@@ -3,7 +3,7 @@ import type { LayerFacts } from "../bundle/openfeature.js";
 import type { ResolveResponse } from "../bundle/response.js";
 import type { Bundle, JsonValue } from "../bundle/types.js";
 import type { DecideResult } from "./decider.js";
-import type { Details, Widen } from "./flag-values.js";
+import type { Details, WantedType, Widen } from "./flag-values.js";
 import type { WasmSource } from "./engine-source.js";
 import type { EventsRefused } from "./events-refused.js";
 
@@ -70,11 +70,16 @@ export interface VaneClient {
   resolveLocal(context: Record<string, unknown>, parameters?: string[]): ResolveResult;
   /**
    * One parameter from the bundle, as the getters read it: only the layer that holds it is
-   * resolved, and exposed (metadata.layers has that layer alone). Throws as resolveLocal does.
+   * resolved, and exposed (metadata.layers has that layer alone), unless `wanted` is given and the
+   * value is of another type. Throws as resolveLocal does.
    */
-  resolveFlag(context: Record<string, unknown>, key: string): ResolveResult;
-  /** resolveFlag's value, layer and decision (exposure recorded alike), without building the answer: vane/openfeature's read, ~4× cheaper. Throws as resolveFlag does. */
-  readFlag(context: Record<string, unknown>, key: string): FlagReading;
+  resolveFlag(context: Record<string, unknown>, key: string, wanted?: WantedType): ResolveResult;
+  /**
+   * resolveFlag's value, layer and decision (exposure recorded alike), without building the answer:
+   * vane/openfeature's read, ~4× cheaper. Throws as resolveFlag does. With `wanted`, a value of
+   * another type is not exposed (the caller shows its default, TYPE_MISMATCH).
+   */
+  readFlag(context: Record<string, unknown>, key: string, wanted?: WantedType): FlagReading;
   /**
    * A parameter's value for a context, from the bundle (local resolution, exposure recorded);
    * `defaultValue` when there is no bundle yet, the context is unusable, the parameter is unknown

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import type { ResolveResult, VaneClient } from "../../src/sdk/index.js";
+import { FlagEvaluator } from "../../src/sdk/openfeature/evaluator.js";
 import { SDK_NAME, SDK_VERSION } from "../../src/sdk/version.js";
 import { FetchLog, type SdkServer, VERSION_1, VERSION_2, client, demoBundle, fakeTimers, startSdkServer, storedEvents, until } from "./helpers.js";
 
@@ -187,6 +188,26 @@ describe("exposure events", () => {
     const [tracked] = await storedEvents(sdk.server, "track");
     expect(exposed!.decisionId).toEqual(expect.any(String));
     expect(tracked).toMatchObject({ unitKey: "user-8", decisionId: exposed!.decisionId });
+  });
+
+  it("are not recorded for a value of another type than asked for (the caller shows its default), by getters, details and OpenFeature's read", async () => {
+    const { sdk, c } = await start();
+    const context = { userId: "user-9", country: "US" };
+    const evaluator = new FlagEvaluator(() => c);
+    expect(c.getNumber("checkout.buttonColor", 7, context)).toBe(7);
+    expect(c.getBoolean("checkout.buttonColor", false, context)).toBe(false);
+    expect(c.details("checkout.buttonColor", 0, context)).toEqual({ value: 0, reason: "ERROR", errorCode: "TYPE_MISMATCH" });
+    expect(evaluator.evaluate("checkout.buttonColor", 0, context, "number")).toMatchObject({ value: 0, errorCode: "TYPE_MISMATCH" });
+    expect(evaluator.evaluate("checkout.buttonColor", {}, context, "object")).toMatchObject({ value: {}, errorCode: "TYPE_MISMATCH" });
+    await c.flush();
+    expect(await storedEvents(sdk.server, "exposure")).toEqual([]);
+
+    const shown = evaluator.evaluate("checkout.buttonColor", "none", context, "string");
+    expect(shown.errorCode).toBeUndefined();
+    await c.flush();
+    const exposed = await storedEvents(sdk.server, "exposure");
+    expect(exposed).toHaveLength(1);
+    expect(exposed[0]!.assignments).toEqual({ "checkout.buttonColor": shown.value });
   });
 
   it("carry the chosen arm's weight as probability for adaptive policies", async () => {

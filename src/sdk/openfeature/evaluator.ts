@@ -1,12 +1,14 @@
 // One OpenFeature evaluation on Vane's client: the flag (a parameter) resolved locally for the
 // context with the client's readFlag (resolveFlag's read of the flag's layer alone, without the
-// answer's objects; its exposure recorded as for any local resolve), and its details read from
+// answer's objects; its exposure recorded as for any local resolve, unless the value is not of the
+// type asked for: the caller then shows its default, TYPE_MISMATCH), and its details read from
 // the bundle exactly as the OFREP endpoints read them
 // (src/bundle/openfeature.ts). Shared by the server and the web provider; OpenFeature's error
 // codes are returned, not thrown, so an evaluation never fails the caller.
 import type { ErrorCode, EvaluationContext, FlagValueType, ResolutionDetails, ResolutionReason, TrackingEventDetails } from "@openfeature/core";
 import { FlagIndex, vaneContext } from "../../bundle/openfeature.js";
-import type { Bundle, JsonValue } from "../../bundle/types.js";
+import type { Bundle } from "../../bundle/types.js";
+import { fits } from "../flag-values.js";
 import type { VaneClient } from "../types.js";
 
 const ERROR_REASON = "ERROR" as ResolutionReason;
@@ -26,7 +28,7 @@ export class FlagEvaluator {
     let read;
     try {
       // Without a targetingKey the context is Vane's as it is: no copy made per evaluation.
-      read = client.readFlag(Object.hasOwn(context, "targetingKey") ? vaneContext(context, bundle.hashing.unitKey) : context, flagKey);
+      read = client.readFlag(Object.hasOwn(context, "targetingKey") ? vaneContext(context, bundle.hashing.unitKey) : context, flagKey, type);
     } catch (error) {
       return failed(defaultValue, "INVALID_CONTEXT", error instanceof Error ? error.message : String(error));
     }
@@ -62,9 +64,4 @@ export class FlagEvaluator {
 
 function failed<T>(value: T, errorCode: string, errorMessage: string): ResolutionDetails<T> {
   return { value, reason: ERROR_REASON, errorCode: errorCode as ErrorCode, errorMessage };
-}
-
-/** OpenFeature's four value types; `object` is any JSON structure (null included, as OFREP's providers take it). */
-function fits(value: JsonValue, type: FlagValueType): boolean {
-  return type === "object" ? typeof value === "object" : typeof value === type;
 }
