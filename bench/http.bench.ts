@@ -11,7 +11,6 @@
 //   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64 BENCH_HTTP_PIPELINING=1
 //   BENCH_HTTP_ONLY=resolve,hello-post           a subset (prints, writes no results files)
 //   BENCH_HTTP_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the Vane server
-//   BENCH_HTTP_OBSERVE=1                         Vane with metrics on and a JSON log line per request
 //   BENCH_HTTP_SCALE=0 | sqlite-1,sqlite-2,postgres-1,postgres-2   skip or pick the scale-out phase's configurations
 //
 // Then the scale-out phase (bench/http/scale-out.ts): the built CLI, `vane serve --workers 1|2`, on
@@ -97,7 +96,7 @@ const QUIET = { maxPercent: profiled ? 30 : 5, windowMs: 500, timeoutMs: 300_000
 async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
   if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-http-"));
-  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir, ...(process.env.BENCH_HTTP_OBSERVE === "1" ? ["--observe"] : [])], { label: "vane", nodeFlags: serverFlags });
+  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: serverFlags });
   serverCpus = vane.cpus;
   const { url } = vane.info;
   const key = String(vane.info.key);

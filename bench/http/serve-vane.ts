@@ -5,17 +5,14 @@
 // {"url","key","pid","dataDir","projectId","bundleVersion"}, for the parent; stops cleanly on
 // SIGTERM/SIGINT (a SIGKILL is also fine: what was acknowledged is committed).
 //
-// With --observe, as `vane serve --metrics on` runs: /metrics on, one JSON log line per request
-// (written to /dev/null: the cost of building and writing each line, not of a log shipper).
 // With --console TOKEN, as `vane serve --console --admin-token TOKEN` runs.
 //
-//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--observe] [--console TOKEN]
+//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--console TOKEN]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { pino } from "pino";
 import type * as NodeServer from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { type Seeded, seedBench } from "./seed.js";
@@ -25,7 +22,6 @@ const { values } = parseArgs({
     data: { type: "string" },
     port: { type: "string", default: "0" },
     host: { type: "string", default: "127.0.0.1" },
-    observe: { type: "boolean", default: false },
     console: { type: "string" },
   },
 });
@@ -44,9 +40,8 @@ async function seed(): Promise<Seeded> {
 }
 
 const { key, projectId, version } = await seed();
-const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, requests: "all" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
 const consoleOn = values.console === undefined ? {} : { adminToken: values.console, console: { sessionSecret: randomBytes(32).toString("hex") } };
-const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe, ...consoleOn });
+const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...consoleOn });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key, pid: process.pid, dataDir, projectId, bundleVersion: version })}\n`,
 );
