@@ -22,14 +22,14 @@ import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
 import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
 import { type Acknowledged, checkStored } from "./http/durability.js";
-import { type HttpReport, checkTargets, markdown, writeHttpResults } from "./http/http-report.js";
+import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
 import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
 import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
 import { cpuSeconds, waitIdle } from "./http/proc-stats.js";
 import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
-import { scaleMarkdown, writeScaleResults } from "./http/scale-report.js";
-import { machine } from "./report.js";
+import { scaleMarkdown } from "./http/scale-report.js";
+import { machine, writeLatest } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
 
@@ -170,7 +170,7 @@ const report: HttpReport = {
 if (rows.length > 0) {
   console.log(`\n${markdown(report)}`);
   if (only === undefined) {
-    for (const path of writeHttpResults(report, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+    for (const path of writeLatest("http", markdown(report), report)) console.log(`wrote ${path}`);
   } else {
     console.log(`BENCH_HTTP_ONLY=${only.join(",")}: a partial run, results files not written.`);
   }
@@ -181,7 +181,7 @@ if (scale !== undefined) {
   const scaleReport = await scaleOutPhase(scale, settings);
   console.log(`\n${scaleMarkdown(scaleReport)}`);
   if (scale.complete) {
-    for (const path of writeScaleResults(scaleReport, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+    for (const path of writeLatest("http-scale", scaleMarkdown(scaleReport), scaleReport)) console.log(`wrote ${path}`);
   } else {
     console.log("A partial scale-out phase (BENCH_HTTP_SCALE or BENCH_HTTP_ONLY): results files not written.");
   }
