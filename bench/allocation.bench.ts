@@ -17,10 +17,9 @@ import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
 import { helloApp } from "./http/hello-app.js";
-import { seedBench } from "./http/seed.js";
+import { seedBenchFolder } from "./http/seed.js";
 import { eventBatchPool } from "./http/scenarios.js";
 import type * as NodeServer from "../src/server/node.js";
-import { openSqliteStores } from "../src/store/sqlite/index.js";
 import { machine, machineLine, writeLatest } from "./report.js";
 
 await pinSelf(SERVER_CORE);
@@ -50,9 +49,7 @@ interface HeapNode {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "vane-alloc-"));
-const seeding = openSqliteStores({ dataDir });
-const { key } = await seedBench(seeding);
-seeding.close();
+const { key } = await seedBenchFolder(dataDir);
 const vane = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir });
 const hello = await helloWorld();
 

@@ -4,7 +4,7 @@
 // run's keys read from that banner. Stopped with SIGTERM, or like a crash: SIGKILL to the server
 // and every worker at once (a primary killed alone leaves its workers to notice the lost channel).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -12,7 +12,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
 import { onCore } from "./http/pinning.js";
-import { processTree } from "./http/proc-stats.js";
+import { alive, processTree } from "./http/proc-stats.js";
 
 const READY = "Stop with Ctrl-C.";
 const GONE_TIMEOUT_MS = 10_000;
@@ -164,16 +164,6 @@ function signal(pid: number, name: NodeJS.Signals): void {
     process.kill(pid, name);
   } catch {
     // already gone
-  }
-}
-
-/** Gone: no /proc entry, or a zombie (dead, its files and locks released, waiting to be reaped). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
   }
 }
 

@@ -14,8 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type * as NodeServer from "../../src/server/node.js";
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
-import { type Seeded, seedBench } from "./seed.js";
+import { seedBenchFolder } from "./seed.js";
 
 const { values } = parseArgs({
   options: {
@@ -29,17 +28,8 @@ const dataDir = values.data ?? mkdtempSync(join(tmpdir(), "vane-bench-"));
 // The built server, as `vane serve` runs it (npm run build:ts first); this script itself runs under tsx.
 const { startNodeServer } = (await import(new URL("../../dist/server/node.js", import.meta.url).href)) as typeof NodeServer;
 
-/** The bench bundle and a fresh server-side key, written before the server opens the folder. */
-async function seed(): Promise<Seeded> {
-  const stores = openSqliteStores({ dataDir });
-  try {
-    return await seedBench(stores);
-  } finally {
-    stores.close();
-  }
-}
-
-const { key, projectId, version } = await seed();
+// The bench bundle and a fresh server-side key, written before the server opens the folder.
+const { key, projectId, version } = await seedBenchFolder(dataDir);
 const consoleOn = values.console === undefined ? {} : { adminToken: values.console, console: { sessionSecret: randomBytes(32).toString("hex") } };
 const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...consoleOn });
 process.stdout.write(

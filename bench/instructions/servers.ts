@@ -7,10 +7,9 @@ import { execFileSync } from "node:child_process";
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { launchServer } from "../http/child-server.js";
 import { SERVER_CORE } from "../http/pinning.js";
-import { seedBench } from "../http/seed.js";
+import { seedBenchFolder } from "../http/seed.js";
 import { startVaneServe } from "../vane-serve.js";
 
 export interface CountedServer {
@@ -83,8 +82,7 @@ export async function startHello(dir: string, options: { readonly optimize?: boo
 /** Not counted: `nodeFlags` for node, and `onOutput` gets everything the server prints (the memory phase reads `--trace-gc` there). */
 export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean; readonly nodeFlags?: readonly string[]; readonly onOutput?: (text: string) => void } = {}): Promise<CountedServer & { readonly dataDir: string }> {
   const dataDir = join(dir, "data");
-  const stores = openSqliteStores({ dataDir });
-  const { key, projectId } = await seedBench(stores).finally(() => stores.close());
+  const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
   const onOutput = options.onOutput;
   const server = await startVaneServe({
