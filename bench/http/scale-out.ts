@@ -126,8 +126,8 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
   const stores = await openStores(location);
   const seeded = await seedBench(stores).finally(() => stores.close());
   process.stderr.write(`${label} vane serve --workers ${config.workers}${storeUrl === undefined ? "" : ` --store ${storeUrl}`} (load average ${before.toFixed(2)})\n`);
-  const args = ["--workers", String(config.workers), "--log-level", "warn", ...(storeUrl === undefined ? [] : ["--store", storeUrl])];
   // warn, not the default info: no log line per request, as in the pinned Vane rows.
+  const args = ["--workers", String(config.workers), "--log-level", "warn", ...(storeUrl === undefined ? [] : ["--store", storeUrl])];
   const vane: VaneServe = await startVaneServe({ dataDir, args, cores: run.cores, label: config.key });
   const kill = () => vane.kill();
   pending.add(kill);
