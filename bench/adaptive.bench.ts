@@ -5,8 +5,7 @@
 // pending decision and the bound. Writes bench/results/adaptive-latest.{md,json}.
 // ADAPTIVE_REWARDS sets the rewards per learning scenario (default 100,000), ADAPTIVE_PENDING the
 // pending decisions of the memory measurement (default 1,000,000), ADAPTIVE_BOUND_DECISIONS the
-// decisions through the bound (default 200,000); ADAPTIVE_ONLY=learning skips decide and
-// ADAPTIVE_SCENARIO=<key> runs one learning scenario: a partial run prints, and writes no results.
+// decisions through the bound (default 200,000).
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -544,25 +543,21 @@ const compiled = compileBundle(benchBundle(), engine);
 const catalog = adaptiveCatalog(compiled);
 const contexts = makeContexts();
 const decideRows: DecideRow[] = [];
-const learningOnly = process.env.ADAPTIVE_ONLY === "learning";
 let step = 0;
-const steps = (learningOnly ? 0 : KINDS.length * 2) + SCENARIOS.length + 5;
-if (!learningOnly) {
-  for (const kind of KINDS) {
-    for (const perEntity of [false, true]) {
-      const policy = catalog.get(`${kind.key}${perEntity ? "-entity" : ""}`)!;
-      process.stdout.write(`[${++step}/${steps}] decide, ${kind.name}${perEntity ? ", per entity" : ""} … `);
-      const row = benchDecide(compiled, policy, kind, contexts);
-      console.log(`p50 ${formatDuration(row.p50Ns)}, p99 ${formatDuration(row.p99Ns)} over ${row.calls.toLocaleString("en-US")} calls; after a state change ${formatDuration(row.afterChangeP50Ns)}`);
-      decideRows.push(row);
-    }
+const steps = KINDS.length * 2 + SCENARIOS.length + 5;
+for (const kind of KINDS) {
+  for (const perEntity of [false, true]) {
+    const policy = catalog.get(`${kind.key}${perEntity ? "-entity" : ""}`)!;
+    process.stdout.write(`[${++step}/${steps}] decide, ${kind.name}${perEntity ? ", per entity" : ""} … `);
+    const row = benchDecide(compiled, policy, kind, contexts);
+    console.log(`p50 ${formatDuration(row.p50Ns)}, p99 ${formatDuration(row.p99Ns)} over ${row.calls.toLocaleString("en-US")} calls; after a state change ${formatDuration(row.afterChangeP50Ns)}`);
+    decideRows.push(row);
   }
 }
 const timerNs = percentile(timeEach(100_000, () => undefined), 0.5);
 
 const learnRows: LearnRow[] = [];
-const only = process.env.ADAPTIVE_SCENARIO;
-for (const scenario of SCENARIOS.filter((s) => only === undefined || s.key === only)) {
+for (const scenario of SCENARIOS) {
   process.stdout.write(`[${++step}/${steps}] learning, ${scenario.name}: ${REWARDS.toLocaleString("en-US")} rewards … `);
   const row = await benchLearning(compiled, scenario, contexts);
   console.log(`${Math.round(row.rewardsPerSecond).toLocaleString("en-US")} rewards/s (${row.run.seconds.toFixed(2)} s), ${Math.round(row.rewardsPerCpuSecond).toLocaleString("en-US")} per CPU second`);
@@ -602,18 +597,14 @@ const share = (ms: number, total: number) => `${ms.toFixed(0)} ms (${((100 * ms)
 const perPending = memoryRows[0]!.bytesPerPending;
 const gib = (bytes: number) => `${(bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 1)} GiB`;
 const md = [
-  ...(learningOnly
-    ? []
-    : [
-        "### Decide, in process (4 arms; target p50 ≤ 10 µs)",
-        "",
-        "| policy | p50 | p99 | mean | p50 ≤ 10 µs | first decision after a state change, p50 |",
-        "|---|---:|---:|---:|:---:|---:|",
-        ...decideRows.map((r) => `| ${r.name}${r.perEntity ? `, per entity (${ENTITIES.toLocaleString("en-US")} entities)` : ""} | ${formatDuration(r.p50Ns)} | ${formatDuration(r.p99Ns)} | ${formatDuration(r.meanNs)} | ${p50Target(r)} | ${formatDuration(r.afterChangeP50Ns)} |`),
-        "",
-        `\`decide()\` from src/adaptive/decide.ts on a learned state of ${OBSERVATIONS.toLocaleString("en-US")} observations, contexts cycling over ${CONTEXTS.toLocaleString("en-US")} users and ${ENTITIES.toLocaleString("en-US")} accounts; each call timed alone (the timer adds ~${formatDuration(timerNs)}). Warm: the state's decision cache is filled (Thompson's propensities, contextual arms' A⁻¹ and θ), as it is between learner steps. After a state change: the first decision of a new state version recomputes them (binary Thompson: 10,000 joint draws; value Thompson: the exact Normal win probabilities). Contextual Thompson computes each decision's exact propensity (numerical integration), which no cache can hold (it depends on the context).`,
-        "",
-      ]),
+  "### Decide, in process (4 arms; target p50 ≤ 10 µs)",
+  "",
+  "| policy | p50 | p99 | mean | p50 ≤ 10 µs | first decision after a state change, p50 |",
+  "|---|---:|---:|---:|:---:|---:|",
+  ...decideRows.map((r) => `| ${r.name}${r.perEntity ? `, per entity (${ENTITIES.toLocaleString("en-US")} entities)` : ""} | ${formatDuration(r.p50Ns)} | ${formatDuration(r.p99Ns)} | ${formatDuration(r.meanNs)} | ${p50Target(r)} | ${formatDuration(r.afterChangeP50Ns)} |`),
+  "",
+  `\`decide()\` from src/adaptive/decide.ts on a learned state of ${OBSERVATIONS.toLocaleString("en-US")} observations, contexts cycling over ${CONTEXTS.toLocaleString("en-US")} users and ${ENTITIES.toLocaleString("en-US")} accounts; each call timed alone (the timer adds ~${formatDuration(timerNs)}). Warm: the state's decision cache is filled (Thompson's propensities, contextual arms' A⁻¹ and θ), as it is between learner steps. After a state change: the first decision of a new state version recomputes them (binary Thompson: 10,000 joint draws; value Thompson: the exact Normal win probabilities). Contextual Thompson computes each decision's exact propensity (numerical integration), which no cache can hold (it depends on the context).`,
+  "",
   `### Learning (target ≥ 100k rewards/s lagged, memory bounded)`,
   "",
   `| scenario | source | rewards/s (median of ${LEARN_RUNS}) | all runs | rewards per CPU second | learning time | events | spilled |`,
@@ -646,5 +637,4 @@ const md = [
 ].join("\n");
 console.log(`\n${md}\n`);
 const settings = { rewards: REWARDS, arms: ARMS, entities: ENTITIES, observations: OBSERVATIONS, lag: LAG, pageSize: PAGE_SIZE, learnRuns: LEARN_RUNS, appendBatch: APPEND_BATCH, learnEvery: LEARN_EVERY, memoryDecisions: MEMORY_DECISIONS };
-if (learningOnly || only !== undefined) console.log("A partial run (ADAPTIVE_ONLY, ADAPTIVE_SCENARIO): no results files written.");
-else writeLatest("adaptive", md, { date: new Date().toISOString(), machine: m, load, settings, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, lookup, bound });
+writeLatest("adaptive", md, { date: new Date().toISOString(), machine: m, load, settings, timerNs, decide: decideRows, learning: learnRows, memory: memoryRows, lookup, bound });

@@ -9,18 +9,18 @@
 //
 //   npm run bench:alloc [-- --top 15]    (results: bench/results/allocation-latest.{md,json})
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
 import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
 import { helloApp } from "./http/hello-app.js";
-import { seedBench } from "./http/seed.js";
+import { seedBenchFolder } from "./http/seed.js";
 import { eventBatchPool } from "./http/scenarios.js";
 import type * as NodeServer from "../src/server/node.js";
-import { openSqliteStores } from "../src/store/sqlite/index.js";
+import { machine, machineLine, writeLatest } from "./report.js";
 
 await pinSelf(SERVER_CORE);
 const { values } = parseArgs({ options: { top: { type: "string", default: "0" }, requests: { type: "string", default: "6000" } } });
@@ -49,9 +49,7 @@ interface HeapNode {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "vane-alloc-"));
-const seeding = openSqliteStores({ dataDir });
-const { key } = await seedBench(seeding);
-seeding.close();
+const { key } = await seedBenchFolder(dataDir);
 const vane = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir });
 const hello = await helloWorld();
 
@@ -107,16 +105,14 @@ const lines = [
   "",
   `${REQUESTS.toLocaleString("en")} requests per row after ${WARMUP_REQUESTS.toLocaleString("en")} to warm up, ${CONNECTIONS} connections (${pinning().disabledReason ?? `server on core ${SERVER_CORE}, autocannon on core ${LOADGEN_CORE}`}), V8's sampling heap profiler every ${SAMPLING_INTERVAL} bytes with collected objects counted. Vane from dist/ with production defaults; the events row is one fixed 100-event batch.`,
   "",
-  `Machine: ${cpus()[0]?.model.trim() ?? "unknown"}, ${cpus().length} cores, Node ${process.version}. Run ${new Date().toISOString()}.`,
+  `Machine: ${machineLine(machine())}. Run ${new Date().toISOString()}.`,
 ];
 for (const row of rows.filter((r) => r.top.length > 0)) {
   lines.push("", `Top allocating functions, ${row.name} (KiB per request):`, "", ...row.top.map((t) => `- ${kib(t.bytesPerRequest)} ${t.site}`));
 }
 const markdown = `${lines.join("\n")}\n`;
 process.stdout.write(markdown);
-const results = new URL("./results/", import.meta.url);
-writeFileSync(new URL("allocation-latest.md", results), `# Allocation per request\n\n${markdown}`);
-writeFileSync(new URL("allocation-latest.json", results), `${JSON.stringify({ at: new Date().toISOString(), requests: REQUESTS, rows }, null, 2)}\n`);
+writeLatest("allocation", `# Allocation per request\n\n${markdown}`, { at: new Date().toISOString(), requests: REQUESTS, rows });
 process.exit(0);
 
 /** The HTTP bench's hello-world, in this process so that its allocations are counted the same way. */

@@ -11,7 +11,6 @@
 //   BENCH_HTTP_DURATION_S=10 BENCH_HTTP_WARMUP_S=3 BENCH_HTTP_CONNECTIONS=64 BENCH_HTTP_PIPELINING=1
 //   BENCH_HTTP_ONLY=resolve,hello-post           a subset (prints, writes no results files)
 //   BENCH_HTTP_SERVER_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"   node flags for the Vane server
-//   BENCH_HTTP_OBSERVE=1                         Vane with metrics on and a JSON log line per request
 //   BENCH_HTTP_SCALE=0 | sqlite-1,sqlite-2,postgres-1,postgres-2   skip or pick the scale-out phase's configurations
 //
 // Then the scale-out phase (bench/http/scale-out.ts): the built CLI, `vane serve --workers 1|2`, on
@@ -23,14 +22,14 @@ import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
 import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
 import { type Acknowledged, checkStored } from "./http/durability.js";
-import { type HttpReport, checkTargets, markdown, writeHttpResults } from "./http/http-report.js";
+import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
 import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
 import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
 import { cpuSeconds, waitIdle } from "./http/proc-stats.js";
 import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
-import { scaleMarkdown, writeScaleResults } from "./http/scale-report.js";
-import { machine } from "./report.js";
+import { scaleMarkdown } from "./http/scale-report.js";
+import { machine, writeLatest } from "./report.js";
 
 await pinSelf(LOADGEN_CORE);
 
@@ -97,7 +96,7 @@ const QUIET = { maxPercent: profiled ? 30 : 5, windowMs: 500, timeoutMs: 300_000
 async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
   if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-http-"));
-  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir, ...(process.env.BENCH_HTTP_OBSERVE === "1" ? ["--observe"] : [])], { label: "vane", nodeFlags: serverFlags });
+  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: serverFlags });
   serverCpus = vane.cpus;
   const { url } = vane.info;
   const key = String(vane.info.key);
@@ -171,7 +170,7 @@ const report: HttpReport = {
 if (rows.length > 0) {
   console.log(`\n${markdown(report)}`);
   if (only === undefined) {
-    for (const path of writeHttpResults(report, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+    for (const path of writeLatest("http", markdown(report), report)) console.log(`wrote ${path}`);
   } else {
     console.log(`BENCH_HTTP_ONLY=${only.join(",")}: a partial run, results files not written.`);
   }
@@ -182,7 +181,7 @@ if (scale !== undefined) {
   const scaleReport = await scaleOutPhase(scale, settings);
   console.log(`\n${scaleMarkdown(scaleReport)}`);
   if (scale.complete) {
-    for (const path of writeScaleResults(scaleReport, new URL("./results/", import.meta.url))) console.log(`wrote ${path}`);
+    for (const path of writeLatest("http-scale", scaleMarkdown(scaleReport), scaleReport)) console.log(`wrote ${path}`);
   } else {
     console.log("A partial scale-out phase (BENCH_HTTP_SCALE or BENCH_HTTP_ONLY): results files not written.");
   }

@@ -31,7 +31,7 @@ import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
 import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
-import { machine, machineLine } from "./report.js";
+import { machine, machineLine, writeLatest } from "./report.js";
 
 const { values } = parseArgs({
   options: {
@@ -374,10 +374,5 @@ if (values["record-guard"]) {
   console.log(["The guard (instructions per request against bench/results/instructions-guard.json):", ...verdictLines(verdicts)].join("\n"));
   if (verdicts.some((v) => !v.ok)) process.exit(1);
 } else if (only === undefined) {
-  const dir = new URL("./results/", import.meta.url);
-  writeFileSync(new URL("instructions-latest.md", dir), lines.join("\n"));
-  writeFileSync(
-    new URL("instructions-latest.json", dir),
-    `${JSON.stringify({ date: new Date().toISOString(), machine: machine(), warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, idleSeconds: IDLE_SECONDS, idlePerSecond: idle && Object.fromEntries(idle), rows: ordered.map(({ byThread: _, ...row }) => row), memory }, null, 2)}\n`,
-  );
+  writeLatest("instructions", lines.join("\n"), { date: new Date().toISOString(), machine: machine(), warmup: WARMUP, requests: REQUESTS, connections: CONNECTIONS, idleSeconds: IDLE_SECONDS, idlePerSecond: idle && Object.fromEntries(idle), rows: ordered.map(({ byThread: _, ...row }) => row), memory });
 }

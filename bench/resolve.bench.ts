@@ -1,14 +1,13 @@
 // In-process resolve of a realistic bundle (issue targets: p50 <= 3 µs, p99 <= 10 µs,
 // >= 300k resolves/s on one core), the memory of a compiled bundle, and the cost of compiling
 // a bundle of 1,000 parameters. Run with --expose-gc for the memory figure.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { compileBundle, loadEngine, resolve } from "../src/index.js";
 import { resolveParameter } from "../src/bundle/resolve.js";
 import { createClient } from "../src/sdk/index.js";
 import { VaneWebProvider } from "../src/sdk/openfeature/index.js";
 import { LARGE, REALISTIC, makeBundle, makeContexts } from "./bundle-workload.js";
 import { percentile, timeEach } from "./measure.js";
-import { formatDuration, machine, machineLine } from "./report.js";
+import { formatDuration, machine, machineLine, writeLatest } from "./report.js";
 
 const RESOLVES = Number(process.env.BENCH_RESOLVES ?? 1_000_000);
 const engine = await loadEngine();
@@ -88,10 +87,4 @@ const md = [
   `Machine: ${machineLine(m)}. Run ${new Date().toISOString()}.`,
 ].join("\n");
 console.log(`\n${md}\n`);
-const dir = new URL("./results/", import.meta.url);
-mkdirSync(dir, { recursive: true });
-writeFileSync(new URL("resolve-latest.md", dir), `${md}\n`);
-writeFileSync(
-  new URL("resolve-latest.json", dir),
-  `${JSON.stringify({ date: new Date().toISOString(), machine: m, rows: Object.fromEntries(rows.map(([k, v]) => [k, v])), sink }, null, 2)}\n`,
-);
+writeLatest("resolve", md, { date: new Date().toISOString(), machine: m, rows: Object.fromEntries(rows.map(([k, v]) => [k, v])), sink });

@@ -13,7 +13,7 @@
 // --replicas K generates EVENTS / K and copies those files K − 1 times with other seqs and unit
 // keys (the bodies keep the first copy's unitKey: results read the columns), so 100 M build in minutes.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
@@ -25,6 +25,8 @@ import { ARCHIVE_ORDER, listArchive } from "../src/store/columnar/archive-files.
 import { partitionFolder, rangeFile } from "../src/store/parquet/partitions.js";
 import { PARQUET_PIPELINE } from "../src/store/parquet/pipeline.js";
 import { DB_FILE_NAME, openSqliteStores } from "../src/store/sqlite/index.js";
+import { median } from "./measure.js";
+import { writeLatest } from "./report.js";
 
 const { values } = parseArgs({
   options: {
@@ -183,11 +185,6 @@ function runResults(dir: string): { run: Run; out: string } {
   return { run: { seconds: seconds!, cpuSeconds: user! + system!, peakRssMb: kb! / 1024 }, out: child.stdout };
 }
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-}
-
 async function main(): Promise<void> {
   mkdirSync(DATA, { recursive: true });
   let built: { units: number; seconds: number } | undefined;
@@ -221,8 +218,6 @@ async function main(): Promise<void> {
     loadAverage: loadavg()[0] ?? 0,
     maxPeakRssMb: Math.max(...runs.map((r) => r.peakRssMb)),
   };
-  mkdirSync("bench/results", { recursive: true });
-  writeFileSync("bench/results/results-latest.json", `${JSON.stringify(figures, null, 2)}\n`);
   const md = [
     "# `vane results` on a large archive",
     "",
@@ -237,7 +232,7 @@ async function main(): Promise<void> {
     "One static policy with three allocations (50/25/25); per unit 1–2 exposures or decisions, 1–4 page views, purchases with values (about 20%), errors (2–3%); every 20th unit another project's. The verb: two metrics (purchase conversion and value) and one guardrail (error), `--json`, in a fresh process.",
     "",
   ].join("\n");
-  writeFileSync("bench/results/results-latest.md", md);
+  writeLatest("results", md, figures);
   process.stdout.write(md);
 }
 

@@ -7,7 +7,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { writeLatest } from "./report.js";
-import { serveCli } from "./serve-cli.js";
+import { startVaneServe } from "./vane-serve.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const RATE_PER_S = Number(process.env.SOAK_RATE ?? 300);
@@ -16,7 +16,7 @@ const RETAIN_MINUTES = Number(process.env.SOAK_RETAIN_MINUTES ?? 2);
 const SAMPLE_MS = 30_000;
 
 const days = RETAIN_MINUTES / (24 * 60);
-const server = await serveCli({ args: ["--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60)] });
+const server = await startVaneServe({ args: ["--log-level", "warn", "--retain-days", String(days), "--dedup-hours", String(RETAIN_MINUTES / 60)] });
 const { url, dataDir } = server;
 const key = server.key("server-side key");
 

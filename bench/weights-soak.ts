@@ -9,7 +9,7 @@
 //
 //   npm run bench:weights-soak      (SOAK_SECONDS=60 for a short run; SOAK_CLIENTS, SOAK_POLL_S)
 import { writeLatest } from "./report.js";
-import { serveCli } from "./serve-cli.js";
+import { startVaneServe } from "./vane-serve.js";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 180);
 const CLIENTS = Number(process.env.SOAK_CLIENTS ?? 100);
@@ -78,7 +78,7 @@ async function pollLoop(server: { url: string; pk: string }, offsetMs: number, e
 }
 
 async function run(setup: Setup): Promise<string> {
-  const server = await serveCli({ args: setup.args });
+  const server = await startVaneServe({ args: ["--log-level", "warn", ...setup.args] });
   const end = Date.now() + SECONDS * 1000;
   const tally: Tally = { revalidations: 0, notModified: 0, failed: 0 };
   const stagger = (POLL_S * 1000) / CLIENTS;

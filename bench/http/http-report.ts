@@ -1,7 +1,6 @@
 // The HTTP benchmark's figures: issue 15's targets checked against the rows, and the results
 // written as bench/results/http-latest.json and http-latest.md (the engine/resolve benchmarks'
 // style: machine line, settings, a Markdown table to paste).
-import { mkdirSync, writeFileSync } from "node:fs";
 import { type Machine, formatRate, machineLine } from "../report.js";
 import type { DurabilityCheck } from "./durability.js";
 import type { LoadSettings, ScenarioRow } from "./load.js";
@@ -135,18 +134,4 @@ export function markdown(report: HttpReport): string {
     `Machine: ${machineLine(report.machine)}. Run ${report.date}.`,
     "",
   ].join("\n");
-}
-
-/** Writes http-latest.json and http-latest.md; returns their paths. */
-export function writeHttpResults(report: HttpReport, dir: URL): string[] {
-  mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    ["http-latest.json", `${JSON.stringify(report, null, 2)}\n`],
-    ["http-latest.md", markdown(report)],
-  ];
-  return files.map(([name, text]) => {
-    const url = new URL(name, dir);
-    writeFileSync(url, text);
-    return url.pathname;
-  });
 }

@@ -3,6 +3,7 @@
 // 2xx response's own time (autocannon's "response" event, µs resolution): autocannon's histogram
 // truncates to whole milliseconds, too coarse for a 5 ms target. Both are kept in the JSON.
 import autocannon, { type RequestSpec, type Result } from "autocannon";
+import { percentile as percentileOf } from "../measure.js";
 import { type ProcUsage, watchProcess } from "./proc-stats.js";
 import type { ArchiveCatchUp, ArchiveLag } from "./archive-lag.js";
 
@@ -114,8 +115,8 @@ function fire(url: string, scenario: Scenario, options: { settings: LoadSettings
   });
 }
 
-const percentile = (sorted: Float64Array, q: number): number =>
-  sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+/** NaN when no answer had the expected status. */
+const percentile = (sorted: Float64Array, q: number): number => (sorted.length === 0 ? Number.NaN : percentileOf(sorted, q));
 
 function progress(label: string): (phase: string, seconds: number, of: number) => void {
   const tty = process.stderr.isTTY;

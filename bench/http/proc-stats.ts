@@ -39,6 +39,16 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** Gone: no /proc entry, or a zombie (dead, its files and locks released, waiting to be reaped). */
+export function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
 /** The parent of every live process, from /proc/<pid>/stat (field 4). */
 function parents(): Map<number, number> {
   const parentOf = new Map<number, number>();

@@ -19,7 +19,7 @@ import { type ProcUsage, childrenNamed, waitIdleTree, watchTree } from "./proc-s
 import { type ConfigResult, type ScaleConfig, type ScaleReport, throughput } from "./scale-report.js";
 import { helloScenarios, vaneScenarios } from "./scenarios.js";
 import { seedBench } from "./seed.js";
-import { type VaneServe, checkBuilt, startVaneServe } from "./vane-cli.js";
+import { type VaneServe, checkBuilt, startVaneServe } from "../vane-serve.js";
 
 export const SCALE_CONFIGS: readonly ScaleConfig[] = [
   { key: "sqlite-1", store: "sqlite", workers: 1 },
@@ -126,7 +126,9 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
   const stores = await openStores(location);
   const seeded = await seedBench(stores).finally(() => stores.close());
   process.stderr.write(`${label} vane serve --workers ${config.workers}${storeUrl === undefined ? "" : ` --store ${storeUrl}`} (load average ${before.toFixed(2)})\n`);
-  const vane: VaneServe = await startVaneServe({ ...location, workers: config.workers, cores: run.cores, label: config.key });
+  // warn, not the default info: no log line per request, as in the pinned Vane rows.
+  const args = ["--workers", String(config.workers), "--log-level", "warn", ...(storeUrl === undefined ? [] : ["--store", storeUrl])];
+  const vane: VaneServe = await startVaneServe({ dataDir, args, cores: run.cores, label: config.key });
   const kill = () => vane.kill();
   pending.add(kill);
   const postmasters = config.store === "postgres" ? childrenNamed(process.pid, "postgres") : [];

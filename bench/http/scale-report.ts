@@ -1,7 +1,6 @@
 // The scale-out phase's figures: one table of every configuration × scenario against the phase's
 // own hello-world baseline, with the server side's CPU in cores and the throughput per server core,
 // written as bench/results/http-scale-latest.json and http-scale-latest.md.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { type Machine, formatRate, machineLine } from "../report.js";
 import type { DurabilityCheck } from "./durability.js";
 import type { LoadSettings, ScenarioRow } from "./load.js";
@@ -78,18 +77,4 @@ export function scaleMarkdown(report: ScaleReport): string {
     "",
   ];
   return lines.join("\n");
-}
-
-/** Writes http-scale-latest.json and http-scale-latest.md; returns their paths. */
-export function writeScaleResults(report: ScaleReport, dir: URL): string[] {
-  mkdirSync(dir, { recursive: true });
-  const files: [string, string][] = [
-    ["http-scale-latest.json", `${JSON.stringify(report, null, 2)}\n`],
-    ["http-scale-latest.md", scaleMarkdown(report)],
-  ];
-  return files.map(([name, text]) => {
-    const url = new URL(name, dir);
-    writeFileSync(url, text);
-    return url.pathname;
-  });
 }

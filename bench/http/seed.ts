@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import type { Bundle } from "../../src/bundle/types.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { createKey } from "../../src/server/auth/key-admin.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { Stores } from "../../src/store/types.js";
 import { BENCH_POLICY } from "./scenarios.js";
 
@@ -50,4 +51,14 @@ export async function seedBench(stores: Pick<Stores, "bundles" | "keys">): Promi
   const tenant = { orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:read", "sdk:write"] };
   const { secret } = await createKey(stores.keys, { kind: "sk", ...tenant }, { sha256, now });
   return { key: secret, projectId: DEMO_PROJECT, version: bundle.version };
+}
+
+/** seedBench into a SQLite data folder, opened and closed around it. */
+export async function seedBenchFolder(dataDir: string): Promise<Seeded> {
+  const stores = openSqliteStores({ dataDir });
+  try {
+    return await seedBench(stores);
+  } finally {
+    stores.close();
+  }
 }

@@ -5,27 +5,22 @@
 // {"url","key","pid","dataDir","projectId","bundleVersion"}, for the parent; stops cleanly on
 // SIGTERM/SIGINT (a SIGKILL is also fine: what was acknowledged is committed).
 //
-// With --observe, as `vane serve --metrics on` runs: /metrics on, one JSON log line per request
-// (written to /dev/null: the cost of building and writing each line, not of a log shipper).
 // With --console TOKEN, as `vane serve --console --admin-token TOKEN` runs.
 //
-//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--observe] [--console TOKEN]
+//   node --import tsx bench/http/serve-vane.ts --data /tmp/vane-bench [--port 0] [--host 127.0.0.1] [--console TOKEN]
 import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { pino } from "pino";
 import type * as NodeServer from "../../src/server/node.js";
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
-import { type Seeded, seedBench } from "./seed.js";
+import { seedBenchFolder } from "./seed.js";
 
 const { values } = parseArgs({
   options: {
     data: { type: "string" },
     port: { type: "string", default: "0" },
     host: { type: "string", default: "127.0.0.1" },
-    observe: { type: "boolean", default: false },
     console: { type: "string" },
   },
 });
@@ -33,20 +28,10 @@ const dataDir = values.data ?? mkdtempSync(join(tmpdir(), "vane-bench-"));
 // The built server, as `vane serve` runs it (npm run build:ts first); this script itself runs under tsx.
 const { startNodeServer } = (await import(new URL("../../dist/server/node.js", import.meta.url).href)) as typeof NodeServer;
 
-/** The bench bundle and a fresh server-side key, written before the server opens the folder. */
-async function seed(): Promise<Seeded> {
-  const stores = openSqliteStores({ dataDir });
-  try {
-    return await seedBench(stores);
-  } finally {
-    stores.close();
-  }
-}
-
-const { key, projectId, version } = await seed();
-const observe = values.observe ? { metrics: "on" as const, log: { level: "info" as const, requests: "all" as const, destination: pino.destination({ dest: "/dev/null", sync: false }) } } : {};
+// The bench bundle and a fresh server-side key, written before the server opens the folder.
+const { key, projectId, version } = await seedBenchFolder(dataDir);
 const consoleOn = values.console === undefined ? {} : { adminToken: values.console, console: { sessionSecret: randomBytes(32).toString("hex") } };
-const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...observe, ...consoleOn });
+const server = await startNodeServer({ port: Number(values.port), host: values.host, dataDir, ...consoleOn });
 process.stdout.write(
   `${JSON.stringify({ url: server.url, key, pid: process.pid, dataDir, projectId, bundleVersion: version })}\n`,
 );

@@ -3,15 +3,14 @@
 // starts it (bin/vane.js, every thread: the event loop, the log writer, the Parquet copy, DuckDB's
 // and libuv's pools, V8's helpers), on a data folder seeded with the bench bundle and a server-side
 // key. Node runs with --perf-basic-prof, so JIT code can be named (perf-map.ts).
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
-import { bannerOf } from "../serve-banner.js";
+import { pathToFileURL } from "node:url";
 import { launchServer } from "../http/child-server.js";
-import { SERVER_CORE, onCore } from "../http/pinning.js";
-import { seedBench } from "../http/seed.js";
+import { SERVER_CORE } from "../http/pinning.js";
+import { seedBenchFolder } from "../http/seed.js";
+import { startVaneServe } from "../vane-serve.js";
 
 export interface CountedServer {
   readonly url: string;
@@ -83,20 +82,18 @@ export async function startHello(dir: string, options: { readonly optimize?: boo
 /** Not counted: `nodeFlags` for node, and `onOutput` gets everything the server prints (the memory phase reads `--trace-gc` there). */
 export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean; readonly nodeFlags?: readonly string[]; readonly onOutput?: (text: string) => void } = {}): Promise<CountedServer & { readonly dataDir: string }> {
   const dataDir = join(dir, "data");
-  const stores = openSqliteStores({ dataDir });
-  const { key, projectId } = await seedBench(stores).finally(() => stores.close());
+  const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), fileURLToPath(new URL("bin/vane.js", ROOT))];
-  const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
-  const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
   const onOutput = options.onOutput;
-  if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
-  const banner = await bannerOf(child);
-  if (options.onOutput === undefined) child.stdout!.resume(); // request lines, when logged, go nowhere
-  const url = /is listening on (\S+)/.exec(banner)![1]!;
-  const pid = child.pid!;
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const server = await startVaneServe({
+    dataDir,
+    args: extraArgs,
+    cores: SERVER_CORE,
+    root: ROOT,
+    ...(counted ? { wrapper: callgrind(dir), nodeFlags: nodeFlags(options.optimize ?? true), startTimeoutMs: 600_000 } : { nodeFlags: options.nodeFlags ?? [] }),
+    onLine: onOutput && ((line) => onOutput(`${line}\n`)),
+  });
+  const { url, pid } = server;
   return {
     url,
     pid,
@@ -105,9 +102,8 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
     dataDir,
     ...control(pid, dir),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-      if (existsSync(`/tmp/perf-${pid}.map`)) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      await server.stop();
+      rmSync(`/tmp/perf-${pid}.map`, { force: true });
     },
   };
 }

@@ -19,7 +19,7 @@ import { startPostgres } from "../../test/services/postgres.js";
 import { OutageLoad } from "./outage-load.js";
 import { type Timeline, outcomeText, progressLine, recovery, secondRows, table } from "./outage-report.js";
 import { writeLatest } from "../report.js";
-import { type CliServer, serveCli } from "../serve-cli.js";
+import { type VaneServe, startVaneServe } from "../vane-serve.js";
 import { loggedEvents } from "../../test/store/logged-events.js";
 
 const STEADY_MS = 10_000;
@@ -39,11 +39,12 @@ const PK = "vane_pk_outagebenchoutagebenchoutagebench01";
 
 const work = mkdtempSync(join(tmpdir(), "vane-outage-"));
 const pg = await startPostgres({ fsync: true });
-const running: CliServer[] = [];
+const running: VaneServe[] = [];
 
 /** A server's output goes to <work>/<name>.log: PostgreSQL's outage makes it long. */
 async function serve(name: string, storeUrl: string): Promise<string> {
-  const server = await serveCli({ dataDir: join(work, name), args: ["--store", storeUrl], log: createWriteStream(join(work, `${name}.log`)) });
+  const log = createWriteStream(join(work, `${name}.log`));
+  const server = await startVaneServe({ dataDir: join(work, name), args: ["--log-level", "warn", "--store", storeUrl], onLine: (line) => log.write(`${line}\n`) });
   running.push(server);
   return server.url;
 }
