@@ -154,7 +154,7 @@ export class DuckArchiveWriter {
   /**
    * ParquetPipelineOptions.writeDelivery: one file per partition, named as partitionFile names it
    * (the seq range of its rows). A delivery of one partition, the usual case, is written straight
-   * from its rows' text by one COPY, whose statistics name the file (fileOfOneDelivery); otherwise
+   * from its rows' text by one COPY, whose statistics name the file (copyWhole); otherwise
    * it is staged in a table from its text (duck-text.ts) and each partition copied from there.
    */
   readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
