@@ -1,6 +1,7 @@
 // The Parquet copy's staging of log rows in DuckDB from their text: each compact row (log-row.ts,
 // format 2) goes in as one VARCHAR, and one statement turns them into the files' columns
-// (columnar/event-table.ts FILE_COLUMNS): DuckDB's JSON reader (C++) unnests each row once and reads
+// (columnar/event-table.ts FILE_COLUMNS), a staged table's or straight a file's (FILE_ROWS_OF_TEXT,
+// duck-writer.ts): DuckDB's JSON reader (C++) unnests each row once and reads
 // each body once, for its envelope, `layers` and `value` together, so the copy's thread parses no
 // event and appends no value in JavaScript, and the file's COPY parses no JSON. The columns are
 // those the appender path (appendEvents, FILE_COLUMNS) gives the same events, value for value

@@ -1,6 +1,6 @@
-// The Parquet copy's writer wherever Node runs: DuckDB encodes each partition's rows (staged with
-// the appender) into a zstd file with COPY … TO, at the temporary path of the sink's atomic write
-// (file-sink.ts: temp, fsync, rename, fsync the folder). It also compacts: a day's many small files
+// The Parquet copy's writer wherever Node runs: DuckDB encodes each partition's rows (read from the
+// log rows' text, or staged with the appender) into a zstd file with COPY … TO, at the temporary
+// path of the sink's atomic write (file-sink.ts: temp, fsync, rename, fsync the folder). It also compacts: a day's many small files
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, rm, stat } from "node:fs/promises";
