@@ -191,6 +191,17 @@ describe("the Parquet copy from the log rows' text", () => {
     expect(staged).toBe(2);
   });
 
+  it("stages the delivery after one of several partitions at once, and tries the COPY from the text again after that", async () => {
+    const one = (id: string) => [event(id, DAY_1, "track", { event: "buy", value: 1 })];
+    const dataDir = await storeWithBatches([one("h1"), batches()[5]!, one("h2"), one("h3")]);
+    const started = statementsStarted();
+    await deliver(dataDir, join(dataDir, "text"), true, 1);
+    const kinds = started.filter((sql) => sql.includes("RETURN_STATS") || sql.startsWith("CREATE OR REPLACE TABLE delivered ")).map((sql) => (sql.includes("RETURN_STATS") ? "text" : "staged"));
+    // h1 from the text; the three partitions tried so, then staged; h2 staged at once; h3 from the text.
+    expect(kinds).toEqual(["text", "text", "staged", "staged", "text"]);
+    expect((await archive(join(dataDir, "text"))).size).toBe(6);
+  });
+
   it("splits a delivery whose tenant ids differ only past their 100th character", async () => {
     const long = "p".repeat(100);
     const dataDir = await storeWithBatches([[event("g1", DAY_1, "track", { event: "buy", projectId: `${long}a` }), event("g2", DAY_1, "track", { event: "buy", projectId: `${long}b` })]]);
