@@ -30,9 +30,14 @@ function event(i: number): StoredEvent {
 /** A sink whose writes fail as a full disk's do while `full` is set. */
 class FullableSink extends NodeFileSink {
   full = false;
-  override async writeWith(path: string, produce: (temp: string) => Promise<void>): Promise<void> {
+  override async writeWith(path: string, produce: (temp: string) => Promise<unknown>): Promise<void> {
     if (this.full) throw Object.assign(new Error(`ENOSPC: no space left on device, write '${path}'`), { code: "ENOSPC" });
     return super.writeWith(path, produce);
+  }
+
+  override async writeNamed(produce: (temp: string) => Promise<string | undefined>): Promise<boolean> {
+    if (this.full) throw Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+    return super.writeNamed(produce);
   }
 }
 

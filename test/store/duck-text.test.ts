@@ -3,7 +3,8 @@
 // event and body (escapes, unicode, numbers DuckDB prints otherwise, missing fields, times not in
 // toISOString's form), from rows taken whole or from the middle.
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { createRequire } from "node:module";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, encodeLogRow } from "../../src/store/log-row.js";
 import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
@@ -81,11 +82,11 @@ function batches(): StoredEvent[][] {
   ];
 }
 
-async function storeWithBatches(): Promise<string> {
+async function storeWithBatches(all: StoredEvent[][] = batches()): Promise<string> {
   const dataDir = tempDir();
   const stores = openSqliteStores({ dataDir });
   try {
-    for (const batch of batches()) await stores.events.append(batch);
+    for (const batch of all) await stores.events.append(batch);
   } finally {
     await stores.close();
   }
@@ -123,6 +124,23 @@ async function archive(folder: string): Promise<Map<string, string[]>> {
   return files;
 }
 
+const duckApi = createRequire(import.meta.url)("@duckdb/node-api") as typeof import("@duckdb/node-api");
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** The statements DuckDB starts (runHere's) from now on. */
+function statementsStarted(): string[] {
+  const started: string[] = [];
+  const start = duckApi.DuckDBConnection.prototype.start;
+  vi.spyOn(duckApi.DuckDBConnection.prototype, "start").mockImplementation(function (this: InstanceType<typeof duckApi.DuckDBConnection>, sql, ...rest) {
+    started.push(sql);
+    return start.call(this, sql, ...rest);
+  });
+  return started;
+}
+
 describe("the Parquet copy from the log rows' text", () => {
   it("writes the files the appender path wrote, row for row and column for column", async () => {
     const dataDir = await storeWithBatches();
@@ -153,6 +171,45 @@ describe("the Parquet copy from the log rows' text", () => {
     const [a, b] = [await archive(whole), await archive(paged)];
     expect([...b.values()].flat().sort()).toEqual([...a.values()].flat().sort());
     expect(b.size).toBeGreaterThan(a.size);
+  });
+
+  it("writes a delivery of one partition straight from its text, the same files as the appender path", async () => {
+    const dataDir = await storeWithBatches();
+    // A row a delivery: most are one partition.
+    const [appender, text] = [join(dataDir, "appender"), join(dataDir, "text")];
+    await deliver(dataDir, appender, false, 1);
+    const started = statementsStarted();
+    await deliver(dataDir, text, true, 1);
+    const [old, fromText] = [await archive(appender), await archive(text)];
+    expect([...fromText.keys()]).toEqual([...old.keys()]);
+    for (const [path, rows] of old) expect(fromText.get(path), path).toEqual(rows);
+    const staged = started.filter((sql) => sql.startsWith("CREATE OR REPLACE TABLE delivered ")).length;
+    const whole = started.filter((sql) => sql.includes("RETURN_STATS")).length;
+    // a and b written by one COPY each from their text; d (times SQL cannot read) and e (three
+    // partitions) tried so, then staged; c1, c3 and f (decoded in JavaScript) staged at once.
+    expect(whole).toBe(4);
+    expect(staged).toBe(2);
+  });
+
+  it("stages the delivery after one of several partitions at once, and tries the COPY from the text again after that", async () => {
+    const one = (id: string) => [event(id, DAY_1, "track", { event: "buy", value: 1 })];
+    const dataDir = await storeWithBatches([one("h1"), batches()[5]!, one("h2"), one("h3")]);
+    const started = statementsStarted();
+    await deliver(dataDir, join(dataDir, "text"), true, 1);
+    const kinds = started.filter((sql) => sql.includes("RETURN_STATS") || sql.startsWith("CREATE OR REPLACE TABLE delivered ")).map((sql) => (sql.includes("RETURN_STATS") ? "text" : "staged"));
+    // h1 from the text; the three partitions tried so, then staged; h2 staged at once; h3 from the text.
+    expect(kinds).toEqual(["text", "text", "staged", "staged", "text"]);
+    expect((await archive(join(dataDir, "text"))).size).toBe(6);
+  });
+
+  it("splits a delivery whose tenant ids differ only past their 100th character", async () => {
+    const long = "p".repeat(100);
+    const dataDir = await storeWithBatches([[event("g1", DAY_1, "track", { event: "buy", projectId: `${long}a` }), event("g2", DAY_1, "track", { event: "buy", projectId: `${long}b` })]]);
+    const folder = join(dataDir, "text");
+    await deliver(dataDir, folder, true);
+    const files = await archive(folder);
+    expect([...files.keys()].map((path) => path.split("/")[2]!.slice(-1))).toEqual(["a", "b"]);
+    expect([...files.values()].flat()).toHaveLength(2);
   });
 
   it("encodes compact rows for the events above: the text path is what they take", () => {

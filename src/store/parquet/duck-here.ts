@@ -5,12 +5,12 @@
 // own: threads = 1), so reading the rows' JSON and encoding the files run at the copy's priority.
 // Running the tasks here also lets a stop that cannot wait end a statement between two of its
 // tasks (`halted`), on this thread, before DuckDB is closed and the thread ends (parquet-thread.ts).
-import { type DuckDBConnection, DuckDBPendingResultState } from "@duckdb/node-api";
+import { type DuckDBConnection, type DuckDBResult, DuckDBPendingResultState } from "@duckdb/node-api";
 
 const HALTED = "the Parquet copy was halted by the server's stop";
 
-/** `halted`: when it turns true the statement is interrupted at its next task, and this rejects. */
-export async function runHere(connection: DuckDBConnection, sql: string, halted: () => boolean = () => false): Promise<void> {
+/** `halted`: when it turns true the statement is interrupted at its next task, and this rejects. Resolves to the statement's result. */
+export async function runHere(connection: DuckDBConnection, sql: string, halted: () => boolean = () => false): Promise<DuckDBResult> {
   if (halted()) throw new Error(HALTED);
   const pending = await connection.start(sql);
   for (let state = pending.runTask(); state !== DuckDBPendingResultState.RESULT_READY; state = pending.runTask()) {
@@ -18,5 +18,5 @@ export async function runHere(connection: DuckDBConnection, sql: string, halted:
     // Another thread holds the next task: wait for it rather than spin.
     if (state === DuckDBPendingResultState.NO_TASKS_AVAILABLE) await new Promise((resolve) => setTimeout(resolve, 1));
   }
-  await pending.getResult();
+  return pending.getResult();
 }

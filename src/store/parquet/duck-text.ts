@@ -1,6 +1,7 @@
 // The Parquet copy's staging of log rows in DuckDB from their text: each compact row (log-row.ts,
 // format 2) goes in as one VARCHAR, and one statement turns them into the files' columns
-// (columnar/event-table.ts FILE_COLUMNS): DuckDB's JSON reader (C++) unnests each row once and reads
+// (columnar/event-table.ts FILE_COLUMNS), a staged table's or straight a file's (FILE_ROWS_OF_TEXT,
+// duck-writer.ts): DuckDB's JSON reader (C++) unnests each row once and reads
 // each body once, for its envelope, `layers` and `value` together, so the copy's thread parses no
 // event and appends no value in JavaScript, and the file's COPY parses no JSON. The columns are
 // those the appender path (appendEvents, FILE_COLUMNS) gives the same events, value for value
@@ -57,15 +58,29 @@ function createRawTable(connection: DuckDBConnection): Promise<unknown> {
   return connection.run(`CREATE OR REPLACE TABLE ${RAW} (seq BIGINT NOT NULL, from_seq BIGINT NOT NULL, received_ms BIGINT NOT NULL, text VARCHAR NOT NULL)`);
 }
 
+/** A delivery's rows in the raw table (stageRawRows): what DuckDB reads from text, and what JavaScript decoded. */
+export interface RawRows {
+  /** Rows in the raw table. */
+  readonly texts: number;
+  /** The earliest and latest receivedAt of those rows, epoch millis (NaN when none). */
+  readonly firstReceivedMs: number;
+  readonly lastReceivedMs: number;
+  /** The delivery's events that are not in the raw table, ascending seq. */
+  readonly decoded: readonly SequencedEvent[];
+}
+
 /**
- * Makes `table` (createDeliveryTable's columns) hold the rows' events (from each row's `from` on)
- * and `events`. Staging tables are created anew or dropped, never DELETEd (emptyStage, duck-writer.ts).
+ * Puts the rows DuckDB can read from their text into the raw table (anew: a run that failed midway
+ * may have left one) and decodes the others, with `events`, for stageRows. The raw table stays until
+ * stageRows or dropRawRows.
  */
-export async function stageRows(connection: DuckDBConnection, table: string, rows: readonly LogRowFrom[], events: readonly SequencedEvent[]): Promise<void> {
-  await createRawTable(connection); // anew: a run that failed midway may have left one
+export async function stageRawRows(connection: DuckDBConnection, rows: readonly LogRowFrom[], events: readonly SequencedEvent[]): Promise<RawRows> {
+  await createRawTable(connection);
   const decoded: SequencedEvent[] = [...events];
   const appender = await connection.createAppender(RAW);
   let texts = 0;
+  let firstReceivedMs = Number.NaN;
+  let lastReceivedMs = Number.NaN;
   try {
     for (const row of rows) {
       const receivedMs = compactReceivedMs(row);
@@ -79,21 +94,38 @@ export async function stageRows(connection: DuckDBConnection, table: string, row
       appender.appendVarchar(row.text);
       appender.endRow();
       texts += 1;
+      if (!(receivedMs >= firstReceivedMs)) firstReceivedMs = receivedMs;
+      if (!(receivedMs <= lastReceivedMs)) lastReceivedMs = receivedMs;
     }
     appender.flushSync();
   } finally {
     appender.closeSync();
   }
-  if (texts > 0) {
+  return { texts, firstReceivedMs, lastReceivedMs, decoded };
+}
+
+/** Drops the raw table once its rows are written: its text is the delivery's largest part. */
+export function dropRawRows(connection: DuckDBConnection): Promise<unknown> {
+  return connection.run(`DROP TABLE ${RAW}`);
+}
+
+/**
+ * Makes `table` (createDeliveryTable's columns) hold the raw rows' events (from each row's `from`
+ * on) and `raw.decoded`, and drops the raw table. Staging tables are created anew or dropped, never
+ * DELETEd (emptyStage, duck-writer.ts).
+ */
+export async function stageRows(connection: DuckDBConnection, table: string, raw: RawRows): Promise<void> {
+  if (raw.texts > 0) {
     await runHere(connection, `CREATE OR REPLACE TABLE ${table} AS ${UNNEST_SQL}`);
-    await connection.run(`DROP TABLE ${RAW}`); // its text is in `table` now; dropping costs less than creating anew
+    await dropRawRows(connection); // its text is in `table` now; dropping costs less than creating anew
     await fillEventTimes(connection, table);
   } else {
+    await dropRawRows(connection);
     await createDeliveryTable(connection, table);
   }
-  if (decoded.length === 0) return;
+  if (raw.decoded.length === 0) return;
   await createEventTable(connection, DECODED);
-  await appendEvents(connection, DECODED, decoded);
+  await appendEvents(connection, DECODED, raw.decoded);
   await runHere(connection, `INSERT INTO ${table} SELECT ${FILE_COLUMNS}, received_ms FROM ${DECODED}`);
   await createEventTable(connection, DECODED);
 }
@@ -128,6 +160,12 @@ FROM (SELECT seq, received_ms, e, json_transform(e[2], ${BODY_SHAPE}) AS b
             FROM (SELECT seq, from_seq, received_ms, unnest(l) AS e, generate_subscripts(l, 1) AS i
                   FROM (SELECT seq, from_seq, received_ms, from_json(text, '[["VARCHAR"]]') AS l FROM ${RAW})))
       WHERE seq >= from_seq AND e IS NOT NULL)`;
+
+/**
+ * The raw rows' events in the files' columns, for a COPY straight from the text (no table between):
+ * only when they all have an event_time (a NULL one is fillEventTimes's to set) and share a partition.
+ */
+export const FILE_ROWS_OF_TEXT = `SELECT * EXCLUDE (received_ms) FROM (${UNNEST_SQL})`;
 
 /** event_time where the body's times are not in toISOString's form: storedEventTimeMs decides, as for any event. */
 async function fillEventTimes(connection: DuckDBConnection, table: string): Promise<void> {

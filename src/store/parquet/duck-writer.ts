@@ -1,10 +1,10 @@
-// The Parquet copy's writer wherever Node runs: DuckDB encodes each partition's rows (staged with
-// the appender) into a zstd file with COPY … TO, at the temporary path of the sink's atomic write
-// (file-sink.ts: temp, fsync, rename, fsync the folder). It also compacts: a day's many small files
+// The Parquet copy's writer wherever Node runs: DuckDB encodes each partition's rows (read from the
+// log rows' text, or staged with the appender) into a zstd file with COPY … TO, at the temporary
+// path of the sink's atomic write (file-sink.ts: temp, fsync, rename, fsync the folder). It also compacts: a day's many small files
 // of one partition, one per delivery, become one, named by the range it holds, and the small ones
 // are then deleted; a crash between leaves both, and readers and the next sweep keep the larger.
 import { open, rm, stat } from "node:fs/promises";
-import type { DuckDBConnection } from "@duckdb/node-api";
+import type { DuckDBConnection, DuckDBResult } from "@duckdb/node-api";
 import { join } from "node:path";
 import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
@@ -12,7 +12,7 @@ import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString }
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
 import { runHere } from "./duck-here.js";
-import { createTextStage, stageRows } from "./duck-text.js";
+import { FILE_ROWS_OF_TEXT, type RawRows, createTextStage, dropRawRows, stageRawRows, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
 
@@ -66,7 +66,18 @@ export const COMPACTION_MEMORY_BYTES = 192 * 1024 * 1024;
 export const WRITER_FLUSH_BYTES = 16 * 1024 * 1024;
 /** The spill folder, under the data folder (DuckDB's default is `.tmp` in the working folder, which a service may not be able to write). */
 export const SPILL_FOLDER = ".duckdb-spill";
+/**
+ * Tenant ids shorter than this name a file from its statistics (copyWhole): DuckDB (1.5) cuts a
+ * string's min and max at 256 bytes (64 characters are at most 256 bytes of UTF-8), and two ids
+ * alike that far must not share a file. Longer ones take the staged path.
+ */
+const MAX_STATISTICS_ID = 64;
 const WRITER_SETTINGS: DuckSettings = { threads: 1, memoryBytes: WRITER_MEMORY_BYTES, flushBytes: WRITER_FLUSH_BYTES };
+
+/** The first millisecond of the UTC day of `ms`, as partitionFolder names days. */
+function dayOf(ms: number): number {
+  return Math.floor(ms / DAY_MS) * DAY_MS;
+}
 
 /** The settings of a server's copy: its spill folder under `dataDir`. */
 export function writerSettings(dataDir: string): DuckSettings {
@@ -87,6 +98,8 @@ export class DuckArchiveWriter {
   private duck: Duck | undefined;
   /** DuckDB's memory_limit between compactions. */
   private readonly memoryBytes: number;
+  /** The last staged delivery held more than one partition. */
+  private lastSplit = false;
 
   private constructor(
     private readonly sink: NodeFileSink,
@@ -139,20 +152,58 @@ export class DuckArchiveWriter {
   };
 
   /**
-   * ParquetPipelineOptions.writeDelivery: the delivery staged from its rows' text (duck-text.ts),
-   * then one file per partition, named as partitionFile names it (the seq range of its rows).
+   * ParquetPipelineOptions.writeDelivery: one file per partition, named as partitionFile names it
+   * (the seq range of its rows). A delivery of one partition, the usual case, is written straight
+   * from its rows' text by one COPY, whose statistics name the file (copyWhole); otherwise
+   * it is staged in a table from its text (duck-text.ts) and each partition copied from there.
    */
   readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
     const connection = await this.connection();
-    await stageRows(connection, DELIVERED, delivery.rows, delivery.events);
+    const raw = await stageRawRows(connection, delivery.rows, delivery.events);
+    if (!this.lastSplit && raw.decoded.length === 0 && raw.texts > 0 && dayOf(raw.firstReceivedMs) === dayOf(raw.lastReceivedMs)) {
+      const written = await this.sink.writeNamed((temp) => this.copyWhole(temp, dayOf(raw.firstReceivedMs)));
+      if (written) {
+        await dropRawRows(connection);
+        return;
+      }
+    }
+    await this.writeStaged(connection, raw);
+  };
+
+  /**
+   * Copies the raw rows' events into one file and returns its path when its statistics show one
+   * partition, every event_time set and tenant ids short enough for their statistics to be exact;
+   * undefined otherwise (the staged path then writes the delivery).
+   */
+  private async copyWhole(temp: string, dayMs: number): Promise<string | undefined> {
+    const result = await this.copy(`${FILE_ROWS_OF_TEXT} ORDER BY ${ARCHIVE_ORDER}`, temp, ", RETURN_STATS");
+    const [row] = (await result.getRowObjectsJson()) as { count: string; column_statistics: { key: string; value: { key: string; value: string }[] }[] }[];
+    if (row === undefined || Number(row.count) === 0) return undefined;
+    const stats = new Map(row.column_statistics.map(({ key, value }) => [key, new Map(value.map((entry) => [entry.key, entry.value]))]));
+    const single = (column: string): string | undefined => {
+      const of = stats.get(`"${column}"`);
+      const min = of?.get("min");
+      return min !== undefined && min === of?.get("max") && of?.get("null_count") === "0" && min.length < MAX_STATISTICS_ID ? min : undefined;
+    };
+    const [orgId, projectId, env] = [single("org_id"), single("project_id"), single("env")];
+    const seq = stats.get('"seq"');
+    if (orgId === undefined || projectId === undefined || env === undefined || seq === undefined || stats.get('"event_time"')?.get("null_count") !== "0") return undefined;
+    return rangeFile(partitionFolder({ orgId, projectId, env }, dayMs), Number(seq.get("min")), Number(seq.get("max")));
+  }
+
+  /** The delivery staged in a table (duck-text.ts), then one COPY per partition. */
+  private async writeStaged(connection: DuckDBConnection, raw: RawRows): Promise<void> {
+    await stageRows(connection, DELIVERED, raw);
     const partitions = (
       await connection.runAndReadAll(
         `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${DELIVERED} GROUP BY ALL ORDER BY first`,
       )
     ).getRows() as [string, string, string, bigint, bigint, bigint][];
+    // A delivery of many partitions is likely followed by another: that one is staged at once.
+    this.lastSplit = partitions.length > 1;
     for (const [orgId, projectId, env, dayMs, first, last] of partitions) {
       const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs));
-      // One partition, the usual case, is the whole table: no filter to run over it.
+      // One partition is the whole table: no filter to run over it.
       const where =
         partitions.length === 1
           ? ""
@@ -160,7 +211,7 @@ export class DuckArchiveWriter {
       await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
     await connection.run(`DROP TABLE ${DELIVERED}`); // its memory back before the next delivery
-  };
+  }
 
   /** ParquetPipelineOptions.intact: the magic at both ends, and a footer that fits in the file. */
   readonly intact = async (path: string): Promise<boolean> => {
@@ -221,8 +272,9 @@ export class DuckArchiveWriter {
     await (await this.connection()).run(`SET memory_limit = '${Math.floor(bytes / 1024 / 1024)}MiB'`);
   }
 
-  private async copy(select: string, temp: string): Promise<void> {
-    await runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1)`, this.halted);
+  /** `options`: more of COPY's options, after a comma. */
+  private async copy(select: string, temp: string, options = ""): Promise<DuckDBResult> {
+    return runHere(await this.connection(), `COPY (${select}) TO ${sqlString(temp)} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1${options})`, this.halted);
   }
 
   /**

@@ -32,7 +32,7 @@ export class NodeFileSink implements FileSink {
   }
 
   /** The same for a file another writer makes (DuckDB's COPY): `produce` writes the temporary path. */
-  async writeWith(path: string, produce: (temp: string) => Promise<void>): Promise<void> {
+  async writeWith(path: string, produce: (temp: string) => Promise<unknown>): Promise<void> {
     const target = this.pathOf(path);
     const folder = dirname(target);
     const created = await mkdir(folder, { recursive: true });
@@ -46,6 +46,34 @@ export class NodeFileSink implements FileSink {
       throw error;
     }
     await syncEntries(folder, created);
+  }
+
+  /**
+   * The same for a file whose path is known once it is written: `produce` writes the temporary
+   * path (under the root) and says the file's path, or undefined to have it deleted. Whether it
+   * was kept.
+   */
+  async writeNamed(produce: (temp: string) => Promise<string | undefined>): Promise<boolean> {
+    await mkdir(this.root, { recursive: true });
+    const temp = join(this.root, `.written.${randomUUID()}.tmp`);
+    let target: string;
+    let created: string | undefined;
+    try {
+      const path = await produce(temp);
+      if (path === undefined) {
+        await rm(temp, { force: true });
+        return false;
+      }
+      target = this.pathOf(path);
+      created = await mkdir(dirname(target), { recursive: true });
+      await syncPath(temp);
+      await rename(temp, target);
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+    await syncEntries(dirname(target), created);
+    return true;
   }
 
   /** Every file's path under the root, "/"-separated; temporary (".…") files are not listed. */
