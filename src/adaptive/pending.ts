@@ -147,17 +147,6 @@ export class PendingBook {
     this.columns.flags[slot]! |= REWARDED;
   }
 
-  /** Each decision held, in no particular order: its policy, arm and decision time. */
-  forEach(visit: (ref: PolicyRef, armKey: string, decidedAt: number) => void): void {
-    for (const queue of this.queues.values()) {
-      for (let i = 0; i < queue.length; i++) {
-        const slot = queue.at(i);
-        const pair = this.arms.at(this.columns.armIds[slot]!);
-        visit(pair.owner, pair.key, this.columns.closes[slot]! - pair.owner.windowMs);
-      }
-    }
-  }
-
   /** The seq of the oldest decision held, undefined when none. */
   oldestSeq(): number | undefined {
     let oldest: number | undefined;
