@@ -36,10 +36,7 @@ export class PublishedTrials {
       for (const [armKey, trials] of policy.open) {
         const key = `${projectId}\u0000${env}\u0000${policyId}\u0000${armKey}`;
         const bins: ArmBins = { starts: [], counts: [] };
-        for (const [atMs, count] of trials.bins(nowMs)) {
-          bins.starts.push(atMs);
-          bins.counts.push(count);
-        }
+        trials.binsInto(nowMs, bins.starts, bins.counts);
         now.set(key, bins);
         const bin = (i: number): OpenTrialBin => ({ projectId, env, policyId, armKey, windowMs: trials.windowMs, atMs: bins.starts[i]!, count: bins.counts[i]! });
         const was = before?.get(key) ?? { starts: [], counts: [] };
