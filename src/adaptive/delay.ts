@@ -87,6 +87,15 @@ export class OpenTrials {
     for (let i = this.head; i < this.binStart.length; i++) yield [this.binStart[i]!, this.binCount[i]!];
   }
 
+  /** bins(), appended to two arrays: no object per bin (a publication reads thousands a second). */
+  binsInto(nowMs: number, starts: number[], counts: number[]): void {
+    this.expire(nowMs);
+    for (let i = this.head; i < this.binStart.length; i++) {
+      starts.push(this.binStart[i]!);
+      counts.push(this.binCount[i]!);
+    }
+  }
+
   /** Bins, for tests and memory accounting. */
   get size(): number {
     return this.binStart.length - this.head;

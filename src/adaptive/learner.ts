@@ -14,6 +14,10 @@
 //
 // Events come from the feed (this process's commits, from memory, feed.ts) when it continues from
 // the learned position, and from the store's scan otherwise (a restart, other processes' events).
+//
+// All of it runs on the server's event loop, so its long loops give the event loop a turn every
+// ~2 ms (turns.ts): a step is still one commit, but its walk, its additions to the book and the
+// store's reads and writes come in pieces, with requests answered between them.
 import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
@@ -23,6 +27,7 @@ import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
 import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
+import { TURN_MS, Turns } from "./turns.js";
 
 export interface Tenant {
   readonly orgId: string;
@@ -48,6 +53,8 @@ export interface LearnerOptions {
   readonly feed?: (listener: CommitListener, reads: CommitReads) => () => void;
   /** The lease under which this learner learns, when servers share the store: every commit is fenced by it. */
   readonly lease?: LeaseClaim;
+  /** The event loop held at most this long at a time (ms, turns.ts); 0 yields every few items (tests). */
+  readonly turnMs?: number;
 }
 
 const DEFAULT_PAGE = 5000;
@@ -65,8 +72,11 @@ export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
 export const REPLAY_SPAN = 5_000_000;
 /** This process's events worth a learning step at once (stepDue): 0.2 s of 5,000 events/s. */
 export const STEP_BATCH = 1000;
-/** Pending decisions spilled per transaction at most. */
-const SPILL_CHUNK = 50_000;
+/**
+ * Rows one of the store's reads or writes takes at most (a page scanned, decisions spilled,
+ * stored decisions closed): each is synchronous with SQLite, and ~1,000 rows is ~2 ms of it.
+ */
+const STORE_CHUNK = 1000;
 
 export interface LearnerProgress {
   /** Log position read through. */
@@ -129,9 +139,10 @@ export class Learner implements LearnedStateSource {
   catchUp(pastFeed = true): Promise<void> {
     const run = this.running.then(async () => {
       await this.start();
-      if (!(await this.rebuild())) return;
-      while (await this.readStep(pastFeed));
-      await this.closeStep();
+      const turns = new Turns(this.options.turnMs ?? TURN_MS);
+      if (!(await this.rebuild(turns))) return;
+      while (await this.readStep(pastFeed, turns));
+      await this.closeStep(turns);
     });
     this.running = run.catch(() => undefined);
     return run;
@@ -185,19 +196,17 @@ export class Learner implements LearnedStateSource {
    * nothing is learned again. False while the store's events lag behind the learned position
    * (they are filled from the log): the next run goes on from there.
    */
-  private async rebuild(): Promise<boolean> {
-    const { store } = this.options;
+  private async rebuild(turns: Turns): Promise<boolean> {
     while (this.rebuildAt < this.rebuildTo) {
-      const { events, through } = await store.scan(this.rebuildAt, this.pageSize(), Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt));
+      const { events, through } = await this.scan(this.rebuildAt, Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt), turns);
       if (through === this.rebuildAt) return false;
-      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), true);
-      step.walk(events, await this.catalogsFor(events), this.refFor);
-      for (const p of step.added) this.book.add(p);
+      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), true);
+      await this.walk(step, events, turns);
+      await this.hold(step.added, turns);
+      // The decisions held are open trials; nothing is removed from the book before the rebuild ends.
+      this.opened(step.added);
       this.rebuildAt = through;
-      if (this.rebuildAt === this.rebuildTo) {
-        this.book.forEach((ref, armKey, decidedAt) => this.state.policyAt(ref.stateKey).opened(armKey, decidedAt, ref.windowMs));
-        await this.spill(); // a bound lowered since the last run
-      }
+      if (this.rebuildAt === this.rebuildTo) await this.spill(turns); // a bound lowered since the last run
     }
     return true;
   }
@@ -207,7 +216,7 @@ export class Learner implements LearnedStateSource {
   }
 
   /** The next page: from the feed when it continues from the position, else from the store up to the feed. */
-  private async nextPage(pastFeed: boolean): Promise<{ events: readonly LearningEvent[]; through: number }> {
+  private async nextPage(pastFeed: boolean, turns: Turns): Promise<{ events: readonly LearningEvent[]; through: number }> {
     const fed = this.feed.take(this.position, this.pageSize());
     if ("events" in fed) {
       this.fed += fed.through - this.position;
@@ -215,16 +224,36 @@ export class Learner implements LearnedStateSource {
     }
     if (fed.next === undefined && !pastFeed && this.options.feed !== undefined) return { events: [], through: this.position };
     const span = fed.next === undefined ? SCAN_SPAN : Math.min(SCAN_SPAN, fed.next - 1 - this.position);
-    const page = await this.options.store.scan(this.position, this.pageSize(), span);
+    const page = await this.scan(this.position, span, turns);
     this.scanned += page.through - this.position;
     return page;
   }
 
-  private async readStep(pastFeed: boolean): Promise<boolean> {
-    const { events, through } = await this.nextPage(pastFeed);
+  /** A page of the store's scan, read STORE_CHUNK events at a time: the same page as one scan of pageSize. */
+  private async scan(afterSeq: number, span: number, turns: Turns): Promise<{ events: readonly LearningEvent[]; through: number }> {
+    const { store } = this.options;
+    const limit = this.pageSize();
+    const end = afterSeq + span;
+    const parts: (readonly LearningEvent[])[] = [];
+    let count = 0;
+    let through = afterSeq;
+    for (;;) {
+      const want = Math.min(STORE_CHUNK, limit - count);
+      const part = await store.scan(through, want, end - through);
+      parts.push(part.events);
+      count += part.events.length;
+      through = part.through;
+      // A part short of what it was asked for reached the span's end or the log's.
+      if (part.events.length < want || count >= limit || through >= end) return { events: parts.length === 1 ? parts[0]! : parts.flat(), through };
+      await turns.between();
+    }
+  }
+
+  private async readStep(pastFeed: boolean, turns: Turns): Promise<boolean> {
+    const { events, through } = await this.nextPage(pastFeed, turns);
     if (through === this.position) return false;
-    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored), false);
-    step.walk(events, await this.catalogsFor(events), this.refFor);
+    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), false);
+    await this.walk(step, events, turns);
     const rows = step.touched;
     const oldest = this.book.oldestSeq() ?? step.added[0]?.seq;
     await this.commit({
@@ -238,14 +267,33 @@ export class Learner implements LearnedStateSource {
     // Only what the store holds reaches memory.
     this.state.apply(rows);
     for (const slot of step.rewardedHeld) this.book.markRewarded(slot); // before adding: an add may renumber the slots
-    for (const p of step.added) this.book.add(p);
     this.opened(step.added);
     for (const [ref, x] of step.contexts) this.state.policyAt(ref.stateKey).rememberContext(x);
     this.position = through;
     this.decisions += step.decisions;
     this.rewards += step.rewards;
-    await this.spill();
+    await this.hold(step.added, turns);
+    await this.spill(turns);
     return true;
+  }
+
+  /** The step walks the page a slice at a time (its loop stays synchronous: an await in it cost ~20 % of a catch-up). */
+  private async walk(step: Step, events: readonly LearningEvent[], turns: Turns): Promise<void> {
+    const catalogs = await this.catalogsFor(events);
+    for (let at = step.walk(events, 0, catalogs, this.refFor, turns); at < events.length; at = step.walk(events, at, catalogs, this.refFor, turns)) await turns.next();
+  }
+
+  /** Adds a step's decisions to the book, in log order, a slice at a time. */
+  private async hold(added: readonly Pending[], turns: Turns): Promise<void> {
+    for (let at = this.holdSlice(added, 0, turns); at < added.length; at = this.holdSlice(added, at, turns)) await turns.next();
+  }
+
+  private holdSlice(added: readonly Pending[], from: number, turns: Turns): number {
+    for (let i = from; i < added.length; ) {
+      this.book.add(added[i++]!);
+      if (turns.spent()) return i;
+    }
+    return added.length;
   }
 
   private commit(step: LearningCommit): Promise<void> {
@@ -254,10 +302,10 @@ export class Learner implements LearnedStateSource {
   }
 
   /** Moves the oldest pending decisions past the bound (or too far behind for a restart to re-read) to the store. */
-  private async spill(): Promise<void> {
-    for (;;) {
+  private async spill(turns: Turns): Promise<void> {
+    for (;; await turns.between()) {
       const excess = Math.max(0, this.book.size - this.maxInMemory);
-      const out = this.book.oldest(Math.min(excess, SPILL_CHUNK), this.position - REPLAY_SPAN, SPILL_CHUNK);
+      const out = this.book.oldest(Math.min(excess, STORE_CHUNK), this.position - REPLAY_SPAN, STORE_CHUNK);
       if (out.length === 0) return;
       const remaining = this.book.oldest(out.length + 1, Number.NEGATIVE_INFINITY)[out.length];
       await this.commit({
@@ -274,12 +322,12 @@ export class Learner implements LearnedStateSource {
   }
 
   /** Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time. */
-  private async closeStep(): Promise<void> {
+  private async closeStep(turns: Turns): Promise<void> {
     const now = this.options.now();
     this.closed += this.book.closeDue(now);
     if (this.stored === 0) return;
-    for (;;) {
-      const due = await this.options.store.due(now, this.pageSize());
+    for (;; await turns.between()) {
+      const due = await this.options.store.due(now, Math.min(STORE_CHUNK, this.pageSize()));
       if (due.length === 0) return;
       const step = new Step(this.state, this.book, new Map(), false);
       for (const pending of due) step.close(fromStored(pending));
@@ -322,17 +370,23 @@ export class Learner implements LearnedStateSource {
    * Stored pending decisions the page may name: looked up only for ids no pending decision of
    * the same tenant in memory answers, and only while the store holds any.
    */
-  private async storedFor(events: readonly LearningEvent[], stored: number): Promise<Map<string, Pending[]>> {
+  private async storedFor(events: readonly LearningEvent[], stored: number, turns: Turns): Promise<Map<string, Pending[]>> {
     const byId = new Map<string, Pending[]>();
     if (stored === 0) return byId;
-    const ids = new Set<string>();
-    for (const event of events) if (!heldFor(this.book.of(event.decisionId), event)) ids.add(event.decisionId);
-    if (ids.size === 0) return byId;
-    for (const row of await this.options.store.pendingFor([...ids])) {
-      const p = fromStored(row);
-      const list = byId.get(p.decisionId);
-      if (list) list.push(p);
-      else byId.set(p.decisionId, [p]);
+    const unheld = new Set<string>();
+    for (const event of events) {
+      if (!unheld.has(event.decisionId) && !heldFor(this.book.of(event.decisionId), event)) unheld.add(event.decisionId);
+      if (turns.spent()) await turns.next();
+    }
+    const ids = [...unheld];
+    for (let at = 0; at < ids.length; at += STORE_CHUNK) {
+      for (const row of await this.options.store.pendingFor(ids.slice(at, at + STORE_CHUNK))) {
+        const p = fromStored(row);
+        const list = byId.get(p.decisionId);
+        if (list) list.push(p);
+        else byId.set(p.decisionId, [p]);
+      }
+      await turns.between();
     }
     return byId;
   }
@@ -455,6 +509,7 @@ class Step {
   /** Rewarded in this step: a held decision by its slot (each lookup makes a new object for it). */
   private readonly settled = new Set<Pending | number>();
   private readonly clock = new Clock();
+  private readonly keys = new TenantKeys();
   decisions = 0;
   rewards = 0;
   closedWithoutReward = 0;
@@ -472,15 +527,20 @@ class Step {
     return out;
   }
 
-  walk(events: readonly LearningEvent[], catalogs: ReadonlyMap<string, AdaptiveCatalog | undefined>, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
-    const keys = new TenantKeys();
-    for (const event of events) {
+  /** Walks the events from `from` until the page ends or the turn's slice is spent; returns where it stopped. */
+  walk(events: readonly LearningEvent[], from: number, catalogs: ReadonlyMap<string, AdaptiveCatalog | undefined>, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef, turns: Turns): number {
+    const keys = this.keys;
+    for (let i = from; i < events.length; ) {
+      const event = events[i++]!;
       const key = keys.of(event);
       const catalog = catalogs.get(key);
-      if (!catalog) continue;
-      if (event.type === "track") this.rewarded(event, catalog);
-      else this.decided(event, catalog, key, refFor);
+      if (catalog) {
+        if (event.type === "track") this.rewarded(event, catalog);
+        else this.decided(event, catalog, key, refFor);
+      }
+      if (turns.spent()) return i;
     }
+    return events.length;
   }
 
   private decided(event: DecisionRecord, catalog: AdaptiveCatalog, key: string, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {

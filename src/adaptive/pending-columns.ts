@@ -19,13 +19,13 @@ export class PendingColumns {
   readonly armIds: Uint32Array;
   readonly flags: Uint8Array;
   /** The texts of ids that are not canonical UUIDs, by slot. */
-  readonly texts = new Map<number, string>();
+  texts = new Map<number, string>();
   /** The entity as the book numbers it, 0 for the population. */
   private entityIds: Uint32Array | undefined;
   /** The row in the features of its dimension, NO_SLOT for none. */
   private featureRows: Int32Array | undefined;
   private featureDims: Uint16Array | undefined;
-  private readonly features = new Map<number, FeatureRows>();
+  private features = new Map<number, FeatureRows>();
 
   /** Empty columns, with an entity and a context column when `like` has them. */
   constructor(
@@ -82,6 +82,27 @@ export class PendingColumns {
   dropFeatures(slot: number): void {
     const row = this.featureRows ? this.featureRows[slot]! : NO_SLOT;
     if (row !== NO_SLOT) this.features.get(this.featureDims![slot]!)!.drop(row);
+  }
+
+  /**
+   * These columns with room for `capacity` slots, each slot where it was: the typed columns copied
+   * whole, the texts and contexts handed over (these columns are not used after).
+   */
+  grown(capacity: number): PendingColumns {
+    const grown = new PendingColumns(capacity, this);
+    grown.words.set(this.words);
+    grown.seqs.set(this.seqs);
+    grown.closes.set(this.closes);
+    grown.armIds.set(this.armIds);
+    grown.flags.set(this.flags);
+    if (this.entityIds) grown.entityIds!.set(this.entityIds);
+    if (this.featureRows) {
+      grown.featureRows!.set(this.featureRows);
+      grown.featureDims!.set(this.featureDims!);
+    }
+    grown.texts = this.texts;
+    grown.features = this.features;
+    return grown;
   }
 
   /** Slot `from` of `source` into slot `to` of these (made `like` the source). */

@@ -2,7 +2,7 @@
 // and, for per-entity policies, each entity's own, with the observed reward delays and the
 // decisions whose windows are open (src/adaptive/delay.ts). The learner writes it (after the store
 // has committed the same change); decide reads it, so a decision sees the freshest committed state.
-import type { ArmRow, OpenTrialBin } from "../store/types.js";
+import type { ArmRow } from "../store/types.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { type DecisionCache, emptyCache } from "./choose.js";
 import { OpenTrials, meanDelay } from "./delay.js";
@@ -165,17 +165,6 @@ export class LearnedState {
       const [projectId = "", env = "", policyId = ""] = key.split("\u0000");
       yield { projectId, env, policyId, state };
     }
-  }
-
-  /** Every arm's open trials at `nowMs`, as bins: what the learning server publishes for the others' decide. */
-  openTrialBins(nowMs: number): OpenTrialBin[] {
-    const bins: OpenTrialBin[] = [];
-    for (const { projectId, env, policyId, state } of this.entries()) {
-      for (const [armKey, trials] of state.open) {
-        for (const [atMs, count] of trials.bins(nowMs)) bins.push({ projectId, env, policyId, armKey, windowMs: trials.windowMs, atMs, count });
-      }
-    }
-    return bins;
   }
 
   /** Loads stored rows (at start) or applies committed ones, bumping the versions they touch. */

@@ -9,6 +9,7 @@ import type { Hono } from "hono";
 import engineModule from "../../build/vane.wasm";
 import consoleFiles from "vane:console-files";
 import type { Learner } from "../adaptive/learner.js";
+import { PublishedTrials } from "../adaptive/published-trials.js";
 import { createEngine } from "../engine/instantiate.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import { type AppLimits, createApp } from "../server/app.js";
@@ -123,7 +124,8 @@ export class LearnerObject {
   private readonly learner: Learner;
   private readonly stores: ReturnType<typeof edgeStores>;
   private readonly weights: WeightsPasses;
-  private published = true;
+  /** What the learner published of its open trials: each publication writes what changed since. */
+  private readonly published = new PublishedTrials();
   private learning = false;
 
   constructor(
@@ -153,9 +155,11 @@ export class LearnerObject {
     let nextPass: number | undefined;
     try {
       await this.learner.catchUp();
-      const bins = this.learner.state.openTrialBins(Date.now());
-      if (bins.length > 0 || this.published) await this.stores.learning.publishOpenTrials(bins);
-      this.published = bins.length > 0;
+      const publication = this.published.next(this.learner.state, Date.now());
+      if (publication) {
+        await this.stores.learning.publishOpenTrials(publication.changes);
+        publication.stored();
+      }
       nextPass = await this.weights.afterLearning();
     } finally {
       this.learning = false;

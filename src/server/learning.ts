@@ -5,6 +5,7 @@
 // others decide from a mirror of what it committed.
 import { type LearnerProgress, Learner } from "../adaptive/learner.js";
 import { StateMirror } from "../adaptive/mirror.js";
+import { PublishedTrials } from "../adaptive/published-trials.js";
 import { adaptiveCatalog } from "../adaptive/policy.js";
 import type { LearnedState, LearnedStateSource } from "../adaptive/state.js";
 import type { Engine } from "../engine/engine.js";
@@ -46,8 +47,8 @@ export function createLearner(deps: LearnerDeps): Learner {
 export class SharedLearning implements LearnedStateSource {
   private learner: Learner | undefined;
   private readonly mirror: StateMirror;
-  /** Whether the last publication had open trials: an idle learner does not write every second. */
-  private published = true;
+  /** What this learner published of its open trials: each publication writes what changed since. */
+  private published = new PublishedTrials();
 
   constructor(private readonly deps: LearnerDeps & { readonly lease: LeaseClaim }) {
     this.mirror = new StateMirror(deps.stores.learning);
@@ -68,6 +69,7 @@ export class SharedLearning implements LearnedStateSource {
   /** The lease is taken: learn from where the store says the last learner stopped. */
   lead(): void {
     this.learner = createLearner(this.deps);
+    this.published = new PublishedTrials();
   }
 
   /** The lease is lost or given up: stop learning (a step already running is refused by the fence). */
@@ -87,8 +89,8 @@ export class SharedLearning implements LearnedStateSource {
   }
 
   /**
-   * Learning: publishes the open trials held in memory. Mirroring: reloads what the learner
-   * committed. False when there was nothing to do (a learner with no open trials, published so).
+   * Learning: publishes the changes of the open trials held in memory. Mirroring: reloads what the
+   * learner committed. False when there was nothing to do (the open trials published unchanged).
    */
   async share(): Promise<boolean> {
     const learner = this.learner;
@@ -96,10 +98,10 @@ export class SharedLearning implements LearnedStateSource {
       await this.mirror.reload();
       return true;
     }
-    const bins = learner.state.openTrialBins(this.deps.clock.now());
-    if (bins.length === 0 && !this.published) return false;
-    this.published = bins.length > 0;
-    await this.deps.stores.learning.publishOpenTrials(bins);
+    const publication = this.published.next(learner.state, this.deps.clock.now());
+    if (publication === undefined) return false;
+    await this.deps.stores.learning.publishOpenTrials(publication.changes);
+    publication.stored();
     return true;
   }
 

@@ -395,6 +395,19 @@ export interface OpenTrialBin {
   readonly count: number;
 }
 
+/** A published bin's key: an arm's bins have distinct starts (one window per arm, delay.ts). */
+export type OpenTrialBinKey = Pick<OpenTrialBin, "projectId" | "env" | "policyId" | "armKey" | "atMs">;
+
+/** What changed in the open trials a learner publishes since its last publication. */
+export interface OpenTrialChanges {
+  /** Bins new, or with a new count. */
+  readonly upsert: readonly OpenTrialBin[];
+  /** Bins gone (their window passed). */
+  readonly remove: readonly OpenTrialBinKey[];
+  /** Every bin published before goes first (a learner's first publication: the store may hold another learner's). */
+  readonly replace: boolean;
+}
+
 /**
  * The learner's state (src/adaptive/learner.ts): it survives a restart and is exactly-once with the
  * log. Recent pending decisions live in the learner's memory; older ones are spilled here.
@@ -412,10 +425,11 @@ export interface LearningStore {
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
   commit(step: LearningCommit): Promise<void>;
   /**
-   * Replaces the open trials the learner holds in memory as published for the other servers: a
-   * server that decides without learning reads them with the stored ones (the delay model).
+   * Changes the open trials published for the other servers (the ones the learner holds in
+   * memory), in one transaction: a server that decides without learning reads them with the
+   * stored ones (the delay model).
    */
-  publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void>;
+  publishOpenTrials(changes: OpenTrialChanges): Promise<void>;
   /** What publishOpenTrials last stored. */
   publishedOpenTrials(): Promise<OpenTrialBin[]>;
 }

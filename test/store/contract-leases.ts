@@ -3,7 +3,7 @@
 // changes nothing.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { LeaseLost, type LearningCommit, type OpenTrialBin, type Stores } from "../../src/store/types.js";
+import { LeaseLost, type LearningCommit, type Stores } from "../../src/store/types.js";
 
 const step = (checkpoint: number, lease?: LearningCommit["lease"]): LearningCommit => ({
   arms: [{ projectId: "p", env: "production", policyId: "pol", entity: "", armKey: "a", stats: new Float64Array([1, 1, 1]) }],
@@ -54,27 +54,5 @@ export function describeLeaseContract(stores: () => Stores): void {
       expect((await learning.positions()).learned).toBe(5);
       expect(await learning.arms()).toHaveLength(1);
     });
-
-    it("replaces the published open trials wholesale", async () => {
-      const { learning } = stores();
-      const bin = (armKey: string, count: number): OpenTrialBin => ({ projectId: "p", env: "production", policyId: "pol", armKey, windowMs: 60_000, atMs: 1_700_000_000_000, count });
-      expect(await learning.publishedOpenTrials()).toEqual([]);
-      await learning.publishOpenTrials([bin("a", 3), bin("b", 4)]);
-      expect(sortBins(await learning.publishedOpenTrials())).toEqual([bin("a", 3), bin("b", 4)]);
-      await learning.publishOpenTrials([bin("c", 1)]);
-      expect(await learning.publishedOpenTrials()).toEqual([bin("c", 1)]);
-    });
-
-    it("publishes a bin whose start is not a whole millisecond (W / bins need not be), within 1 ms of it", async () => {
-      const { learning } = stores();
-      const atMs = 1_795_640_552_050.7812;
-      await learning.publishOpenTrials([{ projectId: "p", env: "production", policyId: "pol", armKey: "a", windowMs: 3_600_000, atMs, count: 2 }]);
-      const [read] = await learning.publishedOpenTrials();
-      expect(read!.atMs).toBeGreaterThanOrEqual(atMs);
-      expect(read!.atMs).toBeLessThan(atMs + 1);
-      expect(read!.count).toBe(2);
-    });
   });
 }
-
-const sortBins = (bins: OpenTrialBin[]) => [...bins].sort((a, b) => a.armKey.localeCompare(b.armKey));

@@ -6,6 +6,7 @@ import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
 import { describeEventContract } from "./contract-events.js";
 import { describeLeaseContract } from "./contract-leases.js";
+import { describePublicationContract } from "./contract-publication.js";
 import { describeTenancyContract } from "./contract-tenancy.js";
 import { makeBundle, makeKey } from "./fixtures.js";
 
@@ -42,6 +43,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores, how:
     describeEventContract(stores, how.listsEvents === true);
     describeTenancyContract(stores, how.listsEvents === true);
     describeLeaseContract(stores);
+    describe("published open trials", () => describePublicationContract(stores));
 
     it("reports every store ok when healthy", async () => {
       const health = await stores().health();

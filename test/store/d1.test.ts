@@ -7,6 +7,7 @@ import type { Stores } from "../../src/store/types.js";
 import { seedEdge } from "../edge/targets.js";
 import { describeBundleContract, describeKeyContract, useStores } from "./contract.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
+import { describePublicationContract } from "./contract-publication.js";
 import { itRefusesASecondOwner } from "./contract-tenancy.js";
 
 const TABLES = ["keys", "bundles", "bundle_history", "events", "event_ids", "checkpoints", "learned_arms", "pending_decisions", "published_open_trials"];
@@ -27,6 +28,7 @@ describe("D1 store contract", () => {
   describeBundleContract(stores);
   describeBundleHistoryContract(stores);
   itRefusesASecondOwner(stores);
+  describePublicationContract(stores);
 
   it("a learning step commits its arms, pending decisions and positions together, read back whole", async () => {
     const learning: Stores["learning"] = stores().learning;

@@ -137,6 +137,35 @@ describe("postgres store: the schema", () => {
     }
   });
 
+  it("keys the published open trials on an upgrade from schema 2, every bin kept (two alike added up)", async () => {
+    const url = await pg.createDatabase();
+    await closeAll(await servers(1, url));
+    const AT = 1_700_000_000_000;
+    const bin = (armKey: string, atMs: number, count: number) => ({ projectId: "p", env: "production", policyId: "pol", armKey, windowMs: 60_000, atMs, count });
+    const raw = new Client({ connectionString: url });
+    await raw.connect();
+    try {
+      await raw.query(`DROP TABLE published_open_trials;
+        CREATE TABLE published_open_trials (project_id text NOT NULL, env text NOT NULL, policy_id text NOT NULL, arm_key text NOT NULL,
+          window_ms bigint NOT NULL, at_ms bigint NOT NULL, count bigint NOT NULL);
+        UPDATE vane_schema SET version = 2`);
+      for (const [arm, at, count] of [["a", AT, 3], ["a", AT + 15, 1], ["b", AT, 4], ["a", AT, 2]] as const) {
+        await raw.query("INSERT INTO published_open_trials VALUES ('p', 'production', 'pol', $1, 60000, $2, $3)", [arm, at, count]);
+      }
+    } finally {
+      await raw.end();
+    }
+    const [upgraded] = await servers(1, url);
+    try {
+      const sorted = async () => (await upgraded!.learning.publishedOpenTrials()).sort((x, y) => x.armKey.localeCompare(y.armKey) || x.atMs - y.atMs);
+      expect(await sorted()).toEqual([bin("a", AT, 5), bin("a", AT + 15, 1), bin("b", AT, 4)]);
+      await upgraded!.learning.publishOpenTrials({ upsert: [bin("a", AT, 7)], remove: [bin("b", AT, 4)], replace: false });
+      expect(await sorted()).toEqual([bin("a", AT, 7), bin("a", AT + 15, 1)]);
+    } finally {
+      await closeAll([upgraded!]);
+    }
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const url = await pg.createDatabase();
     await closeAll(await servers(1, url));

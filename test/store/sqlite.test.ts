@@ -233,6 +233,29 @@ describe("sqlite store: the file", () => {
     expect(await loggedEvents(upgraded.events).count()).toBe(5);
   });
 
+  it("keys the published open trials on an upgrade from schema 10, every bin kept (two alike added up)", async () => {
+    const dir = tempDir();
+    open(dir).close();
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    const AT = 1_700_000_000_000;
+    const bin = (armKey: string, atMs: number, count: number) => ({ projectId: "p", env: "production", policyId: "pol", armKey, windowMs: 60_000, atMs, count });
+    try {
+      raw.exec(`DROP TABLE published_open_trials;
+        CREATE TABLE published_open_trials (project_id TEXT NOT NULL, env TEXT NOT NULL, policy_id TEXT NOT NULL, arm_key TEXT NOT NULL,
+          window_ms INTEGER NOT NULL, at_ms INTEGER NOT NULL, count INTEGER NOT NULL)`);
+      const insert = raw.prepare("INSERT INTO published_open_trials VALUES ('p', 'production', 'pol', ?, 60000, ?, ?)");
+      for (const [arm, at, count] of [["a", AT, 3], ["a", AT + 15, 1], ["b", AT, 4], ["a", AT, 2]] as const) insert.run(arm, at, count);
+      raw.pragma("user_version = 10");
+    } finally {
+      raw.close();
+    }
+    const upgraded = open(dir);
+    const sorted = async () => (await upgraded.learning.publishedOpenTrials()).sort((x, y) => x.armKey.localeCompare(y.armKey) || x.atMs - y.atMs);
+    expect(await sorted()).toEqual([bin("a", AT, 5), bin("a", AT + 15, 1), bin("b", AT, 4)]);
+    await upgraded.learning.publishOpenTrials({ upsert: [bin("a", AT, 7)], remove: [bin("b", AT, 4)], replace: false });
+    expect(await sorted()).toEqual([bin("a", AT, 7), bin("a", AT + 15, 1)]);
+  });
+
   it("refuses a database written by a newer schema", () => {
     const dir = tempDir();
     open(dir).close();

@@ -3,8 +3,8 @@
 // (one transaction) with its log positions. One learner writes here (the Worker's learner Durable
 // Object), so a step needs no lease; the isolates read the statistics and published open trials.
 import { type BinRow, type ScanRow, floats, fromBinRow, scanPage, scanSql } from "../learning-rows.js";
-import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT, PENDING_COLUMNS, type PendingRow, fromPendingRow } from "../sqlite/learning-store.js";
-import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision, PendingKey } from "../types.js";
+import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT, PENDING_COLUMNS, PUBLISHED_KEY, type PendingRow, fromPendingRow } from "../sqlite/learning-store.js";
+import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, OpenTrialChanges, PendingDecision, PendingKey } from "../types.js";
 import type { D1Database, D1PreparedStatement } from "./bindings.js";
 
 /** D1 returns a BLOB as an array of byte values. */
@@ -105,11 +105,16 @@ export class D1LearningStore implements LearningStore {
     await this.db.batch(statements);
   }
 
-  async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
-    await this.db.batch([
-      this.db.prepare("DELETE FROM published_open_trials"),
-      ...bins.map((b) => this.db.prepare(`INSERT INTO published_open_trials (${BIN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`).bind(b.projectId, b.env, b.policyId, b.armKey, b.windowMs, b.atMs, b.count)),
-    ]);
+  async publishOpenTrials({ upsert, remove, replace }: OpenTrialChanges): Promise<void> {
+    const unpublish = "DELETE FROM published_open_trials WHERE project_id = ?1 AND env = ?2 AND policy_id = ?3 AND arm_key = ?4 AND at_ms = ?5";
+    const publish = `INSERT INTO published_open_trials (${BIN_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+      ON CONFLICT (${PUBLISHED_KEY}) DO UPDATE SET window_ms = excluded.window_ms, count = excluded.count`;
+    const statements = [
+      ...(replace ? [this.db.prepare("DELETE FROM published_open_trials")] : []),
+      ...remove.map((b) => this.db.prepare(unpublish).bind(b.projectId, b.env, b.policyId, b.armKey, b.atMs)),
+      ...upsert.map((b) => this.db.prepare(publish).bind(b.projectId, b.env, b.policyId, b.armKey, b.windowMs, b.atMs, b.count)),
+    ];
+    if (statements.length > 0) await this.db.batch(statements);
   }
 
   async publishedOpenTrials(): Promise<OpenTrialBin[]> {

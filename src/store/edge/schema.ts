@@ -109,6 +109,9 @@ export const D1_SCHEMA: readonly string[] = [
     at_ms      INTEGER NOT NULL,
     count      INTEGER NOT NULL
   )`,
+  // An arm's bins, by start: a publication changes only the bins that changed. A table of before
+  // this index never held two alike (one window per arm), so it is added as is.
+  "CREATE UNIQUE INDEX IF NOT EXISTS published_open_trials_key ON published_open_trials (project_id, env, policy_id, arm_key, at_ms)",
 ];
 
 /** The schema as one migration file for wrangler (`vane edge init`). */

@@ -3,9 +3,9 @@
 // with its log positions (and, when several servers share the store, a check of the learner's
 // lease), so after a crash the learner re-reads exactly the events whose effects were not stored.
 import type pg from "pg";
-import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, PendingDecision, PendingKey } from "../types.js";
+import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, OpenTrialChanges, PendingDecision, PendingKey } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
-import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT } from "../sqlite/learning-store.js";
+import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT, PUBLISHED_KEY } from "../sqlite/learning-store.js";
 import { read, run, transaction } from "./db.js";
 import { scanLearningEvents } from "./learning-scan.js";
 import { checkLease } from "./lease-store.js";
@@ -109,19 +109,31 @@ export class PostgresLearningStore implements LearningStore {
     });
   }
 
-  async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
+  async publishOpenTrials({ upsert, remove, replace }: OpenTrialChanges): Promise<void> {
+    if (!replace && upsert.length === 0 && remove.length === 0) return;
+    // A bin starts at a multiple of W / bins, which need not be whole ms, and the columns are
+    // bigint: rounded up, the start stays inside its own bin (a bin is wider than 1 ms), and the
+    // same start always gives the same key.
     await transaction(this.pool, async (tx) => {
-      await run(tx, "DELETE FROM published_open_trials");
-      if (bins.length === 0) return;
-      // A bin starts at a multiple of W / bins, which need not be whole ms, and the columns are
-      // bigint: rounded up, the start stays inside its own bin (a bin is wider than 1 ms).
-      const rows = bins.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: Math.round(b.windowMs), at_ms: Math.ceil(b.atMs), count: b.count }));
+      if (replace) await run(tx, "DELETE FROM published_open_trials");
+      if (remove.length > 0) {
+        const keys = remove.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, at_ms: Math.ceil(b.atMs) }));
+        await run(
+          tx,
+          `DELETE FROM published_open_trials p USING jsonb_to_recordset($1::jsonb) AS k(project_id text, env text, policy_id text, arm_key text, at_ms bigint)
+           WHERE p.project_id = k.project_id AND p.env = k.env AND p.policy_id = k.policy_id AND p.arm_key = k.arm_key AND p.at_ms = k.at_ms`,
+          [JSON.stringify(keys)],
+        );
+      }
+      if (upsert.length === 0) return;
+      const rows = upsert.map((b) => ({ project_id: b.projectId, env: b.env, policy_id: b.policyId, arm_key: b.armKey, window_ms: Math.round(b.windowMs), at_ms: Math.ceil(b.atMs), count: b.count }));
       await run(
         tx,
         `INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count)
          SELECT * FROM jsonb_to_recordset($1::jsonb)
-           AS (project_id text, env text, policy_id text, arm_key text, window_ms bigint, at_ms bigint, count bigint)`,
-        [JSON.stringify(rows)],
+           AS (project_id text, env text, policy_id text, arm_key text, window_ms bigint, at_ms bigint, count bigint)
+         ON CONFLICT (${PUBLISHED_KEY}) DO UPDATE SET window_ms = EXCLUDED.window_ms, count = EXCLUDED.count`,
+        [JSON.stringify(lastPerKey(rows, (r) => [r.project_id, r.env, r.policy_id, r.arm_key, r.at_ms]))],
       );
     });
   }

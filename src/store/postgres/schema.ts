@@ -147,6 +147,26 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE bundle_history ADD COLUMN published_by text NOT NULL DEFAULT 'operator';
   `,
+  // 3: the published open trials keyed by arm and bin start, so a publication changes only the
+  // bins that changed (issue 33). An arm's bins had distinct starts already; were two alike, their
+  // counts are added up, nothing dropped.
+  `
+  CREATE TABLE published_open_trials_keyed (
+    project_id text NOT NULL,
+    env        text NOT NULL,
+    policy_id  text NOT NULL,
+    arm_key    text NOT NULL,
+    window_ms  bigint NOT NULL,
+    at_ms      bigint NOT NULL,
+    count      bigint NOT NULL,
+    PRIMARY KEY (project_id, env, policy_id, arm_key, at_ms)
+  );
+  INSERT INTO published_open_trials_keyed
+    SELECT project_id, env, policy_id, arm_key, max(window_ms), at_ms, sum(count) FROM published_open_trials
+    GROUP BY project_id, env, policy_id, arm_key, at_ms;
+  DROP TABLE published_open_trials;
+  ALTER TABLE published_open_trials_keyed RENAME TO published_open_trials;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

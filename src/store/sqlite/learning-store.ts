@@ -5,7 +5,7 @@
 // records the feed makes (learning-records.ts): a row is one JSON.parse, ~2 µs an event, where
 // SQLite's json_each expanded every event of the span and re-parsed its text per field (~76 µs).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type PendingDecision } from "../types.js";
+import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
 import { logScanPage } from "../learning-records.js";
 import type { Durability } from "./wal-sync.js";
@@ -50,6 +50,8 @@ export interface PendingRow {
 
 export const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
 const PENDING_KEY = "decision_id = ? AND policy_id = ? AND project_id = ? AND env = ?";
+/** A published bin's key (schema.ts, migration 11). */
+export const PUBLISHED_KEY = "project_id, env, policy_id, arm_key, at_ms";
 
 export class SqliteLearningStore implements LearningStore {
   private readonly armsStmt: Statement<[], ArmDbRow>;
@@ -69,8 +71,9 @@ export class SqliteLearningStore implements LearningStore {
 
   private readonly clearPublishedStmt: Statement<[]>;
   private readonly publishStmt: Statement<[string, string, string, string, number, number, number]>;
+  private readonly unpublishStmt: Statement<[string, string, string, string, number]>;
   private readonly publishedStmt: Statement<[], BinRow>;
-  private readonly publishTx: Transaction<(bins: readonly OpenTrialBin[]) => void>;
+  private readonly publishTx: Transaction<(changes: OpenTrialChanges) => void>;
 
   constructor(
     db: Database,
@@ -107,11 +110,16 @@ export class SqliteLearningStore implements LearningStore {
     this.dueStmt = db.prepare<[number, number], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`).raw();
     this.log = new LogEvents(db);
     this.clearPublishedStmt = db.prepare("DELETE FROM published_open_trials");
-    this.publishStmt = db.prepare("INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    this.publishStmt = db.prepare(
+      `INSERT INTO published_open_trials (project_id, env, policy_id, arm_key, window_ms, at_ms, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (${PUBLISHED_KEY}) DO UPDATE SET window_ms = excluded.window_ms, count = excluded.count`,
+    );
+    this.unpublishStmt = db.prepare("DELETE FROM published_open_trials WHERE project_id = ? AND env = ? AND policy_id = ? AND arm_key = ? AND at_ms = ?");
     this.publishedStmt = db.prepare("SELECT project_id, env, policy_id, arm_key, window_ms, at_ms, count FROM published_open_trials");
-    this.publishTx = db.transaction((bins: readonly OpenTrialBin[]) => {
-      this.clearPublishedStmt.run();
-      for (const b of bins) this.publishStmt.run(b.projectId, b.env, b.policyId, b.armKey, b.windowMs, b.atMs, b.count);
+    this.publishTx = db.transaction(({ upsert, remove, replace }: OpenTrialChanges) => {
+      if (replace) this.clearPublishedStmt.run();
+      for (const b of remove) this.unpublishStmt.run(b.projectId, b.env, b.policyId, b.armKey, b.atMs);
+      for (const b of upsert) this.publishStmt.run(b.projectId, b.env, b.policyId, b.armKey, b.windowMs, b.atMs, b.count);
     });
     this.commitTx = db.transaction((step: LearningCommit) => {
       if (step.lease !== undefined && !this.holds(step.lease)) throw new LeaseLost(step.lease);
@@ -166,8 +174,8 @@ export class SqliteLearningStore implements LearningStore {
     return this.binsStmt.all({ bins }).map(fromBinRow);
   }
 
-  async publishOpenTrials(bins: readonly OpenTrialBin[]): Promise<void> {
-    await this.durability.write(() => this.publishTx.immediate(bins));
+  async publishOpenTrials(changes: OpenTrialChanges): Promise<void> {
+    await this.durability.write(() => this.publishTx.immediate(changes));
   }
 
   async publishedOpenTrials(): Promise<OpenTrialBin[]> {

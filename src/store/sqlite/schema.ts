@@ -195,6 +195,26 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // 10: the per-event table goes (issue 29): its events not in the log are written back into the
   // log, the highest seq used becomes the log's end marker, and the table is dropped.
   moveTableIntoLog,
+  // 11: the published open trials keyed by arm and bin start, so a publication changes only the
+  // bins that changed (issue 33). An arm's bins had distinct starts already; were two alike, their
+  // counts are added up, nothing dropped.
+  `
+  CREATE TABLE published_open_trials_keyed (
+    project_id TEXT NOT NULL,
+    env        TEXT NOT NULL,
+    policy_id  TEXT NOT NULL,
+    arm_key    TEXT NOT NULL,
+    window_ms  INTEGER NOT NULL,
+    at_ms      INTEGER NOT NULL,
+    count      INTEGER NOT NULL,
+    PRIMARY KEY (project_id, env, policy_id, arm_key, at_ms)
+  );
+  INSERT INTO published_open_trials_keyed
+    SELECT project_id, env, policy_id, arm_key, max(window_ms), at_ms, sum(count) FROM published_open_trials
+    GROUP BY project_id, env, policy_id, arm_key, at_ms;
+  DROP TABLE published_open_trials;
+  ALTER TABLE published_open_trials_keyed RENAME TO published_open_trials;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
