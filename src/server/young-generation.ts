@@ -20,6 +20,9 @@ type Collect = (options: { readonly type: "minor" }) => void;
 
 /** V8's gc() without exposing it to the process's code: taken from a context made while the flag is on. */
 function collector(): Collect {
+  // A process started with --expose-gc has it, and keeps the flag for the contexts it makes later.
+  const exposed = (globalThis as { gc?: Collect }).gc;
+  if (exposed !== undefined) return exposed;
   setFlagsFromString("--expose-gc");
   try {
     return runInNewContext("gc") as Collect;
