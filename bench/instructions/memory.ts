@@ -3,11 +3,13 @@
 // after it; and where the idle figure goes, by mapping (/proc/PID/smaps: the node binary, the
 // native addons, anonymous memory: V8's heaps, malloc's arenas, DuckDB's and SQLite's caches).
 // The server runs with --trace-gc, so each figure also says what every V8 isolate (the event
-// loop, the log writer, the Parquet copy) had committed at its last collection.
+// loop, the log writer, the Parquet copy) had committed at its last collection. Beside RSS, each
+// figure is the PSS summed over the server and every process under it (smaps_rollup), so a figure
+// cannot improve by moving memory into a child.
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { rssBytes } from "../http/proc-stats.js";
+import { processTree, rssBytes } from "../http/proc-stats.js";
 import { runScenario } from "../http/load.js";
 import { vaneScenarios } from "../http/scenarios.js";
 import { startVane } from "./servers.js";
@@ -23,6 +25,8 @@ export interface MemoryFigures {
   readonly endOfLoadMiB: number;
   readonly peakMiB: number;
   readonly afterMiB: number;
+  /** PSS summed over the server's process tree, at idle, at the end of the load and AFTER_S later. */
+  readonly treePssMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
   readonly reqPerSec: number;
   /** Where the idle RSS goes, MiB by mapping. */
   readonly idleByMapping: Record<string, number>;
@@ -97,6 +101,19 @@ export function rssByMapping(smaps: string): Map<string, number> {
   return by;
 }
 
+/** PSS (each shared page divided among the processes that map it) summed over `pid` and its descendants. */
+export function treePssMiB(pid: number): number {
+  let kib = 0;
+  for (const member of processTree([pid])) {
+    try {
+      kib += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${member}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return kib / 1024;
+}
+
 function sample(pid: number, startedAt: number): Sample | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -125,6 +142,7 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
     process.stderr.write(`memory: settling ${SETTLE_S} s…`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
     const idle = rssBytes(server.pid)!;
+    const idlePss = treePssMiB(server.pid);
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const idleHeaps = heaps.now(server.pid);
     const resolve = vaneScenarios({ key: server.key, projectId: server.projectId, etag: "" }).find((s) => s.key === "resolve")!;
@@ -137,10 +155,12 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
     }, SAMPLE_MS);
     const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
     const end = rssBytes(server.pid)!;
+    const endPss = treePssMiB(server.pid);
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const loadedHeaps = heaps.now(server.pid);
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
+    const afterPss = treePssMiB(server.pid);
     const afterHeaps = heaps.now(server.pid);
     clearInterval(sampler);
     const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
@@ -149,6 +169,7 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
       endOfLoadMiB: MiB(end),
       peakMiB: MiB(row.peakRssBytes ?? end),
       afterMiB: MiB(after),
+      treePssMiB: { idle: idlePss, endOfLoad: endPss, after: afterPss },
       reqPerSec: row.reqPerSec,
       idleByMapping: top(byMapping),
       loadedByMapping: top(loaded),
@@ -171,6 +192,7 @@ export function memoryLines(m: MemoryFigures): string[] {
       .join(", ");
   return [
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
+    `PSS of the server's process tree: idle ${f(m.treePssMiB.idle)}; at the end of the load ${f(m.treePssMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treePssMiB.after)}.`,
     `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
     `At the end of the load: ${mappings(m.loadedByMapping)}.`,
     `V8 heaps, used / committed MiB at the last collection (how long ago), idle: ${isolates(m.heaps.idle)}; end of the load: ${isolates(m.heaps.loaded)}; ${AFTER_S} s later: ${isolates(m.heaps.after)}.`,

@@ -61,10 +61,12 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default: ~51 MB at the ~51 B each (Thompson) that
- * `npm run bench:adaptive` measures (docs/adaptive.md).
+ * Pending decisions held in memory by default, the rest spilled to the store: ~5 MB at the ~51 B
+ * each (Thompson; contextual d = 8 ~125 B) that `npm run bench:adaptive` measures
+ * (docs/adaptive.md), as the edge worker holds. At 1,000,000, ~10 k decisions a second filled
+ * ~51 MB within a minute, and it stayed after the load (docs/performance-history.md, memory).
  */
-export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
+export const DEFAULT_MAX_PENDING_IN_MEMORY = 100_000;
 /**
  * A pending decision this many seqs behind the learned position is spilled whatever the bound, so
  * a restart re-reads at most this much of the log to rebuild the memory.

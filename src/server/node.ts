@@ -38,6 +38,7 @@ import { type MetricsListener, listenForMetrics } from "./observability/metrics-
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
 import { boundHeapGrowth } from "./heap-growth.js";
+import { shrinkIdleYoungGeneration } from "./young-generation.js";
 import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";
@@ -223,7 +224,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     task({ label: "retention", everyMs: options.pruneMs ?? DEFAULT_PRUNE_MS, run: async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()) }),
     archiveRetention(options, () => roles.retention.active, task),
   ].flatMap((t) => (t === undefined ? [] : [() => t.stop()]));
-  timers.push(unsubscribe);
+  timers.push(unsubscribe, shrinkIdleYoungGeneration());
   const stopTimers = () => timers.forEach((stop) => stop());
   // Given up on a clean stop, so another server takes the roles at once; the Parquet copy delivers what is stored first.
   const releaseRoles = () => Promise.all(Object.values(roles).map((r) => r.release().catch(() => undefined)));

@@ -153,7 +153,7 @@ describe("ParquetThread when its store will not open", () => {
     // Another connection holds the lock for the whole test: the thread's open waits on it.
     const db = new Database(path.join(dataDir, "vane.db"));
     db.exec("BEGIN EXCLUSIVE");
-    const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, undefined, 300);
+    const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, undefined, { closeMs: 300 });
     try {
       await thread.close(); // resolves with the lock still held: the bound ended the thread
       expect(thread.stoppedOnItsOwn).toBe(false);

@@ -48,6 +48,10 @@ export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
     threads: String(threads),
     ...(settings.tempDirectory === undefined ? {} : { temp_directory: settings.tempDirectory }),
     ...(settings.flushBytes === undefined ? {} : { allocator_flush_threshold: `${settings.flushBytes}B`, allocator_bulk_deallocation_flush_threshold: `${settings.flushBytes}B` }),
+    // jemalloc's own thread hands freed pages back to the system after its decay time (~1 s), as
+    // it otherwise does only while DuckDB allocates: an open DuckDB between two of the copy's
+    // deliveries kept what the last one freed (docs/performance-history.md, memory).
+    allocator_background_threads: "true",
     // Everything it needs (parquet, json) is linked in: it never downloads an extension.
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",

@@ -21,11 +21,14 @@ export interface ParquetOptions {
 }
 
 /**
- * What the server's thread shares with the copy's thread besides messages: one Int32 that turns 1
+ * What the server's thread shares with the copy's thread besides messages, Int32s: at HALT_SLOT a 1
  * when a stop can no longer wait for the copy's last delivery. The copy's thread may then be deep
  * in a DuckDB statement, where it reads no messages; it looks at this between the statement's tasks.
  */
 export const HALT_SLOT = 0;
+/** The DuckDB statements running on the copy's thread (duck-here.ts): while one runs, the thread is not terminated. */
+export const STATEMENTS_SLOT = 1;
+export const SHARED_SLOTS = 2;
 
 export type ToParquet = { readonly type: "look" } | { readonly type: "close" };
 

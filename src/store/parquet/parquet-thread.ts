@@ -7,7 +7,7 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
-import { type FromParquet, HALT_SLOT, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, HALT_SLOT, type ParquetOptions, SHARED_SLOTS, STATEMENTS_SLOT, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * How long close() lets the thread deliver what is stored before it halts it. Nothing is lost by
@@ -19,9 +19,22 @@ export const PARQUET_CLOSE_MS = 5_000;
  * How long a halted thread gets to end its statement (at its next task, milliseconds), close
  * DuckDB and its stores, and end, before it is terminated. Terminating or exiting while DuckDB
  * runs a statement on the thread aborted the process ("terminate called after throwing an
- * instance of 'Napi::Error'"), so that is kept for a thread stuck outside DuckDB (a hung store).
+ * instance of 'Napi::Error'"), so that is kept for a thread stuck outside DuckDB (a hung store):
+ * while a statement runs (STATEMENTS_SLOT) the halt waits on, up to PARQUET_HALT_MAX_MS. The
+ * statement was interrupted and ends at its next task, but the copy's niced thread on a loaded
+ * core took longer than this to get there in 16 halts of 20 (load average 17).
  */
 export const PARQUET_HALT_MS = 2_000;
+/** The longest a halt waits for a running statement: a DuckDB that never returns must not hold the process's exit for ever. */
+export const PARQUET_HALT_MAX_MS = 10_000;
+/** How often a halt past its first wait looks whether the statement has ended. */
+const STATEMENT_POLL_MS = 20;
+
+/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs (then as long as a statement runs). */
+export interface ThreadTiming {
+  readonly closeMs?: number;
+  readonly haltMs?: number;
+}
 
 export class ParquetThread implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
@@ -36,16 +49,20 @@ export class ParquetThread implements EventPipeline {
   readonly idle: Promise<void>;
   private reportIdle!: () => void;
   private ended = false;
-  /** Shared with the thread (parquet-protocol.ts HALT_SLOT). */
-  private readonly haltFlag = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  /** Shared with the thread (parquet-protocol.ts HALT_SLOT, STATEMENTS_SLOT). */
+  private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  private readonly closeMs: number;
+  private readonly haltMs: number;
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
   constructor(
     options: ParquetOptions,
     feed?: MessagePort,
-    private readonly closeMs = PARQUET_CLOSE_MS,
+    timing: ThreadTiming = {},
   ) {
-    const workerData = { ...options, halt: this.haltFlag.buffer, ...(feed === undefined ? {} : { feed }) };
+    this.closeMs = timing.closeMs ?? PARQUET_CLOSE_MS;
+    this.haltMs = timing.haltMs ?? PARQUET_HALT_MS;
+    const workerData = { ...options, halt: this.shared.buffer, ...(feed === undefined ? {} : { feed }) };
     this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), workerData, feed === undefined ? [] : [feed]);
     this.idle = new Promise<void>((resolve) => (this.reportIdle = resolve));
     this.worker.on("message", (message: FromParquet) => {
@@ -101,12 +118,17 @@ export class ParquetThread implements EventPipeline {
    */
   async halt(): Promise<void> {
     if (this.ended) return;
-    Atomics.store(this.haltFlag, HALT_SLOT, 1); // before the close, so the thread's last run sees it
+    Atomics.store(this.shared, HALT_SLOT, 1); // before the close, so the thread's last run sees it
     if (this.closed === undefined) {
       this.closed = this.exited;
       this.worker.postMessage({ type: "close" } satisfies ToParquet);
     }
-    if ((await this.within(this.exited, PARQUET_HALT_MS)) === "late") await this.worker.terminate();
+    if ((await this.within(this.exited, this.haltMs)) === "done") return;
+    const giveUpAt = Date.now() + PARQUET_HALT_MAX_MS - this.haltMs;
+    while (Atomics.load(this.shared, STATEMENTS_SLOT) > 0 && Date.now() < giveUpAt) {
+      if ((await this.within(this.exited, STATEMENT_POLL_MS)) === "done") return;
+    }
+    await this.worker.terminate();
   }
 
   private async closeWithin(): Promise<void> {
