@@ -20,6 +20,7 @@ import { createKey } from "../../src/server/auth/key-admin.js";
 import { startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { bundleFor, inStore, tempDir, vane } from "./helpers.js";
+import { waitFor } from "../wait.js";
 
 let pg: PostgresService;
 beforeAll(async () => {
@@ -128,11 +129,10 @@ describe("a read while the server writes", () => {
       }
       // Once the copy has archived some of them, the count comes from both sources, and is the same.
       const archived = () => inStore(data, (stores) => stores.events.checkpoint("parquet"));
-      for (let tries = 0; tries < 200 && (await archived()) === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(await archived()).toBeGreaterThan(0);
+      await waitFor(async () => (await archived()) > 0, "the copy archiving some of them", { everyMs: 50 });
       expect((await vane("events", "count", "--type", "track", "--data", data)).out).toBe(String(acknowledged));
     } finally {
       await server.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

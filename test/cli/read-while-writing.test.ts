@@ -8,7 +8,7 @@ import { nodeSha256 } from "../../src/cli/store-access.js";
 import { createKey } from "../../src/server/auth/key-admin.js";
 import { startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
-import { waitFor } from "../openfeature/sse-reader.js";
+import { waitFor } from "../wait.js";
 import { tempDir } from "./helpers.js";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -75,7 +75,7 @@ describe("a CLI read while the server writes", () => {
         const stores = openSqliteStores({ dataDir: data });
         return (await stores.events.checkpoint("parquet").finally(() => stores.close())) > 0;
       };
-      await waitFor(archived, "the Parquet copy to archive some of them", 60_000);
+      await waitFor(archived, "the Parquet copy to archive some of them", { everyMs: 100 });
       writing = false;
       await writer;
       expect(failures).toEqual([]);

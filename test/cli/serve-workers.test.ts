@@ -9,6 +9,7 @@ import { workersOption } from "../../src/cli/serve-cluster.js";
 import { inStore, tempDir, vane } from "./helpers.js";
 import { type ServeProcess, serveProcess } from "./serve-process.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { waitFor } from "../wait.js";
 
 const WRITERS = 8;
 const PER_BATCH = 20;
@@ -55,13 +56,6 @@ function answeredBy(served: ServeProcess, path?: string): Set<number> {
     if (entry.msg === "request" && (path === undefined || entry.path === path)) pids.add(entry.pid);
   }
   return pids;
-}
-
-async function waitFor(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  for (const end = Date.now() + timeoutMs; !(await condition()); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 // A connection the primary was handing to a worker as it was killed is never answered (Node's

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { Bundle } from "../../src/bundle/types.js";
 import { tempDir, vane } from "./helpers.js";
 import { serveProcess } from "./serve-process.js";
+import { waitFor } from "../wait.js";
 
 const POLICY = "recs-strategy";
 const GOOD_ARM = "personal";
@@ -45,14 +46,11 @@ describe("published weights follow what the policy learns", () => {
     }
     expect(clicks).toBeGreaterThan(5);
     // Poll as an SDK would; the publisher runs every second.
-    let last: { keys: string[]; weights: number[] | undefined } | undefined;
-    for (let attempt = 0; attempt < 60; attempt++) {
+    await waitFor(async () => {
       const res = await fetch(`${url}/v1/config/demo`, { headers: { Authorization: `Bearer ${pk}` } });
-      last = servedWeights((await res.json()) as Bundle);
-      if (last.weights && last.weights[last.keys.indexOf(GOOD_ARM)]! >= 0.5) break;
-      await new Promise((done) => setTimeout(done, 250));
-    }
-    expect(last?.weights?.[last.keys.indexOf(GOOD_ARM)]).toBeGreaterThanOrEqual(0.5);
+      const served = servedWeights((await res.json()) as Bundle);
+      return (served.weights?.[served.keys.indexOf(GOOD_ARM)] ?? 0) >= 0.5;
+    }, "config serving weights that favour the good arm", { everyMs: 250 });
     // The publication is in the history, as the learner's.
     const history = (await vane("bundles", "history", "--data", data)).out.split("\n");
     expect(history[0]).toMatch(/VERSION +STORED AT +BY +ORG/);
@@ -65,7 +63,7 @@ describe("published weights follow what the policy learns", () => {
     } finally {
       db.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("vane serve's bounds on publishing weights", () => {

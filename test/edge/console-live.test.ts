@@ -26,14 +26,14 @@ afterAll(() => edge?.close());
 const open = async (query: string) => {
   const stream = await openSse(`${edge.url}/console/api/live${query}`, { Cookie: cookie });
   expect(stream.status).toBe(200);
-  await expect.poll(() => stream.raw.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(() => stream.raw.length, { timeout: 30_000 }).toBeGreaterThan(0);
   return stream;
 };
 
 describe("the console's live stream on the Worker", () => {
   it("says at once that live event counts are not available at the edge", async () => {
     const stream = await open("");
-    await expect.poll(() => stream.messages[0], { timeout: 10_000 }).toEqual({ event: "unavailable", data: JSON.stringify({ events: EDGE_LIVE_EVENTS_MESSAGE }) });
+    await expect.poll(() => stream.messages[0], { timeout: 30_000 }).toEqual({ event: "unavailable", data: JSON.stringify({ events: EDGE_LIVE_EVENTS_MESSAGE }) });
     stream.close();
   });
 
@@ -47,7 +47,7 @@ describe("the console's live stream on the Worker", () => {
     const version = "2026-11-27T13:00:00.000Z";
     await adminSetup(edge.url).putBundle(demoBundle(version));
     for (const stream of [second, third]) {
-      await expect.poll(() => stream.messages.map((message) => message.id), { timeout: 10_000, interval: 200 }).toContain(version);
+      await expect.poll(() => stream.messages.map((message) => message.id), { timeout: 30_000, interval: 200 }).toContain(version);
     }
     for (const stream of [second, third, eventsPage]) stream.close();
     await new Promise((resolve) => setTimeout(resolve, 1_500));

@@ -16,7 +16,8 @@ import { type LocalEdge, startLocalEdge } from "../../src/edge/local.js";
 import { nodeConsoleAssets } from "../../src/server/console/node-assets.js";
 import { launchChromium, pageErrors } from "../runtime/chromium.js";
 import { type TestServer, startTestServer } from "../server/harness.js";
-import { ADMIN_TOKEN, FRESH, adminSetup, queueSettled } from "./targets.js";
+import { ADMIN_TOKEN, FRESH, adminSetup } from "./targets.js";
+import { waitFor } from "../wait.js";
 
 const FIRST = "2026-11-19T00:00:00.000Z";
 const SECOND = "2026-11-20T00:00:00.000Z";
@@ -64,8 +65,10 @@ beforeAll(async () => {
   node = await startTestServer({ adminToken: ADMIN_TOKEN, console: { assets: nodeConsoleAssets } });
   targets.edge = await seed(edge.url);
   targets.node = await seed(node.url);
-  await queueSettled(await edge.database());
-}, 60_000);
+  const d1 = await edge.database();
+  const eventsInD1 = async () => (await d1.prepare("SELECT count(*) AS n FROM events").first<{ n: number }>())!.n;
+  await waitFor(async () => (await eventsInD1()) >= 2, "the seeded events through the Worker's queue into D1", { everyMs: 100 });
+}, 120_000);
 afterAll(async () => {
   await edge?.close();
   await node?.close();

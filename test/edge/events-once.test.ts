@@ -11,7 +11,7 @@ import { generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import type { Stores } from "../../src/store/types.js";
 import { policyBundle } from "../adaptive/fixtures.js";
 import { call, nodeSha256 } from "../server/harness.js";
-import { FRESH, queueSettled, seedEdge } from "./targets.js";
+import { FRESH, seedEdge } from "./targets.js";
 import { loggedEvents } from "../store/logged-events.js";
 
 /** The Worker with a failing consumer and a switch that makes the Queue refuse sends. */
@@ -116,8 +116,9 @@ describe("events at the edge", () => {
     const expected = 30 + 10 + 400;
 
     await expect.poll(async () => (await parquetRows()).length, { timeout: 60_000, interval: 500 }).toBe(expected);
-    await queueSettled(await edge.database());
-    const stored = await loggedEvents(stores.events).list({ projectId: "proj-e", limit: 10_000 });
+    const inD1 = () => loggedEvents(stores.events).list({ projectId: "proj-e", limit: 10_000 });
+    await expect.poll(async () => (await inD1()).length, { timeout: 60_000, interval: 500 }).toBe(expected);
+    const stored = await inD1();
     expect(stored.length).toBe(expected);
     expect(new Set(stored.map((e) => e.event.id)).size).toBe(expected);
     expect(new Set(stored.filter((e) => e.event.clientId !== undefined).map((e) => e.event.clientId)).size).toBe(430);

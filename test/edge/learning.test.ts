@@ -64,14 +64,15 @@ describe("learning at the edge", () => {
     for (const [sender, events] of [[key, rewards], [key, rewards], [otherOrg, rewards]] as const) {
       expect((await call(edge, "/v1/events/batch", { key: sender, body: { events } })).status).toBe(200);
     }
-    await expect.poll(async () => (await learned()).k1?.rewards, { timeout: 30_000, interval: 500 }).toBe(good.length);
-    const settled = await learned();
-    expect(settled.k0?.rewards ?? 0).toBe(0);
-    expect(settled.k1).toEqual({ trials: good.length, rewards: good.length });
+    // A marker sent after them, one of arm k0's decisions rewarded: once it is learned, so is everything before it.
+    const marker = first.find((d) => d.allocationKey === "k0")!;
+    expect((await call(edge, "/v1/events/batch", { key, body: { events: [reward(marker.decisionId)] } })).status).toBe(200);
+    await expect.poll(async () => (await learned()).k0?.rewards, { timeout: 30_000, interval: 500 }).toBe(1);
+    expect((await learned()).k1).toEqual({ trials: good.length, rewards: good.length });
 
-    // Decide reloads the learned state within a second: the arm that won every time now takes most decisions.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    const after = await decide("after");
-    expect(after.filter((d) => d.allocationKey === "k1").length).toBeGreaterThan(DECISIONS * 0.8);
+    // Decide reloads the learned state (each second): the arm that won every time now takes most decisions.
+    let round = 0;
+    const wonByK1 = async () => (await decide(`after-${round++}`)).filter((d) => d.allocationKey === "k1").length;
+    await expect.poll(wonByK1, { timeout: 30_000, interval: 500 }).toBeGreaterThan(DECISIONS * 0.8);
   });
 });

@@ -29,7 +29,7 @@ afterAll(() => edge?.close());
 const open = async () => {
   const stream = await openSse(`${edge.url}/ofrep/v1/changes/proj-s?env=production`, { Authorization: `Bearer ${key}` });
   expect(stream.status).toBe(200);
-  await expect.poll(() => stream.raw.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  await expect.poll(() => stream.raw.length, { timeout: 30_000 }).toBeGreaterThan(0);
   return stream;
 };
 
@@ -43,7 +43,7 @@ describe("event streams at the edge", () => {
     const version = "2026-11-27T12:00:00.000Z";
     await stores.bundles.put({ ...bundle, version }, new Date().toISOString());
     for (const stream of [second, third]) {
-      await expect.poll(() => stream.messages.map((message) => message.id), { timeout: 10_000, interval: 200 }).toContain(version);
+      await expect.poll(() => stream.messages.map((message) => message.id), { timeout: 30_000, interval: 200 }).toContain(version);
     }
     second.close();
     third.close();

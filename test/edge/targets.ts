@@ -3,10 +3,10 @@
 // the built dist/edge/). A suite sets up keys and
 // bundles through each target's admin API (as `vane … --remote` does) and reads what was stored
 // through `stores`; on the edge those are the Worker's own D1 and KV, reached from Node through
-// miniflare. Events reach the edge's D1 through a queue: `settled()` waits for it.
+// miniflare. Events reach the edge's D1 through a queue, in order: a test waits for the events it
+// looks for (or for a later marker event), not for the queue to look idle.
 import type { Bundle } from "../../src/bundle/types.js";
 import { startLocalEdge, type LocalEdge } from "../../src/edge/local.js";
-import type { D1Database } from "../../src/store/edge/bindings.js";
 import type { KeyInput } from "../../src/server/auth/api-key.js";
 import type { BundleStore, EventStore, KeyKind, KeyStore, Stores } from "../../src/store/types.js";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -30,8 +30,6 @@ export interface ContractTarget {
   /** Stores a new key and returns its secret. */
   key(input: Omit<KeyInput, "key"> & { kind?: KeyKind }): Promise<string>;
   putBundle(bundle: Bundle): Promise<void>;
-  /** Resolves once every event accepted so far can be read from `stores.events`. */
-  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -53,7 +51,6 @@ async function postgresTarget(): Promise<ContractTarget> {
       stores,
       now: () => Date.now(),
       ...adminSetup(server.url),
-      settled: async () => undefined,
       close: async () => {
         await server.close();
         await stores.close();
@@ -75,7 +72,6 @@ async function nodeTarget(): Promise<ContractTarget> {
     stores: server.stores,
     now: () => server.clock.now(),
     ...adminSetup(server.url),
-    settled: async () => undefined,
     close: () => server.close(),
   };
 }
@@ -119,22 +115,6 @@ async function edgeTarget(): Promise<ContractTarget> {
     stores,
     now: () => Date.now(),
     ...adminSetup(edge.url),
-    settled: async () => queueSettled(await edge.database()),
     close: () => edge.close(),
   };
-}
-
-const QUIET_MS = 2_500;
-const POLL_MS = 250;
-
-/** The queue has delivered what it holds once the stored count stays put past the consumer's batch timeout (1 s). */
-export async function queueSettled(db: D1Database): Promise<void> {
-  const count = async () => (await db.prepare("SELECT count(*) AS n FROM events").first<{ n: number }>())!.n;
-  let last = await count();
-  let quietSince = Date.now();
-  while (Date.now() - quietSince < QUIET_MS) {
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    const now = await count();
-    if (now !== last) [last, quietSince] = [now, Date.now()];
-  }
 }

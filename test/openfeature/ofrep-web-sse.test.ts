@@ -63,7 +63,7 @@ describe("official OFREP web provider in Chromium, on Vane's event stream", () =
     const first = changed.parameters[0]!;
     first.default = { boolean: !first.default, string: "from-the-stream", number: 4242, integer: 4242, json: { streamed: true } }[first.type];
     await of.server.putBundle(changed);
-    await waitFor(async () => (await tab.evaluate(() => ofrep.changes())) > 0, "ConfigurationChanged through the stream", 30_000);
+    await waitFor(async () => (await tab.evaluate(() => ofrep.changes())) > 0, "ConfigurationChanged through the stream");
     const expected = await resolvedAssignments(of, context);
     expect(await values()).toEqual(changed.parameters.map((p) => expected[p.key]));
     expect(errors).toEqual([]);

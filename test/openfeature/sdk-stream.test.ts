@@ -31,7 +31,7 @@ describe("createClient with changes: \"stream\"", () => {
         const version = laterVersion(bundle.version, minutes);
         await server.putBundle({ ...bundle, version });
         // 20 s is a third of the poll interval: only the stream can bring the bundle this soon.
-        await waitFor(() => client.configVersion === version, `version ${version} through the stream`, 20_000);
+        await waitFor(() => client.configVersion === version, `version ${version} through the stream`);
       }
     } finally {
       await client.close();

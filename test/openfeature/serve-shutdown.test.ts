@@ -19,7 +19,7 @@ describe("vane serve with open event streams", () => {
     let exit: { code: number | null } | undefined;
     void served.exited.then((how) => (exit = how));
     served.child.kill("SIGTERM");
-    await waitFor(() => exit !== undefined, "the server to exit", 30_000);
+    await waitFor(() => exit !== undefined, "the server to exit");
     expect(exit!.code).toBe(0);
     reader.close();
   }, 60_000);

@@ -54,11 +54,5 @@ async function pump(body: ReadableStream<Uint8Array>, messages: SseMessage[], ra
   }
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs` with `what`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** The tests' wait for a condition (test/wait.ts), for the stream tests that import it from here. */
+export { waitFor } from "../wait.js";

@@ -10,6 +10,7 @@ import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { scrape, value } from "../server/observability/scrape.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { waitFor } from "../wait.js";
 import { describeSharedStore } from "./shared-store.js";
 
 describeSharedStore("SQLite", async () => {
@@ -59,18 +60,15 @@ describe("two servers on one SQLite file: the Parquet copy", () => {
     }
     expect(accepted).toBe(400);
     const copied = async () => (await parquetRows(dataDir)).map((row) => String(row.unit_key));
-    for (const until = Date.now() + 20_000; (await copied()).length < accepted && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(async () => (await copied()).length >= accepted, "every accepted event in the Parquet files", { everyMs: 100 });
     const units = await copied();
     expect(units.length).toBe(400);
     expect(new Set(units).size).toBe(400);
     // The copy ran on one of the two (the lease): it took that server's batches from memory. Its
     // thread reports the count after each run, so a run that wrote the files may not have told yet.
     const fromMemoryNow = () => Promise.all(servers.map(async (server) => value(await scrape(server.metricsUrl!), "vane_parquet_events_from_memory_total")));
-    let fromMemory = await fromMemoryNow();
-    for (const until = Date.now() + 10_000; !fromMemory.some((n) => n > 0) && Date.now() < until; fromMemory = await fromMemoryNow()) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(fromMemory.some((n) => n > 0)).toBe(true);
+    let fromMemory: number[] = [];
+    await waitFor(async () => (fromMemory = await fromMemoryNow()).some((n) => n > 0), "the copy's report of events taken from memory", { everyMs: 100 });
     expect(fromMemory.reduce((a, b) => a + b, 0)).toBeLessThan(400); // the other server's events came from the table
-  }, 60_000);
+  }, 180_000);
 });

@@ -10,6 +10,7 @@ import type { ClientOptions, VaneClient } from "../../src/sdk/index.js";
 import { ENGINE_URL } from "../../src/engine/loader.js";
 import { START, type TestServer, type TestServerOptions, startTestServer } from "../server/harness.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { WAIT_MS } from "../wait.js";
 
 export { DEMO_ORG, DEMO_PROJECT, START, demoBundle };
 
@@ -103,7 +104,7 @@ export function client(sdk: SdkServer, log: FetchLog, errors: unknown[], extra: 
  * reach `done`. Fake timers fake only setTimeout, so setImmediate and Date are real here.
  */
 export async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + WAIT_MS;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setImmediate(resolve));

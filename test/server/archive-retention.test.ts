@@ -11,6 +11,7 @@ import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
 import { parquetRows } from "../store/parquet-files.js";
+import { waitFor } from "../wait.js";
 
 const DAY = 86_400_000;
 let server: RunningServer | undefined;
@@ -24,14 +25,6 @@ afterEach(async () => {
 function oldEvent(i: number): StoredEvent {
   const at = new Date(Date.now() - 3 * DAY).toISOString();
   return { id: `old-${i}`, receivedAt: at, orgId: DEMO_ORG, projectId: DEMO_PROJECT, env: "production", type: "track", unitKey: `u${i}`, timestamp: at, name: "click", body: { type: "track", unitKey: `u${i}`, timestamp: at, event: "click" } };
-}
-
-async function until(done: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 describe("the archive's retention in vane serve", () => {
@@ -56,11 +49,11 @@ describe("the archive's retention in vane serve", () => {
     const archivedUnits = async () => (await parquetRows(dataDir).catch(() => [])).map((row) => row.unit_key as string).sort();
     const young = events.map((e) => e.unitKey).sort();
     // The copy archives all eight; the rule's run then leaves the five sent now.
-    await until(async () => {
+    await waitFor(async () => {
       const s = openSqliteStores({ dataDir });
       const through = await s.events.checkpoint("parquet").finally(() => s.close());
       return through === 8 && (await archivedUnits()).length === 5;
-    }, "the archive to hold the young events alone");
+    }, "the archive to hold the young events alone", { everyMs: 100 });
     expect(await archivedUnits()).toEqual(young);
   });
 });

@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BackgroundTask, type RunOutcome, type Timers } from "../../src/server/background-task.js";
 import { guardOpenFiles } from "../../src/server/open-files.js";
+import { WAIT_MS } from "../wait.js";
 
 /** Timers that record each wait and run only when the test says. */
 function manualTimers(): Timers & { waits: number[]; fire(): Promise<void>; armed: number } {
@@ -28,7 +29,7 @@ function manualTimers(): Timers & { waits: number[]; fire(): Promise<void>; arme
       pending = undefined;
       timers.armed--;
       run();
-      await vi.waitFor(() => expect(timers.armed).toBe(1));
+      await vi.waitFor(() => expect(timers.armed).toBe(1), { timeout: WAIT_MS }); // vitest's default, 1 s, is short on a loaded machine
     },
   };
   return timers;

@@ -7,6 +7,7 @@ import { inStore, tempDir } from "../cli/helpers.js";
 import { serveProcess } from "../cli/serve-process.js";
 import { parquetRows } from "../store/parquet-files.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { waitFor } from "../wait.js";
 
 const WRITERS = 8;
 const PER_BATCH = 50;
@@ -66,7 +67,7 @@ describe("SIGKILL under load, then every batch resent", () => {
     // exactly once: the Parquet files end with every stored track event, none twice.
     const tracks = sent.length * PER_BATCH;
     const parquetTracks = async () => (await parquetRows(dataDir)).filter((row) => row.type === "track").map((row) => String(row.seq));
-    for (let waited = 0; (await parquetTracks()).length < tracks && waited < 30_000; waited += 250) await new Promise((resolve) => setTimeout(resolve, 250));
+    await waitFor(async () => (await parquetTracks()).length >= tracks, "every stored track event in the Parquet files", { everyMs: 250 });
     second.child.kill("SIGTERM");
     await second.exited;
     const ids = await storedIds();

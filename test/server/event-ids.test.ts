@@ -7,6 +7,7 @@ import type { VaneClient } from "../../src/sdk/index.js";
 import { DEMO_ORG, DEMO_PROJECT, VERSION_1, client, demoBundle, fakeTimers, FetchLog, type SdkServer, startSdkServer, until } from "../sdk/helpers.js";
 import { type TestServer, call, startTestServer } from "./harness.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { waitFor } from "../wait.js";
 
 const BATCHES = 20;
 const PER_BATCH = 50;
@@ -35,11 +36,7 @@ async function sendAndDrop(s: TestServer, key: string, body: unknown, expected: 
     `POST /v1/events/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
   );
-  const deadline = Date.now() + 10_000;
-  while ((await loggedEvents(s.stores.events).count()) < expected) {
-    if (Date.now() > deadline) throw new Error("the batch was never stored");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await waitFor(async () => (await loggedEvents(s.stores.events).count()) >= expected, "the batch stored", { everyMs: 5 });
   socket.destroy();
 }
 

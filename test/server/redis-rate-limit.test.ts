@@ -10,6 +10,7 @@ import type { RateLimit } from "../../src/store/types.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { inStore, tempDir } from "../cli/helpers.js";
 import { type RedisService, startRedis } from "../services/redis.js";
+import { WAIT_MS, sleep, waitFor } from "../wait.js";
 import { type TestServer, nodeSha256, startTestServer } from "./harness.js";
 
 const bundle = sampleBundle();
@@ -37,12 +38,10 @@ async function alternate(urls: readonly string[], key: string, count: number): P
 
 const allowed = (statuses: readonly number[]) => statuses.filter((status) => status === 200).length;
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** `statuses`, or a failure naming `what` should no answer come before a deadline only a hang reaches. */
+async function answered<T>(what: string, statuses: Promise<T>): Promise<T> {
+  const hung = sleep(WAIT_MS).then(() => Promise.reject(new Error(`${what}: no answer within ${WAIT_MS / 1000} s`)));
+  return Promise.race([statuses, hung]);
 }
 
 describe("rate limits shared through Redis by two servers", () => {
@@ -90,37 +89,39 @@ describe("rate limits shared through Redis by two servers", () => {
   });
 
   it("the shared bucket refills at the key's rate", async () => {
-    expect(await alternate(urls, keys.refill, 3)).toEqual([200, 200, 429]);
-    const drainedAt = Date.now();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await get(urls[1]!, keys.refill)).status).toBe(429); // 0.3 of a token
-    // At 1 token/s the bucket is full again (burst 2) after 2 s; the third needs one more second.
-    await new Promise((resolve) => setTimeout(resolve, 2_200 - (Date.now() - drainedAt)));
-    expect(await alternate(urls, keys.refill, 3)).toEqual([200, 200, 429]);
+    // Taken from on both servers until the burst (2) and two refilled tokens are allowed: at 1
+    // token/s no more than the burst plus a token per second since the first request, however slow
+    // the machine (a bucket per server, or a faster refill, allows more); a bucket that never
+    // refills never gets there.
+    const started = Date.now();
+    const statuses: number[] = [];
+    await waitFor(async () => {
+      statuses.push((await get(urls[statuses.length % 2]!, keys.refill)).status);
+      return allowed(statuses) >= 4;
+    }, "two tokens refilled after the burst", { everyMs: 50 });
+    const seconds = (Date.now() - started) / 1000 + 0.05; // Redis's clock and this one are read in whole ms
+    expect(allowed(statuses)).toBeLessThanOrEqual(2 + Math.floor(seconds));
+    expect(new Set(statuses)).toEqual(new Set([200, 429]));
   });
 
   it("Redis killed: requests still answer, each server on its own bucket, /health degraded; sharing resumes after Redis restarts", async () => {
     expect(await alternate(urls, keys.outage, 2)).toEqual([200, 200]);
     await redis.kill();
     for (const url of urls) {
-      const started = Date.now();
-      const statuses = await alternate([url], keys.outage, 5);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      const statuses = await answered("requests with Redis killed", alternate([url], keys.outage, 5));
       expect(statuses).toEqual([200, 200, 200, 429, 429]); // the key's full burst on each server
       expect(await health(url)).toMatchObject({ status: "degraded", ratelimit: "degraded", stores: { events: "ok" } });
     }
     await redis.restart();
-    for (const url of urls) await waitFor(async () => (await health(url)).ratelimit === "ok", 5_000);
+    for (const url of urls) await waitFor(async () => (await health(url)).ratelimit === "ok", "Redis back in /health", { everyMs: 100 });
     // The restarted Redis holds no bucket: one fresh burst, shared again.
     expect(await alternate(urls, keys.outage, 6)).toEqual([200, 200, 200, 429, 429, 429]);
   });
 
-  it("a Redis that stops answering costs a request at most the command timeout", async () => {
+  it("a Redis that stops answering does not hold requests: they answer from each server's own bucket", async () => {
     redis.pause();
     try {
-      const started = Date.now();
-      const statuses = await alternate(urls, keys.stall, 4);
-      expect(Date.now() - started).toBeLessThan(1_500);
+      const statuses = await answered("requests with Redis paused", alternate(urls, keys.stall, 4));
       expect(statuses).toEqual([200, 200, 200, 200]); // each server's own bucket of 3
       expect(await health(urls[0]!)).toMatchObject({ ratelimit: "degraded" });
     } finally {

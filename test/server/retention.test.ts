@@ -13,6 +13,7 @@ import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "../store/parquet-files.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { waitFor } from "../wait.js";
 
 let server: RunningServer | undefined;
 let dataDir = "";
@@ -21,14 +22,6 @@ afterEach(async () => {
   server = undefined;
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function until(done: () => Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** A key and the demo bundle in a fresh data folder, written as the CLI would, before the server starts. */
 function seed(kind: KeyKind = "sk"): string {
@@ -67,7 +60,7 @@ describe("retention in vane serve", () => {
     };
     // An events request delivers to Parquet as it answers; so both derived copies see it soon.
     expect(await send(key, "a", 30)).toMatchObject({ accepted: 30 });
-    await until(async () => (await count()) === 0, "the first batch pruned");
+    await waitFor(async () => (await count()) === 0, "the first batch pruned", { everyMs: 50 });
     expect((await parquetRows(dataDir)).filter((row) => String(row.unit_key).startsWith("u-a-"))).toHaveLength(30);
     // Past the dedup window the same ids are new events again.
     expect(await send(key, "a", 30)).toMatchObject({ accepted: 30, duplicates: 0 });

@@ -1,8 +1,8 @@
 // A short store fault under load, then SIGTERM (issue 32): a real `vane serve` takes events,
 // decisions and config polls while one store table is renamed away for 2 s by another connection
 // (or the whole file is locked, or the Parquet folder is unusable), and then is told to stop. It
-// must exit within 10 s, every acknowledged event must be stored exactly once, and after a
-// restart the Parquet copy must hold every stored event exactly once.
+// must exit with code 0 (within its own stop deadline), every acknowledged event must be stored
+// exactly once, and after a restart the Parquet copy must hold every stored event exactly once.
 import { renameSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -12,6 +12,7 @@ import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
 import { LEARNED_CHECKPOINT } from "../../src/store/sqlite/learning-store.js";
 import { parquetRows } from "../store/parquet-files.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { WAIT_MS, sleep, waitFor } from "../wait.js";
 
 const FAULT_MS = 2_000;
 const PER_BATCH = 20;
@@ -62,8 +63,6 @@ const FAULTS: readonly Fault[] = [
   },
 ];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Event batches, decisions and config polls until stopped; the ids of every acknowledged event. */
 function load(served: ServeProcess) {
   const acked: string[] = [];
@@ -106,26 +105,27 @@ function load(served: ServeProcess) {
 const storedTracks = (dataDir: string) =>
   inStore(dataDir, async (stores) => (await loggedEvents(stores.events).list({ type: "track", limit: 1_000_000 })).map((e) => ({ seq: e.seq, id: e.event.clientId! })));
 
-async function exitWithin(served: ServeProcess, ms: number): Promise<{ code: number | null } | "still running"> {
-  const late = sleep(ms).then(() => "still running" as const);
+/** The exit, or "still running" past a deadline that only a hang reaches (the server's own stop deadline is 8 s). */
+async function exitOf(served: ServeProcess): Promise<{ code: number | null } | "still running"> {
+  const late = sleep(WAIT_MS).then(() => "still running" as const);
   return Promise.race([served.exited, late]);
 }
 
 describe("vane serve after a short store fault under load", () => {
-  it.each(FAULTS)("$name: SIGTERM exits within 10 s, nothing acknowledged is lost, and the copies catch up after a restart", async (fault) => {
+  it.each(FAULTS)("$name: SIGTERM exits cleanly, nothing acknowledged is lost, and the copies catch up after a restart", async (fault) => {
     const dataDir = tempDir();
     const served = await serveProcess(dataDir, ["--log-level", "silent"]);
     const traffic = load(served);
-    await sleep(300);
+    await waitFor(() => traffic.acked.length > 0, "an event acknowledged before the fault");
     const end = fault.begin(dataDir);
-    await sleep(FAULT_MS);
+    await sleep(FAULT_MS); // the fault's length, while the load goes on
     end();
-    await sleep(300);
+    const before = traffic.acked.length;
+    await waitFor(() => traffic.acked.length > before, "an event acknowledged after the fault ended");
     await traffic.stop();
-    expect(traffic.acked.length).toBeGreaterThan(0);
 
     served.child.kill("SIGTERM");
-    const exit = await exitWithin(served, 10_000);
+    const exit = await exitOf(served);
     if (exit === "still running") served.child.kill("SIGKILL");
     expect(exit).toEqual({ code: 0, signal: null });
 
@@ -138,12 +138,11 @@ describe("vane serve after a short store fault under load", () => {
     const copied = async () => (await parquetRows(dataDir)).filter((row) => row.type === "track").map((row) => Number(row.seq));
     const lastSeq = Math.max(...stored.map((s) => s.seq));
     const learned = () => inStore(dataDir, (stores) => stores.events.checkpoint(LEARNED_CHECKPOINT));
-    for (let waited = 0; ((await copied()).length < stored.length || (await learned()) < lastSeq) && waited < 30_000; waited += 250) await sleep(250);
-    expect(await learned()).toBeGreaterThanOrEqual(lastSeq); // the learner resumed too
+    await waitFor(async () => (await copied()).length >= stored.length && (await learned()) >= lastSeq, "the restarted server's Parquet copy and learner to catch up", { everyMs: 250 });
     again.child.kill("SIGTERM");
-    expect(await exitWithin(again, 10_000)).toEqual({ code: 0, signal: null });
+    expect(await exitOf(again)).toEqual({ code: 0, signal: null });
     const seqs = await copied();
     expect(new Set(seqs).size).toBe(seqs.length);
     expect(seqs.sort((a, b) => a - b)).toEqual(stored.map((s) => s.seq).sort((a, b) => a - b));
-  }, 90_000);
+  }, 180_000);
 });

@@ -7,9 +7,6 @@ import { describe, expect, it } from "vitest";
 import { tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
 
-/** Longer than the server's busy timeout (5 s): its appends give up while the lock is still held. */
-const HOLD_MS = 8_000;
-
 /** Each step gets this long; a hung one fails saying which, with what the server wrote, instead of the test's bare timeout. */
 const STEP_MS = 30_000;
 
@@ -36,18 +33,15 @@ describe("another process holds the write lock", () => {
     const config = await fetch(`${server.url}/v1/config/demo`, { headers: auth(server.pk) });
     const etag = config.headers.get("ETag")!;
 
+    // Held until the checks below are done, however long they take: the server's appends give up
+    // (its busy timeout is 5 s) while it is still held, and every answer below comes meanwhile.
     const cli = new Database(path.join(dataDir, "vane.db"));
     cli.exec("BEGIN IMMEDIATE");
-    const heldAt = Date.now();
-    let releasedAt = Number.POSITIVE_INFINITY;
-    const release = new Promise<void>((done) =>
-      setTimeout(() => {
-        cli.exec("COMMIT");
-        releasedAt = Date.now();
-        cli.close();
-        done();
-      }, HOLD_MS),
-    );
+    const release = () => {
+      if (!cli.open) return;
+      cli.exec("COMMIT");
+      cli.close();
+    };
     try {
       // resolve stores a decision event: it is one of the writes that wait (then 200, or a 503).
       const resolved = fetch(`${server.url}/v1/resolve`, { method: "POST", headers: { ...auth(server.sk), ...json, "X-Project-Id": "demo" }, body: JSON.stringify({ context: { userId: "u1" } }) });
@@ -58,22 +52,19 @@ describe("another process holds the write lock", () => {
           fetch(`${server.url}/health`),
           fetch(`${server.url}/v1/config/demo`, { headers: { ...auth(server.pk), "If-None-Match": etag } }),
         ]));
-        expect(Date.now()).toBeLessThan(releasedAt);
         expect(answers[0].status).toBe(200);
         expect(answers[1].status).toBe(304);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
       const refused = await within(server, "the batch sent while the lock is held", batch);
-      expect(Date.now()).toBeLessThan(heldAt + HOLD_MS);
       expect(refused.status).toBe(503);
       expect(refused.headers.get("Retry-After")).toBe("2");
       expect(await refused.json()).toMatchObject({ error: { code: "EVENTS_NOT_STORED" }, accepted: 0, retryable: true });
       const health = await (await fetch(`${server.url}/health`)).json();
-      expect(Date.now()).toBeLessThan(releasedAt);
       expect(health).toMatchObject({ status: "degraded", stores: { events: "down", bundles: "ok", keys: "ok" } });
       expect([200, 503]).toContain((await within(server, "the resolve sent while the lock is held", resolved)).status);
     } finally {
-      await release;
+      release();
     }
     const retried = await within(server, "the batch resent after the lock", fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { ...auth(server.sk), ...json }, body: JSON.stringify({ events: [track("held-1")] }) }));
     expect(retried.status).toBe(200);

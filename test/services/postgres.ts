@@ -11,12 +11,13 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import pg from "pg";
+import { WAIT_MS } from "../wait.js";
 
 const run = promisify(execFile);
 const USER = "vane";
 /** Small: the machine's cores and memory are shared with other test files. */
 const SERVER_SETTINGS = ["shared_buffers=16MB", "max_connections=50", "listen_addresses=127.0.0.1"];
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = WAIT_MS;
 
 export interface PostgresService {
   /** The URL of a database on this server. */

@@ -7,9 +7,10 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { WAIT_MS } from "../wait.js";
 
 const REDIS_SERVER = "/usr/bin/redis-server";
-const READY_TIMEOUT_MS = 10_000;
+const READY_TIMEOUT_MS = WAIT_MS;
 
 export interface RedisService {
   readonly url: string;

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { READS_NONE, type StoredEvent } from "../../src/store/types.js";
 import { makeEvent, tempDirs } from "./fixtures.js";
+import { waitFor } from "../wait.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -33,11 +34,15 @@ describe("an append waiting for its commit", () => {
         for (const event of batch) refs.push(new WeakRef(event));
         return stores.events.append(batch);
       })();
-      await new Promise((resolve) => setTimeout(resolve, 200)); // the writer thread has the batch and waits for the lock
-      gc();
-      await turn();
-      const alive = refs.map((ref) => ref.deref() !== undefined);
-      expect(alive).toEqual(Array.from({ length: 20 }, (_, i) => i % 4 === 0));
+      // Once the writer thread has the batch and waits for the lock, only the listener's events live.
+      const read = Array.from({ length: 20 }, (_, i) => i % 4 === 0);
+      const alive = () => refs.map((ref) => ref.deref() !== undefined);
+      await waitFor(async () => {
+        gc();
+        await turn();
+        return alive().every((live, i) => live === read[i]);
+      }, "the events no listener reads collected while the append waits", { everyMs: 50 });
+      expect(alive()).toEqual(read);
       cli.exec("ROLLBACK");
       expect(await append).toEqual({ lastSeq: 20, stored: 20, duplicates: 0 });
       expect(fed).toEqual([{ ids: [0, 4, 8, 12, 16].map((i) => `evt-held-${i}`), first: 1, last: 20 }]);

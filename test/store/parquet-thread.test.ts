@@ -12,6 +12,7 @@ import { MIN_RUN_GAP_MS } from "../../src/store/parquet/parquet-protocol.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "./parquet-files.js";
 import { makeBatch } from "./fixtures.js";
+import { waitFor } from "../wait.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -38,13 +39,10 @@ describe.skipIf(process.platform !== "linux")("ParquetThread (Linux only: per-th
     const lowered = Math.min(19, before.get(process.pid)! + 10);
     const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 });
     try {
-      let added: number[] = [];
-      for (let tries = 0; tries < 100 && !added.some((tid) => threadNices().get(tid) === lowered); tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        added = [...threadNices().keys()].filter((tid) => !before.has(tid));
-      }
+      const added = () => [...threadNices().keys()].filter((tid) => !before.has(tid));
+      await waitFor(() => added().some((tid) => threadNices().get(tid) === lowered), "a new thread 10 nice levels below", { everyMs: 50 });
       const nices = threadNices();
-      expect(added.map((tid) => nices.get(tid))).toContain(lowered);
+      expect(added().map((tid) => nices.get(tid))).toContain(lowered);
       for (const [tid, nice] of before) if (nices.has(tid)) expect(nices.get(tid)).toBe(nice);
     } finally {
       await thread.close();
@@ -64,12 +62,12 @@ describe("ParquetThread fed by the writer thread", () => {
     const feed = stores.events.committedFeed?.();
     expect(feed).toBeDefined();
     const thread = new ParquetThread({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, feed);
-    const copiedThrough = async (seq: number) => {
-      for (let tries = 0; tries < 400 && (await stores.events.checkpoint("parquet")) < seq; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
+    const copiedThrough = (seq: number) =>
+      waitFor(async () => {
+        if ((await stores.events.checkpoint("parquet")) >= seq) return true;
         await thread.deliverThrough();
-      }
-    };
+        return false;
+      }, `the copy's checkpoint at ${seq}`);
     try {
       await copiedThrough(3); // the thread is up and has read the table's batch
       for (let b = 0; b < 5; b++) {
@@ -80,7 +78,7 @@ describe("ParquetThread fed by the writer thread", () => {
       const seqs = (await parquetRows(dataDir)).map((row) => Number(row.seq)).sort((a, b) => a - b);
       expect(seqs).toEqual(Array.from({ length: 103 }, (_, i) => i + 1));
       // Its report of the last run may still be on its way.
-      for (let tries = 0; tries < 100 && thread.fromMemory < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 25));
+      await waitFor(() => thread.fromMemory >= 100, "the thread's report of its last run");
       expect(thread.fromMemory).toBe(100); // told to look after each answer, it finds every batch in memory
     } finally {
       await thread.close();
@@ -118,13 +116,6 @@ describe("ParquetThread between runs", () => {
 });
 
 describe("ParquetThread when its store will not open", () => {
-  const until = async (check: () => Promise<boolean> | boolean, what: string) => {
-    for (let tries = 0; tries < 400; tries++) {
-      if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  };
   const refuses = (thread: ParquetThread) => thread.deliverThrough().then(() => false, () => true);
 
   it("reports the copy failing, stays up to retry, resumes once the store opens, and closes promptly", async () => {
@@ -137,10 +128,10 @@ describe("ParquetThread when its store will not open", () => {
     const dataDir = path.join(blocker, "data");
     const thread = new ParquetThread({ dataDir, intervalMs: 50, flushRows: 1_000 });
     try {
-      await until(() => refuses(thread), "the copy to report its failure");
+      await waitFor(() => refuses(thread), "the copy to report its failure");
       expect(thread.stoppedOnItsOwn).toBe(false); // still there, retrying
       fs.rmSync(blocker);
-      await until(async () => !(await refuses(thread)), "the copy to recover once the store opens");
+      await waitFor(async () => !(await refuses(thread)), "the copy to recover once the store opens");
     } finally {
       await thread.close();
     }

@@ -10,6 +10,7 @@ import { type PostgresService, startPostgres } from "../services/postgres.js";
 import { describeStoreContract } from "./contract.js";
 import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 import { loggedEvents } from "./logged-events.js";
+import { waitFor } from "../wait.js";
 
 let pg: PostgresService;
 beforeAll(async () => {
@@ -191,11 +192,11 @@ describe("postgres store: leases across servers", () => {
   it("another server takes an expired lease over, and the old holder's commits are refused, changing nothing", async () => {
     const [a, b] = await servers(2);
     try {
-      expect(await a!.leases.acquire("learner", "a", 300)).toBe(true);
-      expect(await b!.leases.acquire("learner", "b", 300)).toBe(false);
+      expect(await a!.leases.acquire("learner", "a", 60_000)).toBe(true);
+      expect(await b!.leases.acquire("learner", "b", 60_000)).toBe(false);
       await a!.learning.commit(step(1, "a"));
-      await sleep(500); // a stalls past its lease
-      expect(await b!.leases.acquire("learner", "b", 60_000)).toBe(true);
+      expect(await a!.leases.acquire("learner", "a", 100)).toBe(true); // its last renewal: a stalls past it
+      await waitFor(() => b!.leases.acquire("learner", "b", 60_000), "b taking the lease over once it expired", { everyMs: 50 });
       await expect(a!.learning.commit(step(2, "a"))).rejects.toBeInstanceOf(LeaseLost);
       expect(await a!.leases.acquire("learner", "a", 60_000)).toBe(false);
       await b!.learning.commit(step(3, "b"));
@@ -208,13 +209,12 @@ describe("postgres store: leases across servers", () => {
 });
 
 describe("postgres store: a database that goes away", () => {
-  it("rejects calls within seconds while the server is down, says so in health(), and works again after a restart", async () => {
+  it("rejects calls while the server is down, says so in health(), and works again after a restart", async () => {
     const own = await startPostgres(); // its own server: killing it must not disturb the other tests
     try {
       const stores = await openPostgresStores({ url: await own.createDatabase() });
       await stores.events.append(makeBatch("before", 3));
       await own.kill();
-      const started = Date.now();
       const calls = await Promise.allSettled([
         stores.keys.list(),
         stores.bundles.get("proj-1", "production"),
@@ -224,12 +224,10 @@ describe("postgres store: a database that goes away", () => {
       ]);
       expect(calls.map((call) => call.status)).toEqual(Array(5).fill("rejected"));
       expect(await stores.health()).toEqual({ bundles: "down", keys: "down", events: "down" });
-      expect(Date.now() - started).toBeLessThan(5_000);
 
       await own.restart();
       // The breaker refuses calls for a moment after the last failure, then lets them try again.
-      const back = Date.now() + 5_000;
-      while ((await stores.health()).events !== "ok" && Date.now() < back) await sleep(100);
+      await waitFor(async () => (await stores.health()).events === "ok", "health() saying events ok after the restart", { everyMs: 100 });
       expect(await stores.health()).toEqual({ bundles: "ok", keys: "ok", events: "ok" });
       expect(await stores.events.append(makeBatch("after", 2))).toEqual({ lastSeq: 5, stored: 2, duplicates: 0 });
       expect((await stores.events.readAfter(0, 10)).map((e) => e.event.id)).toEqual([...makeBatch("before", 3), ...makeBatch("after", 2)].map((e) => e.id));
@@ -250,11 +248,10 @@ describe("postgres store: a database that goes away", () => {
       await own.restart();
       const writer = await openPostgresStores({ url });
       // The listener reconnects with backoff: a change sent until then is not heard (the caches' refresh covers it).
-      const back = Date.now() + 10_000;
-      while (seen.length === 0 && Date.now() < back) {
+      await waitFor(async () => {
         await writer.bundles.put(makeBundle("proj-1", "production", new Date().toISOString()), new Date().toISOString());
-        await sleep(200);
-      }
+        return seen.length > 0;
+      }, "a change heard after the listener reconnected", { everyMs: 200 });
       expect(seen[0]).toEqual({ kind: "bundle", projectId: "proj-1", env: "production" });
       await stop();
       await Promise.all([listening.close(), writer.close()]);

@@ -11,6 +11,7 @@ import { vane } from "../cli/helpers.js";
 import { type TestServer, call, startTestServer } from "../server/harness.js";
 import { type ContractTarget, TARGETS, startTarget } from "../edge/targets.js";
 import { loggedEvents } from "../store/logged-events.js";
+import { waitFor } from "../wait.js";
 
 const B_DECISIONS = 20;
 
@@ -112,8 +113,16 @@ describe.each(TARGETS)("over HTTP on %s", (target) => {
   });
 
   describe("org A's keys never write into org B's project", () => {
+    /** A track event of A's own project, once stored: events reach the edge's D1 in order (a queue), so all sent before it are stored too. */
+    const marker = async (unit: string) => {
+      const events = [{ type: "track", unitKey: unit, timestamp: "2026-11-21T12:00:00Z", event: "marker" }];
+      expect((await call(server, "/v1/events/batch", { key: keys.aPinnedSk!, body: { events } })).status).toBe(200);
+      const storedIn = async () => (await loggedEvents(server.stores.events).list({ projectId: "proj-a", limit: 100_000 })).some((e) => e.event.unitKey === unit);
+      await waitFor(storedIn, `the marker ${unit} stored`, { everyMs: 100 });
+    };
+
     it.each(A_KEYS)("%s: events naming proj-b are refused or land in A's own project", async (name) => {
-      await server.settled();
+      await marker(`before-${name}`);
       const before = await loggedEvents(server.stores.events).count({ projectId: "proj-b" });
       const events = [
         track(bDecisions[0]!, { projectId: "proj-b" }),
@@ -131,7 +140,7 @@ describe.each(TARGETS)("over HTTP on %s", (target) => {
       } else {
         expect(body.accepted).toBe(2); // the pinned key's project wins over the event's
       }
-      await server.settled();
+      await marker(`after-${name}`);
       expect(await loggedEvents(server.stores.events).count({ projectId: "proj-b" })).toBe(before);
       expect(await loggedEvents(server.stores.events).count({ orgId: "org-a", projectId: "proj-b" })).toBe(0);
     });

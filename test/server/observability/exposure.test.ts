@@ -11,6 +11,7 @@ import { DEMO_ORG, DEMO_PROJECT } from "../../../src/cli/demo-bundle.js";
 import { nodeSha256 } from "../../../src/cli/store-access.js";
 import { createKey } from "../../../src/server/auth/key-admin.js";
 import { openSqliteStores } from "../../../src/store/sqlite/index.js";
+import { waitFor } from "../../wait.js";
 
 const running: RunningServer[] = [];
 const folders: string[] = [];
@@ -70,15 +71,12 @@ describe("the Parquet copy's metric", () => {
     // The copy starts once the server holds its lease; until then it has taken nothing.
     const at = new Date().toISOString();
     const events = Array.from({ length: 5 }, (_, i) => ({ type: "track", unitKey: `u-${i}`, timestamp: at, event: "signup" }));
-    let taken = 0;
-    for (let tries = 0; tries < 100 && taken < 5; tries++) {
+    await waitFor(async () => {
       const answer = await fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
       expect(answer.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      taken = await fromMemory();
-    }
-    expect(taken).toBeGreaterThanOrEqual(5);
-  }, 30_000);
+      return (await fromMemory()) >= 5;
+    }, "five events counted as taken from the feed", { everyMs: 100 });
+  }, 120_000);
 });
 
 describe("vane serve --metrics and --log-level", () => {
@@ -97,12 +95,9 @@ describe("vane serve --metrics and --log-level", () => {
     expect((await fetch(`${served.url}/metrics`)).status).toBe(404);
     const scraped = await scrape(served.metricsUrl);
     expect(value(scraped, "vane_http_request_duration_seconds_count", { route: "/health", status: "200" })).toBeGreaterThanOrEqual(1);
-    const line = await waitFor(async () => {
-      const found = stdout.split("\n").find((l) => l.includes('"cli-probe-1"'));
-      if (found === undefined) throw new Error("no log line yet");
-      return JSON.parse(found) as Record<string, unknown>;
-    });
-    expect(line).toMatchObject({ level: 30, msg: "request", reqId: "cli-probe-1", route: "/health", status: 200 });
+    const probeLine = () => stdout.split("\n").find((l) => l.includes('"cli-probe-1"'));
+    await waitFor(() => probeLine() !== undefined, "the probe's log line");
+    expect(JSON.parse(probeLine()!)).toMatchObject({ level: 30, msg: "request", reqId: "cli-probe-1", route: "/health", status: 200 });
     expect(stdout).not.toContain("cli-config-1");
     expect(stdout).not.toContain(served.sk);
     served.child.kill("SIGTERM");
@@ -122,16 +117,3 @@ describe("vane serve --metrics and --log-level", () => {
   });
 });
 
-/** Retries `check` until it passes (a loaded machine may take a while), then returns its value. */
-async function waitFor<T>(check: () => Promise<T>): Promise<T> {
-  let last: unknown;
-  for (let tries = 0; tries < 300; tries++) {
-    try {
-      return await check();
-    } catch (error) {
-      last = error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-  throw last;
-}

@@ -10,6 +10,7 @@ import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../../src/cli/demo-bundle
 import { observeStores } from "../../../src/server/observability/observed-stores.js";
 import type { Stores } from "../../../src/store/types.js";
 import { type TestServer, call, startTestServer } from "../harness.js";
+import { waitFor } from "../../wait.js";
 
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const CALLER_SPAN = "b7ad6b7169203331";
@@ -32,16 +33,11 @@ afterAll(async () => {
 
 /** The spans once the request's server span has ended (the exporter gets each span as it ends). */
 async function spansOf(requestId: string): Promise<{ server: ReadableSpan; children: ReadableSpan[] }> {
-  for (let tries = 0; tries < 200; tries++) {
-    const spans = exporter.getFinishedSpans();
-    const server = spans.find((s) => s.kind === SpanKind.SERVER && s.attributes["vane.request_id"] === requestId);
-    if (server !== undefined) {
-      const children = spans.filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId);
-      return { server, children };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`no server span for request ${requestId}`);
+  const serverSpan = () => exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER && s.attributes["vane.request_id"] === requestId);
+  await waitFor(() => serverSpan() !== undefined, `the server span of request ${requestId}`, { everyMs: 10 });
+  const server = serverSpan()!;
+  const children = exporter.getFinishedSpans().filter((s) => s.parentSpanContext?.spanId === server.spanContext().spanId);
+  return { server, children };
 }
 
 describe("tracing", () => {
