@@ -17,20 +17,10 @@ function respond(c: Context, body: string | null, status: number, type: string |
   const all = scope.answer === undefined ? scope.headers : requestHeaders(scope.headers);
   if (headers !== undefined) for (const name in headers) all[name] = headers[name]!;
   if (type !== undefined) all["Content-Type"] = type;
-  const response = new Response(body === null ? null : bytesOf(body), { status, headers: all });
+  const response = new Response(body, { status, headers: all });
   scope.answer = response;
   return response;
 }
-
-/**
- * On Node, a body as bytes (Buffer's pool for a few KiB, off the V8 heap). Node's first write of
- * an answer prepends its header block to a string body (`_send`: header + body), and the socket
- * write then flattens that concatenation: a second copy of the answer on the V8 heap, ~1 KiB per
- * resolve and ~2.3 KiB per OFREP bulk answer. Bytes go out beside the header block as they are.
- * The edge's Worker has no Buffer: there the text.
- */
-export const bytesOf: (body: string) => string | Uint8Array<ArrayBuffer> =
-  typeof Buffer === "function" ? (body) => Buffer.from(body) as Uint8Array<ArrayBuffer> : (body) => body;
 
 function requestHeaders(answered: HeaderRecord): HeaderRecord {
   const headers: HeaderRecord = {};
