@@ -78,9 +78,15 @@ export function decisionRow(texts: VersionTexts, decided: readonly Decided[], pa
     const { decision, decisionId } = decided[i]!;
     const arm = armOf(decision);
     const part = parts[i]!;
-    pieces.push(",[", JSON.stringify(eventIds[i]), ',{"type":"decision","unitKey":', JSON.stringify(decision.unit), ',"timestamp":', timestamp, ',"assignments":', part.assignments);
+    pieces.push(",[");
+    pieces.quoted(eventIds[i]!);
+    pieces.push(',{"type":"decision","unitKey":');
+    pieces.quoted(decision.unit);
+    pieces.push(',"timestamp":', timestamp, ',"assignments":', part.assignments);
     pieces.push(',"layers":[', arm.layerHead, JSON.stringify(decision.bucket), arm.layerTail, JSON.stringify(decision.probability), '}],"latencyMs":', latency);
-    pieces.push(',"decisionId":', JSON.stringify(decisionId), tenant);
+    pieces.push(',"decisionId":');
+    pieces.quoted(decisionId);
+    pieces.push(tenant);
     if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
     if (decision.features !== undefined) pieces.push(',"features":', JSON.stringify(Array.from(decision.features)));
     if (part.filteredContext !== undefined) pieces.push(',"filteredContext":', part.filteredContext);
@@ -112,9 +118,12 @@ export function batchAnswer(outcomes: readonly (Decided | { readonly error: unkn
 
 function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, version: string, timestamp: string): void {
   const arm = armOf(decision);
-  pieces.push('{"decisionId":', JSON.stringify(decisionId), arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
+  pieces.push('{"decisionId":');
+  pieces.quoted(decisionId);
+  pieces.push(arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
   // The bundle version and the learned state's revision: either changing may change the arm.
-  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', quotedTime(timestamp), ',"unitKeyValue":', JSON.stringify(decision.unit));
+  pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', quotedTime(timestamp), ',"unitKeyValue":');
+  pieces.quoted(decision.unit);
   if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
   pieces.push(',"bucket":', JSON.stringify(decision.bucket), ',"algorithm":', JSON.stringify(decision.algorithm));
   if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);

@@ -38,10 +38,13 @@ export interface Served {
   readonly parts: SharedParts;
 }
 
-/** Why nothing was served: the store is down, no bundle (or another org's), a refused context, the event not stored. */
-export type NotServed =
-  | { readonly ok: false; readonly reason: "unavailable" | "missing" | "not-recorded" }
+/** Why a resolution served nothing once its bundle was found: a refused context, or its event not stored. */
+export type Refused =
+  | { readonly ok: false; readonly reason: "not-recorded" }
   | { readonly ok: false; readonly reason: "bad-context"; readonly problems: readonly string[] };
+
+/** Why nothing was served: the store is down, no bundle (or another org's), or a Refused. */
+export type NotServed = { readonly ok: false; readonly reason: "unavailable" | "missing" } | Refused;
 
 /** The bundle of a project and env as this org may see it: another org's is missing. A promise only when the cache must ask the store. */
 export function bundleFor(
@@ -72,14 +75,15 @@ export function resolveAndRecord<T>(
   request: ResolutionRequest,
   found: { readonly entry: BundleEntry; readonly stale: boolean },
   answer: (served: Served) => T,
-  /** Runs the resolver (a tracing span around it, say). */
-  around: <R>(work: () => R) => R = (work) => work(),
-): Promise<T | NotServed> {
+  /** Runs the resolver in a tracing span; undefined when the request is not traced (no closures made). */
+  around?: <R>(work: () => R) => R,
+): Promise<T | Refused> {
   const compiled = found.entry.compiled;
   const problems = contextProblems(compiled, request.context);
   if (problems.length > 0) return Promise.resolve({ ok: false, reason: "bad-context", problems });
   const now = deps.clock.now();
-  const resolution = around(() => resolve(compiled, request.context, { parameters: request.parameters, now }));
+  const options = { parameters: request.parameters, now };
+  const resolution = around === undefined ? resolve(compiled, request.context, options) : around(() => resolve(compiled, request.context, options));
   const decisionId = uuidv7(now);
   const timestamp = isoTime(now);
   const { orgId, projectId, env } = request;
@@ -100,13 +104,15 @@ export function resolveAndRecord<T>(
   return whenStored(appended, answered);
 }
 
-async function whenStored<T>(appended: Promise<unknown>, answered: T): Promise<T | NotServed> {
-  try {
-    await appended;
-  } catch {
-    return NOT_RECORDED;
-  }
-  return answered;
+/**
+ * `answered` once `appended` (the decisions' append) is stored; "not-recorded" when storing failed,
+ * as nothing is served unless it is stored. resolve, OFREP and decide all wait through here. A
+ * `then`, not an async function: an async frame that awaits costs its promise, its suspended
+ * frame and the await's closures (~0.4 KiB a request), a `then` one promise and one closure.
+ */
+export function whenStored<T>(appended: Promise<unknown>, answered: T): Promise<T | Refused> {
+  return appended.then(() => answered, notRecorded);
 }
 
-const NOT_RECORDED: NotServed = { ok: false, reason: "not-recorded" };
+const NOT_RECORDED: Refused = { ok: false, reason: "not-recorded" };
+const notRecorded = (): Refused => NOT_RECORDED;

@@ -140,14 +140,20 @@ export class VersionTexts {
   decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
     const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
     const timestamp = quotedTime(source.timestamp);
-    pieces.push("[", timestamp, ",[", JSON.stringify(eventId), ',{"type":"decision","unitKey":', JSON.stringify(unitKey), ',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
+    pieces.push("[", timestamp, ",[");
+    pieces.quoted(eventId);
+    pieces.push(',{"type":"decision","unitKey":');
+    pieces.quoted(unitKey);
+    pieces.push(',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
       const tails = this.tailsOf(layer);
       pieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
     }
-    pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":', JSON.stringify(source.decisionId), tail);
+    pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":');
+    pieces.quoted(source.decisionId);
+    pieces.push(tail);
     if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
     pieces.push("}]]");
     return pieces.join();
@@ -156,8 +162,13 @@ export class VersionTexts {
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
   resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
     const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
-    pieces.push('{"decisionId":', JSON.stringify(ids.decisionId), ',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
-    if (resolution.unitKeyValue !== undefined) pieces.push(',"unitKeyValue":', JSON.stringify(resolution.unitKeyValue));
+    pieces.push('{"decisionId":');
+    pieces.quoted(ids.decisionId);
+    pieces.push(',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
+    if (resolution.unitKeyValue !== undefined) {
+      pieces.push(',"unitKeyValue":');
+      pieces.quoted(resolution.unitKeyValue);
+    }
     pieces.push(',"layers":[');
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {

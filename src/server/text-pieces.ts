@@ -3,6 +3,9 @@
 // `length = 0` gives the store up, and the next text's pushes then grew a new one (17, then 41
 // slots…), ~45 % of what building a text allocated. One per module that writes texts, reused, as
 // nothing between a push and its join awaits.
+/** What JSON.stringify writes other than as it is; any surrogate, paired or not, to keep this short. */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
+
 export class TextPieces {
   private readonly parts: string[] = [];
   private count = 0;
@@ -32,6 +35,16 @@ export class TextPieces {
     if (k === undefined) return;
     parts[this.count++] = k;
     if (l !== undefined) parts[this.count++] = l;
+  }
+
+  /**
+   * Appends `text` as a JSON string. When JSON.stringify would write it between quotes as it is (no
+   * quote, backslash, control character or surrogate: ids, most unit keys), as three pieces: no
+   * new string, where JSON.stringify made one per id per text.
+   */
+  quoted(text: string): void {
+    if (ESCAPED.test(text)) this.push(JSON.stringify(text));
+    else this.push('"', text, '"');
   }
 
   /** Forgets what was pushed since the last join. */

@@ -18,4 +18,19 @@ describe("TextPieces", () => {
       { numRuns: 500 },
     );
   });
+
+  it("quotes a text as JSON.stringify does, between other pieces", () => {
+    const pieces = new TextPieces();
+    // Any UTF-16 code units: lone surrogates, control characters, quotes and backslashes among them.
+    const texts = fc.oneof(fc.string({ unit: "binary", maxLength: 12 }), fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 12 }), fc.uuid());
+    fc.assert(
+      fc.property(texts, fc.string({ maxLength: 3 }), (text, around) => {
+        pieces.push(around);
+        pieces.quoted(text);
+        pieces.push(around);
+        expect(pieces.join()).toBe(`${around}${JSON.stringify(text)}${around}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 });

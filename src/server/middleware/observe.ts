@@ -172,3 +172,8 @@ export function inChildSpan<T>(c: Context<AppEnv>, name: string, work: () => T):
     span.end();
   }
 }
+
+/** inChildSpan as a runner for work handed on (resolution.ts); undefined when the request is not traced, so no closure is made. */
+export function childSpanRunner(c: Context<AppEnv>, name: string): (<T>(work: () => T) => T) | undefined {
+  return trace.getSpan(scopeOf(c)!.trace) === undefined ? undefined : (work) => inChildSpan(c, name, work);
+}

@@ -4,15 +4,15 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../env.js";
 import { deeperThan } from "../json-depth.js";
-import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { DEFAULT_ENV, type JsonBody, MAX_JSON_DEPTH, isObject } from "../request.js";
 import { keyOf } from "../middleware/request-scope.js";
 
 export type OfrepRequest =
   | { readonly ok: true; readonly context: Record<string, unknown> }
   | { readonly ok: false; readonly errorCode: "PARSE_ERROR" | "INVALID_CONTEXT"; readonly errorDetails: string };
 
-export async function readOfrepBody(c: Context<AppEnv>): Promise<OfrepRequest> {
-  const body = await readJson(c);
+/** The request from its JSON body (readJson); not async, as an async frame costs a promise and its suspended state. */
+export function ofrepRequest(body: JsonBody): OfrepRequest {
   if (!body.ok) return { ok: false, errorCode: "PARSE_ERROR", errorDetails: "Request body is not JSON" };
   const context = isObject(body.value) ? body.value.context : undefined;
   if (!isObject(context)) return { ok: false, errorCode: "INVALID_CONTEXT", errorDetails: "context must be an object" };

@@ -11,16 +11,18 @@ import { servedStale, text } from "../answer.js";
 import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
+import { badRequest, clip, configUnavailable, fail } from "../errors.js";
+import { notRecorded } from "../refusals.js";
+import { type Refused, whenStored } from "../resolution.js";
 import { uuidv7 } from "../../ids/uuidv7.js";
 import { deeperThan } from "../json-depth.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { inChildSpan } from "../middleware/observe.js";
+import { childSpanRunner, inChildSpan } from "../middleware/observe.js";
 import { type DecideSource, type Decided, batchAnswer, decideAnswer, decisionParts, decisionRow } from "../decide-texts.js";
 import type { SharedParts } from "../resolve-texts.js";
 import { isoTime } from "../decision-event.js";
 import { LOG_FORMAT_COMPACT } from "../../store/log-row.js";
-import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { DEFAULT_ENV, type JsonBody, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import { keyOf, requestIdOf } from "../middleware/request-scope.js";
 
 export interface DecideDependencies {
@@ -34,7 +36,6 @@ export interface DecideDependencies {
 }
 
 export const MAX_BATCH_DECISIONS = 1000;
-const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
 
 interface Item {
   readonly policyId?: unknown;
@@ -71,7 +72,7 @@ export function decideRoutes(deps: DecideDependencies): Hono<AppEnv> {
 /** Both paths: the body, the tenant, the batch's items (refused before the bundle is looked up), the bundle, the learned state. */
 async function decideRoute(c: Context<AppEnv>, deps: DecideDependencies): Promise<Response> {
   const started = performance.now();
-  const body = await readBody(c);
+  const body = bodyOf(c, await readJson(c));
   if (body instanceof Response) return body;
   const tenant = tenantOf(c, body.env);
   if (tenant instanceof Response) return tenant;
@@ -104,7 +105,7 @@ function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
 // decideBatch and decideOne are not async: their locals (the outcomes, the events, the row) would
 // live through the commit, and young-generation GCs meanwhile would copy and promote them. The
 // answer is written first, and only it waits for the commit.
-function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Promise<Response> {
+function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Response | Promise<Response> {
   const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
   const decided = outcomes.filter((o): o is Decided => "decision" in o);
   const source = eventSource(tenant, entry, now, started);
@@ -115,7 +116,8 @@ function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, ent
 
 function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Response | Promise<Response> {
   const item = { policyId: c.req.param("policyId"), context: body.context, entityId: body.entityId };
-  const outcome = inChildSpan(c, "vane.decide", () => decideItem(entry, deps.learner, tenant, item, now));
+  const traced = childSpanRunner(c, "vane.decide");
+  const outcome = traced === undefined ? decideItem(entry, deps.learner, tenant, item, now) : traced(() => decideItem(entry, deps.learner, tenant, item, now));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
   const source = eventSource(tenant, entry, now, started);
   const parts = decisionParts(outcome.decision);
@@ -123,16 +125,14 @@ function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry
   return sendWhenStored(c, record(deps.events, entry, [outcome], [parts], source), answer);
 }
 
-/** The answer once the decisions' events are stored; the 503 when that fails: nothing was served. */
-async function sendWhenStored(c: Context<AppEnv>, stored: Promise<unknown> | undefined, answer: string): Promise<Response> {
-  if (stored !== undefined) {
-    try {
-      await stored;
-    } catch {
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-    }
-  }
-  return text(c, answer, "application/json");
+/** The answer once the decisions' events are stored (resolution.ts's whenStored); the 503 when that fails: nothing was served. */
+function sendWhenStored(c: Context<AppEnv>, stored: Promise<unknown> | undefined, answer: string): Response | Promise<Response> {
+  if (stored === undefined) return text(c, answer, "application/json");
+  return whenStored(stored, answer).then((answered) => send(c, answered));
+}
+
+function send(c: Context<AppEnv>, answered: string | Refused): Response {
+  return typeof answered === "string" ? text(c, answered, "application/json") : notRecorded(c);
 }
 
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
@@ -156,8 +156,8 @@ function record(events: EventStore, entry: BundleEntry, decided: readonly Decide
   }
 }
 
-async function readBody(c: Context<AppEnv>): Promise<{ value: Record<string, unknown>; env: unknown } | Response> {
-  const body = await readJson(c);
+/** Not async (the caller reads the body): an async frame costs a promise and its suspended state. */
+function bodyOf(c: Context<AppEnv>, body: JsonBody): { value: Record<string, unknown>; env: unknown } | Response {
   if (!body.ok) return badRequest(c, body.message);
   if (!isObject(body.value)) return badRequest(c, "body must be a JSON object");
   if (body.depth > MAX_JSON_DEPTH && deeperThan(body.value, MAX_JSON_DEPTH + 1)) {

@@ -9,14 +9,16 @@ import { empty, json, servedStale, text } from "../answer.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
+import { refusal } from "../refusals.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { bulkEtag, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
 import { bulkTextsOf } from "../ofrep/bulk-texts.js";
 import { changeStream } from "../ofrep/change-stream.js";
-import { envOf, projectOf, readOfrepBody } from "../ofrep/request.js";
+import { envOf, ofrepRequest, projectOf } from "../ofrep/request.js";
+import { readJson } from "../request.js";
 import { streamAccess } from "../ofrep/stream-access.js";
 import type { StreamTokens } from "../ofrep/stream-tokens.js";
-import { type NotServed, type ResolutionDependencies, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
+import { type Refused, type ResolutionDependencies, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
 import { keyOf } from "../middleware/request-scope.js";
 
 export interface OfrepDependencies extends ResolutionDependencies {
@@ -28,7 +30,6 @@ export interface OfrepDependencies extends ResolutionDependencies {
 
 /** OFREP's default: a hidden page closes its stream after this long (the provider re-fetches on return). */
 const INACTIVITY_DELAY_SEC = 120;
-const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
 const STREAMS_FULL = "Server cannot open more event streams now, retry shortly";
 const PROJECT_REQUIRED = "X-Project-Id header is required for organization-scoped keys";
 
@@ -48,7 +49,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const flagKey = c.req.param("key");
     const projectId = projectOf(c);
     if (projectId === undefined) return flagFailure(c, flagKey, "GENERAL", PROJECT_REQUIRED);
-    const body = await readOfrepBody(c);
+    const body = ofrepRequest(await readJson(c));
     if (!body.ok) return flagFailure(c, flagKey, body.errorCode, body.errorDetails);
     const where = { orgId: keyOf(c).orgId, projectId, env: envOf(c) };
     const lookup = bundleFor(deps.bundles, where);
@@ -63,15 +64,11 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       return { ok: true as const, body: evaluation(flagKey, details), stale: served.stale };
     };
     // Returned, not awaited: this frame's locals need not live through the commit.
-    return respondFlag(c, flagKey, resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: [flagKey], started }, found, answer));
+    return resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: [flagKey], started }, found, answer).then((served) => respondFlag(c, flagKey, served));
   }
 
-  async function respondFlag(c: Context<AppEnv>, flagKey: string, recorded: Promise<{ ok: true; body: object; stale: boolean } | NotServed>): Promise<Response> {
-    const served = await recorded;
-    if (!served.ok) {
-      if (served.reason === "bad-context") return flagFailure(c, flagKey, "INVALID_CONTEXT", served.problems.join("; "));
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-    }
+  function respondFlag(c: Context<AppEnv>, flagKey: string, served: { ok: true; body: object; stale: boolean } | Refused): Response {
+    if (!served.ok) return refusal(c, served, (c, problems) => flagFailure(c, flagKey, "INVALID_CONTEXT", problems));
     if (served.stale) servedStale(c);
     return json(c, served.body);
   }
@@ -80,7 +77,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const started = performance.now();
     const projectId = projectOf(c);
     if (projectId === undefined) return bulkFailure(c, "GENERAL", PROJECT_REQUIRED);
-    const body = await readOfrepBody(c);
+    const body = ofrepRequest(await readJson(c));
     if (!body.ok) return bulkFailure(c, body.errorCode, body.errorDetails);
     const where = { orgId: keyOf(c).orgId, projectId, env: envOf(c) };
     const lookup = bundleFor(deps.bundles, where);
@@ -99,15 +96,11 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
       return { ok: true as const, etag, body, stale: served.stale };
     };
     // Returned, not awaited: this frame's locals need not live through the commit.
-    return respondFlags(c, resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: undefined, started }, found, answer));
+    return resolveAndRecord(deps, { orgId: where.orgId, projectId, env: where.env, context, parameters: undefined, started }, found, answer).then((served) => respondFlags(c, served));
   }
 
-  async function respondFlags(c: Context<AppEnv>, recorded: Promise<{ ok: true; etag: string; body: string | undefined; stale: boolean } | NotServed>): Promise<Response> {
-    const served = await recorded;
-    if (!served.ok) {
-      if (served.reason === "bad-context") return bulkFailure(c, "INVALID_CONTEXT", served.problems.join("; "));
-      return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-    }
+  function respondFlags(c: Context<AppEnv>, served: { ok: true; etag: string; body: string | undefined; stale: boolean } | Refused): Response {
+    if (!served.ok) return refusal(c, served, invalidBulkContext);
     if (served.stale) servedStale(c);
     if (served.body === undefined) return empty(c, 304, { ETag: served.etag });
     return text(c, served.body, "application/json", { ETag: served.etag });
@@ -128,6 +121,8 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     return changeStream(deps.hub, { projectId, env, version: found.entry.bundle.version, lastSeen });
   }
 }
+
+const invalidBulkContext = (c: Context<AppEnv>, problems: string): Response => bulkFailure(c, "INVALID_CONTEXT", problems);
 
 /**
  * Where the provider listens for changes, as JSON: a path on the provider's own base URL (OFREP's

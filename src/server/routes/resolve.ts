@@ -6,12 +6,13 @@ import { servedStale, text } from "../answer.js";
 import type { BundleCache } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, badRequest, clip, configUnavailable, fail } from "../errors.js";
+import { badRequest, clip, configUnavailable, fail } from "../errors.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { inChildSpan } from "../middleware/observe.js";
+import { childSpanRunner } from "../middleware/observe.js";
 import { deeperThan } from "../json-depth.js";
-import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
-import { type NotServed, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
+import { DEFAULT_ENV, type JsonBody, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
+import { refusal } from "../refusals.js";
+import { type Refused, type Served, bundleFor, resolveAndRecord } from "../resolution.js";
 import { keyOf } from "../middleware/request-scope.js";
 
 export interface ResolveDependencies {
@@ -20,9 +21,6 @@ export interface ResolveDependencies {
   readonly events: EventStore;
   readonly clock: Clock;
 }
-
-/** Nothing was served, so the client retries or falls back to local resolution. */
-const DECISION_NOT_RECORDED = "Decision could not be recorded, retry shortly";
 
 interface ResolveRequest {
   readonly context: Record<string, unknown>;
@@ -42,7 +40,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
     const key = keyOf(c);
     const projectId = key.projectId ?? (c.req.header("x-project-id") || undefined);
     if (projectId === undefined) return badRequest(c, "X-Project-Id header is required for organization-scoped keys");
-    const request = await parseRequest(c);
+    const request = requestOf(c, await readJson(c));
     if (request instanceof Response) return request;
     const asked = { orgId: key.orgId, projectId, env: request.env, context: request.context, parameters: request.parameters, started };
     const lookup = bundleFor(deps.bundles, asked);
@@ -52,7 +50,7 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
       return configUnavailable(c);
     }
     // Returned, not awaited: this frame's locals need not live through the commit.
-    return respond(c, resolveAndRecord(deps, asked, found, answerOf, (work) => inChildSpan(c, "vane.resolve", work)));
+    return resolveAndRecord(deps, asked, found, answerOf, childSpanRunner(c, "vane.resolve")).then((served) => respond(c, served));
   }
 }
 
@@ -62,18 +60,14 @@ function answerOf(served: Served): { readonly ok: true; readonly text: string; r
   return { ok: true, text: entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), stale: served.stale };
 }
 
-async function respond(c: Context<AppEnv>, recorded: Promise<ReturnType<typeof answerOf> | NotServed>): Promise<Response> {
-  const served = await recorded;
-  if (!served.ok) {
-    if (served.reason === "bad-context") return badRequest(c, served.problems.join("; "));
-    return fail(c, "SERVICE_UNAVAILABLE", DECISION_NOT_RECORDED, RETRY_AFTER_SECONDS.events);
-  }
+function respond(c: Context<AppEnv>, served: ReturnType<typeof answerOf> | Refused): Response {
+  if (!served.ok) return refusal(c, served, badRequest);
   if (served.stale) servedStale(c);
   return text(c, served.text, "application/json");
 }
 
-async function parseRequest(c: Context<AppEnv>): Promise<ResolveRequest | Response> {
-  const body = await readJson(c);
+/** The request from its JSON body; not async (the body is read by the caller), as each async frame costs a promise and its state. */
+function requestOf(c: Context<AppEnv>, body: JsonBody): ResolveRequest | Response {
   if (!body.ok) return badRequest(c, body.message);
   const value = isObject(body.value) ? body.value : {};
   const context = value.context;
