@@ -61,12 +61,13 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default, the rest spilled to the store: ~5 MB at the ~51 B
+ * Pending decisions held in memory by default, the rest spilled to the store: ~51 MB at the ~51 B
  * each (Thompson; contextual d = 8 ~125 B) that `npm run bench:adaptive` measures
- * (docs/adaptive.md), as the edge worker holds. At 1,000,000, ~10 k decisions a second filled
- * ~51 MB within a minute, and it stayed after the load (docs/performance-history.md, memory).
+ * (docs/adaptive.md). A bound of 100,000 (~5 MB) halved decide's rate over HTTP once ~10 k
+ * decisions a second had filled it: every later decision was spilled and looked up in the store on
+ * the event loop (13.4 k against 6.5 k req/s, p99 15.7 against 35.1 ms, bench:http 2026-11-28).
  */
-export const DEFAULT_MAX_PENDING_IN_MEMORY = 100_000;
+export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
 /**
  * A pending decision this many seqs behind the learned position is spilled whatever the bound, so
  * a restart re-reads at most this much of the log to rebuild the memory.
