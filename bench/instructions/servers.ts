@@ -3,14 +3,13 @@
 // starts it (bin/vane.js, every thread: the event loop, the log writer, the Parquet copy, DuckDB's
 // and libuv's pools, V8's helpers), on a data folder seeded with the bench bundle and a server-side
 // key. Node runs with --perf-basic-prof, so JIT code can be named (perf-map.ts).
-import { execFileSync } from "node:child_process";
-import { readdirSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { launchServer } from "../http/child-server.js";
-import { SERVER_CORE } from "../http/pinning.js";
+import { SERVER_CORE, onCore } from "../http/pinning.js";
 import { seedBenchFolder } from "../http/seed.js";
-import { startVaneServe } from "../vane-serve.js";
 
 export interface CountedServer {
   readonly url: string;
@@ -84,16 +83,17 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const dataDir = join(dir, "data");
   const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), fileURLToPath(new URL("bin/vane.js", ROOT))];
+  const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
+  const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
   const onOutput = options.onOutput;
-  const server = await startVaneServe({
-    dataDir,
-    args: extraArgs,
-    cores: SERVER_CORE,
-    root: ROOT,
-    ...(counted ? { wrapper: callgrind(dir), nodeFlags: nodeFlags(options.optimize ?? true), startTimeoutMs: 600_000 } : { nodeFlags: options.nodeFlags ?? [] }),
-    onLine: onOutput && ((line) => onOutput(`${line}\n`)),
-  });
-  const { url, pid } = server;
+  if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
+  const banner = await bannerOf(child);
+  if (options.onOutput === undefined) child.stdout!.resume(); // request lines, when logged, go nowhere
+  const url = /is listening on (\S+)/.exec(banner)![1]!;
+  const pid = child.pid!;
+  const exited = new Promise<void>((done) => child.once("exit", () => done()));
   return {
     url,
     pid,
@@ -102,8 +102,21 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
     dataDir,
     ...control(pid, dir),
     stop: async () => {
-      await server.stop();
-      rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+      if (existsSync(`/tmp/perf-${pid}.map`)) rmSync(`/tmp/perf-${pid}.map`, { force: true });
     },
   };
+}
+
+/** The banner once complete ("Stop with Ctrl-C."); rejects with what it printed if the server exits first. */
+function bannerOf(child: ChildProcess): Promise<string> {
+  let banner = "";
+  return new Promise<string>((ready, fail) => {
+    child.stdout!.on("data", (chunk: Buffer) => {
+      banner += chunk.toString();
+      if (banner.includes("Stop with Ctrl-C.")) ready(banner);
+    });
+    child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${banner}`)));
+  });
 }
