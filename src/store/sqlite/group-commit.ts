@@ -126,10 +126,11 @@ export class GroupCommit<I, O> {
     const oldest = this.queue[0];
     if (oldest === undefined || this.waitAtMost === undefined) return;
     // Set only when it changes: SQLite's busy_timeout is a PRAGMA, prepared anew each time (~2 % of
-    // the writer thread's CPU when set per group). Rounded down to a fiftieth of the wait, so under
-    // load it stays put; a call may then fail that much before its whole wait, never after.
+    // the writer thread's CPU when set per group). What is left of the wait, in steps of a fiftieth
+    // of it, counted down from the step the oldest call's age is in: under load it stays put, and a
+    // call may fail up to a step before its whole wait, never after.
     const step = Math.max(1, Math.floor(lockWaitMs / 50));
-    const ms = Math.max(1, Math.floor((lockWaitMs - (now - oldest.at)) / step) * step);
+    const ms = Math.max(1, lockWaitMs - step * (1 + Math.floor((now - oldest.at) / step)));
     if (ms === this.waitSet) return;
     this.waitSet = ms;
     this.waitAtMost(ms);
