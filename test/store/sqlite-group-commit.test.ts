@@ -116,3 +116,23 @@ describe("GroupCommit", () => {
     }
   });
 });
+
+describe("group commit's lock wait", () => {
+  it("is set on the connection when it changes, not for every group (a PRAGMA prepared each time)", async () => {
+    const waits: number[] = [];
+    const insert = db.prepare("INSERT INTO t (v) VALUES (?)");
+    const group = new GroupCommit(db, {
+      apply: (value: string) => insert.run(value).changes,
+      lockWaitMs: 5_000,
+      waitAtMost: (ms) => waits.push(ms),
+    });
+    for (let i = 0; i < 20; i++) await group.submit(`v${i}`);
+    // Once, unless a group started a whole step (100 ms) later than its call: then once more.
+    expect(waits.length).toBeLessThan(4);
+    expect(waits[0]).toBeLessThanOrEqual(4_900);
+    expect(waits[0]).toBeGreaterThanOrEqual(4_800);
+    // A call that has waited most of its time bounds the next wait by what it has left.
+    await group.submit("late", Date.now() - 4_500);
+    expect(waits.at(-1)).toBeLessThanOrEqual(500);
+  });
+});

@@ -14,6 +14,7 @@ import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
+import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
 
 export interface LogWriter {
   append(input: AppendInput): Promise<LogAppend>;
@@ -85,6 +86,21 @@ interface Waiting {
   reject(error: Error): void;
 }
 
+/** An append of a shared row (shared-row.ts): its events are the row's from `offset`, `count` of them. */
+interface Member extends Waiting {
+  readonly offset: number;
+  readonly count: number;
+}
+
+/** An append of this turn, or a row that consecutive appends share, waiting to be sent. */
+interface Outgoing {
+  readonly id: number;
+  readonly sentAt: number;
+  readonly input: AppendInput;
+  /** Set once a second append joins: the first one's text is then no longer the row's. */
+  row?: SharedRow;
+}
+
 export class WriteFailed extends Error {
   readonly code: string | undefined;
   constructor(failure: WriteFailure) {
@@ -97,11 +113,12 @@ export class WriteFailed extends Error {
 export class WorkerLogWriter implements LogWriter {
   private worker: Worker;
   private nextId = 1;
-  private readonly waiting = new Map<number, Waiting>();
+  /** By item id: its append, or the appends of its shared row. */
+  private readonly waiting = new Map<number, Waiting | Member[]>();
   private readonly writes = new WriteHealth();
   private closing: Promise<void> | undefined;
   /** Appends of this turn of the event loop, sent together (protocol.ts). */
-  private outbox: AppendItem[] = [];
+  private outbox: Outgoing[] = [];
   /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
   private alive = true;
 
@@ -114,13 +131,29 @@ export class WorkerLogWriter implements LogWriter {
   append(input: AppendInput): Promise<LogAppend> {
     if (this.closing) return Promise.reject(new Error("the event log is closed"));
     if (!this.alive) return Promise.reject(new WriteFailed({ message: "the event log's writer thread is restarting" }));
-    const id = this.nextId++;
     return new Promise<LogAppend>((resolve, reject) => {
+      const last = this.outbox.at(-1);
+      if (last !== undefined && mayShareRow(input) && this.share(last, input, resolve, reject)) return;
+      const id = this.nextId++;
       this.waiting.set(id, { resolve, reject });
       if (this.outbox.length === 0) setImmediate(() => this.send());
-      // Named, not spread: one object of a fixed shape per append.
-      this.outbox.push({ id, sentAt: Date.now(), text: input.text, format: input.format, count: input.count, facts: input.facts });
+      this.outbox.push({ id, sentAt: Date.now(), input });
     });
+  }
+
+  /** Adds `input` to the row of the turn's last append when they may share it; false when not. */
+  private share(last: Outgoing, input: AppendInput, resolve: Waiting["resolve"], reject: Waiting["reject"]): boolean {
+    let row = last.row;
+    if (row === undefined) {
+      if (!mayShareRow(last.input) || last.input.facts.newest !== input.facts.newest) return false;
+      row = last.row = new SharedRow(input.facts.newest);
+      const first = this.waiting.get(last.id) as Waiting;
+      this.waiting.set(last.id, [{ ...first, offset: row.add(last.input), count: last.input.count }]);
+    } else if (!row.takes(input)) {
+      return false;
+    }
+    (this.waiting.get(last.id) as Member[]).push({ resolve, reject, offset: row.add(input), count: input.count });
+    return true;
   }
 
   /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the log until it asks again. */
@@ -146,8 +179,13 @@ export class WorkerLogWriter implements LogWriter {
 
   private send(): void {
     if (this.outbox.length === 0) return;
-    this.worker.postMessage({ type: "append", items: this.outbox } satisfies ToWriter);
+    const items = this.outbox.map(({ id, sentAt, input, row }): AppendItem => {
+      const { text, format, count, facts } = row?.input() ?? input;
+      // Named, not spread: one object of a fixed shape per item.
+      return { id, sentAt, text, format, count, facts };
+    });
     this.outbox = [];
+    this.worker.postMessage({ type: "append", items } satisfies ToWriter);
   }
 
   private attach(worker: Worker): void {
@@ -173,12 +211,16 @@ export class WorkerLogWriter implements LogWriter {
   private answered(one: Answer): void {
     const waiting = this.waiting.get(one.id);
     this.waiting.delete(one.id);
+    if (waiting === undefined) return;
     if ("receipt" in one) {
       this.writes.ok();
-      waiting?.resolve(one.receipt);
+      if (!Array.isArray(waiting)) waiting.resolve(one.receipt);
+      else for (const member of waiting) member.resolve(shareOf(one.receipt, member.offset, member.count));
     } else {
       this.writes.failed();
-      waiting?.reject(new WriteFailed(one.error));
+      const error = new WriteFailed(one.error);
+      if (!Array.isArray(waiting)) waiting.reject(error);
+      else for (const member of waiting) member.reject(error);
     }
   }
 
@@ -190,7 +232,7 @@ export class WorkerLogWriter implements LogWriter {
     if (!this.alive) return;
     this.alive = false;
     this.writes.failed();
-    for (const waiting of this.waiting.values()) waiting.reject(error);
+    for (const waiting of this.waiting.values()) for (const one of Array.isArray(waiting) ? waiting : [waiting]) one.reject(error);
     this.waiting.clear();
     this.outbox = [];
     this.worker.removeAllListeners();

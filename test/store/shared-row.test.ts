@@ -1,0 +1,96 @@
+// Appends that share one log row (shared-row.ts): the row's text is encodeLogRow's for their events
+// together, and through the server's writer thread each append still gets its own seqs.
+import path from "node:path";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
+import { SharedRow, mayShareRow, shareOf } from "../../src/store/sqlite/writer/shared-row.js";
+import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
+import { encodeLogRow } from "../../src/store/log-row.js";
+import type { StoredEvent } from "../../src/store/types.js";
+import { makeEvent, tempDirs } from "./fixtures.js";
+
+const AT = "2026-11-28T04:00:00.123Z";
+
+/** A decision event as the server builds one (decision-event.ts): its body repeats the envelope. */
+function decision(tag: string, receivedAt = AT, body: Record<string, unknown> = {}): StoredEvent {
+  const fields = { orgId: "org-1", projectId: "proj-1", env: "production", type: "decision" as const, unitKey: `user-${tag}`, timestamp: receivedAt };
+  return { ...fields, id: `dec-${tag}`, receivedAt, decisionId: `d-${tag}`, body: { ...body, ...fields, decisionId: `d-${tag}` } };
+}
+
+const appendOf = (events: StoredEvent[]) => ({ ...encodeLogRow(events), count: events.length, facts: rowFacts(events) });
+
+describe("a shared log row", () => {
+  it("is the text encodeLogRow gives the appends' events together, each append's events at its offset", () => {
+    const batch = fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 2 }), { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(batch, { minLength: 1, maxLength: 5 }), (bodies) => {
+        const batches = bodies.map((extras, b) => extras.map((extra, i) => decision(`${b}-${i}`, AT, extra)));
+        const row = new SharedRow(AT);
+        const offsets = batches.map((events) => {
+          const input = appendOf(events);
+          expect(mayShareRow(input) && row.takes(input)).toBe(true);
+          return row.add(input);
+        });
+        const all = batches.flat();
+        expect(row.input()).toStrictEqual(appendOf(all));
+        expect(offsets).toEqual(batches.map((_, b) => batches.slice(0, b).flat().length));
+      }),
+    );
+  });
+
+  it("takes only compact appends with nothing to deduplicate or count, of its own millisecond", () => {
+    expect(mayShareRow(appendOf([decision("a")]))).toBe(true);
+    expect(mayShareRow(appendOf([makeEvent("full-format")]))).toBe(false);
+    const sent = decision("sent");
+    expect(mayShareRow(appendOf([{ ...sent, clientId: "c-1", body: { ...sent.body, id: "c-1" } }]))).toBe(false);
+    const row = new SharedRow(AT);
+    expect(row.takes(appendOf([decision("later", "2026-11-28T04:00:00.124Z")]))).toBe(false);
+  });
+
+  it("gives each append its own receipt", () => {
+    expect(shareOf({ firstSeq: 10, lastSeq: 14, stored: 5, duplicates: 0, skipped: [] }, 2, 3)).toEqual({ firstSeq: 12, lastSeq: 14, stored: 3, duplicates: 0, skipped: [] });
+  });
+});
+
+describe("appends through the writer thread", () => {
+  const tempDir = tempDirs("vane-shared-row-");
+
+  it("store one row for a turn's appends of one millisecond, each answered with its own seqs, read back as appended", async () => {
+    const dir = tempDir();
+    const stores = openSqliteStores({ dataDir: dir, writer: "worker" });
+    try {
+      const sent = decision("sent");
+      const appends = [
+        [decision("a")],
+        [decision("b"), decision("c")],
+        [decision("d")],
+        // A sender's id: deduplicated, so stored alone, and the next same-millisecond row starts anew.
+        [{ ...sent, clientId: "c-1", body: { ...sent.body, id: "c-1" } }],
+        [decision("e")],
+        [decision("f", "2026-11-28T04:00:00.124Z")],
+        [decision("g", "2026-11-28T04:00:00.124Z")],
+      ];
+      const receipts = await Promise.all(appends.map((events) => stores.events.append(events)));
+      let end = 0;
+      expect(receipts).toEqual(appends.map((events) => ({ lastSeq: (end += events.length), stored: events.length, duplicates: 0 })));
+      const read = await stores.events.readAfter(0, 100);
+      expect(read.map((e) => e.seq)).toEqual(appends.flat().map((_, i) => i + 1));
+      expect(read.map((e) => e.event)).toEqual(JSON.parse(JSON.stringify(appends.flat())));
+      const raw = new Database(path.join(dir, DB_FILE_NAME), { readonly: true });
+      try {
+        expect(raw.prepare("SELECT seq, count FROM event_log ORDER BY seq").raw().all()).toEqual([
+          [1, 4],
+          [5, 1],
+          [6, 1],
+          [7, 2],
+        ]);
+      } finally {
+        raw.close();
+      }
+    } finally {
+      await stores.close();
+    }
+  });
+});
