@@ -5,7 +5,9 @@
 // pending decision and the bound. Writes bench/results/adaptive-latest.{md,json}.
 // ADAPTIVE_REWARDS sets the rewards per learning scenario (default 100,000), ADAPTIVE_PENDING the
 // pending decisions of the memory measurement (default 1,000,000), ADAPTIVE_BOUND_DECISIONS the
-// decisions through the bound (default 200,000).
+// decisions through the bound (default 200,000). ADAPTIVE_ONLY=learning runs only the learning
+// scenarios (ADAPTIVE_SCENARIO=key,key: those) and prints them, writing no results: for comparing
+// two trees in the same minutes.
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +33,8 @@ import { percentile, timeEach } from "./measure.js";
 import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
 
 const REWARDS = Number(process.env.ADAPTIVE_REWARDS ?? 100_000);
+const LEARNING_ONLY = process.env.ADAPTIVE_ONLY === "learning";
+const ONLY_SCENARIOS = process.env.ADAPTIVE_SCENARIO?.split(",");
 const ARMS = 4;
 const ENTITIES = 1000;
 const CONTEXTS = 4096;
@@ -545,7 +549,7 @@ const contexts = makeContexts();
 const decideRows: DecideRow[] = [];
 let step = 0;
 const steps = KINDS.length * 2 + SCENARIOS.length + 5;
-for (const kind of KINDS) {
+for (const kind of LEARNING_ONLY ? [] : KINDS) {
   for (const perEntity of [false, true]) {
     const policy = catalog.get(`${kind.key}${perEntity ? "-entity" : ""}`)!;
     process.stdout.write(`[${++step}/${steps}] decide, ${kind.name}${perEntity ? ", per entity" : ""} … `);
@@ -557,12 +561,13 @@ for (const kind of KINDS) {
 const timerNs = percentile(timeEach(100_000, () => undefined), 0.5);
 
 const learnRows: LearnRow[] = [];
-for (const scenario of SCENARIOS) {
+for (const scenario of SCENARIOS.filter((s) => ONLY_SCENARIOS === undefined || ONLY_SCENARIOS.includes(s.key))) {
   process.stdout.write(`[${++step}/${steps}] learning, ${scenario.name}: ${REWARDS.toLocaleString("en-US")} rewards … `);
   const row = await benchLearning(compiled, scenario, contexts);
   console.log(`${Math.round(row.rewardsPerSecond).toLocaleString("en-US")} rewards/s (${row.run.seconds.toFixed(2)} s), ${Math.round(row.rewardsPerCpuSecond).toLocaleString("en-US")} per CPU second`);
   learnRows.push(row);
 }
+if (LEARNING_ONLY) process.exit(0);
 
 // A 7-day window long enough that nothing closes while measured.
 const weekBundle = benchBundle();

@@ -3,16 +3,22 @@
 // store/learning-records.ts, the same records the embedded store's scan reads back), kept as
 // runs of consecutive seqs. The learner takes from it only when it continues exactly from its
 // position; anything else (other processes' events, a restart, a dropped run) it scans.
+//
+// A commit whose seqs follow on from the last run's is added to that run (up to RUN_RECORDS
+// records): a commit per request (decide, resolve) then costs its records and nothing else, and a
+// commit the learner has no use for (a resolve of no bandit's arm) costs nothing.
 import { learningRecord } from "../store/learning-records.js";
 import type { CommittedSpan, LearningEvent, SequencedEvent } from "../store/types.js";
 
 /** Seqs held at most while the learner does not take them (a stalled learner); past it the feed starts over. */
 export const FEED_LIMIT = 200_000;
+/** Records a run takes from the commits that follow on; the taken part of a run is let go only with the whole run. */
+const RUN_RECORDS = 1024;
 
 interface Run {
   /** Every seq in [from, to] was committed, and `records` are the learner's among them, from `at`. */
   from: number;
-  readonly to: number;
+  to: number;
   readonly records: LearningEvent[];
   at: number;
 }
@@ -43,16 +49,20 @@ export class Feed {
     return { seqs: this.held, sinceMs: this.since };
   }
 
+  /** Runs held (tests: commits that follow on share one). */
+  get runsHeld(): number {
+    return this.runs.length - this.head;
+  }
+
   /** The listener for EventStore.onCommitted, handed only what `learnable` accepts. */
   readonly listener = (events: readonly SequencedEvent[], span: CommittedSpan): void => {
     if (span.last < span.first) return;
     try {
-      const records: LearningEvent[] = [];
+      const records = this.runFor(span, events.length).records;
       for (const event of events) {
         const record = learningRecord(event);
         if (record) records.push(record);
       }
-      this.push({ from: span.first, to: span.last, records, at: 0 });
     } catch {
       // Never the append's failure: an event the feed cannot take is left to the scan.
       this.clear();
@@ -86,14 +96,22 @@ export class Feed {
     return { events, through };
   }
 
-  private push(run: Run): void {
-    if (this.held + (run.to - run.from + 1) > FEED_LIMIT) this.clear();
+  /** The run a commit's records go to: the last one when the commit follows on from it and it has room, else a new one in its place. */
+  private runFor(span: CommittedSpan, records: number): Run {
+    if (this.held + (span.last - span.first + 1) > FEED_LIMIT) this.clear();
     if (this.head === this.runs.length) this.since = this.now();
+    this.held += span.last - span.first + 1;
+    const last = this.runs.length > this.head ? this.runs[this.runs.length - 1]! : undefined;
+    if (last !== undefined && last.to + 1 === span.first && last.records.length + records <= RUN_RECORDS) {
+      last.to = span.last;
+      return last;
+    }
+    const run: Run = { from: span.first, to: span.last, records: [], at: 0 };
     // Commits are fed in order; one out of order goes to its place.
     let at = this.runs.length;
     while (at > this.head && this.runs[at - 1]!.from > run.from) at--;
     this.runs.splice(at, 0, run);
-    this.held += run.to - run.from + 1;
+    return run;
   }
 
   private first(): Run | undefined {

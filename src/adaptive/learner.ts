@@ -16,8 +16,9 @@
 // the learned position, and from the store's scan otherwise (a restart, other processes' events).
 //
 // All of it runs on the server's event loop, so its long loops give the event loop a turn every
-// ~2 ms (turns.ts): a step is still one commit, but its walk, its additions to the book and the
-// store's reads and writes come in pieces, with requests answered between them.
+// ~2 ms while anything waits on it (turns.ts): a step is still one commit, but its walk, its
+// additions to the book and the store's reads and writes come in pieces, with requests answered
+// between them; pieces and store parts grow while the event loop is idle.
 import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
@@ -76,8 +77,9 @@ export const REPLAY_SPAN = 5_000_000;
 /** This process's events worth a learning step at once (stepDue): 0.2 s of 5,000 events/s. */
 export const STEP_BATCH = 1000;
 /**
- * Rows one of the store's reads or writes takes at most (a page scanned, decisions spilled,
- * stored decisions closed): each is synchronous with SQLite, and ~1,000 rows is ~2 ms of it.
+ * Rows one of the store's reads or writes takes in a TURN_MS slice (a page scanned, decisions
+ * spilled, stored decisions closed): each is synchronous with SQLite, and ~1,000 rows is ~2 ms of
+ * it. More while the event loop is idle (Turns.rows).
  */
 const STORE_CHUNK = 1000;
 
@@ -232,7 +234,7 @@ export class Learner implements LearnedStateSource {
     return page;
   }
 
-  /** A page of the store's scan, read STORE_CHUNK events at a time: the same page as one scan of pageSize. */
+  /** A page of the store's scan, read in parts (Turns.rows): the same page as one scan of pageSize. */
   private async scan(afterSeq: number, span: number, turns: Turns): Promise<{ events: readonly LearningEvent[]; through: number }> {
     const { store } = this.options;
     const limit = this.pageSize();
@@ -241,7 +243,7 @@ export class Learner implements LearnedStateSource {
     let count = 0;
     let through = afterSeq;
     for (;;) {
-      const want = Math.min(STORE_CHUNK, limit - count);
+      const want = Math.min(turns.rows(STORE_CHUNK), limit - count);
       const part = await store.scan(through, want, end - through);
       parts.push(part.events);
       count += part.events.length;
@@ -308,7 +310,8 @@ export class Learner implements LearnedStateSource {
   private async spill(turns: Turns): Promise<void> {
     for (;; await turns.between()) {
       const excess = Math.max(0, this.book.size - this.maxInMemory);
-      const out = this.book.oldest(Math.min(excess, STORE_CHUNK), this.position - REPLAY_SPAN, STORE_CHUNK);
+      const part = turns.rows(STORE_CHUNK);
+      const out = this.book.oldest(Math.min(excess, part), this.position - REPLAY_SPAN, part);
       if (out.length === 0) return;
       const remaining = this.book.oldest(out.length + 1, Number.NEGATIVE_INFINITY)[out.length];
       await this.commit({
@@ -330,7 +333,7 @@ export class Learner implements LearnedStateSource {
     this.closed += this.book.closeDue(now);
     if (this.stored === 0) return;
     for (;; await turns.between()) {
-      const due = await this.options.store.due(now, Math.min(STORE_CHUNK, this.pageSize()));
+      const due = await this.options.store.due(now, Math.min(turns.rows(STORE_CHUNK), this.pageSize()));
       if (due.length === 0) return;
       const step = new Step(this.state, this.book, new Map(), false);
       for (const pending of due) step.close(fromStored(pending));
@@ -382,8 +385,8 @@ export class Learner implements LearnedStateSource {
       if (turns.spent()) await turns.next();
     }
     const ids = [...unheld];
-    for (let at = 0; at < ids.length; at += STORE_CHUNK) {
-      for (const row of await this.options.store.pendingFor(ids.slice(at, at + STORE_CHUNK))) {
+    for (let at = 0, part = turns.rows(STORE_CHUNK); at < ids.length; at += part, part = turns.rows(STORE_CHUNK)) {
+      for (const row of await this.options.store.pendingFor(ids.slice(at, at + part))) {
         const p = fromStored(row);
         const list = byId.get(p.decisionId);
         if (list) list.push(p);

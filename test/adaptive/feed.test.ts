@@ -27,6 +27,17 @@ function takeAll(feed: Feed, from: number, limit: number): { seqs: number[]; thr
 }
 
 describe("the learner's feed", () => {
+  it("adds commits that follow on to one run: a commit the learner has no use for costs no run", () => {
+    const feed = new Feed(() => 0);
+    for (let seq = 1; seq <= 5000; seq++) feed.listener([], { first: seq, last: seq }); // resolves of no bandit's arm
+    expect(feed.runsHeld).toBe(1);
+    for (let seq = 5001; seq <= 7048; seq++) commit(feed, seq, seq); // a run holds up to 1,024 records
+    expect(feed.runsHeld).toBe(2);
+    expect(feed.backlog.seqs).toBe(7048);
+    expect(takeAll(feed, 0, 500)).toEqual({ seqs: Array.from({ length: 2048 }, (_, i) => 5001 + i), through: 7048 });
+    expect(feed.runsHeld).toBe(0);
+  });
+
   it("hands over 5,000 one-event runs and 2,000 two-event runs in order, in pages that cut runs", () => {
     const feed = new Feed(() => 0);
     for (let seq = 1; seq <= 5000; seq++) commit(feed, seq, seq);

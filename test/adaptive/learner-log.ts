@@ -1,16 +1,19 @@
-// The learner tests' log (learner-memory.test.ts, learner-postgres.test.ts): a bundle of two
-// policies, the events of one org's decisions and rewards on a clock the test moves, a seeded log
-// of rounds, and a snapshot of what a learner learned.
+// The learner tests' log (learner-memory, learner-postgres, learner-turns, step-schedule): a bundle
+// of two policies and its catalogs, the events of one org's decisions and rewards on a clock the
+// test moves, a seeded log of rounds, and a snapshot of what a learner learned.
 import { seeded } from "../../bench/seeded.js";
-import type { Learner } from "../../src/adaptive/learner.js";
+import type { CatalogSource, Learner } from "../../src/adaptive/learner.js";
+import { type AdaptiveCatalog, adaptiveCatalog } from "../../src/adaptive/policy.js";
+import { compileBundle } from "../../src/bundle/compile.js";
 import type { Bundle } from "../../src/bundle/types.js";
+import { loadEngine } from "../../src/engine/loader.js";
 import type { StoredEvent } from "../../src/store/types.js";
 import { policyBundle } from "./fixtures.js";
 
 export const T0 = Date.parse("2026-11-21T12:00:00.000Z");
 
 /** Two policies with different windows in two layers; the first per entity. */
-export function twoPolicies(): Bundle {
+function twoPolicies(): Bundle {
   const base = policyBundle({ entityKey: "accountId", reward: { event: "win", type: "binary", windowSeconds: 120 } }, 3);
   const first = base.layers[0]!;
   const second = {
@@ -27,6 +30,12 @@ export function twoPolicies(): Bundle {
     ],
   };
   return { ...base, parameters: [...base.parameters, { key: "variant2", type: "string", default: "none", layerId: "layer2", namespace: "n2" }], layers: [first, second] };
+}
+
+/** twoPolicies() compiled, and the catalogs that give it to org "org", project "proj" (any env) alone. */
+export async function twoPolicyCatalogs(): Promise<{ readonly catalog: AdaptiveCatalog; readonly catalogs: CatalogSource }> {
+  const catalog = adaptiveCatalog(compileBundle(twoPolicies(), await loadEngine()));
+  return { catalog, catalogs: async ({ orgId, projectId }) => (orgId === "org" && projectId === "proj" ? catalog : undefined) };
 }
 
 /** Every arm's statistics, population and entities, of both policies. */

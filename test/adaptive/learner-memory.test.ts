@@ -6,17 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Learner } from "../../src/adaptive/learner.js";
-import { adaptiveCatalog } from "../../src/adaptive/policy.js";
-import { compileBundle } from "../../src/bundle/compile.js";
-import { loadEngine } from "../../src/engine/loader.js";
 import { pruneEvents } from "../../src/store/retention.js";
 import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { CommitListener, CommittedSpan, LearningStore, SequencedEvent, StoredEvent } from "../../src/store/types.js";
-import { LearnerLog, T0, snapshot, twoPolicies } from "./learner-log.js";
+import { LearnerLog, T0, snapshot, twoPolicyCatalogs } from "./learner-log.js";
 
-const engine = await loadEngine();
-const catalog = adaptiveCatalog(compileBundle(twoPolicies(), engine));
-const catalogs = async ({ orgId, projectId }: { orgId: string; projectId: string }) => (orgId === "org" && projectId === "proj" ? catalog : undefined);
+const { catalog, catalogs } = await twoPolicyCatalogs();
 
 const events = new LearnerLog();
 let dirs: string[] = [];

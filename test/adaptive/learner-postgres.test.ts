@@ -7,16 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Learner } from "../../src/adaptive/learner.js";
-import { adaptiveCatalog } from "../../src/adaptive/policy.js";
-import { compileBundle } from "../../src/bundle/compile.js";
-import { loadEngine } from "../../src/engine/loader.js";
 import { openPostgresStores } from "../../src/store/postgres/index.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { CommitListener, StoredEvent, Stores } from "../../src/store/types.js";
 import { type PostgresService, startPostgres } from "../services/postgres.js";
-import { LearnerLog, T0, snapshot, twoPolicies } from "./learner-log.js";
+import { LearnerLog, T0, snapshot, twoPolicyCatalogs } from "./learner-log.js";
 
-const engine = await loadEngine();
 
 let pg: PostgresService;
 beforeAll(async () => {
@@ -26,8 +22,7 @@ afterAll(async () => {
   await pg?.stop();
 });
 
-const catalog = adaptiveCatalog(compileBundle(twoPolicies(), engine));
-const catalogs = async ({ orgId, projectId }: { orgId: string; projectId: string }) => (orgId === "org" && projectId === "proj" ? catalog : undefined);
+const { catalogs } = await twoPolicyCatalogs();
 
 const events = new LearnerLog();
 

@@ -6,16 +6,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Learner, type LearnerOptions } from "../../src/adaptive/learner.js";
-import { adaptiveCatalog } from "../../src/adaptive/policy.js";
-import { compileBundle } from "../../src/bundle/compile.js";
-import { loadEngine } from "../../src/engine/loader.js";
 import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { CommitListener, StoredEvent } from "../../src/store/types.js";
-import { LearnerLog, T0, snapshot, twoPolicies } from "./learner-log.js";
+import { LearnerLog, T0, snapshot, twoPolicyCatalogs } from "./learner-log.js";
 
-const engine = await loadEngine();
-const catalog = adaptiveCatalog(compileBundle(twoPolicies(), engine));
-const catalogs = async ({ orgId, projectId }: { orgId: string; projectId: string }) => (orgId === "org" && projectId === "proj" ? catalog : undefined);
+const { catalogs } = await twoPolicyCatalogs();
 const log = new LearnerLog();
 let dirs: string[] = [];
 afterEach(() => {

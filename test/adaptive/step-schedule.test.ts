@@ -5,16 +5,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Learner, STEP_BATCH } from "../../src/adaptive/learner.js";
-import { adaptiveCatalog } from "../../src/adaptive/policy.js";
-import { compileBundle } from "../../src/bundle/compile.js";
-import { loadEngine } from "../../src/engine/loader.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { CommitListener } from "../../src/store/types.js";
-import { LearnerLog, twoPolicies } from "./learner-log.js";
+import { LearnerLog, twoPolicyCatalogs } from "./learner-log.js";
 
-const engine = await loadEngine();
-const catalog = adaptiveCatalog(compileBundle(twoPolicies(), engine));
-const catalogs = async ({ orgId, projectId }: { orgId: string; projectId: string }) => (orgId === "org" && projectId === "proj" ? catalog : undefined);
+const { catalogs } = await twoPolicyCatalogs();
 const WAIT_MS = 1000;
 
 const dirs: string[] = [];
