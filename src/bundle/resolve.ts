@@ -87,29 +87,43 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   const now = evaluationTime(options.now);
   const ctx = contextOf(context);
   const wanted = options.parameters ? new Set(options.parameters) : undefined;
-  const resolution: Resolution = { assignments: wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, layers: [] };
-  withUnit(resolution, unitValue(ctx, compiled.unitKey));
+  const resolution = unitResolution(wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, unitValue(ctx, compiled.unitKey));
   if (wanted) {
     const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
     if (unknown.length > 0) resolution.unknownParameters = unknown;
   }
 
-  // One engine call per unit key hashes the unit against all its layers' salts.
-  const buckets: (Uint32Array | undefined)[] = [];
-  for (const group of compiled.groups) {
+  // One engine call per unit key hashes the unit against all its layers' salts, into the group's
+  // own array (group.hashes); whether each group had a unit is kept in a scratch array, as
+  // nothing between here and the layers' loop below resolves anything else.
+  const hashedGroups = HASHED_GROUPS;
+  for (let g = 0; g < compiled.groups.length; g++) {
+    const group = compiled.groups[g]!;
     const groupUnit = unitValue(ctx, group.unitKey);
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
-    buckets.push(groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes));
+    hashedGroups[g] = groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes);
   }
   const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: NO_HASHES };
   for (const layer of compiled.layers) {
-    const hashed = buckets[layer.group];
+    const hashed = hashedGroups[layer.group];
     if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
     input.bucket = hashed[layer.slot]!;
     input.hashes = hashed;
     resolution.layers.push(resolveLayer(compiled, layer, input));
   }
+  hashedGroups.fill(undefined);
   return resolution;
+}
+
+/** resolve()'s groups' hashes while it runs; emptied before it returns. */
+const HASHED_GROUPS: (Uint32Array | undefined)[] = [];
+
+/**
+ * A resolution with its unit's field in the object literal, where adding it afterwards gave every
+ * resolution a separate store for its properties. Fields in the order they always had.
+ */
+function unitResolution(assignments: Record<string, JsonValue>, unit: string | undefined): Resolution {
+  return unit !== undefined ? { assignments, layers: [], unitKeyValue: unit } : { assignments, layers: [], unitKeyMissing: true };
 }
 
 /**
@@ -132,8 +146,7 @@ export function resolveParameter(compiled: CompiledBundle, context: Context, key
 
 /** The resolution of parameter `key` alone from its layer's outcome (undefined: an unknown parameter, or its layer skipped). */
 export function parameterResolution(compiled: CompiledBundle, ctx: Context, key: string, outcome: LayerOutcome | undefined): Resolution {
-  const resolution: Resolution = { assignments: {}, layers: [] };
-  withUnit(resolution, unitValue(ctx, compiled.unitKey));
+  const resolution = unitResolution({}, unitValue(ctx, compiled.unitKey));
   if (!Object.hasOwn(compiled.defaults, key)) {
     resolution.unknownParameters = [key];
     return resolution;
@@ -187,11 +200,6 @@ export function evaluationTime(now: number | Date | undefined): number {
 
 function contextOf(context: Context): Context {
   return context !== null && typeof context === "object" && !Array.isArray(context) ? context : {};
-}
-
-function withUnit(resolution: Resolution, unit: string | undefined): void {
-  if (unit !== undefined) resolution.unitKeyValue = unit;
-  else resolution.unitKeyMissing = true;
 }
 
 const NO_HASHES = new Uint32Array(0);

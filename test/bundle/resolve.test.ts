@@ -80,6 +80,29 @@ describe("resolve", () => {
     expect(accountOnly.unitKeyValue).toBeUndefined();
   });
 
+  it("a unit group's hashes never carry into the next resolution (resolve keeps them in a scratch array)", () => {
+    const both = resolve(compiled, { userId: "u1", accountId: "acct-9" }, { now: NOW });
+    expect(both.layers.map((l) => l.layerId)).toContain("billing");
+    const userOnly = resolve(compiled, { userId: "u2" }, { now: NOW });
+    expect(userOnly.layers.map((l) => l.layerId)).not.toContain("billing");
+    const accountOnly = resolve(compiled, { accountId: "acct-7" }, { now: NOW });
+    expect(accountOnly.layers).toEqual([expect.objectContaining({ layerId: "billing", bucket: nodeBucket("billing", "acct-7", 1000) })]);
+    // Another bundle with one group between two of this one's: its hashes are not this one's.
+    const sample = sampleBundle();
+    const userLayers = sample.layers.filter((l) => l.unitKey === undefined);
+    const other = compile({ ...sample, layers: userLayers, parameters: sample.parameters.filter((p) => userLayers.some((l) => l.id === p.layerId)) });
+    resolve(other, { userId: "u3" }, { now: NOW });
+    expect(resolve(compiled, { userId: "u3" }, { now: NOW }).layers.map((l) => l.layerId)).not.toContain("billing");
+  });
+
+  it("a resolution's fields come in one order: assignments, layers, the unit's field, then the rest", () => {
+    const keys = (context: Record<string, unknown>, parameters?: string[]) => Object.keys(resolve(compiled, context, { now: NOW, parameters })).filter((k) => k !== "filteredContext");
+    expect(keys({ userId: "u1" })).toEqual(["assignments", "layers", "unitKeyValue"]);
+    expect(keys({})).toEqual(["assignments", "layers", "unitKeyMissing"]);
+    expect(keys({ userId: "u1" }, ["nope"])).toEqual(["assignments", "layers", "unitKeyValue", "unknownParameters"]);
+    expect(JSON.stringify(resolve(compiled, {}, { now: NOW }))).toMatch(/,"unitKeyMissing":true}$/);
+  });
+
   it("rule 5: only running policies inside their window apply", () => {
     for (const state of ["draft", "paused", "completed"] as const) {
       const bundle = sampleBundle();

@@ -212,6 +212,15 @@ describe.each(TARGETS)("OFREP over HTTP on %s", (target) => {
       expect((await single(flag(), { context: {} }, orgKey, { "X-Project-Id": GENERATED_PROJECT })).status).toBe(200);
     });
 
+    it("bulk: a body that is not JSON is PARSE_ERROR, an env without a bundle NOT_FOUND naming project and env", async () => {
+      const notJson = await call(server, "/ofrep/v1/evaluate/flags", { key: sk, body: "{not json" });
+      expect(notJson.status).toBe(400);
+      expect(await notJson.json()).toMatchObject({ errorCode: "PARSE_ERROR" });
+      const noBundle = await bulk({ context: { targetingKey: "u" } }, sk, { "X-Env": "nope" });
+      expect(noBundle.status).toBe(404);
+      expect(await noBundle.json()).toEqual({ error: { code: "NOT_FOUND", message: `Bundle not found for ${GENERATED_PROJECT}/nope` } });
+    });
+
     it("another tenant's key never learns that a flag exists", async () => {
       const existing = await single(flag(), { context: { targetingKey: "u" } }, otherOrg, { "X-Project-Id": GENERATED_PROJECT });
       const missing = await single("no.such.flag", { context: { targetingKey: "u" } }, otherOrg, { "X-Project-Id": GENERATED_PROJECT });

@@ -18,7 +18,7 @@ import { TextPieces } from "../text-pieces.js";
 interface Outcome {
   /** `,"reason":…,"metadata":{"layerId":…,"configVersion":…` */
   readonly head: string;
-  /** After the bucket: the policy's and allocation's keys, when an allocation applied. */
+  /** After the bucket: the policy's and allocation's keys, when an allocation applied, then `,"decisionId":`. */
   readonly keys: string;
   /** Closes the metadata, then the variant when there is one, then the evaluation. */
   readonly end: string;
@@ -39,6 +39,13 @@ const outcome = new TextPieces();
 export class BulkTexts {
   private readonly keys: readonly string[];
   private readonly openings: string[];
+  /**
+   * Each flag's text up to its bucket, per outcome of its layer: the opening, the value and the
+   * outcome's head. The outcome fixes the value (an allocation overrides only its own layer's
+   * parameters; without one, the default), so it is written once per (flag, outcome), where each
+   * answer pushed the three pieces and looked the value's text up.
+   */
+  private readonly prefixes: Map<Outcome, string>[];
   /** The layers holding flags, each once, in the order of their first flag. */
   private readonly layerIds: string[] = [];
   /** Each flag's layer, as an index into layerIds. */
@@ -55,7 +62,8 @@ export class BulkTexts {
   constructor(private readonly index: FlagIndex) {
     this.version = JSON.stringify(index.bundle.version);
     const keys = (this.keys = index.flagKeys);
-    this.openings = keys.map((key) => `{"key":${JSON.stringify(key)},"value":`);
+    this.openings = keys.map((key, i) => `${i > 0 ? "," : ""}{"key":${JSON.stringify(key)},"value":`);
+    this.prefixes = keys.map(() => new Map());
     this.slots = keys.map((key) => {
       const layerId = index.layerOf.get(key)!;
       const slot = this.layerIds.indexOf(layerId);
@@ -78,21 +86,26 @@ export class BulkTexts {
       this.evaluate(resolved);
       outcome.clear();
     }
-    const { keys, slots, openings, buckets, outcomes } = this;
+    const { keys, slots, buckets, outcomes } = this;
     const id = JSON.stringify(decisionId);
-    const signature = `,"decisionId":${id}`;
     answer.push('{"flags":[');
     for (let i = 0; i < keys.length; i++) {
       const slot = slots[i]!;
       const bucket = buckets[slot];
       const found = outcomes[slot]!;
-      if (i > 0) answer.push(",");
-      answer.push(openings[i]!, this.value(resolved.assignments[keys[i]!]!), found.head);
+      answer.push(this.prefix(i, found, resolved));
       if (bucket !== undefined) answer.push(',"bucket":', bucket);
-      answer.push(found.keys, signature, found.end);
+      answer.push(found.keys, id, found.end);
     }
     answer.push('],"metadata":{"configVersion":', this.version, ',"decisionId":', id, '},"eventStreams":[', eventStream, "]}");
     return answer.join();
+  }
+
+  private prefix(i: number, found: Outcome, resolved: ResolvedFlags): string {
+    const byOutcome = this.prefixes[i]!;
+    let text = byOutcome.get(found);
+    if (text === undefined) byOutcome.set(found, (text = this.openings[i]! + this.value(resolved.assignments[this.keys[i]!]!) + found.head));
+    return text;
   }
 
   private evaluate(resolved: ResolvedFlags): void {
@@ -114,7 +127,7 @@ export class BulkTexts {
     let found = this.layers.get(layerId);
     if (found === undefined) {
       const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
-      const unallocated = { head: `,"reason":"STATIC",${metadata}`, keys: "", end: "}}", tag: `,[${JSON.stringify(layerId)}]` };
+      const unallocated = { head: `,"reason":"STATIC",${metadata}`, keys: ',"decisionId":', end: "}}", tag: `,[${JSON.stringify(layerId)}]` };
       this.layers.set(layerId, (found = { unallocated, allocated: new Map() }));
     }
     if (layer === undefined) return found.unallocated;
@@ -129,7 +142,7 @@ export class BulkTexts {
       const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
       allocated = {
         head: `,"reason":"${policy.reason}",${metadata}`,
-        keys: `,"policyKey":${JSON.stringify(policy.key)},"allocationKey":${key}`,
+        keys: `,"policyKey":${JSON.stringify(policy.key)},"allocationKey":${key},"decisionId":`,
         end: `},"variant":${key}}`,
         tag: `,${JSON.stringify([layerId, policyId, allocationId])}`,
       };
