@@ -421,14 +421,21 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
     port1.close();
   });
 
-  it("ends a round at flushChars characters of row text (+ about one row), whatever its rows", async () => {
-    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+  /** A writeDelivery that records each round's size and writes its files, failing out of memory past `failAbove` events. */
+  function recordingRounds(failAbove = Number.POSITIVE_INFINITY) {
     const rounds: number[] = [];
     const recorded = new MemorySink();
     const writeDelivery = async (delivery: Delivery): Promise<void> => {
       rounds.push(delivery.size);
+      if (delivery.size > failAbove) throw new Error("Out of Memory Error: failed to allocate data of size 4.0 MiB");
       for (const partition of groupByPartition(delivery.decoded())) await recorded.write(partitionFile(partition), encodeEvents(partition.rows));
     };
+    return { rounds, recorded, writeDelivery };
+  }
+
+  it("ends a round at flushChars characters of row text (+ about one row), whatever its rows", async () => {
+    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+    const { rounds, recorded, writeDelivery } = recordingRounds();
     try {
       await new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushChars: 1 }).catchUp();
       expect(rounds).toEqual([4, 4, 4, 4]); // a batch's text reaches the bound; without it, one round of 16
@@ -443,13 +450,7 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
 
   it("after a delivery that ran the writer out of memory, delivers half as many events at a time, each once", async () => {
     const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
-    const rounds: number[] = [];
-    const recorded = new MemorySink();
-    const writeDelivery = async (delivery: Delivery): Promise<void> => {
-      rounds.push(delivery.size);
-      if (delivery.size > 4) throw new Error("Out of Memory Error: failed to allocate data of size 4.0 MiB");
-      for (const partition of groupByPartition(delivery.decoded())) await recorded.write(partitionFile(partition), encodeEvents(partition.rows));
-    };
+    const { rounds, recorded, writeDelivery } = recordingRounds(4);
     try {
       const pipeline = new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushRows: 8 });
       await expect(pipeline.catchUp()).rejects.toThrow(/Out of Memory/);
