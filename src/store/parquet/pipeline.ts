@@ -26,12 +26,12 @@ const DEFAULT_FLUSH_ROWS = 10_000;
  * Characters of log-row text a run holds before it writes, whatever its rows: DuckDB stages and
  * sorts a delivery within the writer's 64 MiB (duck-writer.ts WRITER_MEMORY_BYTES), and 10,000 of
  * resolve's decision events (~1.5 KB each, 15 MB) ran it out of memory, so every run failed and the
- * archive stopped (docs/performance-history.md, "copy-cost"); 7.4 MB of them fit, but 4 MiB of
+ * archive stopped (docs/performance-history.md, "copy-cost"); 10.3 MB of them fit, but 4 MiB of
  * ~2 KB bodies did not (a delivery that fails is retried smaller: `share`). 10,000 of bench:http's
- * events (~370 B) stay under it. After a delivery's first page, pages shrink to what is
- * left of it (pageRows), so a delivery passes it by about one log row.
+ * events (~590 characters each in the log, 5.6 Mi) stay one delivery. After a delivery's first
+ * page, pages shrink to what is left of it (pageRows), so a delivery passes it by about one row.
  */
-const DEFAULT_FLUSH_CHARS = 4 * 1024 * 1024;
+const DEFAULT_FLUSH_CHARS = 6 * 1024 * 1024;
 /** The smallest share of the bounds a delivery is cut to after failed writes (ParquetPipeline.share): ~10 events of 10,000. */
 const MIN_SHARE = 1 / 1024;
 /** How DuckDB's error names a statement that passed its memory_limit. */
@@ -64,7 +64,7 @@ export interface ParquetPipelineOptions {
   readonly batchRows?: number;
   /** Rows read before a run writes files and advances the checkpoint; default 10,000. */
   readonly flushRows?: number;
-  /** Characters of row text read before a run writes files and advances the checkpoint; default 4 Mi. */
+  /** Characters of row text read before a run writes files and advances the checkpoint; default 6 Mi. */
   readonly flushChars?: number;
 }
 
