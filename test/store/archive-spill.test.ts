@@ -5,15 +5,19 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { LOG_FORMAT_COMPACT, type LogRowFrom, encodeLogRow } from "../../src/store/log-row.js";
+import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
 import { openDuck } from "../../src/store/columnar/duck.js";
+import { MessageChannel } from "node:worker_threads";
+import { CommittedFeed } from "../../src/store/parquet/committed-feed.js";
+import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { DuckArchiveWriter, SPILL_FOLDER, WRITER_FLUSH_BYTES, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
 import type { SequencedEvent } from "../../src/store/types.js";
 import { makeEvent, tempDirs } from "./fixtures.js";
 import { parquetRows } from "./parquet-files.js";
+import { MemoryEventStore } from "./memory-events.js";
 
 const dataDir = tempDirs("vane-writer-memory-");
 
@@ -102,6 +106,40 @@ describe("the archive writer's staging tables", () => {
     const spill = join(dir, SPILL_FOLDER);
     expect(existsSync(spill) ? readdirSync(spill) : []).toEqual([]);
     expect((await parquetRows(dir)).length).toBe(24_000);
+  }, 60_000);
+
+  it("delivers 10,000 large events in deliveries bounded by their text, not one that runs DuckDB out of memory", async () => {
+    // ~21 MB of row text, one event a row as resolve writes them: as one delivery of flushRows events
+    // (10,000 of resolve's ~1.5 KB decision events) it failed, out of memory, at every run, and the
+    // archive stopped.
+    const dir = dataDir();
+    const sink = new NodeFileSink(join(dir, "parquet"));
+    const writer = await DuckArchiveWriter.open(sink, writerSettings(dir));
+    const { port1, port2 } = new MessageChannel();
+    const rows = Array.from({ length: 10_000 }, (_, r) => compactRow(r + 1, 1));
+    port1.postMessage(rows);
+    const feed = new CommittedFeed(port2, 64 * 1024 * 1024);
+    // The log holds them too: a failed delivery's rows, taken from memory, are read back from it.
+    const store = new MemoryEventStore();
+    for (const row of rows) await store.append(decodeRowFrom(row).map(({ event }) => event));
+    const sizes: number[] = [];
+    const writeDelivery = (delivery: Delivery): Promise<void> => {
+      sizes.push(delivery.size);
+      return writer.writeDelivery(delivery);
+    };
+    try {
+      const pipeline = new ParquetPipeline({ events: store, feed, sink, writeRows: writer.writeRows, writeDelivery, flushRows: 10_000 });
+      // ~2 KB bodies: 4 MiB of them (flushChars) is still too much for 64 MiB; the run that fails
+      // leaves the next one half as much.
+      for (let run = 0; run < 6 && (await store.checkpoint("parquet")) < 10_000; run++) await pipeline.catchUp().catch(() => undefined);
+    } finally {
+      writer.close();
+      feed.close();
+      port1.close();
+    }
+    expect(await store.checkpoint("parquet")).toBe(10_000);
+    expect(sizes.length).toBeGreaterThan(1);
+    expect((await parquetRows(dir)).map((row) => Number(row.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
   }, 60_000);
 
   it("hands freed memory back past WRITER_FLUSH_BYTES, not DuckDB's 128 / 512 MiB", async () => {

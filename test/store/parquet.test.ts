@@ -7,6 +7,9 @@ import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js"
 import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
 import { CommittedFeed } from "../../src/store/parquet/committed-feed.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import type { Delivery } from "../../src/store/parquet/delivery.js";
+import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
+import { encodeEvents } from "../../src/store/parquet/rows.js";
 import { type CommittedRow, decodeRowFrom, encodeLogRow } from "../../src/store/log-row.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
 import type { EventStore, StoredEvent } from "../../src/store/types.js";
@@ -416,6 +419,50 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
     expect(seqs).toEqual(Array.from({ length: 3_000 }, (_, k) => k + 1));
     expect(feed.fromMemory).toBe(3_000);
     port1.close();
+  });
+
+  /** A writeDelivery that records each round's size and writes its files, failing out of memory past `failAbove` events. */
+  function recordingRounds(failAbove = Number.POSITIVE_INFINITY) {
+    const rounds: number[] = [];
+    const recorded = new MemorySink();
+    const writeDelivery = async (delivery: Delivery): Promise<void> => {
+      rounds.push(delivery.size);
+      if (delivery.size > failAbove) throw new Error("Out of Memory Error: failed to allocate data of size 4.0 MiB");
+      for (const partition of groupByPartition(delivery.decoded())) await recorded.write(partitionFile(partition), encodeEvents(partition.rows));
+    };
+    return { rounds, recorded, writeDelivery };
+  }
+
+  it("ends a round at flushChars characters of row text (+ about one row), whatever its rows", async () => {
+    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+    const { rounds, recorded, writeDelivery } = recordingRounds();
+    try {
+      await new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushChars: 1 }).catchUp();
+      expect(rounds).toEqual([4, 4, 4, 4]); // a batch's text reaches the bound; without it, one round of 16
+      await expectExactlyOnce(recorded.files, total);
+      expect(await memory.checkpoint("parquet")).toBe(total);
+      expect(() => new ParquetPipeline({ events: memory, sink: recorded, flushChars: 0 })).toThrow(RangeError);
+    } finally {
+      close();
+      feed.close();
+    }
+  });
+
+  it("after a delivery that ran the writer out of memory, delivers half as many events at a time, each once", async () => {
+    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+    const { rounds, recorded, writeDelivery } = recordingRounds(4);
+    try {
+      const pipeline = new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushRows: 8 });
+      await expect(pipeline.catchUp()).rejects.toThrow(/Out of Memory/);
+      await pipeline.catchUp();
+      // The failed round's rows were taken from memory: the retry reads them back from the store.
+      expect(rounds).toEqual([8, 4, 4, 4, 4]);
+      await expectExactlyOnce(recorded.files, total);
+      expect(await memory.checkpoint("parquet")).toBe(total);
+    } finally {
+      close();
+      feed.close();
+    }
   });
 
   it("holds at most its bound in characters of row text: batches past it are read from the store when their turn comes", async () => {

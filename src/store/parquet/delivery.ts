@@ -11,11 +11,17 @@ export class Delivery {
   /** Decoded events, ascending seq. */
   readonly events: SequencedEvent[] = [];
   private held = 0;
+  private heldChars = 0;
   private lastSeq = 0;
 
   /** Events held. */
   get size(): number {
     return this.held;
+  }
+
+  /** Characters of the log rows' text held: what DuckDB loads (decoded events are not counted). */
+  get chars(): number {
+    return this.heldChars;
   }
 
   /** The last seq held (0 when none). */
@@ -26,6 +32,7 @@ export class Delivery {
   addRow(row: LogRowFrom): void {
     this.rows.push(row);
     this.held += eventsFrom(row);
+    this.heldChars += row.text.length;
     this.lastSeq = row.seq + row.count - 1;
   }
 

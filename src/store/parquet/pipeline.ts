@@ -22,6 +22,20 @@ const DEFAULT_BATCH_ROWS = 1_000;
  * the event loop: measured ~65-75 ms for 10,000 rows. A backlog then makes more, smaller files.
  */
 const DEFAULT_FLUSH_ROWS = 10_000;
+/**
+ * Characters of log-row text a run holds before it writes, whatever its rows: DuckDB stages and
+ * sorts a delivery within the writer's 64 MiB (duck-writer.ts WRITER_MEMORY_BYTES), and 10,000 of
+ * resolve's decision events (~1.5 KB each, 15 MB) ran it out of memory, so every run failed and the
+ * archive stopped (docs/performance-history.md, "copy-cost"); 10.3 MB of them fit, but 4 MiB of
+ * ~2 KB bodies did not (a delivery that fails is retried smaller: `share`). 10,000 of bench:http's
+ * events (~590 characters each in the log, 5.6 Mi) stay one delivery. After a delivery's first
+ * page, pages shrink to what is left of it (pageRows), so a delivery passes it by about one row.
+ */
+const DEFAULT_FLUSH_CHARS = 6 * 1024 * 1024;
+/** The smallest share of the bounds a delivery is cut to after failed writes (ParquetPipeline.share): ~10 events of 10,000. */
+const MIN_SHARE = 1 / 1024;
+/** How DuckDB's error names a statement that passed its memory_limit. */
+const OUT_OF_MEMORY = /out of memory/i;
 
 /** Committed events held in memory (committed-feed.ts), as the log's rows. */
 export interface CommittedEvents {
@@ -50,6 +64,8 @@ export interface ParquetPipelineOptions {
   readonly batchRows?: number;
   /** Rows read before a run writes files and advances the checkpoint; default 10,000. */
   readonly flushRows?: number;
+  /** Characters of row text read before a run writes files and advances the checkpoint; default 6 Mi. */
+  readonly flushChars?: number;
 }
 
 /** The run that starts when the current one ends, shared by every call made meanwhile. */
@@ -71,6 +87,14 @@ export class ParquetPipeline implements EventPipeline {
   private swept = false;
   private readonly batchRows: number;
   private readonly flushRows: number;
+  private readonly flushChars: number;
+  /**
+   * The share of flushRows and flushChars a delivery holds: halved after a write that ran out of
+   * memory, so a delivery too large for the writer's memory (events of a shape no bound foresaw) is
+   * retried smaller instead of failing for ever. Kept for the pipeline's life (the copy's thread's:
+   * it ends when idle): grown back, it failed again every other delivery.
+   */
+  private share = 1;
   private running: Promise<void> | undefined;
   private next: NextRun | undefined;
 
@@ -83,6 +107,7 @@ export class ParquetPipeline implements EventPipeline {
     this.intact = options.intact;
     this.batchRows = positiveInteger("batchRows", options.batchRows ?? DEFAULT_BATCH_ROWS);
     this.flushRows = positiveInteger("flushRows", options.flushRows ?? DEFAULT_FLUSH_ROWS);
+    this.flushChars = positiveInteger("flushChars", options.flushChars ?? DEFAULT_FLUSH_CHARS);
   }
 
   /**
@@ -140,7 +165,12 @@ export class ParquetPipeline implements EventPipeline {
     while (checkpoint < target) {
       const { delivery, more } = await this.read(checkpoint, target);
       if (delivery.size === 0) break;
-      await this.write(delivery);
+      try {
+        await this.write(delivery);
+      } catch (error) {
+        if (OUT_OF_MEMORY.test(String(error))) this.share = Math.max(MIN_SHARE, this.share / 2);
+        throw error;
+      }
       await this.events.setCheckpoint(this.name, delivery.last);
       checkpoint = delivery.last;
       if (!more) break;
@@ -174,16 +204,17 @@ export class ParquetPipeline implements EventPipeline {
     await this.writeRows(file.path, mine);
   }
 
-  /** Pages after `after` until past `target`, out of events (`more` false), or flushRows rows. */
+  /** Pages after `after` until past `target`, out of events (`more` false), or flushRows rows or flushChars characters. */
   private async read(after: number, target: number): Promise<{ delivery: Delivery; more: boolean }> {
     const delivery = new Delivery();
     let cursor = after;
-    while (cursor < target && delivery.size < this.flushRows) {
-      const fed = this.feed?.take(cursor, this.batchRows) ?? [];
+    while (cursor < target && delivery.size < this.rowsBound() && delivery.chars < this.charsBound()) {
+      const pageRows = this.pageRows(delivery);
+      const fed = this.feed?.take(cursor, pageRows) ?? [];
       // From the store only up to what memory holds next: with two servers appending, their
       // batches alternate in the log, and a full page would pass this server's own by.
       const held = fed.length > 0 ? undefined : this.feed?.heldAfter(cursor);
-      const limit = held === undefined ? this.batchRows : Math.min(this.batchRows, held - cursor - 1);
+      const limit = held === undefined ? pageRows : Math.min(pageRows, held - cursor - 1);
       const page = fed.length > 0 ? { rows: fed, events: fedCount(fed) } : await this.readStore(cursor, limit);
       if (page.events === 0) return { delivery, more: false };
       const first = "rows" in page ? Math.max(page.rows[0]!.seq, page.rows[0]!.from) : page.list[0]!.seq;
@@ -196,6 +227,24 @@ export class ParquetPipeline implements EventPipeline {
       if (fed.length === 0 && page.events < limit) return { delivery, more: false };
     }
     return { delivery, more: true };
+  }
+
+  /**
+   * Events the next page asks for: batchRows, or once the delivery holds rows, about what fits in
+   * the characters left at their size so far, so that large events pass flushChars by little.
+   */
+  private pageRows(delivery: Delivery): number {
+    if (delivery.chars === 0) return this.batchRows;
+    const charsPerEvent = delivery.chars / delivery.size;
+    return Math.max(1, Math.min(this.batchRows, Math.floor((this.charsBound() - delivery.chars) / charsPerEvent)));
+  }
+
+  private rowsBound(): number {
+    return Math.max(1, Math.floor(this.flushRows * this.share));
+  }
+
+  private charsBound(): number {
+    return Math.max(1, Math.floor(this.flushChars * this.share));
   }
 
   /** About `limit` events after `after` from the store: its log rows' text when it gives them (readLogAfter), else decoded. */
