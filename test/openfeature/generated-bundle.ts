@@ -37,7 +37,8 @@ export function generatedBundle(seed: number): Bundle {
       mine.push(parameter);
     }
     parameters.push(...mine);
-    layers.push({ id: layerId, salt: `salt-${seed}-${l}`, policies: policiesFor(layerId, mine, random) });
+    // The first layer always has a policy: a bundle of defaults alone (1 seed in ~64 drew one) has no SPLIT or TARGETING_MATCH to check.
+    layers.push({ id: layerId, salt: `salt-${seed}-${l}`, policies: policiesFor(layerId, mine, random, l === 0 ? 1 : 0) });
   }
   return {
     version: new Date(Date.UTC(2026, 10, 1) + (seed % 1_000_000) * 1000).toISOString(),
@@ -50,9 +51,9 @@ export function generatedBundle(seed: number): Bundle {
   };
 }
 
-function policiesFor(layerId: string, parameters: readonly Parameter[], random: Random): Policy[] {
+function policiesFor(layerId: string, parameters: readonly Parameter[], random: Random, atLeast: number): Policy[] {
   const policies: Policy[] = [];
-  for (let i = random.int(0, 3); i > 0; i--) {
+  for (let i = random.int(atLeast, 3); i > 0; i--) {
     const id = `${layerId}-p${policies.length}`;
     const adaptive = random.chance(0.25);
     const count = random.int(2, 4);
