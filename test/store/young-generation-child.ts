@@ -2,7 +2,7 @@
 // then goes quiet, with shrinkIdleYoungGeneration looking every second, and prints the new space's
 // committed bytes once a second until it is small or 30 s have passed.
 import { getHeapSpaceStatistics } from "node:v8";
-import { shrinkIdleYoungGeneration } from "../../src/server/young-generation.js";
+import { shrinkIdleYoungGeneration } from "../../src/store/young-generation.js";
 
 const newSpaceBytes = () => getHeapSpaceStatistics().find((s) => s.space_name === "new_space")!.physical_space_size;
 let kept: object[] = [];
