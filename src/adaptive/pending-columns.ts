@@ -3,6 +3,7 @@
 // a book of Thompson decisions pays nothing for them.
 import { mixWords, uuidText } from "./decision-id.js";
 import { FeatureRows } from "./feature-rows.js";
+import { NumberColumn } from "./number-column.js";
 
 /** No slot: an empty bucket, a decision without a context, one not held. */
 export const NO_SLOT = -1;
@@ -12,10 +13,11 @@ export const TEXT_ID = 4;
 export class PendingColumns {
   /** Four words of the id per slot. */
   readonly words: Int32Array;
-  /** A free slot's entry is the next free slot. */
-  readonly seqs: Float64Array;
-  readonly closes: Float64Array;
-  /** The policy and arm, as the book numbers them. */
+  /** The decision event's seq: 4 bytes while seqs are under 2^32. */
+  private seqs: NumberColumn;
+  /** ms since the epoch: 4 bytes while close times lie within ~24 days of the first. */
+  private closes: NumberColumn;
+  /** The policy and arm, as the book numbers them; a free slot's entry is the next free slot + 1. */
   readonly armIds: Uint32Array;
   readonly flags: Uint8Array;
   /** The texts of ids that are not canonical UUIDs, by slot. */
@@ -33,12 +35,33 @@ export class PendingColumns {
     like?: PendingColumns,
   ) {
     this.words = new Int32Array(capacity * 4);
-    this.seqs = new Float64Array(capacity);
-    this.closes = new Float64Array(capacity);
+    this.seqs = new NumberColumn(capacity, false);
+    this.closes = new NumberColumn(capacity, true);
     this.armIds = new Uint32Array(capacity);
     this.flags = new Uint8Array(capacity);
     if (like?.entityIds) this.entityIds = new Uint32Array(capacity);
     if (like?.featureRows) this.makeFeatureColumns();
+  }
+
+  /** Bytes a slot takes in these columns (the book's id table and queues not included). */
+  get bytesPerSlot(): number {
+    return 16 + this.seqs.bytesPerSlot + this.closes.bytesPerSlot + 4 + 1 + (this.entityIds ? 4 : 0) + (this.featureRows ? 6 : 0);
+  }
+
+  seqAt(slot: number): number {
+    return this.seqs.get(slot);
+  }
+
+  setSeq(slot: number, seq: number): void {
+    this.seqs.set(slot, seq);
+  }
+
+  closeAt(slot: number): number {
+    return this.closes.get(slot);
+  }
+
+  setClose(slot: number, closesAt: number): void {
+    this.closes.set(slot, closesAt);
   }
 
   hashAt(slot: number): number {
@@ -91,8 +114,8 @@ export class PendingColumns {
   grown(capacity: number): PendingColumns {
     const grown = new PendingColumns(capacity, this);
     grown.words.set(this.words);
-    grown.seqs.set(this.seqs);
-    grown.closes.set(this.closes);
+    grown.seqs = this.seqs.grown(capacity);
+    grown.closes = this.closes.grown(capacity);
     grown.armIds.set(this.armIds);
     grown.flags.set(this.flags);
     if (this.entityIds) grown.entityIds!.set(this.entityIds);
@@ -108,8 +131,8 @@ export class PendingColumns {
   /** Slot `from` of `source` into slot `to` of these (made `like` the source). */
   copy(source: PendingColumns, from: number, to: number): void {
     for (let w = 0; w < 4; w++) this.words[to * 4 + w] = source.words[from * 4 + w]!;
-    this.seqs[to] = source.seqs[from]!;
-    this.closes[to] = source.closes[from]!;
+    this.seqs.set(to, source.seqs.get(from));
+    this.closes.set(to, source.closes.get(from));
     this.armIds[to] = source.armIds[from]!;
     this.flags[to] = source.flags[from]!;
     if ((this.flags[to]! & TEXT_ID) !== 0) this.texts.set(to, source.texts.get(from)!);

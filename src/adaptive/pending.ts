@@ -5,9 +5,9 @@
 //
 // A million of them must fit in a few tens of MB (issue 33: as objects, with their id strings,
 // they took ~200 B each and most of a loaded server's heap). So a pending decision is a slot: a
-// row of typed columns (its id as 16 bytes, seq, close time, policy and arm as a number, flags),
-// indexed by an open-addressing table of slot numbers keyed by the id, and queued as a slot number
-// per window length. Entities and contexts have columns of their own, made when first needed.
+// row of typed columns (its id as 16 bytes, seq and close time as 4 bytes each while they fit,
+// policy and arm as a number, flags), indexed by an open-addressing table of slot numbers keyed by
+// the id, and queued as a slot number per window length. Entities and contexts have columns of their own, made when first needed.
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
 import { IdWords } from "./decision-id.js";
@@ -95,6 +95,11 @@ export class PendingBook {
     return this.columns.capacity;
   }
 
+  /** Bytes a slot takes in the columns and the id table (two 4-byte buckets a slot): for tests and memory accounting. */
+  get bytesPerSlot(): number {
+    return this.columns.bytesPerSlot + 8;
+  }
+
   /** Decisions arrive in log order. */
   add(p: Pending): void {
     const slot = this.allocate();
@@ -106,8 +111,8 @@ export class PendingBook {
     columns.words[slot * 4 + 3] = key.w3;
     columns.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
     if (key.text) columns.texts.set(slot, p.decisionId);
-    columns.seqs[slot] = p.seq;
-    columns.closes[slot] = p.closesAt;
+    columns.setSeq(slot, p.seq);
+    columns.setClose(slot, p.closesAt);
     columns.armIds[slot] = this.arms.hold(p.ref, p.armKey);
     columns.setEntity(slot, this.entities.hold(p.entity));
     columns.setFeatures(slot, p.features);
@@ -136,11 +141,11 @@ export class PendingBook {
     const pair = this.arms.at(columns.armIds[slot]!);
     const entity = this.entities.at(columns.entityAt(slot));
     const flags = columns.flags[slot]! & (REWARDED | UNCOUNTED);
-    return new Pending(columns.seqs[slot]!, decisionId, pair.owner, pair.key, entity, columns.featuresAt(slot), columns.closes[slot]!, flags, slot);
+    return new Pending(columns.seqAt(slot), decisionId, pair.owner, pair.key, entity, columns.featuresAt(slot), columns.closeAt(slot), flags, slot);
   }
 
   seqAt(slot: number): number {
-    return this.columns.seqs[slot]!;
+    return this.columns.seqAt(slot);
   }
 
   markRewarded(slot: number): void {
@@ -152,7 +157,7 @@ export class PendingBook {
     let oldest: number | undefined;
     for (const queue of this.queues.values()) {
       if (queue.length === 0) continue;
-      const seq = this.columns.seqs[queue.at(0)]!;
+      const seq = this.columns.seqAt(queue.at(0));
       if (oldest === undefined || seq < oldest) oldest = seq;
     }
     return oldest;
@@ -164,7 +169,7 @@ export class PendingBook {
    * stay together.
    */
   oldest(count: number, throughSeq: number, max = Number.POSITIVE_INFINITY): number[] {
-    const { seqs } = this.columns;
+    const { columns } = this;
     const cursors = new Map<SlotQueue, number>();
     const out: number[] = [];
     for (;;) {
@@ -173,14 +178,14 @@ export class PendingBook {
       for (const queue of this.queues.values()) {
         const at = cursors.get(queue) ?? 0;
         if (at === queue.length) continue;
-        const seq = seqs[queue.at(at)]!;
+        const seq = columns.seqAt(queue.at(at));
         if (!best || seq < bestSeq) {
           best = queue;
           bestSeq = seq;
         }
       }
       if (!best) return out;
-      const last = out.length > 0 ? seqs[out[out.length - 1]!]! : undefined;
+      const last = out.length > 0 ? columns.seqAt(out[out.length - 1]!) : undefined;
       if (bestSeq !== last && out.length >= count && (bestSeq > throughSeq || out.length >= max)) return out;
       const at = cursors.get(best) ?? 0;
       out.push(best.at(at));
@@ -203,7 +208,7 @@ export class PendingBook {
   closeDue(nowMs: number): number {
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
-      while (queue.length > 0 && this.columns.closes[queue.at(0)]! <= nowMs) {
+      while (queue.length > 0 && this.columns.closeAt(queue.at(0)) <= nowMs) {
         const slot = queue.shift();
         if ((this.columns.flags[slot]! & REWARDED) === 0) unrewarded++;
         this.forget(slot);
@@ -230,7 +235,7 @@ export class PendingBook {
     this.entities.release(columns.entityAt(slot));
     columns.dropFeatures(slot);
     if ((columns.flags[slot]! & TEXT_ID) !== 0) columns.texts.delete(slot);
-    columns.seqs[slot] = this.freeSlot;
+    columns.armIds[slot] = this.freeSlot + 1;
     this.freeSlot = slot;
     this.count--;
   }
@@ -238,7 +243,7 @@ export class PendingBook {
   private allocate(): number {
     if (this.freeSlot !== NO_SLOT) {
       const slot = this.freeSlot;
-      this.freeSlot = this.columns.seqs[slot]!;
+      this.freeSlot = this.columns.armIds[slot]! - 1;
       return slot;
     }
     if (this.used === this.columns.capacity) this.grow();

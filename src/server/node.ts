@@ -38,7 +38,7 @@ import { type MetricsListener, listenForMetrics } from "./observability/metrics-
 import { observeStores } from "./observability/observed-stores.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
 import { boundHeapGrowth } from "./heap-growth.js";
-import { shrinkIdleYoungGeneration } from "./young-generation.js";
+import { shrinkIdleYoungGeneration } from "../store/young-generation.js";
 import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { ParquetRole } from "./roles/parquet-role.js";

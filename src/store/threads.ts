@@ -1,5 +1,6 @@
 // Worker threads of the store (the log writer, the Parquet copy): the compiled JavaScript beside
-// the caller, or, when the project runs from its TypeScript source, that source under tsx.
+// the caller, or, when the project runs from its TypeScript source, that source under tsx. Each
+// starts in thread-entry.ts, which gives its young generation back when it idles.
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { type ResourceLimits, type Transferable, Worker } from "node:worker_threads";
@@ -15,7 +16,9 @@ const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGen
 
 /** `entry`: the thread's compiled file (`new URL("./x-worker.js", import.meta.url)`); `transferList`: ports in workerData. */
 export function startThread(entry: URL, workerData: object, transferList: Transferable[] = []): Worker {
-  if (existsSync(fileURLToPath(entry))) return new Worker(entry, { workerData, transferList, resourceLimits: RESOURCE_LIMITS });
-  const sourceEntry = entry.href.replace(/\.js$/, ".ts");
-  return new Worker(new URL("./source-thread.mjs", import.meta.url), { workerData: { ...workerData, sourceEntry }, transferList, resourceLimits: RESOURCE_LIMITS });
+  const options = { transferList, resourceLimits: RESOURCE_LIMITS };
+  if (existsSync(fileURLToPath(entry))) return new Worker(new URL("./thread-entry.js", import.meta.url), { ...options, workerData: { ...workerData, threadEntry: entry.href } });
+  const source = (url: URL) => url.href.replace(/\.js$/, ".ts");
+  const sourceEntry = source(new URL("./thread-entry.js", import.meta.url));
+  return new Worker(new URL("./source-thread.mjs", import.meta.url), { ...options, workerData: { ...workerData, sourceEntry, threadEntry: source(entry) } });
 }

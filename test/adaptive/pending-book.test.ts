@@ -246,4 +246,36 @@ describe("the pending book, against a Map of objects", () => {
     expect(book.oldest(ids.length, Number.POSITIVE_INFINITY).map((slot) => book.pendingAt(slot).decisionId)).toEqual(ids);
     for (const [i, id] of ids.entries()) expect(book.of(id)?.map((p) => p.seq)).toEqual([i + 1]);
   });
+
+  it("keeps a Thompson decision in 37 bytes a slot: seq and close time in 4 bytes each", () => {
+    const book = new PendingBook();
+    const r = REFS[0]!;
+    for (let i = 0; i < 3_000; i++) book.add(new Pending(4_000_000_000 + i, uuidv7(T0 + i), r, "arm-0", "", undefined, T0 + i + r.windowMs, 0));
+    // 16 (id) + 4 (seq) + 4 (close) + 4 (policy and arm) + 1 (flags) + 8 (the id table); 45 with 8-byte seqs and times.
+    expect(book.bytesPerSlot).toBe(37);
+  });
+
+  it("widens a column for good when a seq passes 2^32 or a close time lies ~24 days from the first, every value kept", () => {
+    const book = new PendingBook();
+    const r = REFS[1]!;
+    const DAY = 86_400_000;
+    // Narrow values first, then a seq past 2^32, then close times 40 and 60 days on, a fractional one, and one before the first.
+    const made = [
+      [1, T0],
+      [2 ** 32 - 1, T0 + 1],
+      [2 ** 32 + 5, T0 + 2],
+      [2 ** 40, T0 + 40 * DAY],
+      [2 ** 40 + 1, T0 + 60 * DAY + 0.5],
+      [2 ** 40 + 2, T0 - 30 * DAY],
+    ].map(([seq, closesAt], i) => new Pending(seq!, uuidv7(T0 + i), r, "arm-1", "", undefined, closesAt!, 0));
+    for (const p of made) book.add(p);
+    expect(book.bytesPerSlot).toBe(45);
+    // Enough more to grow the columns twice over, in their wide form.
+    for (let i = 0; i < 3_000; i++) book.add(new Pending(2 ** 40 + 10 + i, uuidv7(T0 + 10 + i), r, "arm-1", "", undefined, T0 + 61 * DAY, 0));
+    for (const p of made) expect(book.of(p.decisionId)?.map(described)).toEqual([described(p)]);
+    expect(book.oldest(2, 0).map((slot) => book.seqAt(slot))).toEqual([1, 2 ** 32 - 1]);
+    // The three first; the one 30 days before waits in log order behind the one 40 days on.
+    expect(book.closeDue(T0 + 2)).toBe(3);
+    expect(book.of(made[0]!.decisionId)).toBeUndefined();
+  });
 });

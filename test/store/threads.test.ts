@@ -1,5 +1,6 @@
 // The store's worker threads (the log writer, the Parquet copy) start with heap bounds that keep
-// V8 from growing their heaps far past what they hold live (src/store/threads.ts).
+// V8 from growing their heaps far past what they hold live, and give their young generation back
+// once they idle (src/store/threads.ts, thread-entry.ts).
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { startThread } from "../../src/store/threads.js";
@@ -15,4 +16,14 @@ describe("startThread", () => {
     expect(limit).toBeGreaterThanOrEqual(512 * MiB);
     expect(limit).toBeLessThan(540 * MiB);
   });
+
+  it("gives the thread's young generation back once it goes quiet after a load", async () => {
+    const thread = startThread(new URL("./young-thread.js", import.meta.url), {});
+    const sizes: number[] = [];
+    thread.on("message", (bytes: number) => sizes.push(bytes));
+    await once(thread, "exit");
+    // The load grew the new space to its bound (8 MiB); left alone it stays there.
+    expect(sizes[0]).toBeGreaterThanOrEqual(4 * MiB);
+    expect(sizes.at(-1)).toBeLessThanOrEqual(2 * MiB);
+  }, 60_000);
 });

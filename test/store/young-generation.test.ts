@@ -1,4 +1,4 @@
-// shrinkIdleYoungGeneration (src/server/young-generation.ts): once allocation goes quiet, the new
+// shrinkIdleYoungGeneration (src/store/young-generation.ts): once allocation goes quiet, the new
 // space V8 grew under load goes back to its minimum; left alone it stays at its maximum.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -1,8 +1,10 @@
-// Gives back the event loop's young generation once a load is over. Under load V8 grows the new
-// space to its maximum (two 16 MiB semi-spaces), and it shrinks it only at a scavenge that runs
-// while little is being allocated: an idle server allocates a few KiB a second, so its next
-// scavenge came minutes later, and the 32 MiB stayed resident (docs/performance-history.md,
-// memory). Capping the semi-spaces instead (1 MiB) cost 5.5x the collection time under load.
+// Gives back an isolate's young generation once a load is over: the event loop's (server/node.ts)
+// and each store thread's (thread-entry.ts); it sits in store, which the server may import. Under
+// load V8 grows the new space to its maximum (the event loop's: two 16 MiB semi-spaces), and it
+// shrinks it only at a scavenge that runs while little is being allocated: an idle server
+// allocates a few KiB a second, so its next scavenge came minutes later, and the 32 MiB stayed
+// resident (docs/performance-history.md, memory). Capping the semi-spaces instead (1 MiB) cost
+// 5.5x the collection time under load.
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 
