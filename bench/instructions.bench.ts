@@ -1,20 +1,26 @@
 // Instructions per request, counted by valgrind's callgrind over every thread of the server: a
 // figure that repeats where req/s on this VM swings by ±20 % between runs. The hello-world and
 // `vane serve` (as a user starts it, seeded with the bench bundle) each run under callgrind with
-// counting off. First the settled server's idle work is counted (per thread, per second); then
-// for each row this process sends a warm-up (so V8 has compiled the hot path), counts the next
-// requests from 8 keep-alive connections, and subtracts thread by thread the idle work of the
-// same wall-clock span: timers, lease renewals and pollers run as often per second under valgrind
-// as without it, but far more often per request, and they are not the request's work. Each row
-// is broken down by thread and, on the event loop, by stage (instructions/breakdown.ts says how).
+// counting off. For each row this process sends a warm-up long enough for TurboFan to settle, then
+// counts two windows of the same wall-clock span, thread by thread: a fast one (the requests from
+// 8 keep-alive connections, as fast as the server answers) and a slow one (a quarter as many
+// requests, in bursts of 8 spread evenly over the span). What the fast window ran beyond the slow
+// one, divided by the extra requests, is a request's work. Work that runs per period of a loaded
+// server (the learner's steps, publications, leases, the copy's looks) is the same in both windows
+// and drops out: under valgrind a period holds ~50x fewer requests than at real pace, so booked per
+// request it would be counted ~50x over. V8 compiling, on any thread, is left out of both (the
+// warm-up makes it small; where it lands is timing). The settled idle server is counted too (its
+// instructions per second). Each row is broken down by thread and, on the event loop, by stage
+// (instructions/breakdown.ts says how). docs/performance.md, "How bench:instructions counts", says
+// why this way.
 //
-//   npm run bench:instructions [-- --rounds 1 --warmup 1000 --requests 1000 --only config-304,hello-get]
+//   npm run bench:instructions [-- --rounds 1 --warmup 10000 --requests 1000 --only config-304,hello-get]
 //   [-- --idle-settle 60 --idle-seconds 20]   the idle count: after this settle, over this long
 //   [-- --keep DIR]      keeps the callgrind files and perf maps there (callgrind_annotate reads them)
 //   [-- --guard]         CI: 300 requests of warm-up, 300 counted, V8 kept from optimizing (--no-opt:
-//                        TurboFan's timing moved short counts by ±40 %), no idle count, the event
-//                        loop's instructions less its compiling; each row against bench/results/instructions-guard.json,
-//                        exit 1 when one grew more than 25 %
+//                        TurboFan's timing moved short counts by ±40 %), no idle count and no slow
+//                        window, the event loop's instructions less its compiling; each row against
+//                        bench/results/instructions-guard.json, exit 1 when one grew more than 25 %
 //   [-- --record-guard]  the same counts, written as the new committed figures
 //   [-- --memory]        also RSS: idle, after a 60 s resolve load at 64 connections, 30 s later (no valgrind)
 //   BENCH_VANE_ROOT=DIR  counts the (built) checkout in DIR instead: another commit in the same run
@@ -51,16 +57,24 @@ const GUARD_FILE = new URL("./results/instructions-guard.json", import.meta.url)
 const guarding = values.guard || values["record-guard"];
 const committed = values.guard ? readGuardFigures(GUARD_FILE) : undefined;
 const ROUNDS = guarding ? 1 : Number(values.rounds);
-const WARMUP = committed?.warmup ?? Number(values.warmup ?? (guarding ? 300 : 1000));
+/**
+ * Where TurboFan settles: `vane serve --trace-opt` (no valgrind, 8 connections) compiled 123, 75, 50,
+ * 14, 11, 12, 5, 4, 5 functions in a resolve load's first nine thousands of requests, then 0–3 a
+ * thousand; decide and config 304 the same way (docs/performance-history.md, "count-honest").
+ */
+const SETTLED_WARMUP = 10_000;
+const WARMUP = committed?.warmup ?? Number(values.warmup ?? (guarding ? 300 : SETTLED_WARMUP));
 const REQUESTS = committed?.requests ?? Number(values.requests ?? (guarding ? 300 : 1000));
 const IDLE_SECONDS = guarding ? 0 : Number(values["idle-seconds"]);
 /** Before the idle count: under valgrind the start's leftovers (V8 compiling and collecting, DuckDB opening) take a while. */
 const IDLE_SETTLE_S = Number(values["idle-settle"]);
 const CONNECTIONS = 8;
+/** The slow window's requests, as a share of the fast window's, over the same wall-clock span. */
+const SLOW_SHARE = 0.25;
+/** Before the slow window is counted, the same pace uncounted: the fast window's leftovers (its events still copied, the learner catching up) run out. */
+const LEAD_IN_MS = 15_000;
 /** Before the guard's Vane rows (which subtract no idle work): the start's leftovers run first. */
 const GUARD_SETTLE_MS = 30_000;
-/** Before the hello-world's idle count (it starts no threads of its own). */
-const HELLO_SETTLE_S = 10;
 
 interface Spec {
   readonly path: string;
@@ -119,6 +133,7 @@ async function once(agent: Agent, url: URL, spec: Spec): Promise<void> {
   }
 }
 
+/** As fast as the server answers, from CONNECTIONS keep-alive connections. */
 async function send(base: string, spec: Spec, count: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const url = new URL(spec.path, base);
@@ -137,6 +152,28 @@ async function send(base: string, spec: Spec, count: number): Promise<void> {
   }
 }
 
+/**
+ * About `count` requests in bursts of CONNECTIONS (one a connection, as the fast window keeps them
+ * all busy and its requests share group commits), started evenly over `spanMs`; resolves at the
+ * span's end with how many were sent.
+ */
+async function paced(base: string, spec: Spec, count: number, spanMs: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  const url = new URL(spec.path, base);
+  const bursts = Math.max(1, Math.round(count / CONNECTIONS));
+  const started = Date.now();
+  try {
+    for (let burst = 0; burst < bursts; burst++) {
+      await sleep(started + (burst * spanMs) / bursts - Date.now());
+      await Promise.all(Array.from({ length: CONNECTIONS }, () => once(agent, url, spec)));
+    }
+    await sleep(started + spanMs - Date.now());
+  } finally {
+    agent.destroy();
+  }
+  return bursts * CONNECTIONS;
+}
+
 /** (a − b) ÷ per, key by key. */
 const minus = <K>(a: Map<K, number>, b: Map<K, number>, per: number): Map<K, number> =>
   new Map([...new Set([...a.keys(), ...b.keys()])].map((key) => [key, ((a.get(key) ?? 0) - (b.get(key) ?? 0)) / per] as const));
@@ -146,6 +183,8 @@ interface Counted {
   readonly threads: Map<number, number>;
   readonly stages: Map<string, number>;
   readonly compiling: number;
+  /** Thread number → its V8 compiling. */
+  readonly compilingByThread: Map<number, number>;
 }
 
 /** What one dump holds; what each thread shows of itself is added to `evidence`. */
@@ -163,6 +202,7 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
   const threads = new Map<number, number>();
   let stageCosts = new Map<string, number>();
   let compiling = 0;
+  const compilingByThread = new Map<number, number>();
   for (const file of files) {
     const part: CallgrindThread = named(readCallgrind(file), perf);
     if (part.total === 0) continue;
@@ -170,9 +210,18 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
     threads.set(part.thread, part.total);
     const staged = stages(part);
     compiling += staged.get(COMPILE_STAGE) ?? 0;
+    compilingByThread.set(part.thread, staged.get(COMPILE_STAGE) ?? 0);
     if (part.thread === 1) stageCosts = staged;
   }
-  return { threads, stages: stageCosts, compiling };
+  return { threads, stages: stageCosts, compiling, compilingByThread };
+}
+
+/** The dump's threads and event-loop stages with V8 compiling left out. */
+function lessCompiling(counted: Counted): { readonly threads: Map<number, number>; readonly stages: Map<string, number> } {
+  const threads = minus(counted.threads, counted.compilingByThread, 1);
+  const stages = new Map(counted.stages);
+  stages.delete(COMPILE_STAGE);
+  return { threads, stages };
 }
 
 /** Per thread kind, once every dump of the server is in (an idle thread's part may not show what it is). */
@@ -190,15 +239,15 @@ interface RowResult {
   readonly name: string;
   readonly baseline?: string;
   readonly events?: number;
-  /** Instructions per request, all threads, idle subtracted; one per round. */
+  /** Instructions per request, all threads, compiling left out, the slow window subtracted; one per round. */
   readonly perRequest: number[];
-  /** The last round's, per request, idle subtracted: thread number → instructions until the server stops, then by kind. */
+  /** The last round's, per request, as perRequest: thread number → instructions until the server stops, then by kind. */
   threads: Record<string, number>;
   readonly byThread: Map<number, number>;
   readonly stages: Record<string, number>;
-  /** The idle work of the row's span, per request (what was subtracted). */
-  readonly idleSubtracted: number;
-  /** Per round: V8 compiling, per request (in perRequest too). */
+  /** The last round's: what the loaded server ran per second beyond its requests (the slow window's per-period work). */
+  readonly periodPerSecond: number;
+  /** Per round: V8 compiling in the fast window, per request (left out of perRequest; in the guard's event-loop figure it is subtracted here). */
   readonly compiling: number[];
 }
 
@@ -206,12 +255,13 @@ interface Measured {
   readonly perRequest: number;
   readonly threads: Map<number, number>;
   readonly stages: Map<string, number>;
-  readonly idle: number;
+  /** Instructions per second of the loaded server beyond its requests (0 in the guard). */
+  readonly periodPerSecond: number;
   /** V8 compiling (any thread), per request: left out of the guard's figure, as when it lands depends on the warm-up's timing. */
   readonly compiling: number;
 }
 
-async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: Map<number, number>): Promise<Measured> {
+async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>): Promise<Measured> {
   let etag = "";
   if (row.key === "config-304") {
     const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { authorization: `Bearer ${server.key}` } });
@@ -237,21 +287,29 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     const perRequest = threads.get(1) ?? 0;
     const compiling = (busy.stages.get(COMPILE_STAGE) ?? 0) / requests;
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
-    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), idle: 0, compiling };
+    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), periodPerSecond: 0, compiling };
   }
-  // The idle work of the same wall-clock span, thread by thread, at the rate the settled server ran
-  // before the rows: an idle window right after the row would hold the row's own leftovers (its
-  // events still being copied, V8 still compiling), which are the requests' work.
-  const idle = new Map([...idleRate].map(([thread, perSecond]) => [thread, (perSecond * spanMs) / 1000] as const));
-  const threads = minus(busy.threads, idle, requests);
+  // The slow window: the same wall-clock span, a quarter of the requests, after a lead-in at its
+  // pace. Both windows hold the loaded server's per-period work (the learner's steps, publications,
+  // leases, the copy's looks), which under valgrind lands on ~50x fewer requests than at real pace;
+  // their difference is what the extra requests cost. The slow window, the less loaded, runs at
+  // most as much of it, so what is left is an upper bound on the requests' own work.
+  process.stderr.write(` slow window…`);
+  const slowPlanned = Math.max(CONNECTIONS, Math.round(requests * SLOW_SHARE));
+  const interval = spanMs / Math.max(1, Math.round(slowPlanned / CONNECTIONS));
+  await paced(server.url, spec, Math.ceil(LEAD_IN_MS / interval) * CONNECTIONS, Math.ceil(LEAD_IN_MS / interval) * interval);
+  server.countOn();
+  const slowRequests = await paced(server.url, spec, slowPlanned, spanMs);
+  const slow = countedIn(server, await server.dump(`${row.key}-slow`), evidence, values.keep);
+  const [fastPart, slowPart] = [lessCompiling(busy), lessCompiling(slow)];
+  const extra = requests - slowRequests;
+  const threads = minus(fastPart.threads, slowPart.threads, extra);
   const perRequest = [...threads.values()].reduce((a, b) => a + b, 0);
-  const idleTotal = [...idle.values()].reduce((a, b) => a + b, 0) / requests;
-  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s, ${Math.round(perRequest / 1000)} k per request (${Math.round(idleTotal / 1000)} k idle subtracted)\n`);
-  return { perRequest, threads, stages: minus(busy.stages, idleStages(idleRate, spanMs), requests), idle: idleTotal, compiling: busy.compiling / requests };
+  const slowTotal = [...slowPart.threads.values()].reduce((a, b) => a + b, 0);
+  const periodPerSecond = (slowTotal - perRequest * slowRequests) / (spanMs / 1000);
+  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s each, ${Math.round(perRequest / 1000)} k per request (${(periodPerSecond / 1e6).toFixed(2)} M/s per-period work left out)\n`);
+  return { perRequest, threads, stages: minus(fastPart.stages, slowPart.stages, extra), periodPerSecond, compiling: busy.compiling / requests };
 }
-
-/** The idle event loop's share of a span, all of it timers' work (its stages are not told apart). */
-const idleStages = (idleRate: Map<number, number>, spanMs: number) => new Map([["event loop, timers, promises", ((idleRate.get(1) ?? 0) * spanMs) / 1000]]);
 
 /** The settled server's instructions per second, by thread number. */
 async function countIdle(server: CountedServer, evidence: Map<number, ThreadEvidence>, settleS: number): Promise<Map<number, number>> {
@@ -279,7 +337,8 @@ let idle: Map<string, number> | undefined;
 for (let round = 1; round <= ROUNDS; round++) {
   for (const kind of ["hello", "vane"] as const) {
     const mine = rows.filter((r) => r.server === kind);
-    const countsIdle = IDLE_SECONDS > 0 && (kind === "hello" || round === 1);
+    // The idle figure is the settled Vane's (a target of its own); no row subtracts it any more.
+    const countsIdle = IDLE_SECONDS > 0 && kind === "vane" && round === 1;
     if (mine.length === 0 && !(kind === "vane" && countsIdle)) continue;
     const dir = mkdtempSync(join(tmpdir(), "vane-instructions-"));
     const server = kind === "hello" ? await startHello(dir, { optimize: !guarding }) : await startVane(dir, [], { optimize: !guarding });
@@ -287,11 +346,11 @@ for (let round = 1; round <= ROUNDS; round++) {
     const mineNow: RowResult[] = [];
     let idleThreads = new Map<number, number>();
     try {
-      if (countsIdle) idleThreads = await countIdle(server, evidence, kind === "vane" ? IDLE_SETTLE_S : HELLO_SETTLE_S);
+      if (countsIdle) idleThreads = await countIdle(server, evidence, IDLE_SETTLE_S);
       // The guard: under valgrind the start's leftovers (DuckDB opening, the start's garbage) run for a while; not a row's work.
       else if (guarding && kind === "vane") await sleep(GUARD_SETTLE_MS);
       for (const row of mine) {
-        const measured = await measureRow(server, row, evidence, idleThreads);
+        const measured = await measureRow(server, row, evidence);
         const known = results.find((r) => r.key === row.key);
         if (known !== undefined) {
           known.perRequest.push(measured.perRequest);
@@ -307,7 +366,7 @@ for (let round = 1; round <= ROUNDS; round++) {
           threads: {},
           byThread: measured.threads,
           stages: Object.fromEntries(measured.stages),
-          idleSubtracted: measured.idle,
+          periodPerSecond: measured.periodPerSecond,
           compiling: [measured.compiling],
         };
         results.push(result);
@@ -337,14 +396,14 @@ const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>
   ];
 };
 const lines = [
-  `Instructions per request (callgrind, every thread, the settled server's idle work over the same wall-clock span subtracted), ${WARMUP} requests of warm-up, ${REQUESTS} counted, ${CONNECTIONS} connections, ${ROUNDS} round(s) each.`,
+  `Instructions per request (callgrind, every thread, V8 compiling left out): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections as fast as the server answers, less a window of the same wall-clock span with ${Math.round(SLOW_SHARE * 100)} % of the requests (the per-period work of a loaded server drops out), ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
   "",
-  "| request | instructions per request | × its hello-world | idle subtracted |",
-  "|---|---:|---:|---:|",
+  "| request | instructions per request | × its hello-world | V8 compiling left out, per request | per-period work left out, M/s |",
+  "|---|---:|---:|---:|---:|",
   ...ordered.map((row) => {
     const base = ordered.find((r) => r.key === row.baseline);
     const perEvent = row.events === undefined ? "" : ` (${k(mean(row.perRequest) / row.events)} per event)`;
-    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(row.idleSubtracted)} |`;
+    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} | ${(row.periodPerSecond / 1e6).toFixed(2)} |`;
   }),
   "",
   ...(refused === 0 ? [] : [`${refused} requests were answered 503 or 408 and sent again (their work is in the counts).`, ""]),
