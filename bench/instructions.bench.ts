@@ -35,6 +35,7 @@ import { COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind }
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
+import { minus, requestsWork } from "./instructions/windows.js";
 import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine, writeLatest } from "./report.js";
@@ -174,10 +175,6 @@ async function paced(base: string, spec: Spec, count: number, spanMs: number): P
   return bursts * CONNECTIONS;
 }
 
-/** (a − b) ÷ per, key by key. */
-const minus = <K>(a: Map<K, number>, b: Map<K, number>, per: number): Map<K, number> =>
-  new Map([...new Set([...a.keys(), ...b.keys()])].map((key) => [key, ((a.get(key) ?? 0) - (b.get(key) ?? 0)) / per] as const));
-
 /** One dump: thread number → instructions, the event loop's by stage, and V8 compiling on any thread. */
 interface Counted {
   readonly threads: Map<number, number>;
@@ -214,14 +211,6 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
     if (part.thread === 1) stageCosts = staged;
   }
   return { threads, stages: stageCosts, compiling, compilingByThread };
-}
-
-/** The dump's threads and event-loop stages with V8 compiling left out. */
-function lessCompiling(counted: Counted): { readonly threads: Map<number, number>; readonly stages: Map<string, number> } {
-  const threads = minus(counted.threads, counted.compilingByThread, 1);
-  const stages = new Map(counted.stages);
-  stages.delete(COMPILE_STAGE);
-  return { threads, stages };
 }
 
 /** Per thread kind, once every dump of the server is in (an idle thread's part may not show what it is). */
@@ -290,10 +279,8 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), periodPerSecond: 0, compiling };
   }
   // The slow window: the same wall-clock span, a quarter of the requests, after a lead-in at its
-  // pace. Both windows hold the loaded server's per-period work (the learner's steps, publications,
-  // leases, the copy's looks), which under valgrind lands on ~50x fewer requests than at real pace;
-  // their difference is what the extra requests cost. The slow window, the less loaded, runs at
-  // most as much of it, so what is left is an upper bound on the requests' own work.
+  // pace; the windows' difference is the requests' work (instructions/windows.ts). The slow window,
+  // the less loaded, runs at most as much per-period work, so the figure is an upper bound.
   process.stderr.write(` slow window…`);
   const slowPlanned = Math.max(CONNECTIONS, Math.round(requests * SLOW_SHARE));
   const interval = spanMs / Math.max(1, Math.round(slowPlanned / CONNECTIONS));
@@ -301,14 +288,9 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   server.countOn();
   const slowRequests = await paced(server.url, spec, slowPlanned, spanMs);
   const slow = countedIn(server, await server.dump(`${row.key}-slow`), evidence, values.keep);
-  const [fastPart, slowPart] = [lessCompiling(busy), lessCompiling(slow)];
-  const extra = requests - slowRequests;
-  const threads = minus(fastPart.threads, slowPart.threads, extra);
-  const perRequest = [...threads.values()].reduce((a, b) => a + b, 0);
-  const slowTotal = [...slowPart.threads.values()].reduce((a, b) => a + b, 0);
-  const periodPerSecond = (slowTotal - perRequest * slowRequests) / (spanMs / 1000);
+  const { threads, stages, perRequest, periodPerSecond } = requestsWork(busy, requests, slow, slowRequests, spanMs / 1000);
   process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s each, ${Math.round(perRequest / 1000)} k per request (${(periodPerSecond / 1e6).toFixed(2)} M/s per-period work left out)\n`);
-  return { perRequest, threads, stages: minus(fastPart.stages, slowPart.stages, extra), periodPerSecond, compiling: busy.compiling / requests };
+  return { perRequest, threads, stages, periodPerSecond, compiling: busy.compiling / requests };
 }
 
 /** The settled server's instructions per second, by thread number. */
