@@ -35,7 +35,8 @@ import { COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind }
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
-import { minus, requestsWork } from "./instructions/windows.js";
+import { lessCompiling, lessIdle, minus, requestsWork } from "./instructions/windows.js";
+import { waitIdle } from "./http/proc-stats.js";
 import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine, writeLatest } from "./report.js";
@@ -72,8 +73,15 @@ const IDLE_SETTLE_S = Number(values["idle-settle"]);
 const CONNECTIONS = 8;
 /** The slow window's requests, as a share of the fast window's, over the same wall-clock span. */
 const SLOW_SHARE = 0.25;
-/** Before the slow window is counted, the same pace uncounted: the fast window's leftovers (its events still copied, the learner catching up) run out. */
-const LEAD_IN_MS = 15_000;
+/**
+ * Quiet: under 10 % of a core for 3 s. After the warm-up (whose copy and learner fall thousands of
+ * decisions behind, as valgrind runs it uncounted), and at the end of each counted window, which
+ * counts on until then: the requests' deferred work (the copy's deliveries, the learner's feed) is
+ * theirs.
+ */
+const QUIET = { maxPercent: 10, windowMs: 3_000, timeoutMs: 90_000 };
+/** Before the hello-world's idle count (it starts no threads of its own). */
+const HELLO_SETTLE_S = 10;
 /** Before the guard's Vane rows (which subtract no idle work): the start's leftovers run first. */
 const GUARD_SETTLE_MS = 30_000;
 
@@ -236,6 +244,8 @@ interface RowResult {
   readonly stages: Record<string, number>;
   /** The last round's: what the loaded server ran per second beyond its requests (the slow window's per-period work). */
   readonly periodPerSecond: number;
+  /** The last round's fast window alone, less idle and compiling, per request: the per-period work booked per request, as before session 7. */
+  readonly fastLessIdle: number;
   /** Per round: V8 compiling in the fast window, per request (left out of perRequest; in the guard's event-loop figure it is subtracted here). */
   readonly compiling: number[];
 }
@@ -246,11 +256,13 @@ interface Measured {
   readonly stages: Map<string, number>;
   /** Instructions per second of the loaded server beyond its requests (0 in the guard). */
   readonly periodPerSecond: number;
+  /** The fast window alone, less the idle work of its length and compiling, per request (the per-period work in it). */
+  readonly fastLessIdle: number;
   /** V8 compiling (any thread), per request: left out of the guard's figure, as when it lands depends on the warm-up's timing. */
   readonly compiling: number;
 }
 
-async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>): Promise<Measured> {
+async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: ReadonlyMap<number, number>): Promise<Measured> {
   let etag = "";
   if (row.key === "config-304") {
     const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { authorization: `Bearer ${server.key}` } });
@@ -261,11 +273,13 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   const [warmup, requests] = row.events === undefined ? [WARMUP, REQUESTS] : [Math.ceil(WARMUP / 20), Math.ceil(REQUESTS / 20)];
   process.stderr.write(`${row.name}: warm-up ${warmup}…`);
   await send(server.url, spec, warmup);
+  if (!guarding) await waitIdle(server.pid, QUIET);
   process.stderr.write(` counting ${requests}…`);
   server.countOn();
   const started = Date.now();
   await send(server.url, spec, requests);
   const spanMs = Date.now() - started;
+  const fastDrainMs = guarding ? 0 : await waitIdle(server.pid, QUIET);
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the
@@ -276,21 +290,23 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     const perRequest = threads.get(1) ?? 0;
     const compiling = (busy.stages.get(COMPILE_STAGE) ?? 0) / requests;
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
-    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), periodPerSecond: 0, compiling };
+    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), periodPerSecond: 0, fastLessIdle: perRequest, compiling };
   }
-  // The slow window: the same wall-clock span, a quarter of the requests, after a lead-in at its
-  // pace; the windows' difference is the requests' work (instructions/windows.ts). The slow window,
-  // the less loaded, runs at most as much per-period work, so the figure is an upper bound.
+  // The slow window: the same wall-clock span, a quarter of the requests; the windows' difference
+  // is the requests' work (instructions/windows.ts). Each counts on until the server is quiet, and
+  // that stretch's idle work is subtracted. The slow window, the less loaded, runs at most as much
+  // per-period work, so the figure is an upper bound.
   process.stderr.write(` slow window…`);
-  const slowPlanned = Math.max(CONNECTIONS, Math.round(requests * SLOW_SHARE));
-  const interval = spanMs / Math.max(1, Math.round(slowPlanned / CONNECTIONS));
-  await paced(server.url, spec, Math.ceil(LEAD_IN_MS / interval) * CONNECTIONS, Math.ceil(LEAD_IN_MS / interval) * interval);
   server.countOn();
-  const slowRequests = await paced(server.url, spec, slowPlanned, spanMs);
+  const slowRequests = await paced(server.url, spec, Math.max(CONNECTIONS, Math.round(requests * SLOW_SHARE)), spanMs);
+  const slowDrainMs = await waitIdle(server.pid, QUIET);
   const slow = countedIn(server, await server.dump(`${row.key}-slow`), evidence, values.keep);
-  const { threads, stages, perRequest, periodPerSecond } = requestsWork(busy, requests, slow, slowRequests, spanMs / 1000);
-  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s each, ${Math.round(perRequest / 1000)} k per request (${(periodPerSecond / 1e6).toFixed(2)} M/s per-period work left out)\n`);
-  return { perRequest, threads, stages, periodPerSecond, compiling: busy.compiling / requests };
+  const fast = lessIdle(busy, idleRate, fastDrainMs / 1000);
+  const { threads, stages, perRequest, periodPerSecond } = requestsWork(fast, requests, lessIdle(slow, idleRate, slowDrainMs / 1000), slowRequests, spanMs / 1000);
+  // The fast window alone less the idle server's work over its whole length: the per-period work stays in.
+  const fastLessIdle = [...minus(lessCompiling(lessIdle(fast, idleRate, spanMs / 1000)).threads, new Map(), requests).values()].reduce((a, b) => a + b, 0);
+  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s each (+${(fastDrainMs / 1000).toFixed(0)} s and +${(slowDrainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request (${(periodPerSecond / 1e6).toFixed(2)} M/s per-period work left out; the fast window less idle ${Math.round(fastLessIdle / 1000)} k)\n`);
+  return { perRequest, threads, stages, periodPerSecond, fastLessIdle, compiling: busy.compiling / requests };
 }
 
 /** The settled server's instructions per second, by thread number. */
@@ -319,8 +335,7 @@ let idle: Map<string, number> | undefined;
 for (let round = 1; round <= ROUNDS; round++) {
   for (const kind of ["hello", "vane"] as const) {
     const mine = rows.filter((r) => r.server === kind);
-    // The idle figure is the settled Vane's (a target of its own); no row subtracts it any more.
-    const countsIdle = IDLE_SECONDS > 0 && kind === "vane" && round === 1;
+    const countsIdle = IDLE_SECONDS > 0 && (kind === "hello" || round === 1);
     if (mine.length === 0 && !(kind === "vane" && countsIdle)) continue;
     const dir = mkdtempSync(join(tmpdir(), "vane-instructions-"));
     const server = kind === "hello" ? await startHello(dir, { optimize: !guarding }) : await startVane(dir, [], { optimize: !guarding });
@@ -328,11 +343,11 @@ for (let round = 1; round <= ROUNDS; round++) {
     const mineNow: RowResult[] = [];
     let idleThreads = new Map<number, number>();
     try {
-      if (countsIdle) idleThreads = await countIdle(server, evidence, IDLE_SETTLE_S);
+      if (countsIdle) idleThreads = await countIdle(server, evidence, kind === "vane" ? IDLE_SETTLE_S : HELLO_SETTLE_S);
       // The guard: under valgrind the start's leftovers (DuckDB opening, the start's garbage) run for a while; not a row's work.
       else if (guarding && kind === "vane") await sleep(GUARD_SETTLE_MS);
       for (const row of mine) {
-        const measured = await measureRow(server, row, evidence);
+        const measured = await measureRow(server, row, evidence, idleThreads);
         const known = results.find((r) => r.key === row.key);
         if (known !== undefined) {
           known.perRequest.push(measured.perRequest);
@@ -349,6 +364,7 @@ for (let round = 1; round <= ROUNDS; round++) {
           byThread: measured.threads,
           stages: Object.fromEntries(measured.stages),
           periodPerSecond: measured.periodPerSecond,
+          fastLessIdle: measured.fastLessIdle,
           compiling: [measured.compiling],
         };
         results.push(result);
@@ -378,14 +394,14 @@ const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>
   ];
 };
 const lines = [
-  `Instructions per request (callgrind, every thread, V8 compiling left out): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections as fast as the server answers, less a window of the same wall-clock span with ${Math.round(SLOW_SHARE * 100)} % of the requests (the per-period work of a loaded server drops out), ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
+  `Instructions per request (callgrind, every thread, V8 compiling left out): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections as fast as the server answers, less a window of the same wall-clock span with ${Math.round(SLOW_SHARE * 100)} % of the requests (the per-period work of a loaded server drops out); each window counted on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), the idle work of that stretch subtracted; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
   "",
-  "| request | instructions per request | × its hello-world | V8 compiling left out, per request | per-period work left out, M/s |",
-  "|---|---:|---:|---:|---:|",
+  "| request | instructions per request | × its hello-world | V8 compiling left out, per request | per-period work left out, M/s | the fast window less idle (per-period work in) | × its hello-world |",
+  "|---|---:|---:|---:|---:|---:|---:|",
   ...ordered.map((row) => {
     const base = ordered.find((r) => r.key === row.baseline);
     const perEvent = row.events === undefined ? "" : ` (${k(mean(row.perRequest) / row.events)} per event)`;
-    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} | ${(row.periodPerSecond / 1e6).toFixed(2)} |`;
+    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} | ${(row.periodPerSecond / 1e6).toFixed(2)} | ${k(row.fastLessIdle)} | ${base === undefined ? "" : `${(row.fastLessIdle / base.fastLessIdle).toFixed(1)}×`} |`;
   }),
   "",
   ...(refused === 0 ? [] : [`${refused} requests were answered 503 or 408 and sent again (their work is in the counts).`, ""]),

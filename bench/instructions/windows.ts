@@ -31,6 +31,19 @@ export const minus = <K>(a: ReadonlyMap<K, number>, b: ReadonlyMap<K, number>, p
 
 const sum = (xs: Iterable<number>) => [...xs].reduce((a, b) => a + b, 0);
 
+/**
+ * The window less the idle server's work over `seconds` (per thread; on the event loop, its
+ * timers): a window counts on past its last answer until the server is quiet again, and that
+ * stretch holds the idle timers besides the requests' deferred work.
+ */
+export function lessIdle(window: CountedWindow, idlePerSecond: ReadonlyMap<number, number>, seconds: number): CountedWindow {
+  const idle = new Map([...idlePerSecond].map(([thread, rate]) => [thread, rate * seconds] as const));
+  const timers = "event loop, timers, promises";
+  const stages = new Map(window.stages);
+  stages.set(timers, (stages.get(timers) ?? 0) - (idle.get(1) ?? 0));
+  return { ...window, threads: minus(window.threads, idle, 1), stages };
+}
+
 /** The window's threads and stages with V8 compiling left out. */
 export function lessCompiling(window: CountedWindow): { readonly threads: Map<number, number>; readonly stages: Map<string, number> } {
   const stages = new Map(window.stages);

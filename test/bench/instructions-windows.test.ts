@@ -2,7 +2,7 @@
 // server's per-period work and V8's compiling drop out of the per-request figure.
 import { describe, expect, it } from "vitest";
 import { COMPILE_STAGE } from "../../bench/instructions/breakdown.js";
-import { requestsWork } from "../../bench/instructions/windows.js";
+import { lessIdle, requestsWork } from "../../bench/instructions/windows.js";
 
 /** A window of `span` seconds with `requests` requests: each request costs 300 k on the event loop and 50 k on the writer; the learner's periods 4 M a second on the event loop; `compiling` on V8's helper thread 5. */
 const window = (requests: number, span: number, compiling: number) => ({
@@ -33,6 +33,13 @@ describe("instructions per request from two windows", () => {
     expect(work.stages.get("resolve")).toBeCloseTo(300_000, 3);
     expect(work.stages.get("derived copies (learner, Parquet hand-off)")).toBeCloseTo(0, 3);
     expect(work.stages.has(COMPILE_STAGE)).toBe(false);
+  });
+
+  it("takes the idle server's work off the stretch a window counted past its last answer", () => {
+    const quiet = lessIdle(window(1000, 60, 0), new Map([[1, 120_000]]), 10);
+    expect(quiet.threads.get(1)).toBe(300_000 * 1000 + 4_000_000 * 60 - 1_200_000);
+    expect(quiet.threads.get(2)).toBe(50_000 * 1000);
+    expect(quiet.stages.get("event loop, timers, promises")).toBe(-1_200_000);
   });
 
   it("refuses a slow window holding as many requests as the fast one", () => {
