@@ -1,25 +1,21 @@
 // Instructions per request, counted by valgrind's callgrind over every thread of the server: a
 // figure that repeats where req/s on this VM swings by ±20 % between runs. The hello-world and
 // `vane serve` (as a user starts it, seeded with the bench bundle) each run under callgrind with
-// counting off. For each row this process sends a warm-up long enough for TurboFan to settle, then
-// counts two windows of the same wall-clock span, thread by thread: a fast one (the requests from
-// 8 keep-alive connections, as fast as the server answers) and a slow one (a quarter as many
-// requests, in bursts of 8 spread evenly over the span). What the fast window ran beyond the slow
-// one, divided by the extra requests, is a request's work. Work that runs per period of a loaded
-// server (the learner's steps, publications, leases, the copy's looks) is the same in both windows
-// and drops out: under valgrind a period holds ~50x fewer requests than at real pace, so booked per
-// request it would be counted ~50x over. V8 compiling, on any thread, is left out of both (the
-// warm-up makes it small; where it lands is timing). The settled idle server is counted too (its
-// instructions per second). Each row is broken down by thread and, on the event loop, by stage
-// (instructions/breakdown.ts says how). docs/performance.md, "How bench:instructions counts", says
-// why this way.
+// counting off. First the settled server's idle work is counted (per thread, per second). For each
+// row this process sends a warm-up long enough for TurboFan to settle, waits for the server to be
+// quiet (the warm-up's copy and learner backlog done), counts the requests from 8 keep-alive
+// connections and on until the server is quiet again (their deferred work is theirs), and
+// subtracts thread by thread the idle work of that span and V8's compiling on every thread. The
+// loaded server's per-period work (the learner's steps, the copy's deliveries) stays in, at
+// valgrind's pace: ~50x its real share per request (docs/performance.md, "Limits of the count").
+// Each row is broken down by thread and, on the event loop, by stage (instructions/breakdown.ts).
 //
 //   npm run bench:instructions [-- --rounds 1 --warmup 10000 --requests 1000 --only config-304,hello-get]
 //   [-- --idle-settle 60 --idle-seconds 20]   the idle count: after this settle, over this long
 //   [-- --keep DIR]      keeps the callgrind files and perf maps there (callgrind_annotate reads them)
 //   [-- --guard]         CI: 300 requests of warm-up, 300 counted, V8 kept from optimizing (--no-opt:
-//                        TurboFan's timing moved short counts by ±40 %), no idle count and no slow
-//                        window, the event loop's instructions less its compiling; each row against
+//                        TurboFan's timing moved short counts by ±40 %), no idle count and no quiet
+//                        wait, the event loop's instructions less its compiling; each row against
 //                        bench/results/instructions-guard.json, exit 1 when one grew more than 25 %
 //   [-- --record-guard]  the same counts, written as the new committed figures
 //   [-- --memory]        also RSS: idle, after a 60 s resolve load at 64 connections, 30 s later (no valgrind)
@@ -35,7 +31,7 @@ import { COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind }
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
-import { lessCompiling, lessIdle, minus, requestsWork } from "./instructions/windows.js";
+import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
 import { waitIdle } from "./http/proc-stats.js";
 import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
@@ -71,13 +67,11 @@ const IDLE_SECONDS = guarding ? 0 : Number(values["idle-seconds"]);
 /** Before the idle count: under valgrind the start's leftovers (V8 compiling and collecting, DuckDB opening) take a while. */
 const IDLE_SETTLE_S = Number(values["idle-settle"]);
 const CONNECTIONS = 8;
-/** The slow window's requests, as a share of the fast window's, over the same wall-clock span. */
-const SLOW_SHARE = 0.25;
 /**
  * Quiet: under 10 % of a core for 3 s. After the warm-up (whose copy and learner fall thousands of
- * decisions behind, as valgrind runs it uncounted), and at the end of each counted window, which
- * counts on until then: the requests' deferred work (the copy's deliveries, the learner's feed) is
- * theirs.
+ * decisions behind, as valgrind runs it uncounted), and at the end of the counted requests, which
+ * are counted on until then: their deferred work (the copy's deliveries, the learner's feed) is
+ * theirs, as far as it runs before the server is quiet.
  */
 const QUIET = { maxPercent: 10, windowMs: 3_000, timeoutMs: 90_000 };
 /** Before the hello-world's idle count (it starts no threads of its own). */
@@ -161,28 +155,6 @@ async function send(base: string, spec: Spec, count: number): Promise<void> {
   }
 }
 
-/**
- * About `count` requests in bursts of CONNECTIONS (one a connection, as the fast window keeps them
- * all busy and its requests share group commits), started evenly over `spanMs`; resolves at the
- * span's end with how many were sent.
- */
-async function paced(base: string, spec: Spec, count: number, spanMs: number): Promise<number> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const url = new URL(spec.path, base);
-  const bursts = Math.max(1, Math.round(count / CONNECTIONS));
-  const started = Date.now();
-  try {
-    for (let burst = 0; burst < bursts; burst++) {
-      await sleep(started + (burst * spanMs) / bursts - Date.now());
-      await Promise.all(Array.from({ length: CONNECTIONS }, () => once(agent, url, spec)));
-    }
-    await sleep(started + spanMs - Date.now());
-  } finally {
-    agent.destroy();
-  }
-  return bursts * CONNECTIONS;
-}
-
 /** One dump: thread number → instructions, the event loop's by stage, and V8 compiling on any thread. */
 interface Counted {
   readonly threads: Map<number, number>;
@@ -236,16 +208,12 @@ interface RowResult {
   readonly name: string;
   readonly baseline?: string;
   readonly events?: number;
-  /** Instructions per request, all threads, compiling left out, the slow window subtracted; one per round. */
+  /** Instructions per request, all threads, compiling and idle left out; one per round. */
   readonly perRequest: number[];
   /** The last round's, per request, as perRequest: thread number → instructions until the server stops, then by kind. */
   threads: Record<string, number>;
   readonly byThread: Map<number, number>;
   readonly stages: Record<string, number>;
-  /** The last round's: what the loaded server ran per second beyond its requests (the slow window's per-period work). */
-  readonly periodPerSecond: number;
-  /** The last round's fast window alone, less idle and compiling, per request: the per-period work booked per request, as before session 7. */
-  readonly fastLessIdle: number;
   /** Per round: V8 compiling in the fast window, per request (left out of perRequest; in the guard's event-loop figure it is subtracted here). */
   readonly compiling: number[];
 }
@@ -254,10 +222,6 @@ interface Measured {
   readonly perRequest: number;
   readonly threads: Map<number, number>;
   readonly stages: Map<string, number>;
-  /** Instructions per second of the loaded server beyond its requests (0 in the guard). */
-  readonly periodPerSecond: number;
-  /** The fast window alone, less the idle work of its length and compiling, per request (the per-period work in it). */
-  readonly fastLessIdle: number;
   /** V8 compiling (any thread), per request: left out of the guard's figure, as when it lands depends on the warm-up's timing. */
   readonly compiling: number;
 }
@@ -279,7 +243,7 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   const started = Date.now();
   await send(server.url, spec, requests);
   const spanMs = Date.now() - started;
-  const fastDrainMs = guarding ? 0 : await waitIdle(server.pid, QUIET);
+  const drainMs = guarding ? 0 : await waitIdle(server.pid, QUIET);
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the
@@ -290,23 +254,12 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     const perRequest = threads.get(1) ?? 0;
     const compiling = (busy.stages.get(COMPILE_STAGE) ?? 0) / requests;
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
-    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), periodPerSecond: 0, fastLessIdle: perRequest, compiling };
+    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), compiling };
   }
-  // The slow window: the same wall-clock span, a quarter of the requests; the windows' difference
-  // is the requests' work (instructions/windows.ts). Each counts on until the server is quiet, and
-  // that stretch's idle work is subtracted. The slow window, the less loaded, runs at most as much
-  // per-period work, so the figure is an upper bound.
-  process.stderr.write(` slow window…`);
-  server.countOn();
-  const slowRequests = await paced(server.url, spec, Math.max(CONNECTIONS, Math.round(requests * SLOW_SHARE)), spanMs);
-  const slowDrainMs = await waitIdle(server.pid, QUIET);
-  const slow = countedIn(server, await server.dump(`${row.key}-slow`), evidence, values.keep);
-  const fast = lessIdle(busy, idleRate, fastDrainMs / 1000);
-  const { threads, stages, perRequest, periodPerSecond } = requestsWork(fast, requests, lessIdle(slow, idleRate, slowDrainMs / 1000), slowRequests, spanMs / 1000);
-  // The fast window alone less the idle server's work over its whole length: the per-period work stays in.
-  const fastLessIdle = [...minus(lessCompiling(lessIdle(fast, idleRate, spanMs / 1000)).threads, new Map(), requests).values()].reduce((a, b) => a + b, 0);
-  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s each (+${(fastDrainMs / 1000).toFixed(0)} s and +${(slowDrainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request (${(periodPerSecond / 1e6).toFixed(2)} M/s per-period work left out; the fast window less idle ${Math.round(fastLessIdle / 1000)} k)\n`);
-  return { perRequest, threads, stages, periodPerSecond, fastLessIdle, compiling: busy.compiling / requests };
+  const { threads, stages } = lessCompiling(lessIdle(busy, idleRate, (spanMs + drainMs) / 1000));
+  const perRequest = [...threads.values()].reduce((a, b) => a + b, 0) / requests;
+  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s (+${(drainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request\n`);
+  return { perRequest, threads: minus(threads, new Map(), requests), stages: minus(stages, new Map(), requests), compiling: busy.compiling / requests };
 }
 
 /** The settled server's instructions per second, by thread number. */
@@ -363,8 +316,6 @@ for (let round = 1; round <= ROUNDS; round++) {
           threads: {},
           byThread: measured.threads,
           stages: Object.fromEntries(measured.stages),
-          periodPerSecond: measured.periodPerSecond,
-          fastLessIdle: measured.fastLessIdle,
           compiling: [measured.compiling],
         };
         results.push(result);
@@ -394,14 +345,14 @@ const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>
   ];
 };
 const lines = [
-  `Instructions per request (callgrind, every thread, V8 compiling left out): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections as fast as the server answers, less a window of the same wall-clock span with ${Math.round(SLOW_SHARE * 100)} % of the requests (the per-period work of a loaded server drops out); each window counted on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), the idle work of that stretch subtracted; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
+  `Instructions per request (callgrind, every thread): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections and on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), the settled server's idle work over that span and V8 compiling on every thread left out; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
   "",
-  "| request | instructions per request | × its hello-world | V8 compiling left out, per request | per-period work left out, M/s | the fast window less idle (per-period work in) | × its hello-world |",
-  "|---|---:|---:|---:|---:|---:|---:|",
+  "| request | instructions per request | × its hello-world | V8 compiling left out, per request |",
+  "|---|---:|---:|---:|",
   ...ordered.map((row) => {
     const base = ordered.find((r) => r.key === row.baseline);
     const perEvent = row.events === undefined ? "" : ` (${k(mean(row.perRequest) / row.events)} per event)`;
-    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} | ${(row.periodPerSecond / 1e6).toFixed(2)} | ${k(row.fastLessIdle)} | ${base === undefined ? "" : `${(row.fastLessIdle / base.fastLessIdle).toFixed(1)}×`} |`;
+    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} |`;
   }),
   "",
   ...(refused === 0 ? [] : [`${refused} requests were answered 503 or 408 and sent again (their work is in the counts).`, ""]),
