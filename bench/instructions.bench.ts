@@ -1,20 +1,22 @@
 // Instructions per request, counted by valgrind's callgrind over every thread of the server: a
 // figure that repeats where req/s on this VM swings by ±20 % between runs. The hello-world and
 // `vane serve` (as a user starts it, seeded with the bench bundle) each run under callgrind with
-// counting off. First the settled server's idle work is counted (per thread, per second); then
-// for each row this process sends a warm-up (so V8 has compiled the hot path), counts the next
-// requests from 8 keep-alive connections, and subtracts thread by thread the idle work of the
-// same wall-clock span: timers, lease renewals and pollers run as often per second under valgrind
-// as without it, but far more often per request, and they are not the request's work. Each row
-// is broken down by thread and, on the event loop, by stage (instructions/breakdown.ts says how).
+// counting off. First the settled server's idle work is counted (per thread, per second). For each
+// row this process sends a warm-up long enough for TurboFan to settle, waits for the server to be
+// quiet (the warm-up's copy and learner backlog done), counts the requests from 8 keep-alive
+// connections and on until the server is quiet again (their deferred work is theirs), and
+// subtracts thread by thread the idle work of that span and V8's compiling on every thread. The
+// loaded server's per-period work (the learner's steps, the copy's deliveries) stays in, at
+// valgrind's pace: ~50x its real share per request (docs/performance.md, "Limits of the count").
+// Each row is broken down by thread and, on the event loop, by stage (instructions/breakdown.ts).
 //
-//   npm run bench:instructions [-- --rounds 1 --warmup 1000 --requests 1000 --only config-304,hello-get]
+//   npm run bench:instructions [-- --rounds 1 --warmup 10000 --requests 1000 --only config-304,hello-get]
 //   [-- --idle-settle 60 --idle-seconds 20]   the idle count: after this settle, over this long
 //   [-- --keep DIR]      keeps the callgrind files and perf maps there (callgrind_annotate reads them)
 //   [-- --guard]         CI: 300 requests of warm-up, 300 counted, V8 kept from optimizing (--no-opt:
-//                        TurboFan's timing moved short counts by ±40 %), no idle count, the event
-//                        loop's instructions less its compiling; each row against bench/results/instructions-guard.json,
-//                        exit 1 when one grew more than 25 %
+//                        TurboFan's timing moved short counts by ±40 %), no idle count and no quiet
+//                        wait, the event loop's instructions less its compiling; each row against
+//                        bench/results/instructions-guard.json, exit 1 when one grew more than 25 %
 //   [-- --record-guard]  the same counts, written as the new committed figures
 //   [-- --memory]        also RSS: idle, after a 60 s resolve load at 64 connections, 30 s later (no valgrind)
 //   BENCH_VANE_ROOT=DIR  counts the (built) checkout in DIR instead: another commit in the same run
@@ -29,6 +31,8 @@ import { COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind }
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
+import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
+import { waitIdle } from "./http/proc-stats.js";
 import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine, writeLatest } from "./report.js";
@@ -51,16 +55,33 @@ const GUARD_FILE = new URL("./results/instructions-guard.json", import.meta.url)
 const guarding = values.guard || values["record-guard"];
 const committed = values.guard ? readGuardFigures(GUARD_FILE) : undefined;
 const ROUNDS = guarding ? 1 : Number(values.rounds);
-const WARMUP = committed?.warmup ?? Number(values.warmup ?? (guarding ? 300 : 1000));
+/**
+ * Where TurboFan settles: `vane serve --trace-opt` (no valgrind, 8 connections) compiled 123, 75, 50,
+ * 14, 11, 12, 5, 4, 5 functions in a resolve load's first nine thousands of requests, then 0–3 a
+ * thousand; decide and config 304 the same way (docs/performance-history.md, "count-honest").
+ */
+const SETTLED_WARMUP = 10_000;
+const WARMUP = committed?.warmup ?? Number(values.warmup ?? (guarding ? 300 : SETTLED_WARMUP));
 const REQUESTS = committed?.requests ?? Number(values.requests ?? (guarding ? 300 : 1000));
 const IDLE_SECONDS = guarding ? 0 : Number(values["idle-seconds"]);
 /** Before the idle count: under valgrind the start's leftovers (V8 compiling and collecting, DuckDB opening) take a while. */
 const IDLE_SETTLE_S = Number(values["idle-settle"]);
 const CONNECTIONS = 8;
+/**
+ * Quiet: under 10 % of a core for 3 s. After the warm-up (whose copy and learner fall thousands of
+ * decisions behind, as valgrind runs it uncounted), and at the end of the counted requests, which
+ * are counted on until then: their deferred work (the copy's deliveries, the learner's feed) is
+ * theirs, as far as it runs before the server is quiet.
+ */
+const QUIET = { maxPercent: 10, windowMs: 3_000, timeoutMs: 90_000 };
+/**
+ * Before the hello-world's idle count (it starts no threads of its own, but tsx's loader and V8
+ * finish its start for a while under valgrind: after 10 s, at a load average of 8–11, it read
+ * 2.6–12 M instructions/s, which the rows then subtracted).
+ */
+const HELLO_SETTLE_S = 30;
 /** Before the guard's Vane rows (which subtract no idle work): the start's leftovers run first. */
 const GUARD_SETTLE_MS = 30_000;
-/** Before the hello-world's idle count (it starts no threads of its own). */
-const HELLO_SETTLE_S = 10;
 
 interface Spec {
   readonly path: string;
@@ -119,6 +140,7 @@ async function once(agent: Agent, url: URL, spec: Spec): Promise<void> {
   }
 }
 
+/** As fast as the server answers, from CONNECTIONS keep-alive connections. */
 async function send(base: string, spec: Spec, count: number): Promise<void> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const url = new URL(spec.path, base);
@@ -137,15 +159,13 @@ async function send(base: string, spec: Spec, count: number): Promise<void> {
   }
 }
 
-/** (a − b) ÷ per, key by key. */
-const minus = <K>(a: Map<K, number>, b: Map<K, number>, per: number): Map<K, number> =>
-  new Map([...new Set([...a.keys(), ...b.keys()])].map((key) => [key, ((a.get(key) ?? 0) - (b.get(key) ?? 0)) / per] as const));
-
 /** One dump: thread number → instructions, the event loop's by stage, and V8 compiling on any thread. */
 interface Counted {
   readonly threads: Map<number, number>;
   readonly stages: Map<string, number>;
   readonly compiling: number;
+  /** Thread number → its V8 compiling. */
+  readonly compilingByThread: Map<number, number>;
 }
 
 /** What one dump holds; what each thread shows of itself is added to `evidence`. */
@@ -163,6 +183,7 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
   const threads = new Map<number, number>();
   let stageCosts = new Map<string, number>();
   let compiling = 0;
+  const compilingByThread = new Map<number, number>();
   for (const file of files) {
     const part: CallgrindThread = named(readCallgrind(file), perf);
     if (part.total === 0) continue;
@@ -170,9 +191,10 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
     threads.set(part.thread, part.total);
     const staged = stages(part);
     compiling += staged.get(COMPILE_STAGE) ?? 0;
+    compilingByThread.set(part.thread, staged.get(COMPILE_STAGE) ?? 0);
     if (part.thread === 1) stageCosts = staged;
   }
-  return { threads, stages: stageCosts, compiling };
+  return { threads, stages: stageCosts, compiling, compilingByThread };
 }
 
 /** Per thread kind, once every dump of the server is in (an idle thread's part may not show what it is). */
@@ -190,15 +212,13 @@ interface RowResult {
   readonly name: string;
   readonly baseline?: string;
   readonly events?: number;
-  /** Instructions per request, all threads, idle subtracted; one per round. */
+  /** Instructions per request, all threads, compiling and idle left out; one per round. */
   readonly perRequest: number[];
-  /** The last round's, per request, idle subtracted: thread number → instructions until the server stops, then by kind. */
+  /** The last round's, per request, as perRequest: thread number → instructions until the server stops, then by kind. */
   threads: Record<string, number>;
   readonly byThread: Map<number, number>;
   readonly stages: Record<string, number>;
-  /** The idle work of the row's span, per request (what was subtracted). */
-  readonly idleSubtracted: number;
-  /** Per round: V8 compiling, per request (in perRequest too). */
+  /** Per round: V8 compiling in the fast window, per request (left out of perRequest; in the guard's event-loop figure it is subtracted here). */
   readonly compiling: number[];
 }
 
@@ -206,12 +226,11 @@ interface Measured {
   readonly perRequest: number;
   readonly threads: Map<number, number>;
   readonly stages: Map<string, number>;
-  readonly idle: number;
   /** V8 compiling (any thread), per request: left out of the guard's figure, as when it lands depends on the warm-up's timing. */
   readonly compiling: number;
 }
 
-async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: Map<number, number>): Promise<Measured> {
+async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: ReadonlyMap<number, number>): Promise<Measured> {
   let etag = "";
   if (row.key === "config-304") {
     const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { authorization: `Bearer ${server.key}` } });
@@ -222,11 +241,13 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   const [warmup, requests] = row.events === undefined ? [WARMUP, REQUESTS] : [Math.ceil(WARMUP / 20), Math.ceil(REQUESTS / 20)];
   process.stderr.write(`${row.name}: warm-up ${warmup}…`);
   await send(server.url, spec, warmup);
+  if (!guarding) await waitIdle(server.pid, QUIET);
   process.stderr.write(` counting ${requests}…`);
   server.countOn();
   const started = Date.now();
   await send(server.url, spec, requests);
   const spanMs = Date.now() - started;
+  const drainMs = guarding ? 0 : await waitIdle(server.pid, QUIET);
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the
@@ -237,21 +258,13 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     const perRequest = threads.get(1) ?? 0;
     const compiling = (busy.stages.get(COMPILE_STAGE) ?? 0) / requests;
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
-    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), idle: 0, compiling };
+    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), compiling };
   }
-  // The idle work of the same wall-clock span, thread by thread, at the rate the settled server ran
-  // before the rows: an idle window right after the row would hold the row's own leftovers (its
-  // events still being copied, V8 still compiling), which are the requests' work.
-  const idle = new Map([...idleRate].map(([thread, perSecond]) => [thread, (perSecond * spanMs) / 1000] as const));
-  const threads = minus(busy.threads, idle, requests);
-  const perRequest = [...threads.values()].reduce((a, b) => a + b, 0);
-  const idleTotal = [...idle.values()].reduce((a, b) => a + b, 0) / requests;
-  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s, ${Math.round(perRequest / 1000)} k per request (${Math.round(idleTotal / 1000)} k idle subtracted)\n`);
-  return { perRequest, threads, stages: minus(busy.stages, idleStages(idleRate, spanMs), requests), idle: idleTotal, compiling: busy.compiling / requests };
+  const { threads, stages } = lessCompiling(lessIdle(busy, idleRate, (spanMs + drainMs) / 1000));
+  const perRequest = [...threads.values()].reduce((a, b) => a + b, 0) / requests;
+  process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s (+${(drainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request\n`);
+  return { perRequest, threads: minus(threads, new Map(), requests), stages: minus(stages, new Map(), requests), compiling: busy.compiling / requests };
 }
-
-/** The idle event loop's share of a span, all of it timers' work (its stages are not told apart). */
-const idleStages = (idleRate: Map<number, number>, spanMs: number) => new Map([["event loop, timers, promises", ((idleRate.get(1) ?? 0) * spanMs) / 1000]]);
 
 /** The settled server's instructions per second, by thread number. */
 async function countIdle(server: CountedServer, evidence: Map<number, ThreadEvidence>, settleS: number): Promise<Map<number, number>> {
@@ -307,7 +320,6 @@ for (let round = 1; round <= ROUNDS; round++) {
           threads: {},
           byThread: measured.threads,
           stages: Object.fromEntries(measured.stages),
-          idleSubtracted: measured.idle,
           compiling: [measured.compiling],
         };
         results.push(result);
@@ -337,14 +349,14 @@ const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>
   ];
 };
 const lines = [
-  `Instructions per request (callgrind, every thread, the settled server's idle work over the same wall-clock span subtracted), ${WARMUP} requests of warm-up, ${REQUESTS} counted, ${CONNECTIONS} connections, ${ROUNDS} round(s) each.`,
+  `Instructions per request (callgrind, every thread): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections and on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), the settled server's idle work over that span and V8 compiling on every thread left out; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
   "",
-  "| request | instructions per request | × its hello-world | idle subtracted |",
+  "| request | instructions per request | × its hello-world | V8 compiling left out, per request |",
   "|---|---:|---:|---:|",
   ...ordered.map((row) => {
     const base = ordered.find((r) => r.key === row.baseline);
     const perEvent = row.events === undefined ? "" : ` (${k(mean(row.perRequest) / row.events)} per event)`;
-    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(row.idleSubtracted)} |`;
+    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} |`;
   }),
   "",
   ...(refused === 0 ? [] : [`${refused} requests were answered 503 or 408 and sent again (their work is in the counts).`, ""]),
