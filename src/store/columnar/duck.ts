@@ -35,7 +35,33 @@ export interface Duck {
   close(): void;
 }
 
+/** Where this thread counts its DuckDB instances open or opening, for its owner to read (parquet-protocol.ts DUCKS_SLOT). */
+let openCounter: { readonly shared: Int32Array; readonly slot: number } | undefined;
+
+/**
+ * Called once by a thread that its owner may have to end (the Parquet copy's): every openDuck from
+ * then on counts at `slot` of `shared` from before DuckDB starts until its close() has returned.
+ * Ending a thread from outside while its DuckDB works on anything (a statement, reading a result,
+ * opening, appending, closing) aborted the whole process, so the owner ends it only while none is open.
+ */
+export function countOpenDucksIn(shared: Int32Array, slot: number): void {
+  openCounter = { shared, slot };
+}
+
 export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
+  const counter = openCounter;
+  if (counter !== undefined) Atomics.add(counter.shared, counter.slot, 1);
+  try {
+    return await startDuck(settings, () => {
+      if (counter !== undefined) Atomics.sub(counter.shared, counter.slot, 1);
+    });
+  } catch (error) {
+    if (counter !== undefined) Atomics.sub(counter.shared, counter.slot, 1);
+    throw error;
+  }
+}
+
+async function startDuck(settings: DuckSettings, closed: () => void): Promise<Duck> {
   const memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
   const threads = settings.threads ?? defaultThreads();
   // Loaded at the first open, not at import: DuckDB's library is 27 MiB resident in every process
@@ -56,12 +82,25 @@ export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
   });
-  const connection = await instance.connect();
+  let connection: DuckDBConnection;
+  try {
+    connection = await instance.connect();
+  } catch (error) {
+    instance.closeSync();
+    throw error;
+  }
+  let open = true;
   return {
     connection,
     close() {
-      connection.closeSync();
-      instance.closeSync();
+      if (!open) return;
+      open = false;
+      try {
+        connection.closeSync();
+        instance.closeSync();
+      } finally {
+        closed();
+      }
     },
   };
 }

@@ -9,27 +9,14 @@ import { type DuckDBConnection, type DuckDBResult, DuckDBPendingResultState } fr
 
 const HALTED = "the Parquet copy was halted by the server's stop";
 
-/** Where this thread counts the statements runHere is running, for its owner to read (parquet-protocol.ts STATEMENTS_SLOT). */
-let counter: { readonly shared: Int32Array; readonly slot: number } | undefined;
-
-/** Called once by the thread that runs the statements: every runHere from then on is counted at `slot` of `shared`. */
-export function countStatementsIn(shared: Int32Array, slot: number): void {
-  counter = { shared, slot };
-}
-
 /** `halted`: when it turns true the statement is interrupted at its next task, and this rejects. Resolves to the statement's result. */
 export async function runHere(connection: DuckDBConnection, sql: string, halted: () => boolean = () => false): Promise<DuckDBResult> {
   if (halted()) throw new Error(HALTED);
-  if (counter !== undefined) Atomics.add(counter.shared, counter.slot, 1);
-  try {
-    const pending = await connection.start(sql);
-    for (let state = pending.runTask(); state !== DuckDBPendingResultState.RESULT_READY; state = pending.runTask()) {
-      if (halted()) connection.interrupt(); // the next runTask throws: DuckDB ends the statement itself
-      // Another thread holds the next task: wait for it rather than spin.
-      if (state === DuckDBPendingResultState.NO_TASKS_AVAILABLE) await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    return await pending.getResult();
-  } finally {
-    if (counter !== undefined) Atomics.sub(counter.shared, counter.slot, 1);
+  const pending = await connection.start(sql);
+  for (let state = pending.runTask(); state !== DuckDBPendingResultState.RESULT_READY; state = pending.runTask()) {
+    if (halted()) connection.interrupt(); // the next runTask throws: DuckDB ends the statement itself
+    // Another thread holds the next task: wait for it rather than spin.
+    if (state === DuckDBPendingResultState.NO_TASKS_AVAILABLE) await new Promise((resolve) => setTimeout(resolve, 1));
   }
+  return await pending.getResult();
 }

@@ -121,6 +121,7 @@ export class DuckArchiveWriter {
   /** The connection, DuckDB opened (with its staging tables) if release() closed it. */
   private async connection(): Promise<DuckDBConnection> {
     if (this.duck !== undefined) return this.duck.connection;
+    if (this.halted()) throw new Error("the Parquet copy was halted by the server's stop"); // a halt reads DuckDB as closed
     const duck = await openDuck(this.settings);
     try {
       await createEventTable(duck.connection, STAGE);

@@ -26,8 +26,8 @@ export interface ParquetOptions {
  * in a DuckDB statement, where it reads no messages; it looks at this between the statement's tasks.
  */
 export const HALT_SLOT = 0;
-/** The DuckDB statements running on the copy's thread (duck-here.ts): while one runs, the thread is not terminated. */
-export const STATEMENTS_SLOT = 1;
+/** The DuckDB instances open or opening on the copy's thread (columnar/duck.ts): while one is, the thread is not terminated. */
+export const DUCKS_SLOT = 1;
 export const SHARED_SLOTS = 2;
 
 export type ToParquet = { readonly type: "look" } | { readonly type: "close" };

@@ -7,7 +7,7 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
-import { type FromParquet, HALT_SLOT, type ParquetOptions, SHARED_SLOTS, STATEMENTS_SLOT, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, HALT_SLOT, type ParquetOptions, SHARED_SLOTS, DUCKS_SLOT, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * How long close() lets the thread deliver what is stored before it halts it. Nothing is lost by
@@ -18,17 +18,18 @@ export const PARQUET_CLOSE_MS = 5_000;
 /**
  * How long a halted thread gets to end its statement (at its next task, milliseconds), close
  * DuckDB and its stores, and end, before it is terminated. Terminating or exiting while DuckDB
- * runs a statement on the thread aborted the process ("terminate called after throwing an
- * instance of 'Napi::Error'"), so that is kept for a thread stuck outside DuckDB (a hung store):
- * while a statement runs (STATEMENTS_SLOT) the halt waits on, up to PARQUET_HALT_MAX_MS. The
+ * works on the thread aborted the process ("terminate called after throwing an instance of
+ * 'Napi::Error'": in a statement, and once, under valgrind, outside one), so that is kept for a
+ * thread stuck outside DuckDB (a hung store): while a DuckDB is open (DUCKS_SLOT: from before it
+ * starts until its close has returned) the halt waits on, up to PARQUET_HALT_MAX_MS. The
  * statement was interrupted and ends at its next task, but the copy's niced thread on a loaded
  * core took longer than this to get there in 16 halts of 20 (load average 17).
  */
 export const PARQUET_HALT_MS = 2_000;
-/** The longest a halt waits for a running statement: a DuckDB that never returns must not hold the process's exit for ever. */
+/** The longest a halt waits for a DuckDB to close: one that never returns must not hold the process's exit for ever. */
 export const PARQUET_HALT_MAX_MS = 10_000;
-/** How often a halt past its first wait looks whether the statement has ended. */
-const STATEMENT_POLL_MS = 20;
+/** How often a halt past its first wait looks whether DuckDB has closed. */
+const DUCK_POLL_MS = 20;
 
 /** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs (then as long as a statement runs). */
 export interface ThreadTiming {
@@ -49,7 +50,7 @@ export class ParquetThread implements EventPipeline {
   readonly idle: Promise<void>;
   private reportIdle!: () => void;
   private ended = false;
-  /** Shared with the thread (parquet-protocol.ts HALT_SLOT, STATEMENTS_SLOT). */
+  /** Shared with the thread (parquet-protocol.ts HALT_SLOT, DUCKS_SLOT). */
   private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private readonly closeMs: number;
   private readonly haltMs: number;
@@ -125,8 +126,8 @@ export class ParquetThread implements EventPipeline {
     }
     if ((await this.within(this.exited, this.haltMs)) === "done") return;
     const giveUpAt = Date.now() + PARQUET_HALT_MAX_MS - this.haltMs;
-    while (Atomics.load(this.shared, STATEMENTS_SLOT) > 0 && Date.now() < giveUpAt) {
-      if ((await this.within(this.exited, STATEMENT_POLL_MS)) === "done") return;
+    while (Atomics.load(this.shared, DUCKS_SLOT) > 0 && Date.now() < giveUpAt) {
+      if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return;
     }
     await this.worker.terminate();
   }

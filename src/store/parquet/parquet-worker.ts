@@ -7,12 +7,12 @@
 import { getPriority, setPriority } from "node:os";
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import { type OpenedStores, openStores } from "../open-stores.js";
+import { countOpenDucksIn } from "../columnar/duck.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
-import { countStatementsIn } from "./duck-here.js";
-import { type FromParquet, HALT_SLOT, MIN_RUN_GAP_MS, type ParquetOptions, STATEMENTS_SLOT, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, DUCKS_SLOT, HALT_SLOT, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * The copy yields the core to requests: 10 nice levels below the server (on Linux a thread's own
@@ -42,7 +42,7 @@ try {
 const port = parentPort!;
 const options = workerData as ParquetOptions & { readonly feed?: MessagePort; readonly halt: SharedArrayBuffer };
 const halt = new Int32Array(options.halt);
-countStatementsIn(halt, STATEMENTS_SLOT);
+countOpenDucksIn(halt, DUCKS_SLOT);
 /** The server's stop can wait no longer: the statement running ends, DuckDB is closed here, and the thread ends (parquet-thread.ts). */
 const halted = (): boolean => Atomics.load(halt, HALT_SLOT) === 1;
 const feed = options.feed === undefined ? undefined : new CommittedFeed(options.feed);
