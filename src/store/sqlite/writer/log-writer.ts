@@ -180,7 +180,7 @@ export class WorkerLogWriter implements LogWriter {
   private send(): void {
     if (this.outbox.length === 0) return;
     const items = this.outbox.map(({ id, sentAt, input, row }): AppendItem => {
-      const { text, format, count, facts } = row?.input() ?? input;
+      const { text, format, count, facts } = row?.pieces() ?? input;
       // Named, not spread: one object of a fixed shape per item.
       return { id, sentAt, text, format, count, facts };
     });

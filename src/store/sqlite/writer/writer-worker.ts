@@ -9,7 +9,7 @@ import { GroupCommit } from "../group-commit.js";
 import type { CommittedRow } from "../../log-row.js";
 import { FeedWindow, charsOf } from "../../feed-window.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
-import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf } from "./protocol.js";
+import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf, inputOf } from "./protocol.js";
 
 const port = parentPort!;
 const options = workerData as WriterOptions;
@@ -55,7 +55,7 @@ port.on("message", (message: ToWriter) => {
   }
   for (const item of message.items) {
     const { id } = item;
-    group.submit(item, item.sentAt).then(
+    group.submit(inputOf(item), item.sentAt).then(
       ({ row, ...receipt }) => {
         if (row && feed) fed.push({ seq: receipt.firstSeq, count: receipt.stored, text: row.text, format: row.format });
         answer({ id, receipt });
