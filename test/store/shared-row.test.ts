@@ -93,4 +93,33 @@ describe("appends through the writer thread", () => {
       await stores.close();
     }
   });
+  it("a row two tenants' decisions share decodes into events that each keep their own tenant", async () => {
+    const dir = tempDir();
+    const stores = openSqliteStores({ dataDir: dir, writer: "worker" });
+    try {
+      const other = (tag: string): StoredEvent => {
+        const event = decision(tag);
+        const tenant = { orgId: "org-2", projectId: "proj-2" };
+        return { ...event, ...tenant, body: { ...event.body, ...tenant } };
+      };
+      // One turn, one millisecond: the writer stores all four in one row.
+      await Promise.all([[decision("a1")], [other("b1")], [decision("a2")], [other("b2")]].map((events) => stores.events.append(events)));
+      // Every reader (the tenant-filtered reads over the log's tail, the copy, the learner) decodes
+      // the row into events that each keep their own tenant.
+      const read = await stores.events.readAfter(0, 100);
+      const unitsOf = (orgId: string, projectId: string) =>
+        read.filter((e) => e.event.orgId === orgId && e.event.projectId === projectId && e.event.body?.orgId === orgId).map((e) => e.event.unitKey).sort();
+      expect(read).toHaveLength(4);
+      expect(unitsOf("org-1", "proj-1")).toEqual(["user-a1", "user-a2"]);
+      expect(unitsOf("org-2", "proj-2")).toEqual(["user-b1", "user-b2"]);
+      const raw = new Database(path.join(dir, DB_FILE_NAME), { readonly: true });
+      try {
+        expect(raw.prepare("SELECT seq, count FROM event_log").raw().all()).toEqual([[1, 4]]);
+      } finally {
+        raw.close();
+      }
+    } finally {
+      await stores.close();
+    }
+  });
 });
