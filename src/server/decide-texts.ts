@@ -7,7 +7,8 @@
 import type { Decision } from "../adaptive/decide.js";
 import type { CompiledAllocation } from "../bundle/compile.js";
 import { type SharedParts, type VersionTexts, quotedTime } from "./resolve-texts.js";
-import { TextPieces } from "./text-pieces.js";
+import { type PiecesRow, TextPieces } from "./text-pieces.js";
+import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
 
 export interface Decided {
   readonly decision: Decision;
@@ -67,33 +68,35 @@ export function decisionParts(decision: Decision): SharedParts {
 
 /** The pieces of this module's texts (text-pieces.ts). */
 const pieces = new TextPieces();
+/** A decision row's: the row crosses to the log writer as its pieces (PiecesRow), while the answer is built. */
+const rowPieces = new TextPieces();
 
 /** The compact log row of the decisions' events, whose ids are `eventIds`, in order. */
-export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): string {
+export function decisionRow(texts: VersionTexts, decided: readonly Decided[], parts: readonly SharedParts[], eventIds: readonly string[], source: DecideSource): PiecesRow {
   const timestamp = quotedTime(source.timestamp);
   const latency = JSON.stringify(source.latencyMs);
   const tenant = texts.tenantTail(source.orgId, source.projectId, source.env, source.version);
-  pieces.push("[", timestamp);
+  rowPieces.push("[", timestamp);
   for (let i = 0; i < decided.length; i++) {
     const { decision, decisionId } = decided[i]!;
     const arm = armOf(decision);
     const part = parts[i]!;
-    pieces.push(",[");
-    pieces.quoted(eventIds[i]!);
-    pieces.push(',{"type":"decision","unitKey":');
-    pieces.quoted(decision.unit);
-    pieces.push(',"timestamp":', timestamp, ',"assignments":', part.assignments);
-    pieces.push(',"layers":[', arm.layerHead, JSON.stringify(decision.bucket), arm.layerTail, JSON.stringify(decision.probability), '}],"latencyMs":', latency);
-    pieces.push(',"decisionId":');
-    pieces.quoted(decisionId);
-    pieces.push(tenant);
-    if (decision.entityId !== undefined) pieces.push(',"entityId":', JSON.stringify(decision.entityId));
-    if (decision.features !== undefined) pieces.push(',"features":', JSON.stringify(Array.from(decision.features)));
-    if (part.filteredContext !== undefined) pieces.push(',"filteredContext":', part.filteredContext);
-    pieces.push("}]");
+    rowPieces.push(",[");
+    rowPieces.quoted(eventIds[i]!);
+    rowPieces.push(',{"type":"decision","unitKey":');
+    rowPieces.quoted(decision.unit);
+    rowPieces.push(',"timestamp":', timestamp, ',"assignments":', part.assignments);
+    rowPieces.push(',"layers":[', arm.layerHead, JSON.stringify(decision.bucket), arm.layerTail, JSON.stringify(decision.probability), '}],"latencyMs":', latency);
+    rowPieces.push(',"decisionId":');
+    rowPieces.quoted(decisionId);
+    rowPieces.push(tenant);
+    if (decision.entityId !== undefined) rowPieces.push(',"entityId":', JSON.stringify(decision.entityId));
+    if (decision.features !== undefined) rowPieces.push(',"features":', JSON.stringify(Array.from(decision.features)));
+    if (part.filteredContext !== undefined) rowPieces.push(',"filteredContext":', part.filteredContext);
+    rowPieces.push("}]");
   }
-  pieces.push("]");
-  return pieces.join();
+  rowPieces.push("]");
+  return rowPieces.row(LOG_FORMAT_COMPACT);
 }
 
 /** One decision's answer (decisions.md §6), as JSON. */

@@ -7,7 +7,6 @@ import type { EventStore } from "../store/types.js";
 import { type BundleCache, type BundleEntry, type BundleFound, type BundleLookup, foundFor } from "./bundle-cache.js";
 import type { Clock } from "./clock.js";
 import { decisionEvent, isoTime } from "./decision-event.js";
-import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
 import type { SharedParts } from "./resolve-texts.js";
 
 export interface ResolutionDependencies {
@@ -92,8 +91,8 @@ export function resolveAndRecord<T>(
   const unit = resolution.unitKeyValue ?? "";
   const event = decisionEvent(resolution, source, unit);
   const parts = found.entry.texts.sharedParts(resolution, request.parameters === undefined);
-  // The row written from the resolution: the event is not serialized again by the store.
-  const row = { text: found.entry.texts.decisionRow(resolution, source, unit, event.id, parts), format: LOG_FORMAT_COMPACT } as const;
+  // The row written from the resolution: the event is not serialized again by the store, nor its pieces joined here (PiecesRow).
+  const row = found.entry.texts.decisionRow(resolution, source, unit, event.id, parts);
   const answered = answer({ ok: true, resolution, entry: found.entry, stale: found.stale, decisionId, timestamp, parts });
   let appended: Promise<unknown>;
   try {

@@ -9,7 +9,8 @@ import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import { SUGGESTED_REFRESH_MS } from "../bundle/response.js";
 import type { Bundle } from "../bundle/types.js";
 import type { DecisionSource } from "./decision-event.js";
-import { TextPieces } from "./text-pieces.js";
+import { type PiecesRow, TextPieces } from "./text-pieces.js";
+import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
 
 /** The parts of a resolution both texts hold, serialized once. */
 export interface SharedParts {
@@ -55,6 +56,8 @@ let lastQuoted = '""';
 
 /** The pieces of this module's texts (text-pieces.ts). */
 const pieces = new TextPieces();
+/** A decision row's: the row crosses to the log writer as its pieces (PiecesRow), while the answer is built. */
+const rowPieces = new TextPieces();
 
 /**
  * A step of the walk to a combination's assignments: by layer id, then policy id, then allocation
@@ -137,26 +140,26 @@ export class VersionTexts {
   }
 
   /** The compact log row of the decision event (decision-event.ts) whose id is `eventId`. */
-  decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): string {
+  decisionRow(resolution: Resolution, source: DecisionSource, unitKey: string, eventId: string, parts: SharedParts): PiecesRow {
     const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
     const timestamp = quotedTime(source.timestamp);
-    pieces.push("[", timestamp, ",[");
-    pieces.quoted(eventId);
-    pieces.push(',{"type":"decision","unitKey":');
-    pieces.quoted(unitKey);
-    pieces.push(',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
+    rowPieces.push("[", timestamp, ",[");
+    rowPieces.quoted(eventId);
+    rowPieces.push(',{"type":"decision","unitKey":');
+    rowPieces.quoted(unitKey);
+    rowPieces.push(',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
       const tails = this.tailsOf(layer);
-      pieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
+      rowPieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
     }
-    pieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":');
-    pieces.quoted(source.decisionId);
-    pieces.push(tail);
-    if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
-    pieces.push("}]]");
-    return pieces.join();
+    rowPieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":');
+    rowPieces.quoted(source.decisionId);
+    rowPieces.push(tail);
+    if (parts.filteredContext !== undefined) rowPieces.push(',"filteredContext":', parts.filteredContext);
+    rowPieces.push("}]]");
+    return rowPieces.row(LOG_FORMAT_COMPACT);
   }
 
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */

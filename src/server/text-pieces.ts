@@ -3,6 +3,9 @@
 // `length = 0` gives the store up, and the next text's pushes then grew a new one (17, then 41
 // slots…), ~45 % of what building a text allocated. One per module that writes texts, reused, as
 // nothing between a push and its join awaits.
+import type { LogFormat } from "../store/log-row.js";
+import type { UnjoinedText } from "../store/sqlite/writer/append-ring.js";
+
 /** What JSON.stringify writes other than as it is; any surrogate, paired or not, to keep this short. */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
@@ -50,14 +53,83 @@ export class TextPieces {
   /** Forgets what was pushed since the last join. */
   clear(): void {
     this.count = 0;
+    this.generation++;
+  }
+
+  /** Increases at each join (or write, or clear): a PiecesRow of an earlier text is stale. */
+  private generation = 0;
+
+  /**
+   * The text pushed since the last join as a log row, not joined: the log writer writes it into
+   * its ring in place (3.1 KiB a resolve was the joined copy). Take it before the next push.
+   */
+  row(format: LogFormat): PiecesRow {
+    return new PiecesRow(this, this.generation, format);
+  }
+
+  /** UTF-16 code units pushed since the last join. */
+  chars(generation: number): number {
+    this.check(generation);
+    const parts = this.parts;
+    let chars = 0;
+    for (let i = 0; i < this.count; i++) chars += parts[i]!.length;
+    return chars;
+  }
+
+  /** Writes the text pushed since the last join as UTF-8 at `offset`, as join() would give it; returns the bytes written. */
+  writeUtf8(generation: number, into: Buffer, offset: number): number {
+    this.check(generation);
+    const parts = this.parts;
+    let at = offset;
+    for (let i = 0; i < this.count; i++) at += into.utf8Write(parts[i]!, at);
+    this.count = 0;
+    this.generation++;
+    return at - offset;
+  }
+
+  private check(generation: number): void {
+    if (generation !== this.generation) throw new Error("a text's pieces were used after the next text began");
+  }
+
+  /** The text of a PiecesRow (of `generation`). */
+  joinOf(generation: number): string {
+    this.check(generation);
+    return this.join();
   }
 
   /** The text pushed since the last join. */
   join(): string {
+    this.generation++;
     const parts = this.parts;
     // Shortened in place (no new store), then long enough again for the next text without one.
     parts.length = this.count;
     this.count = 0;
     return parts.join("");
+  }
+}
+
+/**
+ * A log row whose text is a TextPieces' pending text: the SQLite writer thread's ring takes its
+ * bytes (UnjoinedText), any other store reads `text`, joined once. Valid until its pieces' next text.
+ */
+export class PiecesRow implements UnjoinedText {
+  private joined: string | undefined;
+
+  constructor(
+    private readonly pieces: TextPieces,
+    private readonly generation: number,
+    readonly format: LogFormat,
+  ) {}
+
+  get text(): string {
+    return (this.joined ??= this.pieces.joinOf(this.generation));
+  }
+
+  get chars(): number {
+    return this.joined?.length ?? this.pieces.chars(this.generation);
+  }
+
+  writeUtf8(into: Buffer, offset: number): number {
+    return this.joined === undefined ? this.pieces.writeUtf8(this.generation, into, offset) : into.utf8Write(this.joined, offset);
   }
 }

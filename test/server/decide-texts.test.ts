@@ -72,7 +72,7 @@ describe("texts written straight from a decision", () => {
         const events = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
 
         if (decided.length > 0) {
-          expect(decisionRow(new VersionTexts(bundle), decided, parts, events.map((e) => e.id), source)).toBe(encodeLogRow(events).text);
+          expect(decisionRow(new VersionTexts(bundle), decided, parts, events.map((e) => e.id), source).text).toBe(encodeLogRow(events).text);
           expect(decideAnswer(decided[0]!, parts[0]!, bundle.version, timestamp)).toBe(JSON.stringify(responseBody(decided[0]!.decision, decided[0]!.decisionId, bundle.version, NOW)));
         }
         const results = outcomes.map((o) => ("decision" in o ? responseBody(o.decision, o.decisionId, bundle.version, NOW) : o));

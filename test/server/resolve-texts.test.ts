@@ -52,7 +52,7 @@ describe("texts written straight from a resolution", () => {
         const event = decisionEvent(resolution, source, unit);
         const parts = sharedParts(resolution);
 
-        expect(texts.decisionRow(resolution, source, unit, event.id, parts)).toBe(encodeLogRow([event]).text);
+        expect(texts.decisionRow(resolution, source, unit, event.id, parts).text).toBe(encodeLogRow([event]).text);
         expect(JSON.stringify(event.body.layers)).toBe(JSON.stringify(resolution.layers.map(assignedLayer)));
         const ids = { decisionId, timestamp, version: tenant.configVersion };
         expect(texts.resolveAnswer(resolution, ids, parts)).toBe(JSON.stringify(resolveResponse(resolution, ids)));

@@ -21,7 +21,6 @@ import { childSpanRunner, inChildSpan } from "../middleware/observe.js";
 import { type DecideSource, type Decided, batchAnswer, decideAnswer, decisionParts, decisionRow } from "../decide-texts.js";
 import type { SharedParts } from "../resolve-texts.js";
 import { isoTime } from "../decision-event.js";
-import { LOG_FORMAT_COMPACT } from "../../store/log-row.js";
 import { DEFAULT_ENV, type JsonBody, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import { keyOf, requestIdOf } from "../middleware/request-scope.js";
 
@@ -173,8 +172,7 @@ function record(events: EventStore, entry: BundleEntry, decided: readonly Decide
   if (decided.length === 0) return undefined;
   try {
     const stored = decided.map((o) => decideEvent(o.decision, o.decisionId, source));
-    const row = { text: decisionRow(entry.texts, decided, parts, stored.map((event) => event.id), source), format: LOG_FORMAT_COMPACT } as const;
-    return events.append(stored, row);
+    return events.append(stored, decisionRow(entry.texts, decided, parts, stored.map((event) => event.id), source));
   } catch (error) {
     return Promise.reject(error);
   }

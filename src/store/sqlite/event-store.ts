@@ -110,7 +110,7 @@ export class SqliteEventStore implements EventStore {
       const row = encoded ?? encodeLogRow(events);
       const facts = rowFacts(events);
       const read = this.listeners.size === 0 ? undefined : this.readBy(events);
-      const appended = this.writer.append({ text: row.text, format: row.format, count: events.length, facts });
+      const appended = this.writer.append({ row, count: events.length, facts });
       return read === undefined ? appended.then(receiptOf) : this.feedWhenCommitted(appended, read);
     } catch (error) {
       return Promise.reject(error);

@@ -13,11 +13,19 @@ import type { StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
-import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterOptions } from "./protocol.js";
-import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
+import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterData, type WriterOptions } from "./protocol.js";
+import { type RingMemory, RingWriter, type RowText, ringMemory } from "./append-ring.js";
+import type { RowFacts } from "./row-facts.js";
+
+/** An append as the event store gives it: its row (a PiecesRow's text is written where it goes, not joined), its event count and facts. */
+export interface WriterAppend {
+  readonly row: RowText;
+  readonly count: number;
+  readonly facts: RowFacts;
+}
 
 export interface LogWriter {
-  append(input: AppendInput): Promise<LogAppend>;
+  append(input: WriterAppend): Promise<LogAppend>;
   /** A port fed each committed batch, off this thread (EventStore.committedFeed); only a writer thread has one. */
   committedFeed?(): MessagePort | undefined;
   /** "down" from a failed append until an append succeeds: what /health reports for writes. */
@@ -56,9 +64,9 @@ export class InlineLogWriter implements LogWriter {
     });
   }
 
-  async append(input: AppendInput): Promise<LogAppend> {
+  async append({ row, count, facts }: WriterAppend): Promise<LogAppend> {
     try {
-      const { row: _row, ...receipt } = await this.group.submit(input);
+      const { row: _row, ...receipt } = await this.group.submit({ text: row.text, format: row.format, count, facts });
       this.writes.ok();
       return receipt;
     } catch (error) {
@@ -86,21 +94,6 @@ interface Waiting {
   reject(error: Error): void;
 }
 
-/** An append of a shared row (shared-row.ts): its events are the row's from `offset`, `count` of them. */
-interface Member extends Waiting {
-  readonly offset: number;
-  readonly count: number;
-}
-
-/** An append of this turn, or a row that consecutive appends share, waiting to be sent. */
-interface Outgoing {
-  readonly id: number;
-  readonly sentAt: number;
-  readonly input: AppendInput;
-  /** Set once a second append joins: the first one's text is then no longer the row's. */
-  row?: SharedRow;
-}
-
 export class WriteFailed extends Error {
   readonly code: string | undefined;
   constructor(failure: WriteFailure) {
@@ -110,50 +103,95 @@ export class WriteFailed extends Error {
   }
 }
 
+/**
+ * Appends cross to the thread through a ring in shared memory (append-ring.ts), published once a
+ * turn; an append whose facts are not numbers, or whose text is larger than half the ring,
+ * crosses as a message (its stand-in keeps its place in the ring). Answers come back as messages,
+ * one per group.
+ */
 export class WorkerLogWriter implements LogWriter {
   private worker: Worker;
+  private ring: RingWriter;
   private nextId = 1;
-  /** By item id: its append, or the appends of its shared row. */
-  private readonly waiting = new Map<number, Waiting | Member[]>();
+  private readonly waiting = new Map<number, Waiting>();
   private readonly writes = new WriteHealth();
   private closing: Promise<void> | undefined;
-  /** Appends of this turn of the event loop, sent together (protocol.ts). */
-  private outbox: Outgoing[] = [];
+  /** Appends of this turn that cross as messages (protocol.ts): their stand-ins are in the ring. */
+  private outbox: AppendItem[] = [];
+  /** Appends waiting for the ring's room, in order, their texts joined; every later append waits behind them. */
+  private backlog: AppendItem[] = [];
+  /** Whether this turn's records are yet to be published. */
+  private unpublished = false;
   /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
   private alive = true;
+  private readonly publish = (): void => this.endTurn();
 
   constructor(private readonly options: WriterOptions) {
-    // Appends posted before the thread is up wait in its port.
-    this.worker = spawn(options);
+    // Appends written before the thread is up wait in the ring.
+    const memory = ringMemory(options.ringBytes);
+    this.ring = new RingWriter(memory);
+    this.worker = spawn(options, memory);
     this.attach(this.worker);
   }
 
-  append(input: AppendInput): Promise<LogAppend> {
+  append(input: WriterAppend): Promise<LogAppend> {
     if (this.closing) return Promise.reject(new Error("the event log is closed"));
     if (!this.alive) return Promise.reject(new WriteFailed({ message: "the event log's writer thread is restarting" }));
     return new Promise<LogAppend>((resolve, reject) => {
-      const last = this.outbox.at(-1);
-      if (last !== undefined && mayShareRow(input) && this.share(last, input, resolve, reject)) return;
       const id = this.nextId++;
       this.waiting.set(id, { resolve, reject });
-      if (this.outbox.length === 0) setImmediate(() => this.send());
-      this.outbox.push({ id, sentAt: Date.now(), input });
+      const sentAt = Date.now();
+      const { row, count, facts } = input;
+      if (this.backlog.length === 0 && this.put(id, sentAt, row, count, facts)) return this.turnEnds();
+      // No room: it waits, its text joined (a PiecesRow's pieces are the next request's).
+      this.backlog.push({ id, sentAt, text: row.text, format: row.format, count, facts });
+      if (this.backlog.length === 1) this.askRoom();
     });
   }
 
-  /** Adds `input` to the row of the turn's last append when they may share it; false when not. */
-  private share(last: Outgoing, input: AppendInput, resolve: Waiting["resolve"], reject: Waiting["reject"]): boolean {
-    let row = last.row;
-    if (row === undefined) {
-      if (!mayShareRow(last.input) || last.input.facts.newest !== input.facts.newest) return false;
-      row = last.row = new SharedRow(input.facts.newest);
-      const first = this.waiting.get(last.id) as Waiting;
-      this.waiting.set(last.id, [{ ...first, offset: row.add(last.input), count: last.input.count }]);
-    } else if (!row.takes(input)) {
-      return false;
+  /** Writes an append into the ring, or its stand-in and its message; false when the ring has no room. */
+  private put(id: number, sentAt: number, row: RowText, count: number, facts: RowFacts): boolean {
+    if (facts.senders.length === 0 && facts.discovered.length === 0 && !this.ring.tooLarge(row, facts.newest)) {
+      return this.ring.put(id, sentAt, row, count, facts.newest);
     }
-    (this.waiting.get(last.id) as Member[]).push({ resolve, reject, offset: row.add(input), count: input.count });
+    if (!this.ring.putStandIn(id)) return false;
+    this.outbox.push({ id, sentAt, text: row.text, format: row.format, count, facts });
     return true;
+  }
+
+  private turnEnds(): void {
+    if (this.unpublished) return;
+    this.unpublished = true;
+    setImmediate(this.publish);
+  }
+
+  private endTurn(): void {
+    this.unpublished = false;
+    this.ring.publish();
+    if (this.outbox.length === 0) return;
+    this.worker.postMessage({ type: "append", items: this.outbox } satisfies ToWriter);
+    this.outbox = [];
+  }
+
+  /** The thread says when it has taken records (a "room" message); at once when the ring is empty. */
+  private askRoom(): void {
+    if (!this.ring.wantRoom()) setImmediate(() => this.room());
+  }
+
+  /** The ring has room: the backlog goes in, in order, as far as it fits. */
+  private room(): void {
+    if (!this.alive || this.closing) return;
+    const backlog = this.backlog;
+    let taken = 0;
+    while (taken < backlog.length) {
+      const item = backlog[taken]!;
+      if (!this.put(item.id, item.sentAt, item, item.count, item.facts)) break;
+      taken++;
+    }
+    if (taken === 0 && backlog.length === 0) return;
+    backlog.splice(0, taken);
+    this.turnEnds();
+    if (backlog.length > 0) this.askRoom();
   }
 
   /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the log until it asks again. */
@@ -168,32 +206,26 @@ export class WorkerLogWriter implements LogWriter {
     return this.writes.state;
   }
 
+  /** Commits what is queued, the backlog too (it follows the ring's records), and ends the thread. */
   close(): Promise<void> {
     this.closing ??= new Promise<void>((resolve) => {
       this.worker.once("exit", () => resolve());
-      this.send();
-      this.worker.postMessage({ type: "close" } satisfies ToWriter);
+      this.endTurn();
+      this.worker.postMessage({ type: "close", items: this.backlog } satisfies ToWriter);
+      this.backlog = [];
     });
     return this.closing;
-  }
-
-  private send(): void {
-    if (this.outbox.length === 0) return;
-    const items = this.outbox.map(({ id, sentAt, input, row }): AppendItem => {
-      const { text, format, count, facts } = row?.pieces() ?? input;
-      // Named, not spread: one object of a fixed shape per item.
-      return { id, sentAt, text, format, count, facts };
-    });
-    this.outbox = [];
-    this.worker.postMessage({ type: "append", items } satisfies ToWriter);
   }
 
   private attach(worker: Worker): void {
     worker.on("message", (message: FromWriter) => this.receive(message));
     worker.on("error", (error) => this.lost(error));
     worker.on("exit", (code) => {
-      if (this.closing) return;
-      this.lost(new Error(`the event log's writer thread exited (code ${code})`));
+      const error = new Error(`the event log's writer thread exited (code ${code})`);
+      if (!this.closing) return this.lost(error);
+      // Closed: every append was answered before the thread ended, but for a bug; none waits forever.
+      for (const waiting of this.waiting.values()) waiting.reject(error);
+      this.waiting.clear();
     });
   }
 
@@ -201,6 +233,9 @@ export class WorkerLogWriter implements LogWriter {
     switch (message.type) {
       case "answers":
         for (const one of message.answers) this.answered(one);
+        return;
+      case "room":
+        this.room();
         return;
       case "ready":
       case "closed":
@@ -214,31 +249,32 @@ export class WorkerLogWriter implements LogWriter {
     if (waiting === undefined) return;
     if ("receipt" in one) {
       this.writes.ok();
-      if (!Array.isArray(waiting)) waiting.resolve(one.receipt);
-      else for (const member of waiting) member.resolve(shareOf(one.receipt, member.offset, member.count));
+      waiting.resolve(one.receipt);
     } else {
       this.writes.failed();
-      const error = new WriteFailed(one.error);
-      if (!Array.isArray(waiting)) waiting.reject(error);
-      else for (const member of waiting) member.reject(error);
+      waiting.reject(new WriteFailed(one.error));
     }
   }
 
   /**
    * The thread died (a bug, or out of memory): the appends it held may or may not have committed,
-   * so they fail (the sender retries; event ids make that safe) and a new thread takes over.
+   * so they fail (the sender retries; event ids make that safe) and a new thread takes over, with
+   * a ring of its own (what the old one held is forgotten with those appends).
    */
   private lost(error: Error): void {
     if (!this.alive) return;
     this.alive = false;
     this.writes.failed();
-    for (const waiting of this.waiting.values()) for (const one of Array.isArray(waiting) ? waiting : [waiting]) one.reject(error);
+    for (const waiting of this.waiting.values()) waiting.reject(error);
     this.waiting.clear();
     this.outbox = [];
+    this.backlog = [];
     this.worker.removeAllListeners();
     // A pause first: a thread that dies at start would otherwise be respawned in a tight loop.
     setTimeout(() => {
-      this.worker = spawn(this.options);
+      const memory = ringMemory(this.options.ringBytes);
+      this.ring = new RingWriter(memory);
+      this.worker = spawn(this.options, memory);
       this.attach(this.worker);
       this.alive = true;
     }, RESPAWN_PAUSE_MS).unref();
@@ -247,6 +283,6 @@ export class WorkerLogWriter implements LogWriter {
 
 const RESPAWN_PAUSE_MS = 500;
 
-function spawn(options: WriterOptions): Worker {
-  return startThread(new URL("./writer-worker.js", import.meta.url), options);
+function spawn(options: WriterOptions, ring: RingMemory): Worker {
+  return startThread(new URL("./writer-worker.js", import.meta.url), { ...options, ring } satisfies WriterData);
 }

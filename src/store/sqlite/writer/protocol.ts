@@ -1,7 +1,7 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
 import type { MessagePort } from "node:worker_threads";
 import type { AppendInput, LogAppend } from "./event-log.js";
-import { joinShared } from "./shared-row.js";
+import type { RingMemory } from "./append-ring.js";
 
 export type { AppendInput } from "./event-log.js";
 
@@ -10,31 +10,28 @@ export interface WriterOptions {
   readonly path: string;
   /** How long an append waits for another process's write lock before it fails (then: 503). */
   readonly busyTimeoutMs: number;
+  /** The append ring's size (append-ring.ts), a power of two; DEFAULT_RING_BYTES when absent. */
+  readonly ringBytes?: number;
+}
+
+/** The thread's workerData: its options and its ring's memory. */
+export interface WriterData extends WriterOptions {
+  readonly ring: RingMemory;
 }
 
 /**
- * `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from when this
- * thread is free. `text` as pieces: a shared row's (shared-row.ts), its head then each append's
- * events, joined on this thread rather than on the server's, where the joined copy of every
- * decision's row was 1.4 KiB per resolve (the pieces are slices, which cross without a copy there).
+ * An append that crosses as a message (its stand-in is in the ring, append-ring.ts). `sentAt`:
+ * Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free.
  */
-export type AppendItem = { readonly id: number; readonly sentAt: number } & Omit<AppendInput, "text"> & { readonly text: string | readonly string[] };
+export type AppendItem = { readonly id: number; readonly sentAt: number } & AppendInput;
 
-/** The append an item asks for, its text joined. */
-export function inputOf(item: AppendItem): AppendItem & AppendInput {
-  return typeof item.text === "string" ? (item as AppendItem & AppendInput) : { ...item, text: joinShared(item.text) };
-}
-
-/**
- * Appends travel in batches, one message for all those a turn of the event loop produced (and
- * answers likewise): on a shared core each message is a wake-up and a context switch, and one
- * per request kept the writer's groups small.
- */
+/** Messages of a turn go together, one for all the appends that cross as messages. */
 export type ToWriter =
   | { readonly type: "append"; readonly items: readonly AppendItem[] }
   /** From now on, each group's committed batches go to `port` too, as one CommittedRow[] message (the Parquet copy's feed). */
   | { readonly type: "feed"; readonly port: MessagePort }
-  | { readonly type: "close" };
+  /** After the ring's records, `items` (the appends that waited for its room), then the thread ends. */
+  | { readonly type: "close"; readonly items: readonly AppendItem[] };
 
 export interface WriteFailure {
   readonly message: string;
@@ -45,6 +42,8 @@ export interface WriteFailure {
 export type FromWriter =
   | { readonly type: "ready" }
   | { readonly type: "answers"; readonly answers: readonly Answer[] }
+  /** The ring has room again, after the server's thread asked (RingWriter.wantRoom). */
+  | { readonly type: "room" }
   | { readonly type: "closed" };
 
 export type Answer = { readonly id: number; readonly receipt: LogAppend } | { readonly id: number; readonly error: WriteFailure };

@@ -55,16 +55,10 @@ export class SharedRow {
     return offset;
   }
 
-  /** The row to store, its text as pieces for joinShared (on the writer's thread): its head, then each append's events, slices of their own texts. */
-  pieces(): Omit<AppendInput, "text"> & { readonly text: readonly string[] } {
-    const facts = { senders: NONE, discovered: NONE, newest: this.receivedAt };
-    return { text: [`["${this.receivedAt}",`, ...this.parts], format: LOG_FORMAT_COMPACT, count: this.events, facts };
-  }
-
-  /** The row to store, its text joined. */
+  /** The row to store. */
   input(): AppendInput {
-    const row = this.pieces();
-    return { ...row, text: joinShared(row.text) };
+    const facts = { senders: NONE, discovered: NONE, newest: this.receivedAt };
+    return { text: `["${this.receivedAt}",${this.parts.join(",")}]`, format: LOG_FORMAT_COMPACT, count: this.events, facts };
   }
 }
 
@@ -75,8 +69,3 @@ export function shareOf(row: LogAppend, offset: number, count: number): LogAppen
 }
 
 const NONE: readonly never[] = Object.freeze([]);
-
-/** A shared row's text from SharedRow.pieces(). */
-export function joinShared([head, ...parts]: readonly string[]): string {
-  return `${head!}${parts.join(",")}]`;
-}

@@ -6,13 +6,15 @@
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
-import type { CommittedRow } from "../../log-row.js";
+import type { CommittedRow, LogFormat } from "../../log-row.js";
 import { FeedWindow, charsOf } from "../../feed-window.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
-import { type AppendInput, type Answer, type FromWriter, type ToWriter, type WriterOptions, failureOf, inputOf } from "./protocol.js";
+import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
+import { RingReader } from "./append-ring.js";
+import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
 
 const port = parentPort!;
-const options = workerData as WriterOptions;
+const options = workerData as WriterData;
 const send = (message: FromWriter): void => port.postMessage(message);
 
 const db = new Database(options.path, { timeout: options.busyTimeoutMs });
@@ -35,11 +37,19 @@ let feedWindow = new FeedWindow();
 
 port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
+    take();
+    for (const item of message.items) submit(item, item.sentAt, [item.id], NO_OFFSETS);
     group.flush();
-    db.close();
-    send({ type: "closed" });
-    feed?.close();
-    port.close();
+    closed = true;
+    ring.wake();
+    // After the commits' answers (their promises' callbacks run before any immediate), not before: they go with the port.
+    setImmediate(() => {
+      deliver();
+      db.close();
+      send({ type: "closed" });
+      feed?.close();
+      port.close();
+    });
     return;
   }
   if (message.type === "feed") {
@@ -53,31 +63,128 @@ port.on("message", (message: ToWriter) => {
     });
     return;
   }
-  for (const item of message.items) {
-    const { id } = item;
-    group.submit(inputOf(item), item.sentAt).then(
-      ({ row, ...receipt }) => {
-        if (row && feed) fed.push({ seq: receipt.firstSeq, count: receipt.stored, text: row.text, format: row.format });
-        answer({ id, receipt });
-      },
-      (error: unknown) => answer({ id, error: failureOf(error) }),
-    );
-  }
+  for (const item of message.items) arrived.set(item.id, item);
+  look();
 });
+
+const ring = new RingReader(options.ring);
+/** Appends that crossed as messages, by id, until the ring's reading reaches their stand-ins. */
+const arrived = new Map<number, AppendItem>();
+let closed = false;
+/** Whether the reading stopped at a stand-in whose message has not come. */
+let stalled = false;
+let waiting = false;
+let scheduled = false;
+
+/** Takes what the ring holds, then waits for more once the groups it gave have run. */
+function look(): void {
+  take();
+  if (closed || stalled || scheduled) return;
+  scheduled = true;
+  setImmediate(sleep);
+}
+
+function sleep(): void {
+  scheduled = false;
+  if (closed || stalled || waiting) return;
+  const published = ring.whenPublished();
+  if (published === undefined) return look();
+  waiting = true;
+  void published.then(() => {
+    waiting = false;
+    look();
+  });
+}
+
+/**
+ * Submits the ring's records in order, consecutive ones that may share a log row (shared-row.ts)
+ * as one, and frees their room.
+ */
+function take(): void {
+  stalled = false;
+  let row: SharedRow | undefined;
+  let first: AppendInput | undefined;
+  let sentAt = 0;
+  const ids: number[] = [];
+  const offsets: number[] = [];
+  const endRow = (): void => {
+    if (first === undefined) return;
+    if (ids.length === 1) {
+      offsets.length = 0;
+      submit(first, sentAt, ids.splice(0), NO_OFFSETS);
+    } else submit(row!.input(), sentAt, ids.splice(0), offsets.splice(0));
+    row = first = undefined;
+  };
+  for (let record = ring.peek(); record !== undefined; record = ring.peek()) {
+    if (record.kind === "message") {
+      const item = arrived.get(record.id);
+      if (item === undefined) {
+        stalled = true;
+        break;
+      }
+      arrived.delete(record.id);
+      endRow();
+      submit(item, item.sentAt, [item.id], NO_OFFSETS);
+    } else {
+      const input: AppendInput = { text: record.text, format: record.format as LogFormat, count: record.count, facts: { senders: NONE, discovered: NONE, newest: record.newest } };
+      if (!mayShareRow(input)) {
+        endRow();
+        submit(input, record.sentAt, [record.id], NO_OFFSETS);
+      } else {
+        if (row !== undefined && !row.takes(input)) endRow();
+        if (row === undefined) {
+          row = new SharedRow(record.newest);
+          first = input;
+          sentAt = record.sentAt;
+        }
+        offsets.push(row.add(input));
+        ids.push(record.id);
+      }
+    }
+    ring.take();
+  }
+  endRow();
+  if (ring.release()) send({ type: "room" });
+}
+
+/** Appends `input`, the row of the appends `ids` (their events from `offsets` on, when it is shared). */
+function submit(input: AppendInput, sentAt: number, ids: readonly number[], offsets: readonly number[]): void {
+  group.submit(input, sentAt).then(
+    ({ row, ...receipt }) => {
+      if (row && feed) fed.push({ seq: receipt.firstSeq, count: receipt.stored, text: row.text, format: row.format });
+      if (offsets === NO_OFFSETS) return answer({ id: ids[0]!, receipt });
+      for (let i = 0; i < ids.length; i++) {
+        const end = i + 1 < ids.length ? offsets[i + 1]! : input.count;
+        answer({ id: ids[i]!, receipt: shareOf(receipt, offsets[i]!, end - offsets[i]!) });
+      }
+    },
+    (error: unknown) => {
+      const failure = failureOf(error);
+      for (const id of ids) answer({ id, error: failure });
+    },
+  );
+}
+
+const NONE: readonly never[] = Object.freeze([]);
+const NO_OFFSETS: readonly number[] = Object.freeze([]);
 
 /** Answers of a group go back in one message, and its batches to the feed in another. */
 let answers: Answer[] = [];
 let fed: CommittedRow[] = [];
 function answer(one: Answer): void {
-  if (answers.length === 0) setImmediate(() => {
-    // The feed first: a copy told to look once an append is answered finds the batch in memory.
-    // Past the window the copy reads these batches from the log instead.
-    if (fed.length > 0 && feedWindow.admit(charsOf(fed))) feed?.postMessage(fed);
-    fed = [];
-    send({ type: "answers", answers });
-    answers = [];
-  });
+  if (answers.length === 0) setImmediate(deliver);
   answers.push(one);
 }
 
+function deliver(): void {
+  if (answers.length === 0) return;
+  // The feed first: a copy told to look once an append is answered finds the batch in memory.
+  // Past the window the copy reads these batches from the log instead.
+  if (fed.length > 0 && feedWindow.admit(charsOf(fed))) feed?.postMessage(fed);
+  fed = [];
+  send({ type: "answers", answers });
+  answers = [];
+}
+
 send({ type: "ready" });
+look();
