@@ -7,7 +7,7 @@ import { TextPieces } from "../../src/server/text-pieces.js";
 import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 
 const AT = "2026-11-28T04:00:00.123Z";
-const row = (text: string) => ({ text, format: LOG_FORMAT_COMPACT });
+const row = (text: string) => ({ text, format: LOG_FORMAT_COMPACT }) as const;
 
 /** Takes every published record; its room is freed. */
 function takeAll(reader: RingReader): unknown[] {

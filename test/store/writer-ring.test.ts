@@ -43,7 +43,7 @@ describe("appends through a small ring", () => {
     const dir = tempDir();
     const writer = writerOn(dir);
     // ~60 records of ~300 bytes in one turn (the ring holds ~13), every tenth one of 10 KB.
-    const events = Array.from({ length: 60 }, (_, i) => makeEvent(`e${i}`, i % 10 === 9 ? { payload: { pad: "p".repeat(10_000) } } : {}));
+    const events = Array.from({ length: 60 }, (_, i) => makeEvent(`e${i}`, i % 10 === 9 ? { body: { type: "track", pad: "p".repeat(10_000) } } : {}));
     const receipts = await Promise.all(events.map((event) => writer.append(appendOf([event]))));
     expect(receipts.map((r) => r.firstSeq)).toEqual(events.map((_, i) => i + 1));
     await writer.close();
