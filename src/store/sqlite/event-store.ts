@@ -128,28 +128,32 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  private async feedWhenCommitted(appended: Promise<LogAppend>, read: readonly (StoredEvent | undefined)[]): Promise<AppendReceipt> {
-    const receipt = await appended;
-    if (receipt.stored > 0) {
-      const span = { first: receipt.firstSeq, last: receipt.lastSeq };
-      const skipped = receipt.skipped.length > 0 ? new Set(receipt.skipped) : undefined;
-      for (const [listener, reads] of this.listeners) {
-        const committed: SequencedEvent[] = [];
-        let seq = receipt.firstSeq;
-        for (let i = 0; i < read.length; i++) {
-          if (skipped?.has(i)) continue;
-          const event = read[i];
-          if (event !== undefined && (reads === undefined || readsSafely(reads, event))) committed.push({ seq, event });
-          seq++;
-        }
-        try {
-          listener(committed, span);
-        } catch {
-          // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
-        }
+  /** A `.then`, not an async frame, and no array for a listener that reads none of the batch: this runs once per decision. */
+  private feedWhenCommitted(appended: Promise<LogAppend>, read: readonly (StoredEvent | undefined)[]): Promise<AppendReceipt> {
+    return appended.then((receipt) => {
+      if (receipt.stored > 0) this.feed(receipt, read);
+      return receiptOf(receipt);
+    });
+  }
+
+  private feed(receipt: LogAppend, read: readonly (StoredEvent | undefined)[]): void {
+    const span = { first: receipt.firstSeq, last: receipt.lastSeq };
+    const skipped = receipt.skipped.length > 0 ? new Set(receipt.skipped) : undefined;
+    for (const [listener, reads] of this.listeners) {
+      let committed: SequencedEvent[] | undefined;
+      let seq = receipt.firstSeq;
+      for (let i = 0; i < read.length; i++) {
+        if (skipped?.has(i)) continue;
+        const event = read[i];
+        if (event !== undefined && (reads === undefined || readsSafely(reads, event))) (committed ??= []).push({ seq, event });
+        seq++;
+      }
+      try {
+        listener(committed ?? NOTHING_COMMITTED, span);
+      } catch {
+        // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
       }
     }
-    return receiptOf(receipt);
   }
 
   committedFeed(): MessagePort | undefined {
@@ -231,6 +235,8 @@ function readsSafely(reads: CommitReads, event: StoredEvent): boolean {
   }
 }
 
+/** What a listener that reads none of a batch is given. */
+const NOTHING_COMMITTED: readonly SequencedEvent[] = Object.freeze([]);
 const receiptOf = ({ lastSeq, stored, duplicates }: LogAppend): AppendReceipt => ({ lastSeq, stored, duplicates });
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

@@ -13,7 +13,7 @@ import type { StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
 import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
-import { type AppendInput, type Answer, type AppendItem, type FromWriter, type ToWriter, type WriteFailure, type WriterData, type WriterOptions } from "./protocol.js";
+import { type AppendInput, type AppendItem, RECEIPT_NUMBERS, type FromWriter, type ToWriter, type WriteFailure, type WriterData, type WriterOptions } from "./protocol.js";
 import { type RingMemory, RingWriter, type RowText, ringMemory } from "./append-ring.js";
 import type { RowFacts } from "./row-facts.js";
 
@@ -231,9 +231,15 @@ export class WorkerLogWriter implements LogWriter {
 
   private receive(message: FromWriter): void {
     switch (message.type) {
-      case "answers":
-        for (const one of message.answers) this.answered(one);
+      case "answers": {
+        const { receipts } = message;
+        for (let i = 0; i < receipts.length; i += RECEIPT_NUMBERS) {
+          const receipt = { firstSeq: receipts[i + 1]!, lastSeq: receipts[i + 2]!, stored: receipts[i + 3]!, duplicates: receipts[i + 4]!, skipped: NONE };
+          this.answered(receipts[i]!, receipt, undefined);
+        }
+        for (const one of message.answers) this.answered(one.id, "receipt" in one ? one.receipt : undefined, "error" in one ? one.error : undefined);
         return;
+      }
       case "room":
         this.room();
         return;
@@ -243,16 +249,16 @@ export class WorkerLogWriter implements LogWriter {
     }
   }
 
-  private answered(one: Answer): void {
-    const waiting = this.waiting.get(one.id);
-    this.waiting.delete(one.id);
+  private answered(id: number, receipt: LogAppend | undefined, error: WriteFailure | undefined): void {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
     if (waiting === undefined) return;
-    if ("receipt" in one) {
+    if (receipt !== undefined) {
       this.writes.ok();
-      waiting.resolve(one.receipt);
+      waiting.resolve(receipt);
     } else {
       this.writes.failed();
-      waiting.reject(new WriteFailed(one.error));
+      waiting.reject(new WriteFailed(error!));
     }
   }
 
@@ -282,6 +288,8 @@ export class WorkerLogWriter implements LogWriter {
 }
 
 const RESPAWN_PAUSE_MS = 500;
+
+const NONE: readonly never[] = Object.freeze([]);
 
 function spawn(options: WriterOptions, ring: RingMemory): Worker {
   return startThread(new URL("./writer-worker.js", import.meta.url), { ...options, ring } satisfies WriterData);

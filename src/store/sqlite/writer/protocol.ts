@@ -41,10 +41,18 @@ export interface WriteFailure {
 
 export type FromWriter =
   | { readonly type: "ready" }
-  | { readonly type: "answers"; readonly answers: readonly Answer[] }
+  /**
+   * A group's answers: each receipt with nothing skipped as RECEIPT_NUMBERS numbers (id, firstSeq,
+   * lastSeq, stored, duplicates) in `receipts`, the rest (failures, duplicates cut) in `answers`.
+   * One typed array crosses as one object, where an answer object per append (its receipt and
+   * its empty `skipped`) was three to build on the server's thread.
+   */
+  | { readonly type: "answers"; readonly receipts: Float64Array; readonly answers: readonly Answer[] }
   /** The ring has room again, after the server's thread asked (RingWriter.wantRoom). */
   | { readonly type: "room" }
   | { readonly type: "closed" };
+
+export const RECEIPT_NUMBERS = 5;
 
 export type Answer = { readonly id: number; readonly receipt: LogAppend } | { readonly id: number; readonly error: WriteFailure };
 

@@ -171,19 +171,27 @@ const NO_OFFSETS: readonly number[] = Object.freeze([]);
 /** Answers of a group go back in one message, and its batches to the feed in another. */
 let answers: Answer[] = [];
 let fed: CommittedRow[] = [];
+/** Receipts with nothing skipped, as numbers (protocol.ts). */
+let receipts: number[] = [];
 function answer(one: Answer): void {
-  if (answers.length === 0) setImmediate(deliver);
-  answers.push(one);
+  if (answers.length === 0 && receipts.length === 0) setImmediate(deliver);
+  if ("receipt" in one && one.receipt.skipped.length === 0) {
+    const { firstSeq, lastSeq, stored, duplicates } = one.receipt;
+    receipts.push(one.id, firstSeq, lastSeq, stored, duplicates);
+  } else {
+    answers.push(one);
+  }
 }
 
 function deliver(): void {
-  if (answers.length === 0) return;
+  if (answers.length === 0 && receipts.length === 0) return;
   // The feed first: a copy told to look once an append is answered finds the batch in memory.
   // Past the window the copy reads these batches from the log instead.
   if (fed.length > 0 && feedWindow.admit(charsOf(fed))) feed?.postMessage(fed);
   fed = [];
-  send({ type: "answers", answers });
+  send({ type: "answers", receipts: Float64Array.from(receipts), answers });
   answers = [];
+  receipts = [];
 }
 
 send({ type: "ready" });
