@@ -9,6 +9,9 @@ import type { UnjoinedText } from "../store/sqlite/writer/append-ring.js";
 /** What JSON.stringify writes other than as it is; any surrogate, paired or not, to keep this short. */
 const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
+/** Pieces this long and longer are written by Buffer#utf8Write (writeUtf8). */
+const NATIVE_FROM = 64;
+
 export class TextPieces {
   private readonly parts: string[] = [];
   private count = 0;
@@ -81,7 +84,25 @@ export class TextPieces {
     this.check(generation);
     const parts = this.parts;
     let at = offset;
-    for (let i = 0; i < this.count; i++) at += into.utf8Write(parts[i]!, at);
+    for (let i = 0; i < this.count; i++) {
+      const part = parts[i]!;
+      const n = part.length;
+      // A native write costs ~75 ns a call, as much as copying ~70 characters here: the short
+      // pieces (most of a row's) are copied byte by byte while they are ASCII.
+      if (n < NATIVE_FROM) {
+        let j = 0;
+        for (; j < n; j++) {
+          const code = part.charCodeAt(j);
+          if (code >= 0x80) break;
+          into[at + j] = code;
+        }
+        if (j === n) {
+          at += n;
+          continue;
+        }
+      }
+      at += into.utf8Write(part, at);
+    }
     this.count = 0;
     this.generation++;
     return at - offset;
