@@ -88,4 +88,19 @@ describe("the append ring", () => {
     // Its pieces are gone with it: a second use is a bug, and says so.
     expect(() => piecesRow.writeUtf8(Buffer.alloc(64), 0)).toThrow(/pieces were used/);
   });
+
+  it("writes any pieces, short or long, ASCII or not, as their join's UTF-8", () => {
+    const memory = ringMemory(1 << 15);
+    const writer = new RingWriter(memory);
+    const reader = new RingReader(memory);
+    const pieces = new TextPieces();
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 100 }), fc.string({ unit: "binary", minLength: 60, maxLength: 100 })), { maxLength: 12 }), (texts) => {
+        for (const text of texts) pieces.push(text);
+        expect(writer.put(1, 0, pieces.row(LOG_FORMAT_COMPACT), 1, AT)).toBe(true);
+        writer.publish();
+        expect(takeAll(reader).map((record) => (record as { text: string }).text)).toEqual([texts.join("")]);
+      }),
+    );
+  });
 });
