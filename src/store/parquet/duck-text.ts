@@ -101,8 +101,9 @@ export interface RawRows {
 }
 
 /**
- * Where each event of a compact row starts (its `[`) and ends (its `]`), in pairs, when the text
- * can be cut exactly; undefined when not. A compact row reads `["<receivedAt>",["<id>",{…}],
+ * Where each event of a compact row starts (its `[`), where its id ends (the closing quote) and
+ * where its body ends (just after its `}`: a `,` there marks a discovered event), three numbers an
+ * event, when the text can be cut exactly; undefined when not. A compact row reads `["<receivedAt>",["<id>",{…}],
  * ["<id>",{…},1],…]`: each boundary between two events reads `],["`, which no string holds (a
  * string's quotes are escaped), so when the text holds exactly count − 1 of them they are the
  * boundaries. Each event is then checked for the shape `["<id>",{…}]` or `["<id>",{…},1]` with an
@@ -114,18 +115,20 @@ function cutEvents(text: string, count: number, first: number): number[] | undef
   const cuts: number[] = [];
   let start = first;
   for (let i = 0; i < count; i++) {
-    const end = i === count - 1 ? text.length - 2 : text.indexOf('],["', start);
-    if (end < 0) return undefined;
+    const next = text.indexOf('],["', start);
+    const last = i === count - 1;
+    if (last ? next >= 0 : next < 0) return undefined; // exactly count − 1 of them
+    const end = last ? text.length - 2 : next;
     const idEnd = text.indexOf('"', start + 2);
     const bodyEnd = text.charCodeAt(end - 1) === 0x31 && text.charCodeAt(end - 2) === 0x2c ? end - 2 : end; // `,1` marks a discovered event
     if (text.charCodeAt(start) !== 0x5b || text.charCodeAt(start + 1) !== 0x22 || idEnd < 0 || idEnd >= end) return undefined; // `["`
     if (text.charCodeAt(idEnd + 1) !== 0x2c || text.charCodeAt(idEnd + 2) !== 0x7b || text.charCodeAt(bodyEnd - 1) !== 0x7d) return undefined; // `,{` … `}`
     if (text.slice(start + 2, idEnd).includes("\\")) return undefined;
-    cuts.push(start, end);
+    cuts.push(start, idEnd, bodyEnd);
     start = end + 2;
   }
-  // The text's last two characters close the last event and the row; no boundary may be left over.
-  if (text.charCodeAt(text.length - 1) !== 0x5d || text.charCodeAt(text.length - 2) !== 0x5d || text.indexOf('],["', start) >= 0) return undefined;
+  // The text's last two characters close the last event and the row.
+  if (text.charCodeAt(text.length - 1) !== 0x5d || text.charCodeAt(text.length - 2) !== 0x5d) return undefined;
   return cuts;
 }
 
@@ -153,15 +156,14 @@ export async function stageRawRows(connection: DuckDBConnection, rows: readonly 
       }
       const received = BigInt(receivedMs);
       for (let i = Math.max(0, row.from - row.seq); i < row.count; i++) {
-        const start = cuts[2 * i]!;
-        const end = cuts[2 * i + 1]!;
-        const idEnd = text.indexOf('"', start + 2);
-        const discovered = text.charCodeAt(end - 1) === 0x31 && text.charCodeAt(end - 2) === 0x2c;
+        const start = cuts[3 * i]!;
+        const idEnd = cuts[3 * i + 1]!;
+        const bodyEnd = cuts[3 * i + 2]!;
         appender.appendBigInt(BigInt(row.seq + i));
         appender.appendBigInt(received);
         appender.appendVarchar(text.slice(start + 2, idEnd));
-        appender.appendVarchar(text.slice(idEnd + 2, discovered ? end - 2 : end));
-        if (discovered) appender.appendBoolean(true);
+        appender.appendVarchar(text.slice(idEnd + 2, bodyEnd));
+        if (text.charCodeAt(bodyEnd) === 0x2c) appender.appendBoolean(true);
         else appender.appendNull();
         appender.endRow();
         texts += 1;
