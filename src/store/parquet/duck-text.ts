@@ -21,9 +21,10 @@ const RAW = "log_events";
 const DECODED = "decoded";
 
 /**
- * Whether the text holds what DuckDB writes back differently from JSON.stringify when it
- * re-serializes a body: `\u` escapes (it writes control characters' hex in capitals, and refuses a
- * lone surrogate) and numbers with a positive exponent (`1e21` where JavaScript writes `1e+21`).
+ * Whether the text holds what DuckDB writes back differently from JSON.stringify when it writes a
+ * JSON value out as text (a layer's field that is not a string, read as VARCHAR): `\u` escapes (it
+ * writes control characters' hex in capitals, and refuses a lone surrogate) and numbers with a
+ * positive exponent (`1e21` where JavaScript writes `1e+21`). A body's text is its row's own slice.
  * Rows holding either (or something that looks like it, inside a string) are decoded in
  * JavaScript. What the regular expression /\\u|\de\+/ finds, by indexOf: the expression cost ~5 %
  * of a delivery's CPU (it tried a match at every digit). Searched from their rare characters, `\`
