@@ -142,6 +142,51 @@ describe("the archive writer's staging tables", () => {
     expect((await parquetRows(dir)).map((row) => Number(row.seq)).sort((a, b) => a - b)).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 1));
   }, 60_000);
 
+  /** pipeline.ts DEFAULT_FLUSH_CHARS: what a delivery holds at most of its rows' text. */
+  const FLUSH_CHARS = 6 * 1024 * 1024;
+
+  /** `count` of resolve's decision events (~1.3 KB each: six assignments, five layers) in one row, as the group commit stores them. */
+  function decisionRow(seq: number, count: number): LogRowFrom {
+    const receivedAt = "2026-11-20T10:00:00.000Z";
+    const events = Array.from({ length: count }, (_, i) => {
+      const n = seq + i;
+      const layers = ["checkout", "pricing", "onboarding", "recommendations", "recs"].map((layerId, l) => ({
+        layerId,
+        bucket: (n * 7919 + l * 104729) % 1000,
+        policyId: `${layerId}-test`,
+        policyKey: `${layerId}-test`,
+        allocationId: `${layerId}-${n % (l + 2)}`,
+        allocationName: `arm-${n % (l + 2)}`,
+        allocationKey: `arm-${n % (l + 2)}`,
+        ...(l > 2 && { probability: 1 / (l + 1) }),
+      }));
+      const assignments = { "checkout.buttonColor": n % 2 ? "blue" : "green", "checkout.oneClick": n % 3 === 0, "pricing.discountPercent": n % 5, "onboarding.flow": "guided", "recommendations.strategy": "personal", "recs.model": "a" };
+      const body = { type: "decision", unitKey: `user-${n}`, timestamp: receivedAt, assignments, layers, latencyMs: n / 1000, decisionId: `d-${n}`, configVersion: receivedAt, orgId: "org-1", projectId: "shop", env: "production" };
+      return { id: `01a220e9-79d9-7acd-9fe4-${String(n).padStart(12, "0")}`, receivedAt, orgId: "org-1", projectId: "shop", env: "production", type: "decision" as const, unitKey: body.unitKey, timestamp: receivedAt, decisionId: body.decisionId, body };
+    });
+    const { text, format } = encodeLogRow(events);
+    expect(format).toBe(LOG_FORMAT_COMPACT);
+    return { seq, count, text, format, from: seq };
+  }
+
+  it("writes a delivery of the pipeline's flushChars of decisions, five to a row, within WRITER_MEMORY_BYTES", async () => {
+    // Parsed as whole rows, a 2,048-row chunk held ~10,000 bodies at once, twice (the rows' parse
+    // and the bodies written back out): this delivery ran the writer out of memory, and every
+    // load's first delivery failed and was halved. Cut into events, DuckDB holds 2,048 at a time.
+    const dir = dataDir();
+    const writer = await DuckArchiveWriter.open(new NodeFileSink(join(dir, "parquet")), writerSettings(dir));
+    const delivery = new Delivery();
+    for (let seq = 1; delivery.chars < FLUSH_CHARS - 7_000; seq += 5) delivery.addRow(decisionRow(seq, 5));
+    try {
+      await writer.writeDelivery(delivery);
+    } finally {
+      writer.close();
+    }
+    const rows = await parquetRows(dir);
+    expect(rows.length).toBe(delivery.size);
+    expect(rows.length).toBeGreaterThan(4_000);
+  }, 60_000);
+
   it("hands freed memory back past WRITER_FLUSH_BYTES, not DuckDB's 128 / 512 MiB", async () => {
     const settings = writerSettings(dataDir());
     expect(settings.flushBytes).toBe(WRITER_FLUSH_BYTES);

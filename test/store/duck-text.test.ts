@@ -2,12 +2,13 @@
 // path wrote: the same files, and in them the same rows, column for column, for every kind of
 // event and body (escapes, unicode, numbers DuckDB prints otherwise, missing fields, times not in
 // toISOString's form), from rows taken whole or from the middle.
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, encodeLogRow } from "../../src/store/log-row.js";
 import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
+import { Delivery } from "../../src/store/parquet/delivery.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
@@ -214,5 +215,107 @@ describe("the Parquet copy from the log rows' text", () => {
 
   it("encodes compact rows for the events above: the text path is what they take", () => {
     for (const batch of batches().slice(0, -1)) expect(encodeLogRow(batch).format).toBe(LOG_FORMAT_COMPACT);
+  });
+});
+
+/** Each row a delivery of its own, straight to the writer; the files' rows in the order they are stored. */
+async function deliverRows(batches: StoredEvent[][]): Promise<{ files: Map<string, Record<string, unknown>[]>; started: string[] }> {
+  const folder = tempDir();
+  const sink = new NodeFileSink(folder);
+  const writer = await DuckArchiveWriter.open(sink, { threads: 1 });
+  const started = statementsStarted();
+  let seq = 1;
+  try {
+    for (const batch of batches) {
+      const { text, format } = encodeLogRow(batch);
+      const delivery = new Delivery();
+      delivery.addRow({ seq, count: batch.length, text, format, from: seq });
+      seq += batch.length;
+      await writer.writeDelivery(delivery);
+    }
+  } finally {
+    writer.close();
+    vi.restoreAllMocks();
+  }
+  const duck = await openDuck({ threads: 1 });
+  const files = new Map<string, Record<string, unknown>[]>();
+  try {
+    for (const path of (await sink.list()).sort()) {
+      files.set(path, (await duck.connection.runAndReadAll(`SELECT * FROM read_parquet(${sqlString(sink.pathOf(path))})`)).getRowObjectsJson());
+    }
+  } finally {
+    duck.close();
+  }
+  return { files, started };
+}
+
+describe("the copy's work per event", () => {
+  it("cuts each row into its events' text, and decodes in JavaScript a row it cannot cut exactly: the same files as the appender path", async () => {
+    const all = [
+      // `],["` outside a string, a body's own: the row is decoded in JavaScript.
+      [event("n1", DAY_1, "track", { event: "grid", cells: [["a"], ["b"]] }), event("n2", DAY_1, "track", { event: "buy", value: 2 })],
+      // The same characters inside a string are escaped (`],[\"`): the row is cut.
+      [event("n3", DAY_1, "track", { event: "text", s: '],["x",{' }), event("n4", DAY_1, "exposure", { layers }, false)],
+      // A body's `],["` that the events around it would pass for boundaries: one too many, decoded in JavaScript.
+      [event("n9", DAY_1, "track", { event: "nest", cells: [[{ a: 1 }], ["b", { c: 2 }]] }), event("n10", DAY_1, "track", { event: "buy", value: 3 })],
+      // An id with an escape: decoded in JavaScript.
+      [event('n5"', DAY_1, "track", { event: "buy", value: 1 })],
+      // Discovered events first, in the middle and last: cut.
+      [event("n6", DAY_1, "track", { event: "new" }, true), event("n7", DAY_1, "track", { event: "old" }), event("n8", DAY_1, "track", { event: "new" }, true)],
+    ];
+    const appender = join(await storeWithBatches(all), "appender");
+    await deliver(dirname(appender), appender, false);
+    const { files, started } = await deliverRows(all);
+    const old = [...(await archive(appender)).values()].flat().sort();
+    expect([...files.values()].flat().map((row) => JSON.stringify(row)).sort()).toEqual(old);
+    expect(old).toHaveLength(all.flat().length);
+    // The rows of n1, n9 and n5, not cut, are decoded and staged; the other two are copied from their
+    // text (n3's twice: unsorted, the first delivery's way, then sorted for its two types).
+    const copies = started.filter((sql) => sql.startsWith("COPY")).map((sql) => (sql.includes("FROM delivered") ? "staged" : "text"));
+    expect(copies).toEqual(["staged", "text", "text", "staged", "staged", "text"]);
+  });
+
+  it("reads the layers typed where every probability is a number and every attributionOnly a boolean, as JSON otherwise: the same files", async () => {
+    const typed = [
+      { layerId: "a", probability: 0.25, attributionOnly: true },
+      { layerId: "b", probability: null, attributionOnly: null },
+      {},
+      { layerId: "c", probability: 1e-7, attributionOnly: false },
+      { layerId: "d", probability: 12345678901234567890, policyKey: 7 },
+      { layerId: "e", probability: -0.5 },
+    ];
+    const all = [
+      [event("t1", DAY_1, "decision", { decisionId: "d-1", layers: typed })],
+      [event("t2", DAY_1, "exposure", { layers: [1, "x", { layerId: "f", probability: 1 }] })],
+      [event("j1", DAY_1, "exposure", { layers: [null, { layerId: "g", probability: 0.5 }] })],
+      [event("j2", DAY_1, "exposure", { layers: [{ layerId: "h", probability: "0.5" }] })],
+      [event("j3", DAY_1, "exposure", { layers: [{ layerId: "i", attributionOnly: 1 }] })],
+      [event("j4", DAY_1, "decision", { layers: [{ layerId: "k", probability: true }] })],
+    ];
+    const dataDir = await storeWithBatches(all);
+    const [appender, text] = [join(dataDir, "appender"), join(dataDir, "text")];
+    await deliver(dataDir, appender, false);
+    const started = statementsStarted();
+    await deliver(dataDir, text, true, 1);
+    const [old, fromText] = [await archive(appender), await archive(text)];
+    expect([...fromText.values()].flat().sort()).toEqual([...old.values()].flat().sort());
+    const copies = started.filter((sql) => sql.includes("RETURN_STATS"));
+    expect(copies).toHaveLength(all.length);
+    expect(copies.map((sql) => sql.includes('"probability":"DOUBLE"'))).toEqual([true, true, false, false, false, false]);
+  });
+
+  it("copies a delivery unsorted after a file of one type and name, and sorts one that holds more: every file in the archive's order", async () => {
+    const decisions = (from: number) => [0, 1, 2].map((i) => event(`d${from + i}`, DAY_1, "decision", { decisionId: `d-${from + i}`, layers }));
+    const mixed = (from: number) => [event(`m${from}`, DAY_1, "track", { event: "buy" }), event(`m${from + 1}`, DAY_1, "exposure", { layers }), event(`m${from + 2}`, DAY_1, "track", { event: "add" })];
+    const { files, started } = await deliverRows([decisions(1), decisions(4), mixed(7), mixed(10), decisions(13)]);
+    const order = (rows: Record<string, unknown>[]) =>
+      [...rows].sort((a, b) => String(a.type).localeCompare(String(b.type)) || String(a.name ?? "").localeCompare(String(b.name ?? "")) || Number(a.seq) - Number(b.seq));
+    expect(files.size).toBe(5);
+    for (const [path, rows] of files) expect(rows, path).toEqual(order(rows));
+    expect([...files.values()][2]!.map((row) => row.type)).toEqual(["exposure", "track", "track"]);
+    const copies = started.filter((sql) => sql.startsWith("COPY")).map((sql) => (sql.includes("ORDER BY") ? "sorted" : "unsorted"));
+    // The first mixed delivery is copied again, sorted; the next is sorted at once, and so is the
+    // first of decisions after it (which shows the one after may go unsorted again).
+    expect(copies).toEqual(["unsorted", "unsorted", "unsorted", "sorted", "sorted", "sorted"]);
   });
 });

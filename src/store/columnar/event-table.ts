@@ -17,6 +17,14 @@ export function createEventTable(connection: DuckDBConnection, name: string): Pr
 export const NUMBER = "IN ('BIGINT', 'UBIGINT', 'HUGEINT', 'DOUBLE')";
 /** A LayerAssignment's fields (the contract's) the `layers` column keeps, the last two checked for their JSON type below. */
 export const LAYER_SHAPE = '{"layerId":"VARCHAR","policyId":"VARCHAR","policyKey":"VARCHAR","allocationId":"VARCHAR","allocationKey":"VARCHAR","probability":"JSON","attributionOnly":"JSON"}';
+/**
+ * The same fields read straight into the `layers` column's types, with no lambda after: ~1.3 µs an
+ * event less for a decision's five layers. Only for JSON whose probabilities are all numbers or
+ * null, whose attributionOnly values are all booleans or null and whose arrays hold no null
+ * (json_transform casts "0.5" and true to a DOUBLE, and reads a null layer as NULL where the
+ * column has a layer of NULLs): duck-text.ts typedLayers tells.
+ */
+export const TYPED_LAYER_SHAPE = '{"layerId":"VARCHAR","policyId":"VARCHAR","policyKey":"VARCHAR","allocationId":"VARCHAR","allocationKey":"VARCHAR","probability":"DOUBLE","attributionOnly":"BOOLEAN"}';
 const LAYER_OF_JSON = `struct_pack(layerId := l.layerId, policyId := l.policyId, policyKey := l.policyKey, allocationId := l.allocationId, allocationKey := l.allocationKey,
   probability := CASE WHEN json_type(l.probability) ${NUMBER} THEN CAST(l.probability AS DOUBLE) END,
   attributionOnly := CASE WHEN json_type(l.attributionOnly) = 'BOOLEAN' THEN CAST(l.attributionOnly AS BOOLEAN) END)`;
