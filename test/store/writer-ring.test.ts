@@ -78,4 +78,23 @@ describe("appends through a small ring", () => {
     await writer.close();
     expect(await logOf(dir)).toEqual(inOrder(later));
   });
+
+  it("closes at once while a dead thread awaits its replacement, and starts none after", async () => {
+    const dir = tempDir();
+    const writer = writerOn(dir);
+    const before = makeEvent("before");
+    await writer.append(appendOf([before]));
+    const dead = (writer as unknown as { worker: Worker }).worker;
+    await dead.terminate();
+    // The close waited for the dead thread's exit, which had passed: a server's stop hung here.
+    const closing = writer.close().then(() => "closed");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise((resolve) => (timer = setTimeout(resolve, 5_000, "still waiting")));
+    expect(await Promise.race([closing, hung])).toBe("closed");
+    clearTimeout(timer);
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past the respawn's pause
+    expect((writer as unknown as { worker: Worker }).worker).toBe(dead);
+    await expect(writer.append(appendOf([makeEvent("after")]))).rejects.toThrow();
+    expect(await logOf(dir)).toEqual(inOrder([before]));
+  });
 });

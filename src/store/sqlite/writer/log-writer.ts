@@ -124,6 +124,8 @@ export class WorkerLogWriter implements LogWriter {
   private unpublished = false;
   /** False from the thread's death until its replacement is ready: appends fail at once meanwhile. */
   private alive = true;
+  /** The replacement thread's start, pending while `alive` is false. */
+  private respawn: ReturnType<typeof setTimeout> | undefined;
   private readonly publish = (): void => this.endTurn();
 
   constructor(private readonly options: WriterOptions) {
@@ -208,6 +210,12 @@ export class WorkerLogWriter implements LogWriter {
 
   /** Commits what is queued, the backlog too (it follows the ring's records), and ends the thread. */
   close(): Promise<void> {
+    // Between a thread's death and its replacement there is no thread to wait for: its exit has
+    // passed, and waiting on it held the server's stop for ever.
+    if (!this.alive && this.closing === undefined) {
+      clearTimeout(this.respawn);
+      this.closing = Promise.resolve();
+    }
     this.closing ??= new Promise<void>((resolve) => {
       this.worker.once("exit", () => resolve());
       this.endTurn();
@@ -277,7 +285,7 @@ export class WorkerLogWriter implements LogWriter {
     this.backlog = [];
     this.worker.removeAllListeners();
     // A pause first: a thread that dies at start would otherwise be respawned in a tight loop.
-    setTimeout(() => {
+    this.respawn = setTimeout(() => {
       const memory = ringMemory(this.options.ringBytes);
       this.ring = new RingWriter(memory);
       this.worker = spawn(this.options, memory);
