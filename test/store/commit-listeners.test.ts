@@ -53,4 +53,29 @@ describe("an append waiting for its commit", () => {
       await stores.close();
     }
   });
+
+  it("feeds only the listeners there when it was made: one that came while it waited reads it from the store", async () => {
+    const dir = tempDir();
+    const stores = openSqliteStores({ dataDir: dir, busyTimeoutMs: 30_000, writer: "worker" });
+    const cli = new Database(path.join(dir, DB_FILE_NAME));
+    try {
+      // The server's wake-up listener reads no event, so the waiting append keeps none.
+      stores.events.onCommitted(() => undefined, READS_NONE);
+      cli.exec("BEGIN IMMEDIATE");
+      const append = stores.events.append(Array.from({ length: 5 }, (_, i) => makeEvent(`late-${i}`, { decisionId: `dec-${i}` })));
+      await turn();
+      // A learner taking the lease now: its feed must not be told seqs 1..5 hold none of its events.
+      const fed: { ids: string[]; first: number; last: number }[] = [];
+      stores.events.onCommitted((events, span) => fed.push({ ids: events.map(({ event }) => event.id), ...span }), (event) => event.decisionId !== undefined);
+      cli.exec("ROLLBACK");
+      expect(await append).toEqual({ lastSeq: 5, stored: 5, duplicates: 0 });
+      const after = await stores.events.append([makeEvent("after", { decisionId: "dec-after" })]);
+      expect(after.lastSeq).toBe(6);
+      expect(fed).toEqual([{ ids: ["evt-after"], first: 6, last: 6 }]);
+    } finally {
+      if (cli.inTransaction) cli.exec("ROLLBACK");
+      cli.close();
+      await stores.close();
+    }
+  });
 });

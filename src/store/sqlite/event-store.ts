@@ -115,9 +115,10 @@ export class SqliteEventStore implements EventStore {
       if (events.length === 0) return Promise.resolve({ lastSeq: this.log.end(), stored: 0, duplicates: 0 });
       const row = encoded ?? encodeLogRow(events);
       const facts = rowFacts(events);
-      const read = this.listening.length === 0 ? undefined : this.readBy(events);
+      const listening = this.listening;
+      const read = listening.length === 0 ? undefined : this.readBy(events);
       const appended = this.writer.append({ row, count: events.length, facts });
-      return read === undefined ? appended.then(receiptOf) : this.feedWhenCommitted(appended, read);
+      return read === undefined ? appended.then(receiptOf) : this.feedWhenCommitted(appended, read, listening, this.reading);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -135,20 +136,34 @@ export class SqliteEventStore implements EventStore {
     });
   }
 
-  /** A `.then`, not an async frame, and no array for a listener that reads none of the batch: this runs once per decision. */
-  private feedWhenCommitted(appended: Promise<LogAppend>, read: readonly (StoredEvent | undefined)[]): Promise<AppendReceipt> {
+  /**
+   * A `.then`, not an async frame, and no array for a listener that reads none of the batch: this
+   * runs once per decision. `listening`/`reading`: the listeners when the append was made, whose
+   * choices `read` holds. A listener that came since is not fed this commit: given its span with
+   * none of its events (they were not kept for it), a learner taking over the lease while the
+   * append waited marked the span learned and never learned its decisions; it reads them from
+   * the store instead.
+   */
+  private feedWhenCommitted(
+    appended: Promise<LogAppend>,
+    read: readonly (StoredEvent | undefined)[],
+    listening: readonly CommitListener[],
+    reading: readonly (CommitReads | undefined)[],
+  ): Promise<AppendReceipt> {
     return appended.then((receipt) => {
-      if (receipt.stored > 0) this.feed(receipt, read);
+      if (receipt.stored > 0) this.feed(receipt, read, listening, reading);
       return receiptOf(receipt);
     });
   }
 
-  private feed(receipt: LogAppend, read: readonly (StoredEvent | undefined)[]): void {
+  private feed(receipt: LogAppend, read: readonly (StoredEvent | undefined)[], listening: readonly CommitListener[], reading: readonly (CommitReads | undefined)[]): void {
     const span = { first: receipt.firstSeq, last: receipt.lastSeq };
     const skipped = receipt.skipped.length > 0 ? new Set(receipt.skipped) : undefined;
-    const { listening, reading } = this;
+    // The arrays are remade on every (un)subscribe: the same array means the same listeners.
+    const changed = listening !== this.listening;
     for (let l = 0; l < listening.length; l++) {
       const listener = listening[l]!;
+      if (changed && !this.listeners.has(listener)) continue; // gone since the append
       const reads = reading[l];
       let committed: SequencedEvent[] | undefined;
       let seq = receipt.firstSeq;
