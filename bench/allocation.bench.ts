@@ -40,6 +40,8 @@ interface Target {
   readonly args: readonly string[];
   /** The hello-world row this one is compared with. */
   readonly baseline?: string;
+  /** The hello-world row that answers the same JSON, when there is one. */
+  readonly sameAnswer?: string;
 }
 
 interface HeapNode {
@@ -51,25 +53,27 @@ interface HeapNode {
 const dataDir = mkdtempSync(join(tmpdir(), "vane-alloc-"));
 const { key } = await seedBenchFolder(dataDir);
 const vane = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir });
-const hello = await helloWorld();
-
 const auth = ["-H", `Authorization=Bearer ${key}`];
 const postJson = (body: string) => ["-m", "POST", "-H", "Content-Type=application/json", "-b", body];
 const context = JSON.stringify({ context: { userId: "user-1234", accountId: "acct-77", country: "US" } });
+// Vane's answer to the bench's resolve, which a hello-world row answers as its own.
+const resolveAnswer = (await (await fetch(`${vane.url}/v1/resolve`, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: context })).json()) as unknown;
+const hello = await helloWorld(resolveAnswer);
 const etag = (await fetch(`${vane.url}/v1/config/demo`, { headers: { authorization: `Bearer ${key}` } })).headers.get("etag") ?? "";
 
 const targets: Target[] = [
   { key: "hello-get", name: "hello-world GET /", url: `${hello}/`, args: [] },
   { key: "hello-post", name: "hello-world POST / (parses the resolve body)", url: `${hello}/`, args: [...auth, ...postJson(context)] },
+  { key: "hello-answer", name: "hello-world POST /answer (parses the resolve body, answers resolve's JSON)", url: `${hello}/answer`, args: [...auth, ...postJson(context)] },
   { key: "config-304", name: "GET /v1/config → 304", url: `${vane.url}/v1/config/demo`, args: [...auth, "-H", `If-None-Match=${etag}`], baseline: "hello-get" },
-  { key: "resolve", name: "POST /v1/resolve", url: `${vane.url}/v1/resolve`, args: [...auth, ...postJson(context)], baseline: "hello-post" },
+  { key: "resolve", name: "POST /v1/resolve", url: `${vane.url}/v1/resolve`, args: [...auth, ...postJson(context)], baseline: "hello-post", sameAnswer: "hello-answer" },
   { key: "decide", name: "POST /v1/decide/bench-recs", url: `${vane.url}/v1/decide/bench-recs`, args: [...auth, ...postJson(context)], baseline: "hello-post" },
   { key: "events", name: "POST /v1/events/batch (100 events)", url: `${vane.url}/v1/events/batch`, args: [...auth, ...postJson(eventBatchPool()[0]!)] },
 ];
 
 const session = new Session();
 session.connect();
-const rows: { key: string; name: string; bytesPerRequest: number; vsBaseline: number | null; top: { site: string; bytesPerRequest: number }[] }[] = [];
+const rows: { key: string; name: string; bytesPerRequest: number; vsBaseline: number | null; vsSameAnswer: number | null; top: { site: string; bytesPerRequest: number }[] }[] = [];
 for (const target of targets) {
   process.stderr.write(`${target.name}: warm-up…`);
   await load(target, WARMUP_REQUESTS);
@@ -89,8 +93,9 @@ for (const target of targets) {
   walk(profile.head);
   const bytesPerRequest = total / REQUESTS;
   const baseline = rows.find((row) => row.key === target.baseline);
+  const sameAnswer = rows.find((row) => row.key === target.sameAnswer);
   const top = [...bySite].sort((a, b) => b[1] - a[1]).slice(0, TOP).map(([site, bytes]) => ({ site, bytesPerRequest: bytes / REQUESTS }));
-  rows.push({ key: target.key, name: target.name, bytesPerRequest, vsBaseline: baseline ? bytesPerRequest / baseline.bytesPerRequest : null, top });
+  rows.push({ key: target.key, name: target.name, bytesPerRequest, vsBaseline: baseline ? bytesPerRequest / baseline.bytesPerRequest : null, vsSameAnswer: sameAnswer ? bytesPerRequest / sameAnswer.bytesPerRequest : null, top });
   process.stderr.write(` ${(bytesPerRequest / 1024).toFixed(1)} KiB per request\n`);
 }
 session.disconnect();
@@ -98,10 +103,11 @@ await vane.close();
 rmSync(dataDir, { recursive: true, force: true });
 
 const kib = (bytes: number) => (bytes / 1024).toFixed(1);
+const ratio = (r: number | null) => (r === null ? "" : `${r.toFixed(2)}×`);
 const lines = [
-  "| requests | KiB allocated per request (main thread) | × the same-run hello-world |",
-  "|---|---:|---:|",
-  ...rows.map((row) => `| ${row.name} | ${kib(row.bytesPerRequest)} | ${row.vsBaseline === null ? "" : `${row.vsBaseline.toFixed(2)}×`} |`),
+  "| requests | KiB allocated per request (main thread) | × the same-run hello-world | × the hello-world answering the same JSON |",
+  "|---|---:|---:|---:|",
+  ...rows.map((row) => `| ${row.name} | ${kib(row.bytesPerRequest)} | ${ratio(row.vsBaseline)} | ${ratio(row.vsSameAnswer)} |`),
   "",
   `${REQUESTS.toLocaleString("en")} requests per row after ${WARMUP_REQUESTS.toLocaleString("en")} to warm up, ${CONNECTIONS} connections (${pinning().disabledReason ?? `server on core ${SERVER_CORE}, autocannon on core ${LOADGEN_CORE}`}), V8's sampling heap profiler every ${SAMPLING_INTERVAL} bytes with collected objects counted. Vane from dist/ with production defaults; the events row is one fixed 100-event batch.`,
   "",
@@ -116,9 +122,9 @@ writeLatest("allocation", `# Allocation per request\n\n${markdown}`, { at: new D
 process.exit(0);
 
 /** The HTTP bench's hello-world, in this process so that its allocations are counted the same way. */
-async function helloWorld(): Promise<string> {
+async function helloWorld(answer: unknown): Promise<string> {
   return new Promise((resolve) => {
-    serve({ fetch: helloApp().fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(`http://127.0.0.1:${info.port}`));
+    serve({ fetch: helloApp(undefined, answer).fetch, port: 0, hostname: "127.0.0.1" }, (info) => resolve(`http://127.0.0.1:${info.port}`));
   });
 }
 

@@ -3,7 +3,9 @@
 // pays (body read, JSON.parse, JSON response) and nothing Vane-specific. POST /batch does the same
 // for an events batch and answers how many events it held. With a DurableLog, POST /durable and
 // /durable/batch also append the body to it and answer once it is synced: what storing a request
-// durably costs a hello-world, the floor under Vane's resolve and events rows.
+// durably costs a hello-world, the floor under Vane's resolve and events rows. Given an `answer`,
+// POST /answer parses the body like POST / and answers that object as JSON: what answering a
+// resolve's 2 KB any handler pays (its JSON text, and Node's copy of the headers and body as one).
 import { type Context, Hono } from "hono";
 import type { DurableLog } from "./durable-log.js";
 
@@ -16,7 +18,7 @@ async function parsed(c: Context, log: DurableLog | undefined): Promise<unknown>
   return body;
 }
 
-export function helloApp(log?: DurableLog): Hono {
+export function helloApp(log?: DurableLog, answer?: unknown): Hono {
   const app = new Hono();
   app.get("/", (c) => c.text("Hello"));
   const single = (durable: DurableLog | undefined) => async (c: Context) => c.json({ ok: true, object: isObject(await parsed(c, durable)) });
@@ -27,6 +29,7 @@ export function helloApp(log?: DurableLog): Hono {
   };
   app.post("/", single(undefined));
   app.post("/batch", batch(undefined));
+  if (answer !== undefined) app.post("/answer", async (c) => (await parsed(c, undefined), c.json(answer)));
   if (log !== undefined) {
     app.post("/durable", single(log));
     app.post("/durable/batch", batch(log));
