@@ -6,7 +6,8 @@
 // By part: /proc/PID/smaps (the node binary, libduckdb, other files; malloc's [heap]; glibc's
 // per-thread arenas, found as 64 MiB-aligned anonymous heaps; the rest of the anonymous memory),
 // malloc_info() through gdb (each arena's size and what of it is free), and each isolate's heap
-// and external memory from a preload (instructions/memory-probe.cjs). After the last figure, gdb
+// and external memory from a preload (instructions/memory-probe.cjs), which also bounds SQLite's page
+// caches for the variant that measures them. After the last figure, gdb
 // calls malloc_trim(0) in the server, to measure what a trim would give back (Node has no binding).
 //
 //   node --import tsx bench/memory-account.ts [--variants base,arena2,semi4]
@@ -27,6 +28,8 @@ const VARIANTS: Record<string, Variant> = {
   arena2: { env: { MALLOC_ARENA_MAX: "2" } },
   /** (d) the event loop's semi-spaces at 4 MiB (V8's default on 64-bit: up to 16). */
   semi4: { nodeFlags: ["--max-semi-space-size=4"] },
+  /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
+  cache2m: { env: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
 };
 
 const ARENA_ALIGN = 64n * 1024n * 1024n; // glibc's HEAP_MAX_SIZE on 64-bit: each arena heap is aligned to it
@@ -71,13 +74,14 @@ function parts(pid: number): Parts {
   return p;
 }
 
-/** gdb, attached for a moment, runs `calls` in the server (C calls into its libc). */
-function gdb(pid: number, calls: readonly string[]): void {
-  const ex = calls.flatMap((c) => ["-ex", c]);
-  execFileSync("timeout", ["30", "gdb", "-nx", "-batch", "-p", String(pid), "-iex", "set auto-solib-add off", "-ex", "sharedlibrary libc.so", ...ex], { stdio: "ignore" });
+/** gdb, attached for a moment, runs `calls` in the server (C calls into its libc, libduckdb); its output. */
+function gdb(pid: number, calls: readonly string[], libraries = ["libc.so"]): string {
+  const ex = [...libraries.map((l) => `sharedlibrary ${l}`), ...calls].flatMap((c) => ["-ex", c]);
+  return execFileSync("timeout", ["30", "gdb", "-nx", "-batch", "-p", String(pid), "-iex", "set auto-solib-add off", ...ex], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
 }
 
-interface Malloc {
+interface Native {
+  /** glibc malloc's arenas (the main one included). */
   arenas: number;
   /** Bytes malloc holds from the system in its arenas (not its mmapped chunks), MiB. */
   systemMiB: number;
@@ -85,18 +89,34 @@ interface Malloc {
   freeMiB: number;
   /** Chunks malloc mmapped on their own (≥ its mmap threshold), MiB. */
   mmapMiB: number;
+  /** DuckDB's own jemalloc (libduckdb's duckdb_je_*), once libduckdb is loaded: resident, active, retained MiB. */
+  jemalloc?: { residentMiB: number; activeMiB: number; retainedMiB: number };
 }
 
-function mallocInfo(pid: number): Malloc | undefined {
+const JE_STATS = ["resident", "active", "retained"] as const;
+
+function nativeStats(pid: number): Native | undefined {
   const file = join(tmpdir(), `vane-malloc-info-${pid}.xml`);
+  const duck = readFileSync(`/proc/${pid}/maps`, "utf8").includes("libduckdb");
+  // jemalloc's statistics are refreshed by writing "epoch"; each read wants its length in *$sz.
+  const je = duck
+    ? ["set $v = (unsigned long*)malloc(8)", "set $sz = (unsigned long*)malloc(8)", "set *$sz = 8", 'call (int)duckdb_je_mallctl("epoch", $v, $sz, $v, 8)', ...JE_STATS.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v`])]
+    : [];
   try {
-    gdb(pid, [`set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)"]);
+    const out = gdb(pid, [`set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)", ...je], duck ? ["libc.so", "libduckdb"] : ["libc.so"]);
     const xml = readFileSync(file, "utf8");
     const tail = xml.slice(xml.lastIndexOf("</heap>"));
     const size = (type: string) => Number(new RegExp(`<(?:total|system) type="${type}"[^>]*size="(\\d+)"`).exec(tail)?.[1] ?? 0) / 1024 / 1024;
-    return { arenas: (xml.match(/<heap nr=/g) ?? []).length, systemMiB: size("current"), freeMiB: size("fast") + size("rest"), mmapMiB: size("mmap") };
+    const jeStat = (stat: string) => Number(new RegExp(`^je ${stat} (\\d+)`, "m").exec(out)?.[1] ?? Number.NaN) / 1024 / 1024;
+    return {
+      arenas: (xml.match(/<heap nr=/g) ?? []).length,
+      systemMiB: size("current"),
+      freeMiB: size("fast") + size("rest"),
+      mmapMiB: size("mmap"),
+      ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), retainedMiB: jeStat("retained") } } : {}),
+    };
   } catch (error) {
-    process.stderr.write(`malloc_info: ${String(error)}\n`);
+    process.stderr.write(`gdb: ${String(error)}\n`);
     return undefined;
   } finally {
     rmSync(file, { force: true });
@@ -132,11 +152,11 @@ for (const name of values.variants!.split(",")) {
   const probe = async (moment: string, pid: number) => {
     const now = Date.now();
     const threads = [...isolates.values()].map((i) => ({ ...i, ageS: Math.round((now - i.at) / 1000) }));
-    moments[moment] = { parts: parts(pid), malloc: mallocInfo(pid), isolates: threads };
+    moments[moment] = { parts: parts(pid), native: nativeStats(pid), isolates: threads };
     if (moment === "after") {
       gdb(pid, ["call (int)malloc_trim(0)"]);
       await new Promise((r) => setTimeout(r, 1000));
-      moments.afterTrim = { parts: parts(pid), malloc: mallocInfo(pid) };
+      moments.afterTrim = { parts: parts(pid), native: nativeStats(pid) };
     }
   };
   const saved = { ...process.env };
