@@ -133,11 +133,24 @@ function sample(pid: number, startedAt: number): Sample | undefined {
   }
 }
 
+/** What `bench:memory-account` adds: more node flags, the server's output, a look after each figure. */
+export interface MemoryPhaseOptions {
+  readonly nodeFlags?: readonly string[];
+  readonly onOutput?: (text: string) => void;
+  /** Runs once each figure is taken (the server's next figure waits for it). */
+  readonly probe?: (moment: "idle" | "loaded" | "after", pid: number) => Promise<void>;
+}
+
 /** `serveArgs`: more of `vane serve`'s options, to measure what one of them changes. */
-export async function memoryPhase(serveArgs: readonly string[] = []): Promise<MemoryFigures> {
+export async function memoryPhase(serveArgs: readonly string[] = [], options: MemoryPhaseOptions = {}): Promise<MemoryFigures> {
   const dir = mkdtempSync(join(tmpdir(), "vane-memory-"));
   const heaps = new IsolateHeaps();
-  const server = await startVane(dir, serveArgs, { counted: false, nodeFlags: ["--trace-gc"], onOutput: (text) => heaps.take(text) });
+  const onOutput = (text: string) => {
+    heaps.take(text);
+    options.onOutput?.(text);
+  };
+  const probe = options.probe ?? (async () => {});
+  const server = await startVane(dir, serveArgs, { counted: false, nodeFlags: ["--trace-gc", ...(options.nodeFlags ?? [])], onOutput });
   try {
     process.stderr.write(`memory: settling ${SETTLE_S} s…`);
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
@@ -145,6 +158,7 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
     const idlePss = treePssMiB(server.pid);
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const idleHeaps = heaps.now(server.pid);
+    await probe("idle", server.pid);
     const resolve = vaneScenarios({ key: server.key, projectId: server.projectId, etag: "" }).find((s) => s.key === "resolve")!;
     process.stderr.write(` ${MiB(idle).toFixed(0)} MiB idle; ${LOAD_S} s of resolve at 64 connections…\n`);
     const startedAt = Date.now();
@@ -158,11 +172,13 @@ export async function memoryPhase(serveArgs: readonly string[] = []): Promise<Me
     const endPss = treePssMiB(server.pid);
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const loadedHeaps = heaps.now(server.pid);
+    await probe("loaded", server.pid);
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
     const afterPss = treePssMiB(server.pid);
     const afterHeaps = heaps.now(server.pid);
     clearInterval(sampler);
+    await probe("after", server.pid);
     const top = (by: Map<string, number>) => Object.fromEntries([...by].sort((a, b) => b[1] - a[1]).slice(0, 6).map(([name, kib]) => [name, kib / 1024]));
     return {
       idleMiB: MiB(idle),

@@ -1,0 +1,34 @@
+// Preloaded (--require) by `bench:memory-account` into `vane serve` and each of its worker threads:
+// every second one line with this isolate's heap and external memory, so that the bench can say
+// what each thread held at a given moment (an ended thread's last line stays). Measurement only.
+const { writeSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const v8 = require("node:v8");
+const { isMainThread, threadId } = require("node:worker_threads");
+
+// VANE_PROBE_SQLITE_CACHE_KIB: every SQLite connection's page cache bounded to that many KiB
+// (better-sqlite3 compiles in 16,000 KiB a connection), to measure what the caches hold. Each of
+// the server's connections sets a pragma right after it opens (journal_mode, synchronous): the
+// bound goes in before its first one.
+const cacheKiB = process.env.VANE_PROBE_SQLITE_CACHE_KIB;
+if (cacheKiB !== undefined) {
+  const { prototype } = require(createRequire(`${process.cwd()}/`).resolve("better-sqlite3"));
+  const pragma = prototype.pragma;
+  const bounded = new WeakSet();
+  prototype.pragma = function (...args) {
+    if (!bounded.has(this)) {
+      bounded.add(this);
+      pragma.call(this, `cache_size = -${Number(cacheKiB)}`);
+    }
+    return pragma.apply(this, args);
+  };
+}
+
+const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+setInterval(() => {
+  const h = v8.getHeapStatistics();
+  const m = process.memoryUsage();
+  const line = { thread: isMainThread ? "main" : `worker ${threadId}`, physical: MiB(h.total_physical_size), used: MiB(h.used_heap_size), malloced: MiB(h.malloced_memory), external: MiB(m.external), arrayBuffers: MiB(m.arrayBuffers), at: Date.now() };
+  // writeSync: a worker's process.stdout goes through the event loop, which a load keeps busy.
+  writeSync(1, `MEMPROBE ${JSON.stringify(line)}\n`);
+}, 1000).unref();

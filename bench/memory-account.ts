@@ -1,0 +1,174 @@
+// bench:memory-account: where `vane serve`'s resident memory goes at the end of a 60 s resolve load
+// and 30 s later (bench/instructions/memory.ts runs the load), by part, and what the cheap levers
+// change. Each variant runs in turn, so alternating them (`--variants base,arena2,base,arena2`)
+// spreads the machine's noise over both.
+//
+// By part: /proc/PID/smaps (the node binary, libduckdb, other files; malloc's [heap]; glibc's
+// per-thread arenas, found as 64 MiB-aligned anonymous heaps; the rest of the anonymous memory),
+// malloc_info() through gdb (each arena's size and what of it is free), and each isolate's heap
+// and external memory from a preload (instructions/memory-probe.cjs), which also bounds SQLite's page
+// caches for the variant that measures them. After the last figure, gdb
+// calls malloc_trim(0) in the server, to measure what a trim would give back (Node has no binding).
+//
+//   node --import tsx bench/memory-account.ts [--variants base,arena2,semi4]
+import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { memoryPhase } from "./instructions/memory.js";
+
+interface Variant {
+  readonly env?: Record<string, string>;
+  readonly nodeFlags?: readonly string[];
+}
+const VARIANTS: Record<string, Variant> = {
+  base: {},
+  /** (a) at most two malloc arenas (the main one and one more) for all threads. */
+  arena2: { env: { MALLOC_ARENA_MAX: "2" } },
+  /** (d) the event loop's semi-spaces at 4 MiB (V8's default on 64-bit: up to 16). */
+  semi4: { nodeFlags: ["--max-semi-space-size=4"] },
+  /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
+  cache2m: { env: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
+};
+
+const ARENA_ALIGN = 64n * 1024n * 1024n; // glibc's HEAP_MAX_SIZE on 64-bit: each arena heap is aligned to it
+
+interface Parts {
+  rssMiB: number;
+  anonMiB: number;
+  nodeBinary: number;
+  libduckdb: number;
+  otherFiles: number;
+  brkHeap: number;
+  arenaHeaps: number;
+  arenaCount: number;
+  otherAnon: number;
+}
+
+/** RSS by part from smaps, MiB. */
+function parts(pid: number): Parts {
+  const p: Parts = { rssMiB: 0, anonMiB: 0, nodeBinary: 0, libduckdb: 0, otherFiles: 0, brkHeap: 0, arenaHeaps: 0, arenaCount: 0, otherAnon: 0 };
+  let kind: keyof Parts = "otherAnon";
+  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const header = /^([0-9a-f]+)-([0-9a-f]+)\s+(\S+)\s+\S+\s+\S+\s+\d+\s*(.*)$/.exec(line);
+    if (header !== null) {
+      const [, start, , perms, path] = header;
+      const name = path!.trim();
+      if (name === "[heap]") kind = "brkHeap";
+      else if (name.endsWith("/node") || name.endsWith("bin/node")) kind = "nodeBinary";
+      else if (name.includes("libduckdb")) kind = "libduckdb";
+      else if (name.startsWith("/")) kind = "otherFiles";
+      else if (name === "" && perms === "rw-p" && BigInt(`0x${start}`) % ARENA_ALIGN === 0n) {
+        kind = "arenaHeaps";
+        p.arenaCount++;
+      } else kind = "otherAnon";
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss !== null) (p[kind] as number) += Number(rss[1]) / 1024;
+    const anon = /^Anonymous:\s+(\d+) kB/.exec(line);
+    if (anon !== null) p.anonMiB += Number(anon[1]) / 1024;
+  }
+  p.rssMiB = Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+  return p;
+}
+
+/** gdb, attached for a moment, runs `calls` in the server (C calls into its libc, libduckdb); its output. */
+function gdb(pid: number, calls: readonly string[], libraries = ["libc.so"]): string {
+  const ex = [...libraries.map((l) => `sharedlibrary ${l}`), ...calls].flatMap((c) => ["-ex", c]);
+  return execFileSync("timeout", ["30", "gdb", "-nx", "-batch", "-p", String(pid), "-iex", "set auto-solib-add off", ...ex], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+}
+
+interface Native {
+  /** glibc malloc's arenas (the main one included). */
+  arenas: number;
+  /** Bytes malloc holds from the system in its arenas (not its mmapped chunks), MiB. */
+  systemMiB: number;
+  /** Of it free (fast bins and the rest), MiB. */
+  freeMiB: number;
+  /** Chunks malloc mmapped on their own (≥ its mmap threshold), MiB. */
+  mmapMiB: number;
+  /** DuckDB's own jemalloc (libduckdb's duckdb_je_*), once libduckdb is loaded: resident, active, retained MiB. */
+  jemalloc?: { residentMiB: number; activeMiB: number; retainedMiB: number };
+}
+
+const JE_STATS = ["resident", "active", "retained"] as const;
+
+function nativeStats(pid: number): Native | undefined {
+  const file = join(tmpdir(), `vane-malloc-info-${pid}.xml`);
+  const duck = readFileSync(`/proc/${pid}/maps`, "utf8").includes("libduckdb");
+  // jemalloc's statistics are refreshed by writing "epoch"; each read wants its length in *$sz.
+  const je = duck
+    ? ["set $v = (unsigned long*)malloc(8)", "set $sz = (unsigned long*)malloc(8)", "set *$sz = 8", 'call (int)duckdb_je_mallctl("epoch", $v, $sz, $v, 8)', ...JE_STATS.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v`])]
+    : [];
+  try {
+    const out = gdb(pid, [`set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)", ...je], duck ? ["libc.so", "libduckdb"] : ["libc.so"]);
+    const xml = readFileSync(file, "utf8");
+    const tail = xml.slice(xml.lastIndexOf("</heap>"));
+    const size = (type: string) => Number(new RegExp(`<(?:total|system) type="${type}"[^>]*size="(\\d+)"`).exec(tail)?.[1] ?? 0) / 1024 / 1024;
+    const jeStat = (stat: string) => Number(new RegExp(`^je ${stat} (\\d+)`, "m").exec(out)?.[1] ?? Number.NaN) / 1024 / 1024;
+    return {
+      arenas: (xml.match(/<heap nr=/g) ?? []).length,
+      systemMiB: size("current"),
+      freeMiB: size("fast") + size("rest"),
+      mmapMiB: size("mmap"),
+      ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), retainedMiB: jeStat("retained") } } : {}),
+    };
+  } catch (error) {
+    process.stderr.write(`gdb: ${String(error)}\n`);
+    return undefined;
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+interface Isolate {
+  thread: string;
+  physical: number;
+  used: number;
+  malloced: number;
+  external: number;
+  arrayBuffers: number;
+  at: number;
+}
+
+const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" } } });
+const runs: unknown[] = [];
+for (const name of values.variants!.split(",")) {
+  const variant = VARIANTS[name];
+  if (variant === undefined) throw new Error(`unknown variant ${name}: ${Object.keys(VARIANTS).join(", ")}`);
+  const isolates = new Map<string, Isolate>();
+  let partial = "";
+  const onOutput = (text: string) => {
+    const lines = (partial + text).split("\n");
+    partial = lines.pop()!;
+    for (const line of lines) if (line.startsWith("MEMPROBE ")) {
+      const i = JSON.parse(line.slice(9)) as Isolate;
+      isolates.set(i.thread, i);
+    }
+  };
+  const moments: Record<string, unknown> = {};
+  const probe = async (moment: string, pid: number) => {
+    const now = Date.now();
+    const threads = [...isolates.values()].map((i) => ({ ...i, ageS: Math.round((now - i.at) / 1000) }));
+    moments[moment] = { parts: parts(pid), native: nativeStats(pid), isolates: threads };
+    if (moment === "after") {
+      gdb(pid, ["call (int)malloc_trim(0)"]);
+      await new Promise((r) => setTimeout(r, 1000));
+      moments.afterTrim = { parts: parts(pid), native: nativeStats(pid) };
+    }
+  };
+  const saved = { ...process.env };
+  Object.assign(process.env, variant.env ?? {}); // the server inherits the bench's environment
+  const started = new Date().toISOString();
+  try {
+    const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
+    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, moments };
+    runs.push(run);
+    process.stdout.write(`${JSON.stringify(run)}\n`);
+  } finally {
+    for (const key of Object.keys(variant.env ?? {})) if (saved[key] === undefined) delete process.env[key];
+  }
+}
+writeFileSync(new URL("./results/memory-account-latest.json", import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);
