@@ -94,12 +94,12 @@ describe("the hello-world baseline over HTTP", () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function start(): Promise<{ url: string; logPath: string }> {
+  async function start(answer?: unknown): Promise<{ url: string; logPath: string }> {
     dir = mkdtempSync(join(tmpdir(), "vane-hello-"));
     const logPath = join(dir, "bodies.log");
     const log = await DurableLog.open(logPath);
     const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-      const s = serve({ fetch: helloApp(log).fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+      const s = serve({ fetch: helloApp(log, answer).fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
     });
     close = () => new Promise<void>((done) => server.close(() => void log.close().then(done)));
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, logPath };
@@ -119,6 +119,17 @@ describe("the hello-world baseline over HTTP", () => {
     expect(readFileSync(logPath, "utf8")).toBe(`${batch}\n${context}\n`);
     expect(await (await post(url, context)).json()).toEqual({ ok: true, object: true });
     expect(readFileSync(logPath, "utf8").split("\n")).toHaveLength(3);
+  });
+
+  it("answers POST /answer with the object it was given, after parsing the body", async () => {
+    const answer = { decisionId: "d-1", values: { "a.b": [1, "é"] } };
+    const { url } = await start(answer);
+    expect(await (await post(`${url}/answer`, JSON.stringify({ context: {} }))).json()).toEqual(answer);
+  });
+
+  it("has no POST /answer without an answer", async () => {
+    const { url } = await start();
+    expect((await post(`${url}/answer`, "{}")).status).toBe(404);
   });
 });
 
