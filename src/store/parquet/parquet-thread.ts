@@ -146,13 +146,17 @@ export class ParquetThread implements EventPipeline {
    * Ends the thread now: its statement is interrupted at its next task and it closes DuckDB and
    * ends; what it had not delivered is written at the next start. For a stop that cannot wait.
    */
-  async halt(): Promise<HaltOutcome> {
-    if (this.ended) return ENDED;
+  halt(): Promise<HaltOutcome> {
+    if (this.ended) return Promise.resolve(ENDED);
     Atomics.store(this.shared, HALT_SLOT, 1); // before the close, so the thread's last run sees it
-    if (this.closed === undefined) {
-      this.closed = this.exited;
-      this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    }
+    if (this.closed !== undefined) return this.haltWithin();
+    this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    const halting = this.haltWithin();
+    this.closed = halting.then(() => undefined); // not the exit: a close() after a halt that gave up must not wait for ever
+    return halting;
+  }
+
+  private async haltWithin(): Promise<HaltOutcome> {
     if ((await this.within(this.exited, this.haltMs)) === "done") return ENDED;
     const giveUpAt = Date.now() + PARQUET_HALT_MAX_MS - this.haltMs;
     while (Atomics.load(this.shared, DUCKS_SLOT) > 0 && Date.now() < giveUpAt) {
