@@ -273,7 +273,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     );
     // The caller exits now: the copy's thread must not be inside a DuckDB statement then (an
     // exit or a terminate there aborted the process), so it ends its statement and closes DuckDB.
-    if (!outcome.complete) await parquet.halt();
+    if (!outcome.complete) for (const problem of await parquet.halt()) failed("the Parquet copy's halt", problem);
     return outcome;
   };
   if (metrics !== undefined && typeof exposure === "object") {

@@ -7,7 +7,7 @@
 // long as the role is held; meanwhile the events answers say the copy is not running.
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
-import { ParquetThread } from "../../store/parquet/parquet-thread.js";
+import { ParquetThread, haltProblem } from "../../store/parquet/parquet-thread.js";
 import { type EventPipeline, type EventStore, READS_NONE } from "../../store/types.js";
 import type { MessagePort } from "node:worker_threads";
 
@@ -64,10 +64,15 @@ export class ParquetRole implements EventPipeline {
   /**
    * Ends the copy's threads at once, for a stop past its deadline that is about to exit the
    * process: each ends its DuckDB statement and closes DuckDB before it ends (ParquetThread.halt).
+   * Resolves with what went wrong on the way, for the stop's log.
    */
-  async halt(): Promise<void> {
+  async halt(): Promise<Error[]> {
     this.held = false;
-    await Promise.all([this.thread?.halt(), this.stopping?.halt()]);
+    const outcomes = await Promise.all([this.thread?.halt(), this.stopping?.halt()]);
+    return outcomes.flatMap((outcome) => {
+      const problem = outcome && haltProblem(outcome);
+      return problem === undefined ? [] : [new Error(problem)];
+    });
   }
 
   /** Events the copy took from the store's feed rather than reading them back, since this process started. */

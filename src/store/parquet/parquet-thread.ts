@@ -28,13 +28,39 @@ export const PARQUET_CLOSE_MS = 5_000;
 export const PARQUET_HALT_MS = 2_000;
 /** The longest a halt waits for a DuckDB to close: one that never returns must not hold the process's exit for ever. */
 export const PARQUET_HALT_MAX_MS = 10_000;
+/**
+ * How long a halt waits for terminate() to end the thread. A thread held in a native call that
+ * never returns to JavaScript (a DuckDB call, a blocking read) keeps terminate() pending for ever;
+ * the halt then stops waiting and says so (HaltOutcome), so the server's stop ends and its log
+ * names the thread. The thread still runs, and Node waits for it at the process's exit, which only
+ * a kill then ends: the lesser evil next to a stop that hangs without a word.
+ */
+export const PARQUET_TERMINATE_MS = 3_000;
 /** How often a halt past its first wait looks whether DuckDB has closed. */
 const DUCK_POLL_MS = 20;
 
-/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs (then as long as a statement runs). */
+/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs (then as long as a statement runs), then terminateMs for terminate(). */
 export interface ThreadTiming {
   readonly closeMs?: number;
   readonly haltMs?: number;
+  readonly terminateMs?: number;
+}
+
+/** How a halt left the thread. */
+export interface HaltOutcome {
+  /** "stuck": terminate() was still pending after terminateMs, and the halt stopped waiting for it. */
+  readonly thread: "ended" | "terminated" | "stuck";
+  /** DuckDB was still open when the halt terminated the thread (its wait for the close ran out at PARQUET_HALT_MAX_MS). */
+  readonly duckOpen: boolean;
+}
+
+const ENDED: HaltOutcome = { thread: "ended", duckOpen: false };
+
+/** What the server's log says of a halt that did not leave the thread ended cleanly; nothing when it did. */
+export function haltProblem(outcome: HaltOutcome): string | undefined {
+  const duck = outcome.duckOpen ? ` with DuckDB open after ${PARQUET_HALT_MAX_MS} ms` : "";
+  if (outcome.thread === "stuck") return `the Parquet copy's thread was terminated${duck} but had not ended when the halt stopped waiting (held in a native call); the process's exit waits for it`;
+  return duck === "" ? undefined : `the Parquet copy's thread was terminated${duck}`;
 }
 
 export class ParquetThread implements EventPipeline {
@@ -54,17 +80,20 @@ export class ParquetThread implements EventPipeline {
   private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private readonly closeMs: number;
   private readonly haltMs: number;
+  private readonly terminateMs: number;
 
-  /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread. */
+  /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread; `entry`: the thread's code (tests stand in one that hangs). */
   constructor(
     options: ParquetOptions,
     feed?: MessagePort,
     timing: ThreadTiming = {},
+    entry = new URL("./parquet-worker.js", import.meta.url),
   ) {
     this.closeMs = timing.closeMs ?? PARQUET_CLOSE_MS;
     this.haltMs = timing.haltMs ?? PARQUET_HALT_MS;
+    this.terminateMs = timing.terminateMs ?? PARQUET_TERMINATE_MS;
     const workerData = { ...options, halt: this.shared.buffer, ...(feed === undefined ? {} : { feed }) };
-    this.worker = startThread(new URL("./parquet-worker.js", import.meta.url), workerData, feed === undefined ? [] : [feed]);
+    this.worker = startThread(entry, workerData, feed === undefined ? [] : [feed]);
     this.idle = new Promise<void>((resolve) => (this.reportIdle = resolve));
     this.worker.on("message", (message: FromParquet) => {
       if (message.type === "caught-up") {
@@ -117,19 +146,25 @@ export class ParquetThread implements EventPipeline {
    * Ends the thread now: its statement is interrupted at its next task and it closes DuckDB and
    * ends; what it had not delivered is written at the next start. For a stop that cannot wait.
    */
-  async halt(): Promise<void> {
-    if (this.ended) return;
+  halt(): Promise<HaltOutcome> {
+    if (this.ended) return Promise.resolve(ENDED);
     Atomics.store(this.shared, HALT_SLOT, 1); // before the close, so the thread's last run sees it
-    if (this.closed === undefined) {
-      this.closed = this.exited;
-      this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    }
-    if ((await this.within(this.exited, this.haltMs)) === "done") return;
+    if (this.closed !== undefined) return this.haltWithin();
+    this.worker.postMessage({ type: "close" } satisfies ToParquet);
+    const halting = this.haltWithin();
+    this.closed = halting.then(() => undefined); // not the exit: a close() after a halt that gave up must not wait for ever
+    return halting;
+  }
+
+  private async haltWithin(): Promise<HaltOutcome> {
+    if ((await this.within(this.exited, this.haltMs)) === "done") return ENDED;
     const giveUpAt = Date.now() + PARQUET_HALT_MAX_MS - this.haltMs;
     while (Atomics.load(this.shared, DUCKS_SLOT) > 0 && Date.now() < giveUpAt) {
-      if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return;
+      if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return ENDED;
     }
-    await this.worker.terminate();
+    const duckOpen = Atomics.load(this.shared, DUCKS_SLOT) > 0;
+    const terminated = (await this.within(this.worker.terminate(), this.terminateMs)) === "done";
+    return { thread: terminated ? "terminated" : "stuck", duckOpen };
   }
 
   private async closeWithin(): Promise<void> {
@@ -137,7 +172,7 @@ export class ParquetThread implements EventPipeline {
     if ((await this.within(this.exited, this.closeMs)) === "late") await this.halt();
   }
 
-  private async within(done: Promise<void>, ms: number): Promise<"done" | "late"> {
+  private async within(done: Promise<unknown>, ms: number): Promise<"done" | "late"> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
     const how = await Promise.race([done.then(() => "done" as const), late]);
