@@ -20,18 +20,32 @@ const SMALL_NEW_SPACE_BYTES = 2 * 1024 * 1024;
 
 type Collect = (options: { readonly type: "minor" }) => void;
 
-/** V8's gc() without exposing it to the process's code: taken from a context made while the flag is on. */
-function collector(): Collect {
+/**
+ * V8's gc() without exposing it to the process's code: taken from a context made while the flag is
+ * on. V8's flags are the process's, and each store thread takes its own as it starts, beside the
+ * event loop: another thread's reset can land between this one's set and its context, which threw
+ * ReferenceError at a thread's first line and killed the log writer as it started (its appends
+ * failed with 503 until the replacement). So it tries again, and without gc a server only keeps
+ * its young generation: undefined after TRIES, never a throw.
+ */
+export function collector(): Collect | undefined {
   // A process started with --expose-gc has it, and keeps the flag for the contexts it makes later.
   const exposed = (globalThis as { gc?: Collect }).gc;
   if (exposed !== undefined) return exposed;
-  setFlagsFromString("--expose-gc");
-  try {
-    return runInNewContext("gc") as Collect;
-  } finally {
-    setFlagsFromString("--no-expose-gc");
+  for (let attempt = 0; attempt < TRIES; attempt++) {
+    setFlagsFromString("--expose-gc");
+    let found: unknown;
+    try {
+      found = runInNewContext("typeof gc === 'function' ? gc : undefined");
+    } finally {
+      setFlagsFromString("--no-expose-gc");
+    }
+    if (typeof found === "function") return found as Collect;
   }
+  return undefined;
 }
+
+const TRIES = 50;
 
 function newSpace(): { readonly committed: number; readonly used: number } {
   const space = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
@@ -45,6 +59,7 @@ function newSpace(): { readonly committed: number; readonly used: number } {
  */
 export function shrinkIdleYoungGeneration(everyMs = YOUNG_CHECK_MS): () => void {
   const collect = collector();
+  if (collect === undefined) return () => undefined;
   let usedBefore = newSpace().used;
   const timer = setInterval(() => {
     const { committed, used } = newSpace();

@@ -2,9 +2,12 @@
 // space V8 grew under load goes back to its minimum; left alone it stays at its maximum.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
+import { collector, shrinkIdleYoungGeneration } from "../../src/store/young-generation.js";
 
 const CHILD = fileURLToPath(new URL("./young-generation-child.ts", import.meta.url));
+const OTHER_TAKER = new URL("./young-gc-taker.mjs", import.meta.url);
 const MiB = 1024 * 1024;
 
 /** The new space's committed bytes, once a second from the end of the child's load. */
@@ -18,4 +21,23 @@ describe("shrinkIdleYoungGeneration", () => {
     expect(sizes[0]).toBeGreaterThanOrEqual(16 * MiB);
     expect(sizes.at(-1)).toBeLessThanOrEqual(2 * MiB);
   }, 60_000);
+});
+
+describe("collector", () => {
+  it("takes gc while another thread takes it too, and never throws", async () => {
+    const stop = new SharedArrayBuffer(4);
+    const other = new Worker(OTHER_TAKER, { workerData: stop });
+    try {
+      await new Promise((resolve, reject) => other.once("message", resolve).once("error", reject));
+      // One take is a thread's start; a hundred make the other thread's reset land inside some.
+      expect(() => {
+        for (let i = 0; i < 100; i++) shrinkIdleYoungGeneration()();
+      }).not.toThrow();
+      const taken = Array.from({ length: 100 }, () => collector());
+      expect(taken.filter((collect) => typeof collect === "function").length).toBe(100);
+    } finally {
+      Atomics.store(new Int32Array(stop), 0, 1);
+      await other.terminate();
+    }
+  }, 30_000);
 });
