@@ -36,6 +36,7 @@ import { SharedLearning } from "./learning.js";
 import { type LogOptions, createServiceLogger, internalErrorLogger, requestLogger } from "./observability/logger.js";
 import { type MetricsListener, listenForMetrics } from "./observability/metrics-listener.js";
 import { observeStores } from "./observability/observed-stores.js";
+import { storeFailureLog } from "./observability/store-failure-log.js";
 import { PrometheusMetrics } from "./observability/prometheus.js";
 import { boundHeapGrowth } from "./heap-growth.js";
 import { shrinkIdleYoungGeneration } from "../store/young-generation.js";
@@ -156,7 +157,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const metrics = exposure === "off" ? undefined : new PrometheusMetrics({ processMetrics: true, acrossWorkers: options.metricsAcrossWorkers });
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
-  const stores = observeStores(opened, { tracer, metrics });
+  const stores = observeStores(opened, { tracer, metrics, failed: log && storeFailureLog(log) });
   const parquet = new ParquetRole(
     { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
     opened.events,

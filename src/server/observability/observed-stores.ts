@@ -1,5 +1,6 @@
 // The stores as the service sees them, observed: every call that fails is counted (store errors
-// in /metrics, background work included), and a call made while a request is traced gets a
+// in /metrics, background work included) and told to `failed` (the server's log, rate-limited:
+// store-failure-log.ts), and a call made while a request is traced gets a
 // child span. Background work (learner, Parquet catch-up, retention) has no request span and
 // makes no spans: it would drown the request traces in a root span every 200 ms.
 import { type Context, SpanStatusCode, type Tracer, context, trace } from "@opentelemetry/api";
@@ -11,6 +12,8 @@ const STORE_NAMES = ["bundles", "keys", "events", "learning", "leases"] as const
 export interface StoreObservers {
   readonly tracer: Tracer;
   readonly metrics?: Pick<ServiceMetrics, "storeError">;
+  /** Told of every failed call, after it is counted. */
+  readonly failed?: (store: string, operation: string, error: unknown) => void;
 }
 
 /** The same stores (and any extra members, like SQLite's close) with each store's methods observed. */
@@ -48,16 +51,17 @@ function observeStore<T extends object>(store: string, target: T, observers: Sto
  * their own, and a promise only for the counter (metrics on, the default).
  */
 function observedMethod(store: string, operation: string, method: (...args: unknown[]) => unknown, self: object, observers: StoreObservers): (...args: unknown[]) => unknown {
-  const { metrics } = observers;
+  const { metrics, failed } = observers;
   const counted = (error: unknown): never => {
     metrics?.storeError(store, operation);
+    failed?.(store, operation, error);
     throw error;
   };
   return (...args: unknown[]): unknown => {
     const parent = context.active();
     if (trace.getSpan(parent) !== undefined) return tracedCall(store, operation, observers, parent, () => method.apply(self, args));
-    // Nothing to count (metrics off) and no request span: the call as is, with no promise added.
-    if (metrics === undefined) return method.apply(self, args);
+    // Nothing to count or tell (metrics and the log off) and no request span: the call as is, with no promise added.
+    if (metrics === undefined && failed === undefined) return method.apply(self, args);
     let result: unknown;
     try {
       result = method.apply(self, args);
@@ -73,6 +77,7 @@ function tracedCall(store: string, operation: string, observers: StoreObservers,
   const span = observers.tracer.startSpan(`store ${store}.${operation}`, { attributes: { "vane.store": store, "db.operation.name": operation } }, parent);
   const failed = (error: unknown) => {
     observers.metrics?.storeError(store, operation);
+    observers.failed?.(store, operation, error);
     span.recordException(error instanceof Error ? error : String(error));
     span.setStatus({ code: SpanStatusCode.ERROR });
   };
