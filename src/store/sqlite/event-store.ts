@@ -124,16 +124,28 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  /** The events some listener reads, at their place in the batch; undefined where none does. */
+  /**
+   * The events some listener reads, at their place in the batch; undefined where none does. The
+   * batch itself when every event is read (a decision the learner reads): no array per append.
+   */
   private readBy(events: readonly StoredEvent[]): readonly (StoredEvent | undefined)[] {
-    let everyEvent = false;
     const reading = this.reading;
-    for (let i = 0; i < reading.length; i++) if (reading[i] === undefined) everyEvent = true;
-    if (everyEvent) return events;
-    return events.map((event) => {
-      for (let i = 0; i < reading.length; i++) if (readsSafely(reading[i]!, event)) return event;
-      return undefined;
-    });
+    let read: (StoredEvent | undefined)[] | undefined;
+    for (let e = 0; e < events.length; e++) {
+      const event = events[e]!;
+      let anyReads = false;
+      for (let i = 0; i < reading.length && !anyReads; i++) {
+        const reads = reading[i];
+        anyReads = reads === undefined || readsSafely(reads, event);
+      }
+      if (anyReads) {
+        if (read !== undefined) read[e] = event;
+      } else if (read === undefined) {
+        read = events.slice(0, e);
+        read.length = events.length;
+      }
+    }
+    return read ?? events;
   }
 
   /**
@@ -164,17 +176,9 @@ export class SqliteEventStore implements EventStore {
     for (let l = 0; l < listening.length; l++) {
       const listener = listening[l]!;
       if (changed && !this.listeners.has(listener)) continue; // gone since the append
-      const reads = reading[l];
-      let committed: SequencedEvent[] | undefined;
-      let seq = receipt.firstSeq;
-      for (let i = 0; i < read.length; i++) {
-        if (skipped?.has(i)) continue;
-        const event = read[i];
-        if (event !== undefined && (reads === undefined || readsSafely(reads, event))) (committed ??= []).push({ seq, event });
-        seq++;
-      }
+      const committed = committedFor(reading[l], read, receipt.firstSeq, skipped);
       try {
-        listener(committed ?? NOTHING_COMMITTED, span);
+        listener(committed, span);
       } catch {
         // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
       }
@@ -267,6 +271,27 @@ function readsSafely(reads: CommitReads, event: StoredEvent): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * What of `read` (committed from `firstSeq` on, but for the `skipped` places) a listener that
+ * reads `reads` is given. Its first event goes in an array of one: a `push` to an empty array
+ * made room for 17, per listener that reads any, per commit.
+ */
+function committedFor(reads: CommitReads | undefined, read: readonly (StoredEvent | undefined)[], firstSeq: number, skipped: ReadonlySet<number> | undefined): readonly SequencedEvent[] {
+  let committed: SequencedEvent[] | undefined;
+  let seq = firstSeq;
+  for (let i = 0; i < read.length; i++) {
+    if (skipped?.has(i)) continue;
+    const event = read[i];
+    if (event !== undefined && (reads === undefined || readsSafely(reads, event))) {
+      const one = { seq, event };
+      if (committed === undefined) committed = [one];
+      else committed.push(one);
+    }
+    seq++;
+  }
+  return committed ?? NOTHING_COMMITTED;
 }
 
 /** What a listener that reads none of a batch is given. */
