@@ -87,11 +87,6 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
   const now = evaluationTime(options.now);
   const ctx = contextOf(context);
   const wanted = options.parameters ? new Set(options.parameters) : undefined;
-  const resolution = unitResolution(wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, unitValue(ctx, compiled.unitKey));
-  if (wanted) {
-    const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
-    if (unknown.length > 0) resolution.unknownParameters = unknown;
-  }
 
   // One engine call per unit key hashes the unit against all its layers' salts, into the group's
   // own array (group.hashes); whether each group had a unit is kept in a scratch array, as
@@ -103,13 +98,23 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     const own = group.salts.bucketCounts !== undefined; // layers' and arm keys' counts ride in the set
     hashedGroups[g] = groupUnit === undefined ? undefined : compiled.engine.bucketSalts(group.salts, groupUnit, own ? undefined : compiled.bucketCount, group.hashes);
   }
+  // The layers' array sized to fit: pushed to from empty, it made room for 16 (~0.05 KiB a resolve).
+  let resolved = 0;
+  for (const layer of compiled.layers) if (hashedGroups[layer.group] !== undefined) resolved++;
+  const layers = new Array<LayerResolution>(resolved);
+  const resolution = unitResolution(wanted ? pick(compiled.defaults, wanted) : { ...compiled.defaults }, unitValue(ctx, compiled.unitKey), layers);
+  if (wanted) {
+    const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
+    if (unknown.length > 0) resolution.unknownParameters = unknown;
+  }
   const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: NO_HASHES };
+  let at = 0;
   for (const layer of compiled.layers) {
     const hashed = hashedGroups[layer.group];
     if (hashed === undefined) continue; // rules 1 and 4: no unit, the layer is skipped
     input.bucket = hashed[layer.slot]!;
     input.hashes = hashed;
-    resolution.layers.push(resolveLayer(compiled, layer, input));
+    layers[at++] = resolveLayer(compiled, layer, input);
   }
   hashedGroups.fill(undefined);
   return resolution;
@@ -122,8 +127,8 @@ const HASHED_GROUPS: (Uint32Array | undefined)[] = [];
  * A resolution with its unit's field in the object literal, where adding it afterwards gave every
  * resolution a separate store for its properties. Fields in the order they always had.
  */
-function unitResolution(assignments: Record<string, JsonValue>, unit: string | undefined): Resolution {
-  return unit !== undefined ? { assignments, layers: [], unitKeyValue: unit } : { assignments, layers: [], unitKeyMissing: true };
+function unitResolution(assignments: Record<string, JsonValue>, unit: string | undefined, layers: LayerResolution[] = []): Resolution {
+  return unit !== undefined ? { assignments, layers, unitKeyValue: unit } : { assignments, layers, unitKeyMissing: true };
 }
 
 /**
