@@ -107,7 +107,11 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     const unknown = [...wanted].filter((key) => !Object.hasOwn(compiled.defaults, key));
     if (unknown.length > 0) resolution.unknownParameters = unknown;
   }
-  const input: LayerInput = { ctx, now, wanted, resolution, bucket: 0, hashes: NO_HASHES };
+  const input = LAYER_INPUT;
+  input.ctx = ctx;
+  input.now = now;
+  input.wanted = wanted;
+  input.resolution = resolution;
   let at = 0;
   for (const layer of compiled.layers) {
     const hashed = hashedGroups[layer.group];
@@ -117,6 +121,11 @@ export function resolve(compiled: CompiledBundle, context: Context, options: Res
     layers[at++] = resolveLayer(compiled, layer, input);
   }
   hashedGroups.fill(undefined);
+  // Let go of this call's objects: the input outlives it.
+  input.ctx = EMPTY_CONTEXT;
+  input.wanted = undefined;
+  input.resolution = NO_RESOLUTION;
+  input.hashes = NO_HASHES;
   return resolution;
 }
 
@@ -210,14 +219,19 @@ function contextOf(context: Context): Context {
 const NO_HASHES = new Uint32Array(0);
 
 interface LayerInput {
-  readonly ctx: Context;
-  readonly now: number;
-  readonly wanted: ReadonlySet<string> | undefined;
-  readonly resolution: Resolution;
+  ctx: Context;
+  now: number;
+  wanted: ReadonlySet<string> | undefined;
+  resolution: Resolution;
   bucket: number;
   /** The unit group's hashes: its layers' buckets, then its adaptive policies' arm hashes. */
   hashes: Uint32Array;
 }
+
+const EMPTY_CONTEXT: Context = Object.freeze({});
+const NO_RESOLUTION: Resolution = Object.freeze({ assignments: {}, layers: [] });
+/** resolve()'s input to its layers while it runs, one object for every call (nothing it calls resolves). */
+const LAYER_INPUT: LayerInput = { ctx: EMPTY_CONTEXT, now: Number.NaN, wanted: undefined, resolution: NO_RESOLUTION, bucket: 0, hashes: NO_HASHES };
 
 function resolveLayer(compiled: CompiledBundle, layer: CompiledLayer, input: LayerInput): LayerResolution {
   const { wanted, resolution } = input;
