@@ -59,8 +59,8 @@ export class Feed {
     if (span.last < span.first) return;
     try {
       const records = this.runFor(span, events.length).records;
-      for (const event of events) {
-        const record = learningRecord(event);
+      for (let i = 0; i < events.length; i++) {
+        const record = learningRecord(events[i]!);
         if (record) records.push(record);
       }
     } catch {

@@ -39,8 +39,7 @@ function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: str
   }
   const layers = body.layers;
   if (!Array.isArray(layers)) return undefined;
-  let arms: DecidedArm[] | undefined;
-  for (const layer of layers as unknown[]) if (isArm(layer)) (arms ??= []).push({ policyId: layer.policyId, armKey: layer.allocationKey });
+  const arms = armsOf(layers as unknown[]);
   if (!arms) return undefined;
   const { entityId, features, filteredContext } = body;
   return new Decision(
@@ -57,6 +56,52 @@ function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: str
     typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
   );
 }
+
+/**
+ * The arms `layers` served, undefined when none: frozen, and shared by every record of the same
+ * arms in the same order (a resolve of the same bandits' arms), where each record made its array
+ * and its arms' objects (~0.15 KiB a resolve). The arms met are kept in a trie of at most
+ * SHARED_ARMS steps, which configurations bound; past that a record has its own.
+ */
+function armsOf(layers: readonly unknown[]): readonly DecidedArm[] | undefined {
+  let count = 0;
+  let node: ArmsNode | undefined = sharedArms;
+  for (let i = 0; i < layers.length; i++) {
+    const layer = layers[i];
+    if (!isArm(layer)) continue;
+    count++;
+    node = step(step(node, layer.policyId), layer.allocationKey);
+  }
+  if (count === 0) return undefined;
+  if (node?.arms !== undefined) return node.arms;
+  const arms = new Array<DecidedArm>(count);
+  for (let i = 0, at = 0; at < count; i++) {
+    const layer = layers[i];
+    if (isArm(layer)) arms[at++] = Object.freeze({ policyId: layer.policyId, armKey: layer.allocationKey });
+  }
+  if (node !== undefined) node.arms = Object.freeze(arms);
+  return arms;
+}
+
+interface ArmsNode {
+  readonly next: Map<string, ArmsNode>;
+  arms: readonly DecidedArm[] | undefined;
+}
+
+/** The node after `key`, made while the trie has fewer than SHARED_ARMS steps; undefined past that. */
+function step(node: ArmsNode | undefined, key: string): ArmsNode | undefined {
+  if (node === undefined) return undefined;
+  let next = node.next.get(key);
+  if (next === undefined && armSteps < SHARED_ARMS) {
+    armSteps++;
+    node.next.set(key, (next = { next: new Map(), arms: undefined }));
+  }
+  return next;
+}
+
+const SHARED_ARMS = 4_096;
+const sharedArms: ArmsNode = { next: new Map(), arms: undefined };
+let armSteps = 0;
 
 /**
  * The learner's records in seqs (afterSeq, upTo] of the log's rows (ascending, each from its

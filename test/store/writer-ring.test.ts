@@ -8,9 +8,8 @@ import { describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { WorkerLogWriter } from "../../src/store/sqlite/writer/log-writer.js";
 import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
-import type { LogAppend } from "../../src/store/sqlite/writer/event-log.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
-import type { StoredEvent } from "../../src/store/types.js";
+import type { AppendReceipt, StoredEvent } from "../../src/store/types.js";
 import { makeEvent, tempDirs } from "./fixtures.js";
 
 /** 4 KiB: half of it, the largest record, holds a text of ~650 characters. */
@@ -45,7 +44,7 @@ describe("appends through a small ring", () => {
     // ~60 records of ~300 bytes in one turn (the ring holds ~13), every tenth one of 10 KB.
     const events = Array.from({ length: 60 }, (_, i) => makeEvent(`e${i}`, i % 10 === 9 ? { body: { type: "track", pad: "p".repeat(10_000) } } : {}));
     const receipts = await Promise.all(events.map((event) => writer.append(appendOf([event]))));
-    expect(receipts.map((r) => r.firstSeq)).toEqual(events.map((_, i) => i + 1));
+    expect(receipts.map((r) => r.lastSeq)).toEqual(events.map((_, i) => i + 1));
     await writer.close();
     expect(await logOf(dir)).toEqual(inOrder(events));
   });
@@ -56,7 +55,7 @@ describe("appends through a small ring", () => {
     const events = Array.from({ length: 40 }, (_, i) => makeEvent(`c${i}`));
     const appended = events.map((event) => writer.append(appendOf([event])));
     const closed = writer.close();
-    expect((await Promise.all(appended)).map((r) => r.firstSeq)).toEqual(events.map((_, i) => i + 1));
+    expect((await Promise.all(appended)).map((r) => r.lastSeq)).toEqual(events.map((_, i) => i + 1));
     await closed;
     expect(await logOf(dir)).toEqual(inOrder(events));
   });
@@ -70,7 +69,7 @@ describe("appends through a small ring", () => {
     await (writer as unknown as { worker: Worker }).worker.terminate();
     expect(new Set(await Promise.all(failed))).toEqual(new Set(["failed"]));
     const later = Array.from({ length: 30 }, (_, i) => makeEvent(`later${i}`));
-    let receipts: LogAppend[] | undefined;
+    let receipts: AppendReceipt[] | undefined;
     while (receipts === undefined) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       receipts = await Promise.all(later.map((event) => writer.append(appendOf([event])))).catch(() => undefined);

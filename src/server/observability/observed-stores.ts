@@ -57,14 +57,19 @@ function observedMethod(store: string, operation: string, method: (...args: unkn
     failed?.(store, operation, error);
     throw error;
   };
-  return (...args: unknown[]): unknown => {
+  // `arguments` handed on by `apply`, not a rest parameter: V8 forwards them without making the
+  // array a rest parameter is (~0.1 KiB a resolve), but where a closure keeps them (a traced call).
+  return function observed(this: unknown): unknown {
     const parent = context.active();
-    if (trace.getSpan(parent) !== undefined) return tracedCall(store, operation, observers, parent, () => method.apply(self, args));
+    if (trace.getSpan(parent) !== undefined) {
+      const args = [...arguments] as unknown[];
+      return tracedCall(store, operation, observers, parent, () => method.apply(self, args));
+    }
     // Nothing to count or tell (metrics and the log off) and no request span: the call as is, with no promise added.
-    if (metrics === undefined && failed === undefined) return method.apply(self, args);
+    if (metrics === undefined && failed === undefined) return method.apply(self, arguments as unknown as unknown[]);
     let result: unknown;
     try {
-      result = method.apply(self, args);
+      result = method.apply(self, arguments as unknown as unknown[]);
     } catch (error) {
       counted(error);
     }

@@ -8,6 +8,7 @@ import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
   CommitListener,
+  CommittedSpan,
   CommitReads,
   DiscoveredEvent,
   EventStore,
@@ -20,8 +21,7 @@ import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
 import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
-import type { LogAppend } from "./writer/event-log.js";
-import type { LogWriter } from "./writer/log-writer.js";
+import type { CommitHook, LogWriter } from "./writer/log-writer.js";
 import { rowFacts } from "./writer/row-facts.js";
 
 export const DEFAULT_PRUNE_CHUNK = 2_000;
@@ -117,64 +117,54 @@ export class SqliteEventStore implements EventStore {
       const facts = rowFacts(events);
       const listening = this.listening;
       const read = listening.length === 0 ? undefined : this.readBy(events);
-      const appended = this.writer.append({ row, count: events.length, facts });
-      return read === undefined ? appended.then(receiptOf) : this.feedWhenCommitted(appended, read, listening, this.reading);
+      // The writer's promise is the append's: the listeners are fed through its hook.
+      return this.writer.append({ row, count: events.length, facts, onCommit: read === undefined ? undefined : new CommitFeed(this, read, listening, this.reading) });
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  /** The events some listener reads, at their place in the batch; undefined where none does. */
+  /**
+   * The events some listener reads, at their place in the batch; undefined where none does. The
+   * batch itself when every event is read (a decision the learner reads): no array per append.
+   */
   private readBy(events: readonly StoredEvent[]): readonly (StoredEvent | undefined)[] {
-    let everyEvent = false;
     const reading = this.reading;
-    for (let i = 0; i < reading.length; i++) if (reading[i] === undefined) everyEvent = true;
-    if (everyEvent) return events;
-    return events.map((event) => {
-      for (let i = 0; i < reading.length; i++) if (readsSafely(reading[i]!, event)) return event;
-      return undefined;
-    });
+    let read: (StoredEvent | undefined)[] | undefined;
+    for (let e = 0; e < events.length; e++) {
+      const event = events[e]!;
+      let anyReads = false;
+      for (let i = 0; i < reading.length && !anyReads; i++) {
+        const reads = reading[i];
+        anyReads = reads === undefined || readsSafely(reads, event);
+      }
+      if (anyReads) {
+        if (read !== undefined) read[e] = event;
+      } else if (read === undefined) {
+        read = events.slice(0, e);
+        read.length = events.length;
+      }
+    }
+    return read ?? events;
   }
 
   /**
-   * A `.then`, not an async frame, and no array for a listener that reads none of the batch: this
-   * runs once per decision. `listening`/`reading`: the listeners when the append was made, whose
-   * choices `read` holds. A listener that came since is not fed this commit: given its span with
+   * Feeds a commit to `listening`, the listeners when the append was made, whose choices `read`
+   * holds (CommitFeed). A listener that came since is not fed this commit: given its span with
    * none of its events (they were not kept for it), a learner taking over the lease while the
    * append waited marked the span learned and never learned its decisions; it reads them from
    * the store instead.
    */
-  private feedWhenCommitted(
-    appended: Promise<LogAppend>,
-    read: readonly (StoredEvent | undefined)[],
-    listening: readonly CommitListener[],
-    reading: readonly (CommitReads | undefined)[],
-  ): Promise<AppendReceipt> {
-    return appended.then((receipt) => {
-      if (receipt.stored > 0) this.feed(receipt, read, listening, reading);
-      return receiptOf(receipt);
-    });
-  }
-
-  private feed(receipt: LogAppend, read: readonly (StoredEvent | undefined)[], listening: readonly CommitListener[], reading: readonly (CommitReads | undefined)[]): void {
-    const span = { first: receipt.firstSeq, last: receipt.lastSeq };
-    const skipped = receipt.skipped.length > 0 ? new Set(receipt.skipped) : undefined;
+  feed(span: CommittedSpan, skippedAt: readonly number[], read: readonly (StoredEvent | undefined)[], listening: readonly CommitListener[], reading: readonly (CommitReads | undefined)[]): void {
+    const skipped = skippedAt.length > 0 ? new Set(skippedAt) : undefined;
     // The arrays are remade on every (un)subscribe: the same array means the same listeners.
     const changed = listening !== this.listening;
     for (let l = 0; l < listening.length; l++) {
       const listener = listening[l]!;
       if (changed && !this.listeners.has(listener)) continue; // gone since the append
-      const reads = reading[l];
-      let committed: SequencedEvent[] | undefined;
-      let seq = receipt.firstSeq;
-      for (let i = 0; i < read.length; i++) {
-        if (skipped?.has(i)) continue;
-        const event = read[i];
-        if (event !== undefined && (reads === undefined || readsSafely(reads, event))) (committed ??= []).push({ seq, event });
-        seq++;
-      }
+      const committed = committedFor(reading[l], read, span.first, skipped);
       try {
-        listener(committed ?? NOTHING_COMMITTED, span);
+        listener(committed, span);
       } catch {
         // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
       }
@@ -260,6 +250,23 @@ export class SqliteEventStore implements EventStore {
   }
 }
 
+/**
+ * An append's commit, to be fed to the listeners there when it was made: what the writer tells
+ * of the receipt (CommitHook), in place of a `.then` and its closure per decision.
+ */
+class CommitFeed implements CommitHook {
+  constructor(
+    private readonly store: SqliteEventStore,
+    private readonly read: readonly (StoredEvent | undefined)[],
+    private readonly listening: readonly CommitListener[],
+    private readonly reading: readonly (CommitReads | undefined)[],
+  ) {}
+
+  committed(first: number, last: number, stored: number, skipped: readonly number[]): void {
+    if (stored > 0) this.store.feed({ first, last }, skipped, this.read, this.listening, this.reading);
+  }
+}
+
 /** A listener's choice that throws keeps the event: the listener then sees it and fails on its own. */
 function readsSafely(reads: CommitReads, event: StoredEvent): boolean {
   try {
@@ -269,8 +276,28 @@ function readsSafely(reads: CommitReads, event: StoredEvent): boolean {
   }
 }
 
+/**
+ * What of `read` (committed from `firstSeq` on, but for the `skipped` places) a listener that
+ * reads `reads` is given. Its first event goes in an array of one: a `push` to an empty array
+ * made room for 17, per listener that reads any, per commit.
+ */
+function committedFor(reads: CommitReads | undefined, read: readonly (StoredEvent | undefined)[], firstSeq: number, skipped: ReadonlySet<number> | undefined): readonly SequencedEvent[] {
+  let committed: SequencedEvent[] | undefined;
+  let seq = firstSeq;
+  for (let i = 0; i < read.length; i++) {
+    if (skipped?.has(i)) continue;
+    const event = read[i];
+    if (event !== undefined && (reads === undefined || readsSafely(reads, event))) {
+      const one = { seq, event };
+      if (committed === undefined) committed = [one];
+      else committed.push(one);
+    }
+    seq++;
+  }
+  return committed ?? NOTHING_COMMITTED;
+}
+
 /** What a listener that reads none of a batch is given. */
 const NOTHING_COMMITTED: readonly SequencedEvent[] = Object.freeze([]);
-const receiptOf = ({ lastSeq, stored, duplicates }: LogAppend): AppendReceipt => ({ lastSeq, stored, duplicates });
 
 const yieldTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));

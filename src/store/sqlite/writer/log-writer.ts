@@ -9,10 +9,10 @@
 import { type MessagePort, MessageChannel, type Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import { startThread } from "../../threads.js";
-import type { StoreHealth } from "../../types.js";
+import type { AppendReceipt, StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
 import type { Durability } from "../wal-sync.js";
-import { EventLog, type LogAppend, MAX_GROUP_EVENTS } from "./event-log.js";
+import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, RECEIPT_NUMBERS, type FromWriter, type ToWriter, type WriteFailure, type WriterData, type WriterOptions } from "./protocol.js";
 import { type RingMemory, RingWriter, type RowText, ringMemory } from "./append-ring.js";
 import type { RowFacts } from "./row-facts.js";
@@ -22,10 +22,32 @@ export interface WriterAppend {
   readonly row: RowText;
   readonly count: number;
   readonly facts: RowFacts;
+  /** Told of the commit before the append's promise resolves; never of a failure. */
+  readonly onCommit?: CommitHook;
+}
+
+/**
+ * What the event store feeds its commit listeners through, told of the seqs an append committed
+ * (LogAppend's) as numbers: no promise or receipt object of its own per append. What it throws is
+ * its own.
+ */
+export interface CommitHook {
+  committed(firstSeq: number, lastSeq: number, stored: number, skipped: readonly number[]): void;
+}
+
+/** Tells `hook` of a commit, keeping its failure from the writer (the append committed). */
+function tell(hook: CommitHook | undefined, firstSeq: number, lastSeq: number, stored: number, skipped: readonly number[]): void {
+  if (hook === undefined) return;
+  try {
+    hook.committed(firstSeq, lastSeq, stored, skipped);
+  } catch {
+    // The hook's own: its listeners read the log instead.
+  }
 }
 
 export interface LogWriter {
-  append(input: WriterAppend): Promise<LogAppend>;
+  /** Answers what the event store's append answers (its firstSeq and skipped go to the append's CommitHook). */
+  append(input: WriterAppend): Promise<AppendReceipt>;
   /** A port fed each committed batch, off this thread (EventStore.committedFeed); only a writer thread has one. */
   committedFeed?(): MessagePort | undefined;
   /** "down" from a failed append until an append succeeds: what /health reports for writes. */
@@ -64,11 +86,12 @@ export class InlineLogWriter implements LogWriter {
     });
   }
 
-  async append({ row, count, facts }: WriterAppend): Promise<LogAppend> {
+  async append({ row, count, facts, onCommit }: WriterAppend): Promise<AppendReceipt> {
     try {
-      const { row: _row, ...receipt } = await this.group.submit({ text: row.text, format: row.format, count, facts });
+      const { firstSeq, lastSeq, stored, duplicates, skipped } = await this.group.submit({ text: row.text, format: row.format, count, facts });
       this.writes.ok();
-      return receipt;
+      tell(onCommit, firstSeq, lastSeq, stored, skipped);
+      return { lastSeq, stored, duplicates };
     } catch (error) {
       this.writes.failed();
       throw error;
@@ -90,9 +113,21 @@ export class InlineLogWriter implements LogWriter {
 }
 
 interface Waiting {
-  resolve(receipt: LogAppend): void;
-  reject(error: Error): void;
+  readonly resolve: (receipt: AppendReceipt) => void;
+  readonly reject: (error: Error) => void;
+  readonly onCommit: CommitHook | undefined;
 }
+
+/**
+ * The functions that settle the promise being made, taken by a shared executor: a closure per
+ * append for them (and its context) was ~60 bytes of each resolve's allocation.
+ */
+let resolveNext: Waiting["resolve"] = () => undefined;
+let rejectNext: Waiting["reject"] = () => undefined;
+const takeSettlers = (resolve: Waiting["resolve"], reject: Waiting["reject"]): void => {
+  resolveNext = resolve;
+  rejectNext = reject;
+};
 
 export class WriteFailed extends Error {
   readonly code: string | undefined;
@@ -136,19 +171,29 @@ export class WorkerLogWriter implements LogWriter {
     this.attach(this.worker);
   }
 
-  append(input: WriterAppend): Promise<LogAppend> {
+  append(input: WriterAppend): Promise<AppendReceipt> {
     if (this.closing) return Promise.reject(new Error("the event log is closed"));
     if (!this.alive) return Promise.reject(new WriteFailed({ message: "the event log's writer thread is restarting" }));
-    return new Promise<LogAppend>((resolve, reject) => {
-      const id = this.nextId++;
-      this.waiting.set(id, { resolve, reject });
+    const appended = new Promise<AppendReceipt>(takeSettlers);
+    const resolve = resolveNext;
+    const reject = rejectNext;
+    const id = this.nextId++;
+    this.waiting.set(id, { resolve, reject, onCommit: input.onCommit });
+    try {
       const sentAt = Date.now();
       const { row, count, facts } = input;
-      if (this.backlog.length === 0 && this.put(id, sentAt, row, count, facts)) return this.turnEnds();
-      // No room: it waits, its text joined (a PiecesRow's pieces are the next request's).
-      this.backlog.push({ id, sentAt, text: row.text, format: row.format, count, facts });
-      if (this.backlog.length === 1) this.askRoom();
-    });
+      if (this.backlog.length === 0 && this.put(id, sentAt, row, count, facts)) {
+        this.turnEnds();
+      } else {
+        // No room: it waits, its text joined (a PiecesRow's pieces are the next request's).
+        this.backlog.push({ id, sentAt, text: row.text, format: row.format, count, facts });
+        if (this.backlog.length === 1) this.askRoom();
+      }
+    } catch (error) {
+      this.waiting.delete(id);
+      reject(error as Error);
+    }
+    return appended;
   }
 
   /** Writes an append into the ring, or its stand-in and its message; false when the ring has no room. */
@@ -242,10 +287,12 @@ export class WorkerLogWriter implements LogWriter {
       case "answers": {
         const { receipts } = message;
         for (let i = 0; i < receipts.length; i += RECEIPT_NUMBERS) {
-          const receipt = { firstSeq: receipts[i + 1]!, lastSeq: receipts[i + 2]!, stored: receipts[i + 3]!, duplicates: receipts[i + 4]!, skipped: NONE };
-          this.answered(receipts[i]!, receipt, undefined);
+          this.committed(receipts[i]!, receipts[i + 1]!, receipts[i + 2]!, receipts[i + 3]!, receipts[i + 4]!, NONE);
         }
-        for (const one of message.answers) this.answered(one.id, "receipt" in one ? one.receipt : undefined, "error" in one ? one.error : undefined);
+        for (const one of message.answers) {
+          if ("receipt" in one) this.committed(one.id, one.receipt.firstSeq, one.receipt.lastSeq, one.receipt.stored, one.receipt.duplicates, one.receipt.skipped);
+          else this.failed(one.id, one.error);
+        }
         return;
       }
       case "room":
@@ -257,17 +304,21 @@ export class WorkerLogWriter implements LogWriter {
     }
   }
 
-  private answered(id: number, receipt: LogAppend | undefined, error: WriteFailure | undefined): void {
+  private committed(id: number, firstSeq: number, lastSeq: number, stored: number, duplicates: number, skipped: readonly number[]): void {
     const waiting = this.waiting.get(id);
     this.waiting.delete(id);
     if (waiting === undefined) return;
-    if (receipt !== undefined) {
-      this.writes.ok();
-      waiting.resolve(receipt);
-    } else {
-      this.writes.failed();
-      waiting.reject(new WriteFailed(error!));
-    }
+    this.writes.ok();
+    tell(waiting.onCommit, firstSeq, lastSeq, stored, skipped);
+    waiting.resolve({ lastSeq, stored, duplicates });
+  }
+
+  private failed(id: number, error: WriteFailure): void {
+    const waiting = this.waiting.get(id);
+    this.waiting.delete(id);
+    if (waiting === undefined) return;
+    this.writes.failed();
+    waiting.reject(new WriteFailed(error));
   }
 
   /**
