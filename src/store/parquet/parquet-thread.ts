@@ -4,6 +4,7 @@
 // is stored; the copy catches up from its checkpoint when it can) and never counts as handed to a
 // copy that is not there.
 import type { MessagePort, Worker } from "node:worker_threads";
+import { settleWithin } from "../../lib/settle-within.js";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
@@ -173,10 +174,6 @@ export class ParquetThread implements EventPipeline {
   }
 
   private async within(done: Promise<unknown>, ms: number): Promise<"done" | "late"> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
-    const how = await Promise.race([done.then(() => "done" as const), late]);
-    clearTimeout(timer);
-    return how;
+    return (await settleWithin(done, ms)) === "settled" ? "done" : "late";
   }
 }
