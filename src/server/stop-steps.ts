@@ -15,6 +15,12 @@ export interface StopOutcome {
   readonly complete: boolean;
   /** The step still running when the deadline passed. */
   readonly waitingOn?: string;
+  /**
+   * Threads the stop gave up on while a native call held them (src/store/held-thread.ts): the
+   * process's exit waits for them, so its caller ends it otherwise (src/cli/serve-exit.ts). Set by
+   * the server's close, not by stopWithin.
+   */
+  readonly held?: readonly string[];
 }
 
 /** What `vane serve` gives its stop before it exits anyway. */
