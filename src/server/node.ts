@@ -256,7 +256,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     openFiles?.watch(server as Server);
     server.once("error", (error) => {
       stopTimers();
-      void releaseRoles().then(() => opened.close());
+      void releaseRoles().then(() => opened.close()).catch(() => undefined); // the listen error is the one to report
       void rateLimiter?.close();
       reject(error);
     });
