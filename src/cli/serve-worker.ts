@@ -6,6 +6,7 @@ import cluster from "node:cluster";
 import { startNodeServer, type NodeServerOptions } from "../server/node.js";
 import { nodeConsoleResults } from "./console-results.js";
 import { errorMessage } from "./output.js";
+import { endIfHeld } from "./serve-exit.js";
 import type { ToPrimary, ToWorker } from "./serve-cluster.js";
 
 // The terminal's Ctrl-C reaches every process in its group: the primary alone decides, and tells
@@ -36,6 +37,7 @@ if (server !== undefined) {
   send({ type: "listening", url: server.url, metricsUrl: server.metricsUrl });
   await stopped;
   const outcome = await server.close();
+  endIfHeld(outcome, (line) => process.stderr.write(`${line}\n`));
   // Past its deadline the stop gave up on a step; the threads it waited on would keep this process.
   if (!outcome.complete) process.exit(1);
 }

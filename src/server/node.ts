@@ -23,6 +23,7 @@ import { pruneArchive } from "../store/parquet/archive-retention.js";
 import { NodeFileSink } from "../store/parquet/file-sink.js";
 import { openStores } from "../store/open-stores.js";
 import { type EventStore, READS_NONE } from "../store/types.js";
+import { settleWithin } from "../lib/settle-within.js";
 import { type AppLimits, createApp } from "./app.js";
 import { connectRedisRateLimiter } from "./auth/redis-rate-limiter.js";
 import { answerClientError } from "./client-error.js";
@@ -42,8 +43,9 @@ import { boundHeapGrowth } from "./heap-growth.js";
 import { shrinkIdleYoungGeneration } from "../store/young-generation.js";
 import { guardOpenFiles } from "./open-files.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
-import { ParquetRole } from "./roles/parquet-role.js";
+import { PARQUET_RESTART_MS, ParquetRole } from "./roles/parquet-role.js";
 import { STOP_DEADLINE_MS, type StopOutcome, stopWithin } from "./stop-steps.js";
+import { ThreadEnds } from "./thread-ends.js";
 
 /** GET /metrics: not served, served on the API's port, or on a port of its own (bound to the same host). */
 export type MetricsExposure = "off" | "on" | { readonly port: number };
@@ -115,6 +117,11 @@ function archiveRetention(options: NodeServerOptions, active: () => boolean, tas
   return task({ label: "archive retention", everyMs: options.archivePruneMs ?? DEFAULT_ARCHIVE_PRUNE_MS, run: async () => active() && pruneArchive(sink, systemClock.now() - retainMs) });
 }
 
+const STORE_STEP = "the store (queued appends)";
+
+/** How long a stop that ends in a hurry waits for its last log lines to be written. */
+const LOG_FLUSH_MS = 1_000;
+
 /** How long an idle background task waits at most (the learner, the learned state's publication). */
 export const IDLE_WAIT_MS = 5_000;
 
@@ -158,10 +165,13 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const log = options.log === undefined ? undefined : createServiceLogger(options.log);
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics, failed: log && storeFailureLog(log) });
+  const threadEnds = new ThreadEnds(log);
   const parquet = new ParquetRole(
     { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
     opened.events,
     () => opened.events.committedFeed?.(),
+    PARQUET_RESTART_MS,
+    threadEnds.parquetCloseHalted,
   );
   const engine = await loadEngine();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -246,7 +256,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     openFiles?.watch(server as Server);
     server.once("error", (error) => {
       stopTimers();
-      void releaseRoles().then(() => opened.close());
+      void releaseRoles().then(() => opened.close()).catch(() => undefined); // the listen error is the one to report
       void rateLimiter?.close();
       reject(error);
     });
@@ -254,10 +264,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const close = async (deadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS): Promise<StopOutcome> => {
     stopTimers();
     shutdown.abort(); // ends open event streams, which closing the server would otherwise wait for
-    const failed = (step: string, error: unknown) => {
-      if (log !== undefined) log.warn({ err: error, step }, "stop step failed");
-      else console.error(`vane: stopping, ${step} failed:`, error instanceof Error ? error.message : error);
-    };
+    const { failed } = threadEnds;
+    let storeClosed: Promise<void> | undefined;
     const outcome = await stopWithin(
       [
         { name: "the metrics listener", run: () => metricsListener?.close() },
@@ -265,7 +273,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         { name: "the learner's last step", run: () => learning.catchUp() },
         { name: "the learner", run: () => learning.close() },
         { name: "the roles' leases (the Parquet copy's last delivery)", run: releaseRoles },
-        { name: "the store (queued appends)", run: () => opened.close() },
+        { name: STORE_STEP, run: () => (storeClosed = opened.close().catch((error: unknown) => failed(STORE_STEP, error))) },
         { name: "Redis", run: () => rateLimiter?.close() },
         { name: "the log", run: () => log?.flush() },
       ],
@@ -275,7 +283,14 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     // The caller exits now: the copy's thread must not be inside a DuckDB statement then (an
     // exit or a terminate there aborted the process), so it ends its statement and closes DuckDB.
     if (!outcome.complete) for (const problem of await parquet.halt()) failed("the Parquet copy's halt", problem);
-    return outcome;
+    // A store close the deadline cut off is bounded on its own (the log writer's close), and says
+    // whether it left the writer's thread held, which the caller must know before it exits.
+    await storeClosed;
+    const held = threadEnds.heldThreads();
+    // Its caller may end the process at once (a thread held keeps process.exit waiting): the lines
+    // logged since the stop's "the log" step must be out first.
+    if (log !== undefined && (!outcome.complete || held.length > 0)) await settleWithin(new Promise<void>((done) => log.flush(() => done())), LOG_FLUSH_MS);
+    return { ...outcome, held };
   };
   if (metrics !== undefined && typeof exposure === "object") {
     try {

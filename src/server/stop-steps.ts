@@ -3,6 +3,7 @@
 // says which step it was still waiting on, and its caller (the CLI) exits anyway: what was
 // acknowledged is already durable in the store, and the derived copies resume from their
 // checkpoints at the next start.
+import { settleWithin } from "../lib/settle-within.js";
 
 export interface StopStep {
   readonly name: string;
@@ -14,6 +15,12 @@ export interface StopOutcome {
   readonly complete: boolean;
   /** The step still running when the deadline passed. */
   readonly waitingOn?: string;
+  /**
+   * Threads the stop gave up on while a native call held them (src/store/held-thread.ts): the
+   * process's exit waits for them, so its caller ends it otherwise (src/cli/serve-exit.ts). Set by
+   * the server's close, not by stopWithin.
+   */
+  readonly held?: readonly string[];
 }
 
 /** What `vane serve` gives its stop before it exits anyway. */
@@ -22,20 +29,10 @@ export const STOP_DEADLINE_MS = 8_000;
 export async function stopWithin(steps: readonly StopStep[], deadlineMs: number, failed: (step: string, error: unknown) => void): Promise<StopOutcome> {
   const end = Date.now() + deadlineMs;
   for (const step of steps) {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), Math.max(0, end - Date.now()))));
     const done = Promise.resolve()
       .then(step.run)
-      .then(
-        () => "done" as const,
-        (error: unknown) => {
-          failed(step.name, error);
-          return "done" as const;
-        },
-      );
-    const how = await Promise.race([done, late]);
-    clearTimeout(timer);
-    if (how === "late") return { complete: false, waitingOn: step.name };
+      .catch((error: unknown) => failed(step.name, error));
+    if ((await settleWithin(done, end - Date.now())) === "late") return { complete: false, waitingOn: step.name };
   }
   return { complete: true };
 }

@@ -7,7 +7,8 @@
 // long as the role is held; meanwhile the events answers say the copy is not running.
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { ParquetOptions } from "../../store/parquet/parquet-protocol.js";
-import { ParquetThread, haltProblem } from "../../store/parquet/parquet-thread.js";
+import { type HaltOutcome, ParquetThread, haltProblem } from "../../store/parquet/parquet-thread.js";
+import { ThreadHeld } from "../../store/held-thread.js";
 import { type EventPipeline, type EventStore, READS_NONE } from "../../store/types.js";
 import type { MessagePort } from "node:worker_threads";
 
@@ -15,6 +16,13 @@ import type { MessagePort } from "node:worker_threads";
 export const PARQUET_RESTART_MS = 1_000;
 /** While no thread runs, the store is looked at every this many intervals for other processes' events. */
 const IDLE_CHECK_INTERVALS = 16;
+
+/** A halt that did not leave the thread ended cleanly, as an error for the log: a ThreadHeld when the thread is still there. */
+export function haltError(outcome: HaltOutcome | undefined): Error | undefined {
+  const problem = outcome && haltProblem(outcome);
+  if (problem === undefined) return undefined;
+  return outcome?.thread === "stuck" ? new ThreadHeld("the Parquet copy", problem) : new Error(problem);
+}
 
 /** What the role asks of the store while no thread runs. */
 export type CopiedStore = Pick<EventStore, "checkpoint" | "readAfter" | "onCommitted">;
@@ -38,6 +46,8 @@ export class ParquetRole implements EventPipeline {
     /** A fresh feed of the store's committed batches for each start (EventStore.committedFeed). */
     private readonly feed: () => MessagePort | undefined = () => undefined,
     private readonly restartMs = PARQUET_RESTART_MS,
+    /** Told of each thread's close that ran past its bound and halted it (halt() answers for its own), for the log. */
+    private readonly closeHalted: (outcome: HaltOutcome) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -69,10 +79,7 @@ export class ParquetRole implements EventPipeline {
   async halt(): Promise<Error[]> {
     this.held = false;
     const outcomes = await Promise.all([this.thread?.halt(), this.stopping?.halt()]);
-    return outcomes.flatMap((outcome) => {
-      const problem = outcome && haltProblem(outcome);
-      return problem === undefined ? [] : [new Error(problem)];
-    });
+    return outcomes.flatMap((outcome) => haltError(outcome) ?? []);
   }
 
   /** Events the copy took from the store's feed rather than reading them back, since this process started. */
@@ -136,7 +143,8 @@ export class ParquetRole implements EventPipeline {
   /** Lets the thread deliver what is stored, then ends it. */
   private end(thread: ParquetThread): Promise<void> {
     this.stopping = thread;
-    const ending = thread.close().then(() => {
+    const ending = thread.close().then((outcome) => {
+      if (outcome !== undefined) this.closeHalted(outcome);
       this.earlier += thread.fromMemory;
       if (this.stopping === thread) this.stopping = undefined;
       if (this.ending === ending) this.ending = undefined;

@@ -4,6 +4,7 @@
 // is stored; the copy catches up from its checkpoint when it can) and never counts as handed to a
 // copy that is not there.
 import type { MessagePort, Worker } from "node:worker_threads";
+import { settleWithin } from "../../lib/settle-within.js";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
@@ -67,7 +68,7 @@ export class ParquetThread implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private readonly worker: Worker;
   private failure: string | undefined;
-  private closed: Promise<void> | undefined;
+  private closed: Promise<HaltOutcome | undefined> | undefined;
   private asked = false;
   private taken = 0;
   /** Resolves when the thread has ended, whether asked to or not. */
@@ -136,9 +137,12 @@ export class ParquetThread implements EventPipeline {
     if (this.failure !== undefined) throw new Error(this.failure);
   }
 
-  /** Delivers what is stored, then stops the thread; halts it (halt()) when that takes longer than closeMs. */
-  close(): Promise<void> {
-    this.closed ??= this.ended ? Promise.resolve() : this.closeWithin();
+  /**
+   * Delivers what is stored, then stops the thread; halts it (halt()) when that takes longer than
+   * closeMs, and resolves with that halt's outcome, for its owner's log (undefined: no halt of its own).
+   */
+  close(): Promise<HaltOutcome | undefined> {
+    this.closed ??= this.ended ? Promise.resolve(undefined) : this.closeWithin();
     return this.closed;
   }
 
@@ -167,16 +171,12 @@ export class ParquetThread implements EventPipeline {
     return { thread: terminated ? "terminated" : "stuck", duckOpen };
   }
 
-  private async closeWithin(): Promise<void> {
+  private async closeWithin(): Promise<HaltOutcome | undefined> {
     this.worker.postMessage({ type: "close" } satisfies ToParquet);
-    if ((await this.within(this.exited, this.closeMs)) === "late") await this.halt();
+    return (await this.within(this.exited, this.closeMs)) === "late" ? this.halt() : undefined;
   }
 
   private async within(done: Promise<unknown>, ms: number): Promise<"done" | "late"> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), ms)));
-    const how = await Promise.race([done.then(() => "done" as const), late]);
-    clearTimeout(timer);
-    return how;
+    return (await settleWithin(done, ms)) === "settled" ? "done" : "late";
   }
 }

@@ -1,6 +1,7 @@
 // Changes to bundles and keys told to every server at once (LISTEN/NOTIFY). The notification is
 // sent inside the writing transaction, so PostgreSQL delivers it only if and once that commits.
 import pg from "pg";
+import { settleWithin } from "../../lib/settle-within.js";
 import type { ChangeFeed, StoreChange } from "../types.js";
 import { type Queryable, run } from "./db.js";
 
@@ -8,6 +9,16 @@ export const CHANGES_CHANNEL = "vane_changes";
 /** Waits between attempts to listen again after the listening connection was lost: doubling, capped. */
 export const RELISTEN_FIRST_MS = 100;
 export const RELISTEN_MAX_MS = 5_000;
+/**
+ * How long a listening connection's end() is waited for before its socket is destroyed: end()
+ * sends its goodbye and waits for the server to close, which a dropped connection (a server or a
+ * network gone without a word) never does, and the stores' close waited with it.
+ */
+export const LISTEN_END_MS = 2_000;
+
+async function endClient(client: pg.Client): Promise<void> {
+  if ((await settleWithin(client.end(), LISTEN_END_MS)) === "late") client.connection.stream.destroy();
+}
 
 export async function notifyChange(db: Queryable, change: StoreChange): Promise<void> {
   await run(db, "SELECT pg_notify($1, $2)", [CHANGES_CHANNEL, JSON.stringify(change)]);
@@ -55,7 +66,7 @@ class Listening {
     this.listened?.();
     const client = this.client;
     this.client = undefined;
-    await client?.end().catch(() => undefined);
+    if (client !== undefined) await endClient(client);
   }
 
   private async connect(): Promise<void> {
@@ -67,7 +78,7 @@ class Listening {
       if (lost) return;
       lost = true;
       if (this.client === client) this.client = undefined;
-      void client.end().catch(() => undefined);
+      void endClient(client); // bounded too: its socket is not left open
       this.scheduleRetry();
     };
     client.on("error", reconnect); // also keeps a dropped connection from ending the process

@@ -159,7 +159,8 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
         finish();
         closed = Promise.resolve();
       } else {
-        closed = writer.close().then(finish);
+        // Closed even when the writer's close gave up on its thread (it rejects then, saying how).
+        closed = writer.close().finally(finish);
       }
       return closed;
     },

@@ -8,6 +8,8 @@
 // finds it: reads need not wait for anything.
 import { type MessagePort, MessageChannel, type Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
+import { settleWithin } from "../../../lib/settle-within.js";
+import { ThreadHeld } from "../../held-thread.js";
 import { startThread } from "../../threads.js";
 import type { AppendReceipt, StoreHealth } from "../../types.js";
 import { GroupCommit } from "../group-commit.js";
@@ -139,6 +141,21 @@ export class WriteFailed extends Error {
 }
 
 /**
+ * How long close() lets the thread commit what is queued before it terminates it: one group's
+ * wait for another process's lock (DEFAULT_BUSY_TIMEOUT_MS, 5 s) and its fsync. A thread held in
+ * a native call (an fsync on a hung disk) must not hold the server's stop for ever.
+ */
+export const WRITER_CLOSE_MS = 7_000;
+/** How long close() then waits for terminate(), which a thread held in a native call keeps pending for ever (as PARQUET_TERMINATE_MS). */
+export const WRITER_TERMINATE_MS = 3_000;
+
+/** close()'s bounds, milliseconds (tests shorten them). */
+export interface WriterTiming {
+  readonly closeMs?: number;
+  readonly terminateMs?: number;
+}
+
+/**
  * Appends cross to the thread through a ring in shared memory (append-ring.ts), published once a
  * turn; an append whose facts are not numbers, or whose text is larger than half the ring,
  * crosses as a message (its stand-in keeps its place in the ring). Answers come back as messages,
@@ -163,11 +180,16 @@ export class WorkerLogWriter implements LogWriter {
   private respawn: ReturnType<typeof setTimeout> | undefined;
   private readonly publish = (): void => this.endTurn();
 
-  constructor(private readonly options: WriterOptions) {
+  /** `entry`: the thread's code (tests stand in one that never ends). */
+  constructor(
+    private readonly options: WriterOptions,
+    private readonly timing: WriterTiming = {},
+    private readonly entry = new URL("./writer-worker.js", import.meta.url),
+  ) {
     // Appends written before the thread is up wait in the ring.
     const memory = ringMemory(options.ringBytes);
     this.ring = new RingWriter(memory);
-    this.worker = spawn(options, memory);
+    this.worker = spawn(entry, options, memory);
     this.attach(this.worker);
   }
 
@@ -253,7 +275,12 @@ export class WorkerLogWriter implements LogWriter {
     return this.writes.state;
   }
 
-  /** Commits what is queued, the backlog too (it follows the ring's records), and ends the thread. */
+  /**
+   * Commits what is queued, the backlog too (it follows the ring's records), and ends the thread.
+   * Past closeMs it terminates the thread and rejects with how that went: the appends it had not
+   * answered fail (as when it dies: they may have committed, and the sender's retry is deduplicated
+   * by event id), and a ThreadHeld when terminate() too was still pending after terminateMs.
+   */
   close(): Promise<void> {
     // Between a thread's death and its replacement there is no thread to wait for: its exit has
     // passed, and waiting on it held the server's stop for ever.
@@ -261,13 +288,26 @@ export class WorkerLogWriter implements LogWriter {
       clearTimeout(this.respawn);
       this.closing = Promise.resolve();
     }
-    this.closing ??= new Promise<void>((resolve) => {
-      this.worker.once("exit", () => resolve());
-      this.endTurn();
-      this.worker.postMessage({ type: "close", items: this.backlog } satisfies ToWriter);
-      this.backlog = [];
-    });
+    this.closing ??= this.closeWithin();
     return this.closing;
+  }
+
+  private async closeWithin(): Promise<void> {
+    const worker = this.worker;
+    const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    this.endTurn();
+    worker.postMessage({ type: "close", items: this.backlog } satisfies ToWriter);
+    this.backlog = [];
+    const closeMs = this.timing.closeMs ?? WRITER_CLOSE_MS;
+    if ((await settleWithin(exited, closeMs)) === "settled") return;
+    const unanswered = this.waiting.size;
+    const ended = (await settleWithin(worker.terminate(), this.timing.terminateMs ?? WRITER_TERMINATE_MS)) === "settled";
+    const what = `the event log's writer thread had not ended ${closeMs} ms after its close and was terminated; ${unanswered} unanswered appends failed`;
+    const error = ended ? new Error(what) : new ThreadHeld("the event log's writer", `${what}, but the thread had not ended when the close stopped waiting (held in a native call); the process's exit waits for it`);
+    // A thread that never ends never says "exit" either (attach()): none waits for ever.
+    for (const waiting of this.waiting.values()) waiting.reject(error);
+    this.waiting.clear();
+    throw error;
   }
 
   private attach(worker: Worker): void {
@@ -339,7 +379,7 @@ export class WorkerLogWriter implements LogWriter {
     this.respawn = setTimeout(() => {
       const memory = ringMemory(this.options.ringBytes);
       this.ring = new RingWriter(memory);
-      this.worker = spawn(this.options, memory);
+      this.worker = spawn(this.entry, this.options, memory);
       this.attach(this.worker);
       this.alive = true;
     }, RESPAWN_PAUSE_MS).unref();
@@ -350,6 +390,6 @@ const RESPAWN_PAUSE_MS = 500;
 
 const NONE: readonly never[] = Object.freeze([]);
 
-function spawn(options: WriterOptions, ring: RingMemory): Worker {
-  return startThread(new URL("./writer-worker.js", import.meta.url), { ...options, ring } satisfies WriterData);
+function spawn(entry: URL, options: WriterOptions, ring: RingMemory): Worker {
+  return startThread(entry, { ...options, ring } satisfies WriterData);
 }

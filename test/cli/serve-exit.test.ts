@@ -1,0 +1,49 @@
+// `vane serve` ends although a thread of its is held in a native call (issue 33's follow-up): its
+// stop gave up on the thread, but process.exit() joins every thread and waited for that one for
+// ever. The child (serve-exit-child.ts) holds its writer thread in a FIFO read, stops, and must
+// end by SIGKILL (src/cli/serve-exit.ts), its last line written first.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { waitFor } from "../wait.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(process.platform === "win32")("vane serve's end after a stop that left a thread held", () => {
+  it("kills itself rather than wait in exit for the thread, after saying so", { timeout: 60_000 }, async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-serve-exit-"));
+    dirs.push(dir);
+    const hold = path.join(dir, "hold");
+    execFileSync("mkfifo", [hold]);
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-exit-child.ts"), path.join(dir, "vane.db")]);
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("exit", (code, signal) => done({ code, signal })));
+    let fd: number | undefined;
+    try {
+      await waitFor(() => {
+        try {
+          fd = fs.openSync(hold, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+          return true;
+        } catch {
+          return false;
+        }
+      }, "the writer thread's read of the FIFO");
+      child.stdin.write("held\n");
+      const ended = await Promise.race([exited, new Promise<"still running">((late) => setTimeout(() => late("still running"), 15_000))]);
+      expect(ended).toEqual({ code: null, signal: "SIGKILL" });
+      expect(stderr).toMatch(/the store \(queued appends\) failed: .*held in a native call/);
+      expect(stderr).toMatch(/vane serve: the event log's writer thread held in a native call would keep the process from exiting; ending it with SIGKILL/);
+      expect(stderr).not.toMatch(/vane serve: stopped/);
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd); // the read returns: a child still in exit ends then
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    }
+  });
+});
