@@ -23,24 +23,45 @@ const PER_BATCH = 1_000;
  */
 const STOPS = Array.from({ length: 24 }, (_, i) => ({ afterMs: 600 + 50 * i, deadlineMs: i % 2 === 0 ? 60 : 150 }));
 
-function stopInChild(dataDir: string, afterMs: number, deadlineMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "stop-mid-copy-child.ts"), dataDir, String(afterMs), String(deadlineMs)]);
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) => child.on("exit", (code, signal) => done({ code, signal, stderr })));
+/**
+ * Halts of the copy's own thread with 1 ms of grace, in ms after its start (it starts copying
+ * ~2 s after, under tsx): each terminates the thread at once unless a DuckDB call is in flight
+ * there. With the halt blind to such calls, 1 halt in ~17 across the copy aborted.
+ */
+const HALTS = Array.from({ length: 12 }, (_, i) => 2_000 + 250 * i);
+
+/** Runs `child` (a script beside this file) with `args` under tsx: its exit, its stdout and its stderr. */
+function runChild(child: string, args: readonly (string | number)[]): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const spawned = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, child), ...args.map(String)]);
+  let [stdout, stderr] = ["", ""];
+  spawned.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  spawned.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) => spawned.on("exit", (code, signal) => done({ code, signal, stdout, stderr })));
+}
+
+/** A data folder whose event log holds the backlog, the copy's checkpoint at 0. */
+async function seeded(): Promise<string> {
+  const dataDir = tempDir();
+  const stores = openSqliteStores({ dataDir });
+  for (let b = 0; b < BACKLOG_BATCHES; b++) await stores.events.append(makeBatch(`b${b}`, PER_BATCH));
+  await stores.close();
+  return dataDir;
+}
+
+/** A fresh copy of `dataDir`: the whole backlog again. */
+function copied(dataDir: string): string {
+  const copy = tempDir();
+  cpSync(dataDir, copy, { recursive: true });
+  return copy;
 }
 
 describe("a stop past its deadline while the Parquet copy writes", () => {
   it("exits without aborting, and the next start copies every stored event", { timeout: 300_000 }, async () => {
-    const seeded = tempDir();
-    const stores = openSqliteStores({ dataDir: seeded });
-    for (let b = 0; b < BACKLOG_BATCHES; b++) await stores.events.append(makeBatch(`b${b}`, PER_BATCH));
-    await stores.close();
-    let dataDir = seeded;
+    const backlog = await seeded();
+    let dataDir = backlog;
     for (const { afterMs, deadlineMs } of STOPS) {
-      dataDir = tempDir();
-      cpSync(seeded, dataDir, { recursive: true }); // the whole backlog again, the copy's checkpoint at 0
-      const stopped = await stopInChild(dataDir, afterMs, deadlineMs);
+      dataDir = copied(backlog);
+      const stopped = await runChild("stop-mid-copy-child.ts", [dataDir, afterMs, deadlineMs]);
       expect({ afterMs, deadlineMs, signal: stopped.signal, aborted: stopped.stderr.includes("terminate called") }).toEqual({ afterMs, deadlineMs, signal: null, aborted: false });
       expect([0, 1]).toContain(stopped.code); // 1: the stop passed its deadline
     }
@@ -52,5 +73,22 @@ describe("a stop past its deadline while the Parquet copy writes", () => {
       await server.close();
     }
     expect(new Set((await parquetRows(dataDir)).map((row) => row.seq)).size).toBe(BACKLOG_BATCHES * PER_BATCH);
+  });
+
+  it("a halt never terminates the thread inside a DuckDB call: it waits for the call, then ends it", { timeout: 60_000 }, async () => {
+    for (let i = 0; i < 3; i++) {
+      const halted = await runChild("stop-mid-copy-halt-child.ts", [tempDir(), "busy", 1]);
+      expect({ signal: halted.signal, code: halted.code, aborted: halted.stderr.includes("terminate called") }).toEqual({ signal: null, code: 0, aborted: false });
+      expect(JSON.parse(halted.stdout)).toEqual({ thread: "terminated", duckOpen: true });
+    }
+  });
+
+  it("a halt with no grace, at any moment of the copy, ends the thread without aborting", { timeout: 120_000 }, async () => {
+    const backlog = await seeded();
+    for (const afterMs of HALTS) {
+      const halted = await runChild("stop-mid-copy-halt-child.ts", [copied(backlog), afterMs, 1]);
+      expect({ afterMs, signal: halted.signal, code: halted.code, aborted: halted.stderr.includes("terminate called") }).toEqual({ afterMs, signal: null, code: 0, aborted: false });
+      expect(JSON.parse(halted.stdout)).toHaveProperty("thread");
+    }
   });
 });

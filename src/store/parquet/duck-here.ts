@@ -7,7 +7,7 @@
 // tasks (`halted`), on this thread, before DuckDB is closed and the thread ends (parquet-thread.ts).
 import { type DuckDBConnection, type DuckDBResult, DuckDBPendingResultState } from "@duckdb/node-api";
 
-const HALTED = "the Parquet copy was halted by the server's stop";
+export const HALTED = "the Parquet copy was halted by the server's stop";
 
 /** `halted`: when it turns true the statement is interrupted at its next task, and this rejects. Resolves to the statement's result. */
 export async function runHere(connection: DuckDBConnection, sql: string, halted: () => boolean = () => false): Promise<DuckDBResult> {
