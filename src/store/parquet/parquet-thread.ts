@@ -29,10 +29,10 @@ export const PARQUET_HALT_MS = 2_000;
 /**
  * The longest a halt waits for a DuckDB to close: a thread held elsewhere with DuckDB open (a
  * store that hangs) must not hold the process's exit for ever. It never terminates the thread
- * while a DuckDB call is in flight there (CALLS_SLOT), though, however long that takes: that
- * aborted the process (columnar/duck.ts inDuckCall), 1 stop in ~100 under load, when the niced
- * thread had not closed DuckDB after 10 s. The halt interrupted the statement, which ends at its
- * next task; a call that never returns would keep the thread from ending under terminate() too.
+ * while a DuckDB call is in flight there (CALLS_SLOT), however long that takes: that aborts the
+ * process (columnar/duck.ts inDuckCall), as it did when a niced thread on a loaded core had not
+ * closed DuckDB after 10 s. The halt interrupted the statement, which ends at its next task; a
+ * call that never returns would keep the thread from ending under terminate() as well.
  */
 export const PARQUET_HALT_MAX_MS = 10_000;
 /**
