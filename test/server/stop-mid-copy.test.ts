@@ -3,7 +3,9 @@
 // terminated the thread, past the stop's deadline with DuckDB still running a statement there. A
 // stop that cannot wait halts the copy instead: the statement ends at its next task, DuckDB is
 // closed on its own thread, the thread ends, and only then does the process exit. Every stored
-// event is still copied, by the next start.
+// event is still copied, by the next start. A halt that stops waiting never terminates the thread
+// while a DuckDB call is in flight there: the call's promise, settled while Node tore the thread
+// down, threw Napi::Error out of the binding's callback (AsyncWorker::OnAsyncWorkComplete).
 import { spawn } from "node:child_process";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
