@@ -68,6 +68,18 @@ export async function inDuckCall<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * DuckDB's node API, loaded at the first open, not at import: its library is 27 MiB resident in
+ * every process that loads it, and a server that neither writes the archive nor reads events never
+ * needs it. Required as the CommonJS it is: imported as a module, Node first scans its ~40 files
+ * for their exports (cjs-module-lexer), ~0.15 s of CPU in every command that reads events. On the
+ * copy's thread the load is then inside a counted call (inDuckCall): a thread terminated while the
+ * addon loaded aborted the process (3 of 46 terminations across the load of a bare worker).
+ */
+export function duckApi(): typeof import("@duckdb/node-api") {
+  return requireCommonJs("@duckdb/node-api") as typeof import("@duckdb/node-api");
+}
+
 export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
   const counter = openCounter;
   if (counter !== undefined) Atomics.add(counter.shared, counter.slot, 1);
@@ -84,11 +96,7 @@ export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
 async function startDuck(settings: DuckSettings, closed: () => void): Promise<Duck> {
   const memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
   const threads = settings.threads ?? defaultThreads();
-  // Loaded at the first open, not at import: DuckDB's library is 27 MiB resident in every process
-  // that loads it, and a server that neither writes the archive nor reads events never needs it.
-  // Required as the CommonJS it is: imported as a module, Node first scans its ~40 files for their
-  // exports (cjs-module-lexer), ~0.15 s of CPU in every command that reads events.
-  const { DuckDBInstance } = requireCommonJs("@duckdb/node-api") as typeof import("@duckdb/node-api");
+  const { DuckDBInstance } = duckApi();
   const instance = await DuckDBInstance.create(":memory:", {
     memory_limit: `${Math.max(1, Math.floor(memoryBytes / 1024 / 1024))}MiB`,
     threads: String(threads),
