@@ -28,7 +28,9 @@ const STOPS = Array.from({ length: 24 }, (_, i) => ({ afterMs: 600 + 50 * i, dea
 /**
  * Halts of the copy's own thread with 1 ms of grace, in ms after its start (it starts copying
  * ~2 s after, under tsx): each terminates the thread at once unless a DuckDB call is in flight
- * there. With the halt blind to such calls, 1 halt in ~17 across the copy aborted.
+ * there. With the halt blind to such calls, 2 halts of 23 across the copy aborted; with the
+ * thread loading DuckDB's addon as it imported its modules (uncounted), 2 runs of 3 under a CPU
+ * hog aborted in the addon's init, at 2,000 and 2,250 ms.
  */
 const HALTS = Array.from({ length: 12 }, (_, i) => 2_000 + 250 * i);
 
