@@ -8,10 +8,10 @@ import type { DuckDBConnection, DuckDBResult } from "@duckdb/node-api";
 import { join } from "node:path";
 import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
-import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString } from "../columnar/duck.js";
+import { type Duck, type DuckSettings, defaultMemoryBytes, inDuckCall, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
-import { runHere } from "./duck-here.js";
+import { HALTED, runHere } from "./duck-here.js";
 import { type RawRows, createTextStage, dropRawRows, fileRowsOfText, stageRawRows, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
 import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
@@ -121,14 +121,34 @@ export class DuckArchiveWriter {
     // What a killed writer spilled is of no use to anyone: one copy writes at a time (the lease).
     if (settings.tempDirectory !== undefined) await rm(settings.tempDirectory, { recursive: true, force: true });
     const writer = new DuckArchiveWriter(sink, settings, halted);
-    await writer.connection(); // a DuckDB that cannot start fails the open, not the first delivery
+    await writer.call(() => writer.connection()); // a DuckDB that cannot start fails the open, not the first delivery
     return writer;
+  }
+
+  /**
+   * Every use of DuckDB goes through here: counted as a call in flight (inDuckCall), so a halt
+   * never terminates the thread under it, and refused once halted, so a halt waits for no new one.
+   */
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return inDuckCall(() => {
+      // Looked at once counted: a halt that read no call in flight set HALT_SLOT before it looked.
+      if (this.halted()) throw new Error(HALTED);
+      return work();
+    });
+  }
+
+  /**
+   * Ends the statement running now, at its next task: for a halt, which must wait for it. One on
+   * libuv's pool (connection.run) reads no `halted` and would otherwise run to its end.
+   */
+  interrupt(): void {
+    this.duck?.connection.interrupt();
   }
 
   /** The connection, DuckDB opened (with its staging tables) if release() closed it. */
   private async connection(): Promise<DuckDBConnection> {
     if (this.duck !== undefined) return this.duck.connection;
-    if (this.halted()) throw new Error("the Parquet copy was halted by the server's stop"); // a halt reads DuckDB as closed
+    if (this.halted()) throw new Error(HALTED); // a halt reads DuckDB as closed
     const duck = await openDuck(this.settings);
     try {
       await createEventTable(duck.connection, STAGE);
@@ -151,13 +171,15 @@ export class DuckArchiveWriter {
   }
 
   /** ParquetPipelineOptions.writeRows. */
-  readonly writeRows = async (path: string, rows: readonly SequencedEvent[]): Promise<void> => {
+  readonly writeRows = (path: string, rows: readonly SequencedEvent[]): Promise<void> => this.call(() => this.writeRowsNow(path, rows));
+
+  private async writeRowsNow(path: string, rows: readonly SequencedEvent[]): Promise<void> {
     const connection = await this.connection();
     await emptyStage(connection);
     await appendEvents(connection, STAGE, rows);
     await this.sink.writeWith(path, (temp) => this.copy(`SELECT ${FILE_COLUMNS} FROM ${STAGE} ORDER BY ${ARCHIVE_ORDER}`, temp));
     await emptyStage(connection);
-  };
+  }
 
   /**
    * ParquetPipelineOptions.writeDelivery: one file per partition, named as partitionFile names it
@@ -165,7 +187,9 @@ export class DuckArchiveWriter {
    * from its rows' text by one COPY, whose statistics name the file (copyWhole); otherwise
    * it is staged in a table from its text (duck-text.ts) and each partition copied from there.
    */
-  readonly writeDelivery = async (delivery: Delivery): Promise<void> => {
+  readonly writeDelivery = (delivery: Delivery): Promise<void> => this.call(() => this.writeDeliveryNow(delivery));
+
+  private async writeDeliveryNow(delivery: Delivery): Promise<void> {
     const connection = await this.connection();
     const raw = await stageRawRows(connection, delivery.rows, delivery.events);
     if (!this.lastSplit && raw.decoded.length === 0 && raw.texts > 0 && dayOf(raw.firstReceivedMs) === dayOf(raw.lastReceivedMs)) {
@@ -176,7 +200,7 @@ export class DuckArchiveWriter {
       }
     }
     await this.writeStaged(connection, raw);
-  };
+  }
 
   /**
    * Copies the raw rows' events into one file and returns its path when its statistics show one
@@ -248,7 +272,11 @@ export class DuckArchiveWriter {
    * delivery's files past it may still be replaced). Returns how many files it wrote.
    * `inputBytes`: what one merge reads at most, uncompressed (a test's smaller bound).
    */
-  async compact(checkpoint: number, inputBytes = MAX_COMPACTION_INPUT_BYTES): Promise<number> {
+  compact(checkpoint: number, inputBytes = MAX_COMPACTION_INPUT_BYTES): Promise<number> {
+    return this.call(() => this.compactNow(checkpoint, inputBytes));
+  }
+
+  private async compactNow(checkpoint: number, inputBytes: number): Promise<number> {
     const files = (await this.sink.list()).map(archivePath).filter((f): f is ArchivePath => f !== undefined && f.last <= checkpoint && f.folder.startsWith("events/org="));
     const kept = cover(files, checkpoint);
     // Those a compaction interrupted after its file's rename (a full disk) left behind.

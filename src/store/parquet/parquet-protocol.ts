@@ -28,9 +28,12 @@ export interface ParquetOptions {
 export const HALT_SLOT = 0;
 /** The DuckDB instances open or opening on the copy's thread (columnar/duck.ts): while one is, the thread is not terminated. */
 export const DUCKS_SLOT = 1;
-export const SHARED_SLOTS = 2;
+/** The copy's DuckDB work in flight (columnar/duck.ts inDuckCall): while any is, the thread is never terminated. */
+export const CALLS_SLOT = 2;
+export const SHARED_SLOTS = 3;
 
-export type ToParquet = { readonly type: "look" } | { readonly type: "close" };
+/** "halt": HALT_SLOT is set; the thread interrupts its DuckDB statement at once (one on libuv's pool reads no HALT_SLOT). */
+export type ToParquet = { readonly type: "look" } | { readonly type: "close" } | { readonly type: "halt" };
 
 export type FromParquet =
   /** `fromMemory`: events taken from the writer thread's feed so far, not read back from the store. */

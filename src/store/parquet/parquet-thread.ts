@@ -8,7 +8,7 @@ import { settleWithin } from "../../lib/settle-within.js";
 import { startThread } from "../threads.js";
 import type { EventPipeline } from "../types.js";
 import { PARQUET_PIPELINE } from "./pipeline.js";
-import { type FromParquet, HALT_SLOT, type ParquetOptions, SHARED_SLOTS, DUCKS_SLOT, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, CALLS_SLOT, HALT_SLOT, type ParquetOptions, SHARED_SLOTS, DUCKS_SLOT, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * How long close() lets the thread deliver what is stored before it halts it. Nothing is lost by
@@ -27,7 +27,14 @@ export const PARQUET_CLOSE_MS = 5_000;
  * core took longer than this to get there in 16 halts of 20 (load average 17).
  */
 export const PARQUET_HALT_MS = 2_000;
-/** The longest a halt waits for a DuckDB to close: one that never returns must not hold the process's exit for ever. */
+/**
+ * The longest a halt waits for a DuckDB to close: a thread held elsewhere with DuckDB open (a
+ * store that hangs) must not hold the process's exit for ever. It never terminates the thread
+ * while a DuckDB call is in flight there (CALLS_SLOT), however long that takes: that aborts the
+ * process (columnar/duck.ts inDuckCall), as it did when a niced thread on a loaded core had not
+ * closed DuckDB after 10 s. The halt interrupted the statement, which ends at its next task; a
+ * call that never returns would keep the thread from ending under terminate() as well.
+ */
 export const PARQUET_HALT_MAX_MS = 10_000;
 /**
  * How long a halt waits for terminate() to end the thread. A thread held in a native call that
@@ -40,10 +47,11 @@ export const PARQUET_TERMINATE_MS = 3_000;
 /** How often a halt past its first wait looks whether DuckDB has closed. */
 const DUCK_POLL_MS = 20;
 
-/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs (then as long as a statement runs), then terminateMs for terminate(). */
+/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs, then up to haltMaxMs while DuckDB is open (and on while a DuckDB call is in flight), then terminateMs for terminate(). */
 export interface ThreadTiming {
   readonly closeMs?: number;
   readonly haltMs?: number;
+  readonly haltMaxMs?: number;
   readonly terminateMs?: number;
 }
 
@@ -81,6 +89,7 @@ export class ParquetThread implements EventPipeline {
   private readonly shared = new Int32Array(new SharedArrayBuffer(SHARED_SLOTS * Int32Array.BYTES_PER_ELEMENT));
   private readonly closeMs: number;
   private readonly haltMs: number;
+  private readonly haltMaxMs: number;
   private readonly terminateMs: number;
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread; `entry`: the thread's code (tests stand in one that hangs). */
@@ -92,6 +101,7 @@ export class ParquetThread implements EventPipeline {
   ) {
     this.closeMs = timing.closeMs ?? PARQUET_CLOSE_MS;
     this.haltMs = timing.haltMs ?? PARQUET_HALT_MS;
+    this.haltMaxMs = timing.haltMaxMs ?? PARQUET_HALT_MAX_MS;
     this.terminateMs = timing.terminateMs ?? PARQUET_TERMINATE_MS;
     const workerData = { ...options, halt: this.shared.buffer, ...(feed === undefined ? {} : { feed }) };
     this.worker = startThread(entry, workerData, feed === undefined ? [] : [feed]);
@@ -152,9 +162,9 @@ export class ParquetThread implements EventPipeline {
    */
   halt(): Promise<HaltOutcome> {
     if (this.ended) return Promise.resolve(ENDED);
-    Atomics.store(this.shared, HALT_SLOT, 1); // before the close, so the thread's last run sees it
+    Atomics.store(this.shared, HALT_SLOT, 1); // before the message, so the thread's last run sees it
+    this.worker.postMessage({ type: "halt" } satisfies ToParquet); // a close as well
     if (this.closed !== undefined) return this.haltWithin();
-    this.worker.postMessage({ type: "close" } satisfies ToParquet);
     const halting = this.haltWithin();
     this.closed = halting.then(() => undefined); // not the exit: a close() after a halt that gave up must not wait for ever
     return halting;
@@ -162,8 +172,11 @@ export class ParquetThread implements EventPipeline {
 
   private async haltWithin(): Promise<HaltOutcome> {
     if ((await this.within(this.exited, this.haltMs)) === "done") return ENDED;
-    const giveUpAt = Date.now() + PARQUET_HALT_MAX_MS - this.haltMs;
+    const giveUpAt = Date.now() + this.haltMaxMs - this.haltMs;
     while (Atomics.load(this.shared, DUCKS_SLOT) > 0 && Date.now() < giveUpAt) {
+      if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return ENDED;
+    }
+    while (Atomics.load(this.shared, CALLS_SLOT) > 0) {
       if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return ENDED;
     }
     const duckOpen = Atomics.load(this.shared, DUCKS_SLOT) > 0;

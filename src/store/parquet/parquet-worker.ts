@@ -12,7 +12,7 @@ import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { CommittedFeed } from "./committed-feed.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { ParquetPipeline } from "./pipeline.js";
-import { type FromParquet, DUCKS_SLOT, HALT_SLOT, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
+import { type FromParquet, CALLS_SLOT, DUCKS_SLOT, HALT_SLOT, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
 /**
  * The copy yields the core to requests: 10 nice levels below the server (on Linux a thread's own
@@ -42,7 +42,7 @@ try {
 const port = parentPort!;
 const options = workerData as ParquetOptions & { readonly feed?: MessagePort; readonly halt: SharedArrayBuffer };
 const halt = new Int32Array(options.halt);
-countOpenDucksIn(halt, DUCKS_SLOT);
+countOpenDucksIn(halt, DUCKS_SLOT, CALLS_SLOT);
 /** The server's stop can wait no longer: the statement running ends, DuckDB is closed here, and the thread ends (parquet-thread.ts). */
 const halted = (): boolean => Atomics.load(halt, HALT_SLOT) === 1;
 const feed = options.feed === undefined ? undefined : new CommittedFeed(options.feed);
@@ -161,6 +161,7 @@ function finish(): void {
 
 port.on("message", (message: ToParquet) => {
   if (message.type === "look") return look();
+  if (message.type === "halt") opened?.writer.interrupt(); // the halt waits for the statement: it ends now
   if (closing) return; // finish() runs once
   closing = true;
   wanted = true; // a last run delivers what was acknowledged before the close
