@@ -87,6 +87,13 @@ describe("a stop past its deadline while the Parquet copy writes", () => {
     }
   });
 
+  it("a DuckDB call that outlasts the halt's wait is left running, and the process ends by SIGKILL, never an abort", { timeout: 60_000 }, async () => {
+    const halted = await runChild("stop-mid-copy-halt-child.ts", [tempDir(), "busy", 1, 1]);
+    expect({ signal: halted.signal, aborted: halted.stderr.includes("terminate called") }).toEqual({ signal: "SIGKILL", aborted: false });
+    expect(JSON.parse(halted.stdout)).toEqual({ thread: "in-call", duckOpen: true });
+    expect(halted.stderr).toMatch(/the Parquet copy thread held in a native call/);
+  });
+
   it("a halt with no grace, at any moment of the copy, ends the thread without aborting", { timeout: 120_000 }, async () => {
     const backlog = await seeded();
     for (const afterMs of HALTS) {

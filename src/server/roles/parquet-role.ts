@@ -21,7 +21,7 @@ const IDLE_CHECK_INTERVALS = 16;
 export function haltError(outcome: HaltOutcome | undefined): Error | undefined {
   const problem = outcome && haltProblem(outcome);
   if (problem === undefined) return undefined;
-  return outcome?.thread === "stuck" ? new ThreadHeld("the Parquet copy", problem) : new Error(problem);
+  return outcome?.thread === "stuck" || outcome?.thread === "in-call" ? new ThreadHeld("the Parquet copy", problem) : new Error(problem);
 }
 
 /** What the role asks of the store while no thread runs. */

@@ -44,21 +44,33 @@ export const PARQUET_HALT_MAX_MS = 10_000;
  * a kill then ends: the lesser evil next to a stop that hangs without a word.
  */
 export const PARQUET_TERMINATE_MS = 3_000;
+/**
+ * How long a halt past PARQUET_HALT_MAX_MS waits on for a DuckDB call in flight (CALLS_SLOT) to
+ * return. Terminating the thread under the call aborts the process, so the halt never does; a call
+ * that has not returned by then leaves the thread "in-call", which the server's stop reports as a
+ * thread held, and `vane serve` ends the process with SIGKILL (no teardown runs, so no abort).
+ */
+export const PARQUET_CALL_WAIT_MAX_MS = 30_000;
 /** How often a halt past its first wait looks whether DuckDB has closed. */
 const DUCK_POLL_MS = 20;
 
-/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs, then up to haltMaxMs while DuckDB is open (and on while a DuckDB call is in flight), then terminateMs for terminate(). */
+/** The thread's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs, then up to haltMaxMs while DuckDB is open, then up to callWaitMs more while a DuckDB call is in flight, then terminateMs for terminate(). */
 export interface ThreadTiming {
   readonly closeMs?: number;
   readonly haltMs?: number;
   readonly haltMaxMs?: number;
+  readonly callWaitMs?: number;
   readonly terminateMs?: number;
 }
 
 /** How a halt left the thread. */
 export interface HaltOutcome {
-  /** "stuck": terminate() was still pending after terminateMs, and the halt stopped waiting for it. */
-  readonly thread: "ended" | "terminated" | "stuck";
+  /**
+   * "stuck": terminate() was still pending after terminateMs, and the halt stopped waiting for it.
+   * "in-call": a DuckDB call was still in flight after callWaitMs, and the halt left the thread
+   * running rather than terminate it under the call.
+   */
+  readonly thread: "ended" | "terminated" | "stuck" | "in-call";
   /** DuckDB was still open when the halt terminated the thread (its wait for the close ran out at PARQUET_HALT_MAX_MS). */
   readonly duckOpen: boolean;
 }
@@ -68,6 +80,7 @@ const ENDED: HaltOutcome = { thread: "ended", duckOpen: false };
 /** What the server's log says of a halt that did not leave the thread ended cleanly; nothing when it did. */
 export function haltProblem(outcome: HaltOutcome): string | undefined {
   const duck = outcome.duckOpen ? ` with DuckDB open after ${PARQUET_HALT_MAX_MS} ms` : "";
+  if (outcome.thread === "in-call") return `the Parquet copy's thread was still in a DuckDB call ${PARQUET_HALT_MAX_MS + PARQUET_CALL_WAIT_MAX_MS} ms after the halt, and was left running (terminating it there aborts the process); the process's exit waits for it`;
   if (outcome.thread === "stuck") return `the Parquet copy's thread was terminated${duck} but had not ended when the halt stopped waiting (held in a native call); the process's exit waits for it`;
   return duck === "" ? undefined : `the Parquet copy's thread was terminated${duck}`;
 }
@@ -90,6 +103,7 @@ export class ParquetThread implements EventPipeline {
   private readonly closeMs: number;
   private readonly haltMs: number;
   private readonly haltMaxMs: number;
+  private readonly callWaitMs: number;
   private readonly terminateMs: number;
 
   /** `feed`: the store's committed batches (EventStore.committedFeed), handed to the thread; `entry`: the thread's code (tests stand in one that hangs). */
@@ -102,6 +116,7 @@ export class ParquetThread implements EventPipeline {
     this.closeMs = timing.closeMs ?? PARQUET_CLOSE_MS;
     this.haltMs = timing.haltMs ?? PARQUET_HALT_MS;
     this.haltMaxMs = timing.haltMaxMs ?? PARQUET_HALT_MAX_MS;
+    this.callWaitMs = timing.callWaitMs ?? PARQUET_CALL_WAIT_MAX_MS;
     this.terminateMs = timing.terminateMs ?? PARQUET_TERMINATE_MS;
     const workerData = { ...options, halt: this.shared.buffer, ...(feed === undefined ? {} : { feed }) };
     this.worker = startThread(entry, workerData, feed === undefined ? [] : [feed]);
@@ -176,7 +191,9 @@ export class ParquetThread implements EventPipeline {
     while (Atomics.load(this.shared, DUCKS_SLOT) > 0 && Date.now() < giveUpAt) {
       if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return ENDED;
     }
+    const callGiveUpAt = Date.now() + this.callWaitMs;
     while (Atomics.load(this.shared, CALLS_SLOT) > 0) {
+      if (Date.now() >= callGiveUpAt) return { thread: "in-call", duckOpen: Atomics.load(this.shared, DUCKS_SLOT) > 0 };
       if ((await this.within(this.exited, DUCK_POLL_MS)) === "done") return ENDED;
     }
     const duckOpen = Atomics.load(this.shared, DUCKS_SLOT) > 0;
