@@ -2,12 +2,12 @@
 // stop gave up on the thread, but process.exit() joins every thread and waited for that one for
 // ever. The child (serve-exit-child.ts) holds its writer thread in a FIFO read, stops, and must
 // end by SIGKILL (src/cli/serve-exit.ts), its last line written first.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { waitFor } from "../wait.js";
+import { makeHold, whenHeld } from "../fifo-hold.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -18,22 +18,14 @@ describe.skipIf(process.platform === "win32")("vane serve's end after a stop tha
   it("kills itself rather than wait in exit for the thread, after saying so", { timeout: 60_000 }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-serve-exit-"));
     dirs.push(dir);
-    const hold = path.join(dir, "hold");
-    execFileSync("mkfifo", [hold]);
+    const hold = makeHold(dir);
     const child = spawn(process.execPath, ["--import", "tsx", path.join(import.meta.dirname, "serve-exit-child.ts"), path.join(dir, "vane.db")]);
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("exit", (code, signal) => done({ code, signal })));
     let fd: number | undefined;
     try {
-      await waitFor(() => {
-        try {
-          fd = fs.openSync(hold, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-          return true;
-        } catch {
-          return false;
-        }
-      }, "the writer thread's read of the FIFO");
+      fd = await whenHeld(hold, "the writer thread's read of the FIFO");
       child.stdin.write("held\n");
       const ended = await Promise.race([exited, new Promise<"still running">((late) => setTimeout(() => late("still running"), 15_000))]);
       expect(ended).toEqual({ code: null, signal: "SIGKILL" });

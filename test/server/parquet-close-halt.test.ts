@@ -3,16 +3,15 @@
 // left no word and the CLI did not know the process's exit would wait for it (issue 33's
 // follow-up). close() now resolves with the outcome, and the server's ThreadEnds logs it and
 // names a thread still held. The thread is parquet-held-thread.ts's stand-in.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeHold, whenHeld } from "../fifo-hold.js";
 import { ThreadEnds } from "../../src/server/thread-ends.js";
 import { ParquetThread } from "../../src/store/parquet/parquet-thread.js";
-import { waitFor } from "../wait.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -34,18 +33,9 @@ describe.skipIf(process.platform === "win32")("a Parquet thread's close that had
   it("resolves with a halt that left the thread held, which the server logs and names", { timeout: 30_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-close-held-"));
     dirs.push(dataDir);
-    const hold = path.join(dataDir, "hold");
-    execFileSync("mkfifo", [hold]);
+    const hold = makeHold(dataDir);
     const thread = heldThread(dataDir);
-    let fd: number | undefined;
-    await waitFor(() => {
-      try {
-        fd = fs.openSync(hold, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-        return true;
-      } catch {
-        return false;
-      }
-    }, "the thread's read of the FIFO");
+    const fd = await whenHeld(hold);
     try {
       const outcome = await thread.close();
       expect(outcome).toEqual({ thread: "stuck", duckOpen: false });
@@ -54,7 +44,7 @@ describe.skipIf(process.platform === "win32")("a Parquet thread's close that had
       expect(lines()).toEqual([expect.objectContaining({ level: 40, msg: expect.stringMatching(/^the Parquet copy's close halted its thread/), thread: "stuck", err: expect.objectContaining({ type: "ThreadHeld" }) })]);
       expect(ends.heldThreads()).toEqual(["the Parquet copy"]);
     } finally {
-      fs.closeSync(fd!);
+      fs.closeSync(fd);
       await thread.exited;
     }
   });

@@ -2,13 +2,12 @@
 // pending for ever, and the server's stop waited on it (issue 33's follow-up). The thread here is
 // a stand-in (parquet-held-thread.ts) held in a read of a FIFO, a native call as a DuckDB call
 // that never returns is; Atomics.wait would not do (terminate() interrupts it).
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeHold, whenHeld } from "../fifo-hold.js";
 import { ParquetThread, haltProblem } from "../../src/store/parquet/parquet-thread.js";
-import { waitFor } from "../wait.js";
 
 const HALT_MS = 100;
 const TERMINATE_MS = 500;
@@ -25,20 +24,11 @@ describe.skipIf(process.platform === "win32")("ParquetThread.halt() on a thread 
   it("stops waiting for a terminate() a native call holds, and says so; a close() after it returns too", { timeout: 30_000 }, async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-held-"));
     dirs.push(dataDir);
-    const hold = path.join(dataDir, "hold");
-    execFileSync("mkfifo", [hold]);
+    const hold = makeHold(dataDir);
     const thread = heldThread(dataDir);
     // The thread's open of the FIFO waits for a writer; a writer's non-blocking open fails until
     // a reader waits. Once it succeeds the thread's read waits for data, for as long as this fd is open.
-    let writer: number | undefined;
-    await waitFor(() => {
-      try {
-        writer = fs.openSync(hold, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-        return true;
-      } catch {
-        return false;
-      }
-    }, "the thread's read of the FIFO");
+    const writer = await whenHeld(hold);
     try {
       const started = Date.now();
       const outcome = await thread.halt();
@@ -49,7 +39,7 @@ describe.skipIf(process.platform === "win32")("ParquetThread.halt() on a thread 
       expect(waited).toBeLessThan(10_000);
       await thread.close(); // after a halt that gave up, a close does not wait for the thread either
     } finally {
-      fs.closeSync(writer!); // the read returns, and the terminate ends the thread
+      fs.closeSync(writer); // the read returns, and the terminate ends the thread
       await thread.exited;
     }
   });

@@ -2,16 +2,15 @@
 // ever, so a writer held in a native call (an fsync on a hung disk) held the server's stop. The
 // thread here is a stand-in (writer-held-thread.ts) that never answers: held in a read of a FIFO,
 // a native call terminate() cannot interrupt, or spinning in JavaScript, which it can.
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { makeHold, whenHeld } from "../fifo-hold.js";
 import { ThreadHeld } from "../../src/store/held-thread.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { WorkerLogWriter } from "../../src/store/sqlite/writer/log-writer.js";
 import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
-import { waitFor } from "../wait.js";
 import { makeEvent } from "./fixtures.js";
 
 const CLOSE_MS = 200;
@@ -47,19 +46,10 @@ describe.skipIf(process.platform === "win32")("WorkerLogWriter.close() on a thre
   it("stops waiting for a terminate() a native call holds, says so, and fails the append it held", { timeout: 30_000 }, async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-writer-held-"));
     dirs.push(dir);
-    const hold = path.join(dir, "hold");
-    execFileSync("mkfifo", [hold]);
+    const hold = makeHold(dir);
     const writer = heldWriter(dir);
     // Once a non-blocking open for writing succeeds, the thread's read waits, for as long as this fd is open.
-    let fd: number | undefined;
-    await waitFor(() => {
-      try {
-        fd = fs.openSync(hold, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
-        return true;
-      } catch {
-        return false;
-      }
-    }, "the thread's read of the FIFO");
+    const fd = await whenHeld(hold);
     try {
       const appended = appendOne(writer).then(
         () => "acknowledged",
@@ -72,7 +62,7 @@ describe.skipIf(process.platform === "win32")("WorkerLogWriter.close() on a thre
       expect(waited).toBeGreaterThanOrEqual(CLOSE_MS + TERMINATE_MS - 5); // it gave the close and terminate() their time
       expect(await appended).toBe(error); // rejected, not left pending, never acknowledged
     } finally {
-      fs.closeSync(fd!); // the read returns, and the terminate ends the thread
+      fs.closeSync(fd); // the read returns, and the terminate ends the thread
     }
   });
 
