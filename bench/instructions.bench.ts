@@ -260,7 +260,7 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
     return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), compiling };
   }
-  const { threads, stages } = lessCompiling(lessIdle(busy, idleRate, (spanMs + drainMs) / 1000));
+  const { threads, stages } = lessIdle({ ...lessCompiling(busy), compilingByThread: new Map() }, idleRate, (spanMs + drainMs) / 1000);
   const perRequest = [...threads.values()].reduce((a, b) => a + b, 0) / requests;
   process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s (+${(drainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request\n`);
   return { perRequest, threads: minus(threads, new Map(), requests), stages: minus(stages, new Map(), requests), compiling: busy.compiling / requests };
@@ -272,7 +272,8 @@ async function countIdle(server: CountedServer, evidence: Map<number, ThreadEvid
   await sleep(settleS * 1000);
   server.countOn();
   await sleep(IDLE_SECONDS * 1000);
-  const { threads } = countedIn(server, await server.dump("idle"), evidence, values.keep);
+  // Without its compiling, which each row's window leaves out of its own count already.
+  const { threads } = lessCompiling(countedIn(server, await server.dump("idle"), evidence, values.keep));
   const rate = new Map([...threads].map(([thread, n]) => [thread, n / IDLE_SECONDS] as const));
   process.stderr.write(` ${([...rate.values()].reduce((a, b) => a + b, 0) / 1e6).toFixed(2)} M instructions/s\n`);
   return rate;
@@ -349,7 +350,7 @@ const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>
   ];
 };
 const lines = [
-  `Instructions per request (callgrind, every thread): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections and on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), the settled server's idle work over that span and V8 compiling on every thread left out; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
+  `Instructions per request (callgrind, every thread): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections and on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), V8 compiling on every thread and the settled server's idle work (its compiling left out too) over that span left out, no thread below zero; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
   "",
   "| request | instructions per request | × its hello-world | V8 compiling left out, per request |",
   "|---|---:|---:|---:|",
