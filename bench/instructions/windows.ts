@@ -25,7 +25,7 @@ export function lessIdle(window: CountedWindow, idlePerSecond: ReadonlyMap<numbe
   const idle = new Map([...idlePerSecond].map(([thread, rate]) => [thread, rate * seconds] as const));
   const timers = "event loop, timers, promises";
   const stages = new Map(window.stages);
-  stages.set(timers, Math.max(0, (stages.get(timers) ?? 0) - (idle.get(1) ?? 0)));
+  stages.set(timers, (stages.get(timers) ?? 0) - (idle.get(1) ?? 0)); // the stages still sum to the thread
   const threads = new Map([...minus(window.threads, idle, 1)].map(([thread, n]) => [thread, Math.max(0, n)] as const));
   return { ...window, threads, stages };
 }

@@ -37,4 +37,11 @@ describe("a counted window's extras", () => {
     expect(quiet.threads.get(2)).toBe(50_000 * 1000);
     expect(quiet.stages.get("event loop, timers, promises")).toBe(-1_200_000);
   });
+
+  it("takes no thread below zero when the idle count caught more on it than the window holds", () => {
+    // A collection on V8's helper (thread 5) inside the idle count: 5 M a second.
+    const loaded = lessIdle(window(1000, 60, 0), new Map([[1, 120_000], [5, 5_000_000]]), 10);
+    expect(loaded.threads.get(5)).toBe(0);
+    expect(loaded.threads.get(1)).toBe(300_000 * 1000 + 4_000_000 * 60 - 1_200_000);
+  });
 });
