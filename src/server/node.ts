@@ -1,7 +1,7 @@
 // The Node host: the engine from disk, the SQLite store and the Parquet files in the data folder,
-// the app on @hono/node-server, and the background work. Threads do what would stall the event
-// loop: the log writer appends (and fsyncs) the event log, the Parquet thread encodes the
-// files. Timers on the event loop run the learner, the publication of learned weights into
+// the app on @hono/node-server, and the background work. What would stall the event loop runs
+// elsewhere: the log writer's thread appends (and fsyncs) the event log, the Parquet copy's child
+// process encodes the files. Timers on the event loop run the learner, the publication of learned weights into
 // bundles, and retention. Several servers may share the store (`--workers`, or servers on one
 // PostgreSQL): the learner with the weights publication, the Parquet copy and retention are roles
 // one server plays at a time under a lease (roles/); the others decide from the learned state the
@@ -60,7 +60,7 @@ export interface NodeServerOptions {
   /** The Parquet files' folder, `<dataDir>/parquet` when absent: servers on one store share one for exactly one copy of each event. */
   readonly parquetDir?: string;
   readonly limits?: Partial<AppLimits>;
-  /** How often the Parquet thread looks for events on its own (requests also tell it). */
+  /** How often the Parquet copy looks for events on its own (requests also tell it). */
   readonly catchUpMs?: number;
   /** How often the learner reads new events and closes reward windows. */
   readonly learnMs?: number;
@@ -169,7 +169,6 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const parquet = new ParquetRole(
     { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
     opened.events,
-    () => opened.events.committedFeed?.(),
     PARQUET_RESTART_MS,
     threadEnds.parquetCloseHalted,
   );
@@ -177,7 +176,6 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
-  metrics?.watchParquet(parquet);
   metrics?.watchArchive(stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now(), threshold: options.weightsThreshold, minIntervalMs: options.weightsMinIntervalMs });
   const ttlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
@@ -280,8 +278,8 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       deadlineMs,
       failed,
     );
-    // The caller exits now: the copy's thread must not be inside a DuckDB statement then (an
-    // exit or a terminate there aborted the process), so it ends its statement and closes DuckDB.
+    // The caller exits now: the copy's process is ended first (halted, killed past its grace),
+    // so no copy outlives the server, and what it had not delivered waits for the next start.
     if (!outcome.complete) for (const problem of await parquet.halt()) failed("the Parquet copy's halt", problem);
     // A store close the deadline cut off is bounded on its own (the log writer's close), and says
     // whether it left the writer's thread held, which the caller must know before it exits.

@@ -2,7 +2,6 @@
 // synchronous storage. The embedded SQLite store implements them now; KV/D1 and a multi-instance
 // store implement the same interfaces later, checked by the same contract test
 // (test/store/contract.ts).
-import type { MessagePort } from "node:worker_threads";
 import type { Bundle } from "../bundle/types.js";
 import type { LogRowFrom, LogRowText } from "./log-row.js";
 
@@ -208,13 +207,6 @@ export interface EventStore {
    * copies and promotes them. Returns a function that unsubscribes.
    */
   onCommitted(listener: CommitListener, reads?: CommitReads): () => void;
-  /**
-   * The same for a consumer on another thread (the Parquet copy): a port on which the store's
-   * writer thread posts what each group commit stored, as CommittedRow[] (log-row.ts), without
-   * a copy through this thread. Undefined when the store has no writer thread (PostgreSQL, the
-   * CLI's inline writer); the consumer then reads everything with readAfter.
-   */
-  committedFeed?(): MessagePort | undefined;
 }
 
 /**

@@ -162,19 +162,6 @@ export class PrometheusMetrics implements ServiceMetrics {
     this.storeErrors.inc({ store, operation });
   }
 
-  /** The Parquet copy's events taken from the writer thread's feed, not read back from the store (ParquetRole). */
-  watchParquet(copy: { readonly fromMemory: number }): void {
-    new Counter({
-      name: "vane_parquet_events_from_memory_total",
-      help: "Events the Parquet copy of this process took from the writer thread's committed batches instead of reading them back from the store",
-      registers: [this.registry],
-      collect() {
-        this.reset();
-        this.inc(copy.fromMemory);
-      },
-    });
-  }
-
   watchBundles(served: () => Iterable<ServedBundle>): void {
     this.bundleSources.push(served);
   }

@@ -35,65 +35,18 @@ export interface Duck {
   close(): void;
 }
 
-/** Where this thread counts its DuckDB instances open or opening, and its DuckDB calls in flight, for its owner to read (parquet-protocol.ts). */
-let openCounter: { readonly shared: Int32Array; readonly slot: number; readonly callSlot?: number } | undefined;
-
-/**
- * Called once by a thread that its owner may have to end (the Parquet copy's): every openDuck from
- * then on counts at `slot` of `shared` from before DuckDB starts until its close() has returned,
- * and every inDuckCall at `callSlot` until its promise has settled. Ending a thread from outside
- * while its DuckDB works on anything (a statement, reading a result, opening, appending, closing)
- * aborted the whole process, so the owner ends it only while none is open, or at least none is called.
- */
-export function countOpenDucksIn(shared: Int32Array, slot: number, callSlot?: number): void {
-  openCounter = { shared, slot, callSlot };
-}
-
-/**
- * Runs `work`, which calls DuckDB, counted as a call in flight until it settles. A call of the
- * node API in flight runs on libuv's pool and resolves its promise on this thread: a thread ended
- * meanwhile (terminate(), or the process's exit) settles it while Node tears the thread down,
- * where the binding cannot call into JavaScript, throws Napi::Error out of its callback, and the
- * process aborts ("terminate called after throwing an instance of 'Napi::Error'").
- */
-export async function inDuckCall<T>(work: () => Promise<T>): Promise<T> {
-  const counter = openCounter;
-  const slot = counter?.callSlot;
-  if (counter === undefined || slot === undefined) return work();
-  Atomics.add(counter.shared, slot, 1);
-  try {
-    return await work();
-  } finally {
-    Atomics.sub(counter.shared, slot, 1);
-  }
-}
-
 /**
  * DuckDB's node API, loaded at the first open, not at import: its library is 27 MiB resident in
  * every process that loads it, and a server that neither writes the archive nor reads events never
- * needs it. Required as the CommonJS it is: imported as a module, Node first scans its ~40 files
- * for their exports (cjs-module-lexer), ~0.15 s of CPU in every command that reads events. On the
- * copy's thread the load is then inside a counted call (inDuckCall): a thread terminated while the
- * addon loaded aborted the process (3 of 46 terminations across the load of a bare worker).
+ * needs it (the Parquet copy loads it in its own child process: parquet-process.ts). Required as
+ * the CommonJS it is: imported as a module, Node first scans its ~40 files for their exports
+ * (cjs-module-lexer), ~0.15 s of CPU in every command that reads events.
  */
 export function duckApi(): typeof import("@duckdb/node-api") {
   return requireCommonJs("@duckdb/node-api") as typeof import("@duckdb/node-api");
 }
 
 export async function openDuck(settings: DuckSettings = {}): Promise<Duck> {
-  const counter = openCounter;
-  if (counter !== undefined) Atomics.add(counter.shared, counter.slot, 1);
-  try {
-    return await startDuck(settings, () => {
-      if (counter !== undefined) Atomics.sub(counter.shared, counter.slot, 1);
-    });
-  } catch (error) {
-    if (counter !== undefined) Atomics.sub(counter.shared, counter.slot, 1);
-    throw error;
-  }
-}
-
-async function startDuck(settings: DuckSettings, closed: () => void): Promise<Duck> {
   const memoryBytes = settings.memoryBytes ?? defaultMemoryBytes();
   const threads = settings.threads ?? defaultThreads();
   const { DuckDBInstance } = duckApi();
@@ -123,12 +76,8 @@ async function startDuck(settings: DuckSettings, closed: () => void): Promise<Du
     close() {
       if (!open) return;
       open = false;
-      try {
-        connection.closeSync();
-        instance.closeSync();
-      } finally {
-        closed();
-      }
+      connection.closeSync();
+      instance.closeSync();
     },
   };
 }

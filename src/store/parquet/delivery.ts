@@ -1,5 +1,5 @@
 // What one run of the Parquet copy writes: committed events in seq order, held as the log's row
-// text where memory or the log gave them so (a writer that reads JSON itself, DuckDB, takes that
+// text where the log gave them so (a writer that reads JSON itself, DuckDB, takes that
 // text as it is: duck-writer.ts), and as decoded events where the store gave those (PostgreSQL,
 // the in-memory store).
 import { type LogRowFrom, decodeRowFrom, eventsFrom } from "../log-row.js";

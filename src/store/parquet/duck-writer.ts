@@ -8,7 +8,7 @@ import type { DuckDBConnection, DuckDBResult } from "@duckdb/node-api";
 import { join } from "node:path";
 import { ARCHIVE_ORDER, archiveSelect } from "../columnar/archive-files.js";
 import { appendEvents, createEventTable, FILE_COLUMNS } from "../columnar/event-table.js";
-import { type Duck, type DuckSettings, defaultMemoryBytes, inDuckCall, openDuck, sqlString } from "../columnar/duck.js";
+import { type Duck, type DuckSettings, defaultMemoryBytes, openDuck, sqlString } from "../columnar/duck.js";
 import type { SequencedEvent } from "../types.js";
 import type { Delivery } from "./delivery.js";
 import { HALTED, runHere } from "./duck-here.js";
@@ -125,16 +125,10 @@ export class DuckArchiveWriter {
     return writer;
   }
 
-  /**
-   * Every use of DuckDB goes through here: counted as a call in flight (inDuckCall), so a halt
-   * never terminates the thread under it, and refused once halted, so a halt waits for no new one.
-   */
-  private call<T>(work: () => Promise<T>): Promise<T> {
-    return inDuckCall(() => {
-      // Looked at once counted: a halt that read no call in flight set HALT_SLOT before it looked.
-      if (this.halted()) throw new Error(HALTED);
-      return work();
-    });
+  /** Every use of DuckDB goes through here: refused once halted, so a halt waits for no new one. */
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    if (this.halted()) throw new Error(HALTED);
+    return work();
   }
 
   /**

@@ -1,6 +1,6 @@
 // The Parquet delivery: a tailer of the primary event store. It reads events after its checkpoint
-// (from the committed batches in memory where it can, else from the store), writes them as files
-// partitioned by org, project, env and day (partitions.ts), then advances the checkpoint. A
+// from the store, writes them as files partitioned by org, project, env and day (partitions.ts),
+// then advances the checkpoint. A
 // failed write loses nothing: the events stay in the primary store and the next delivery starts
 // from the same place. Before its first run, and after a failed one, it sweeps the archive: files
 // written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
@@ -37,18 +37,8 @@ const MIN_SHARE = 1 / 1024;
 /** How DuckDB's error names a statement that passed its memory_limit. */
 const OUT_OF_MEMORY = /out of memory/i;
 
-/** Committed events held in memory (committed-feed.ts), as the log's rows. */
-export interface CommittedEvents {
-  /** Rows holding events from seq `after` + 1 on, in order without a gap, about `max` events at most; none when memory does not hold `after` + 1. */
-  take(after: number, max: number): LogRowFrom[];
-  /** The first seq after `after` that memory holds: what lies between is another process's, for the store to give. */
-  heldAfter(after: number): number | undefined;
-}
-
 export interface ParquetPipelineOptions {
   readonly events: EventStore;
-  /** What to read before the store: the same events, already in memory. */
-  readonly feed?: CommittedEvents;
   readonly sink: FileSink;
   /** Writes one partition's rows at a sink path, whole or not at all: default the JavaScript encoder into sink.write. */
   readonly writeRows?: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
@@ -79,7 +69,6 @@ interface NextRun {
 export class ParquetPipeline implements EventPipeline {
   readonly name = PARQUET_PIPELINE;
   private readonly events: EventStore;
-  private readonly feed: CommittedEvents | undefined;
   private readonly sink: FileSink;
   private readonly writeRows: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
   private readonly writeDelivery: ((delivery: Delivery) => Promise<void>) | undefined;
@@ -100,7 +89,6 @@ export class ParquetPipeline implements EventPipeline {
 
   constructor(options: ParquetPipelineOptions) {
     this.events = options.events;
-    this.feed = options.feed;
     this.sink = options.sink;
     this.writeRows = options.writeRows ?? ((path, rows) => this.sink.write(path, encodeEvents(rows)));
     this.writeDelivery = options.writeDelivery;
@@ -210,12 +198,7 @@ export class ParquetPipeline implements EventPipeline {
     let cursor = after;
     while (cursor < target && delivery.size < this.rowsBound() && delivery.chars < this.charsBound()) {
       const pageRows = this.pageRows(delivery);
-      const fed = this.feed?.take(cursor, pageRows) ?? [];
-      // From the store only up to what memory holds next: with two servers appending, their
-      // batches alternate in the log, and a full page would pass this server's own by.
-      const held = fed.length > 0 ? undefined : this.feed?.heldAfter(cursor);
-      const limit = held === undefined ? pageRows : Math.min(pageRows, held - cursor - 1);
-      const page = fed.length > 0 ? { rows: fed, events: fedCount(fed) } : await this.readStore(cursor, limit);
+      const page = await this.readStore(cursor, pageRows);
       if (page.events === 0) return { delivery, more: false };
       const first = "rows" in page ? Math.max(page.rows[0]!.seq, page.rows[0]!.from) : page.list[0]!.seq;
       const last = "rows" in page ? endOf(page.rows.at(-1)!) : page.list.at(-1)!.seq;
@@ -224,7 +207,7 @@ export class ParquetPipeline implements EventPipeline {
       if ("rows" in page) for (const row of page.rows) delivery.addRow(row);
       else delivery.addEvents(page.list);
       cursor = last;
-      if (fed.length === 0 && page.events < limit) return { delivery, more: false };
+      if (page.events < pageRows) return { delivery, more: false };
     }
     return { delivery, more: true };
   }
@@ -254,7 +237,7 @@ export class ParquetPipeline implements EventPipeline {
       return { list, events: list.length };
     }
     const rows = await this.events.readLogAfter(after, limit);
-    return { rows, events: fedCount(rows) };
+    return { rows, events: eventsIn(rows) };
   }
 
   /** One file per partition, named by the seq range of its rows (partitions.ts). */
@@ -282,7 +265,7 @@ function positiveInteger(name: string, value: number): number {
 const endOf = (row: LogRowFrom): number => row.seq + row.count - 1;
 
 /** The events the rows hold from their `from` on. */
-function fedCount(rows: readonly LogRowFrom[]): number {
+function eventsIn(rows: readonly LogRowFrom[]): number {
   let count = 0;
   for (const row of rows) count += eventsFrom(row);
   return count;

@@ -3,7 +3,6 @@
 // (log-events.ts), the only copy of the events in vane.db. The analytical reads (`vane events`,
 // results, the server's admin API and console) go through DuckDB over the Parquet archive and this
 // log's tail (columnar/): this store lists and counts nothing itself.
-import type { MessagePort } from "node:worker_threads";
 import type { Database, Statement } from "better-sqlite3";
 import type {
   AppendReceipt,
@@ -169,10 +168,6 @@ export class SqliteEventStore implements EventStore {
         // A listener's failure is its own (the learner's feed then reads the log), never the append's: it committed.
       }
     }
-  }
-
-  committedFeed(): MessagePort | undefined {
-    return this.writer.committedFeed?.();
   }
 
   onCommitted(listener: CommitListener, reads?: CommitReads): () => void {

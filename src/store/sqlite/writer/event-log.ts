@@ -72,9 +72,8 @@ export class EventLog {
    * Stores one batch (its text, encodeLogRow's): call it inside a write transaction (the group
    * commit's savepoint). Reads the log's end under the lock, once per group, so another process
    * appending to the same file never gets the same seqs; call groupEnded() after the transaction.
-   * `row`: the text stored (the batch's own, or re-encoded without its duplicates).
    */
-  append(input: AppendInput): LogAppend & { readonly row?: LogRowText } {
+  append(input: AppendInput): LogAppend {
     const skipped: number[] = [];
     for (const [index, orgId, projectId, clientId, receivedMs] of input.facts.senders) {
       if (this.rememberIdStmt.run(orgId, projectId, clientId, receivedMs).changes === 0) skipped.push(index);
@@ -99,7 +98,7 @@ export class EventLog {
     for (const counted of discovered) this.discoveredUpsertStmt.run(counted);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
     this.groupEnd = end + stored;
-    return { firstSeq: end + 1, lastSeq: end + stored, stored, duplicates: skipped.length, skipped, row };
+    return { firstSeq: end + 1, lastSeq: end + stored, stored, duplicates: skipped.length, skipped };
   }
 
   /** The group's transaction is over, committed or not: the next append reads the log's end again. */

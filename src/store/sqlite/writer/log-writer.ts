@@ -6,7 +6,7 @@
 //   group-committed on the caller's thread.
 // Either way an acknowledged append is committed, so every connection's next read of the log
 // finds it: reads need not wait for anything.
-import { type MessagePort, MessageChannel, type Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { Database } from "better-sqlite3";
 import { settleWithin } from "../../../lib/settle-within.js";
 import { ThreadHeld } from "../../held-thread.js";
@@ -50,8 +50,6 @@ function tell(hook: CommitHook | undefined, firstSeq: number, lastSeq: number, s
 export interface LogWriter {
   /** Answers what the event store's append answers (its firstSeq and skipped go to the append's CommitHook). */
   append(input: WriterAppend): Promise<AppendReceipt>;
-  /** A port fed each committed batch, off this thread (EventStore.committedFeed); only a writer thread has one. */
-  committedFeed?(): MessagePort | undefined;
   /** "down" from a failed append until an append succeeds: what /health reports for writes. */
   health(): StoreHealth;
   /** Commits what is queued and closes. */
@@ -261,14 +259,6 @@ export class WorkerLogWriter implements LogWriter {
     backlog.splice(0, taken);
     this.turnEnds();
     if (backlog.length > 0) this.askRoom();
-  }
-
-  /** A feed lasts as long as this writer's thread: after a respawn the consumer reads the log until it asks again. */
-  committedFeed(): MessagePort | undefined {
-    if (this.closing || !this.alive) return undefined;
-    const { port1, port2 } = new MessageChannel();
-    this.worker.postMessage({ type: "feed", port: port1 } satisfies ToWriter, [port1]);
-    return port2;
   }
 
   health(): StoreHealth {

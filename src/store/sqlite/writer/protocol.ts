@@ -1,5 +1,4 @@
 // Messages between the server's thread and the log writer's worker (writer-worker.ts).
-import type { MessagePort } from "node:worker_threads";
 import type { AppendInput, LogAppend } from "./event-log.js";
 import type { RingMemory } from "./append-ring.js";
 
@@ -28,8 +27,6 @@ export type AppendItem = { readonly id: number; readonly sentAt: number } & Appe
 /** Messages of a turn go together, one for all the appends that cross as messages. */
 export type ToWriter =
   | { readonly type: "append"; readonly items: readonly AppendItem[] }
-  /** From now on, each group's committed batches go to `port` too, as one CommittedRow[] message (the Parquet copy's feed). */
-  | { readonly type: "feed"; readonly port: MessagePort }
   /** After the ring's records, `items` (the appends that waited for its room), then the thread ends. */
   | { readonly type: "close"; readonly items: readonly AppendItem[] };
 

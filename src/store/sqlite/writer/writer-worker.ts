@@ -3,11 +3,10 @@
 // server's event loop: config, health and reads go on, and the writes that need the lock wait
 // for it (busy_timeout) and then fail, which the server answers with the contract's 503.
 // Commits are synchronous=FULL here: fsynced before the answer, off the event loop.
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
-import type { CommittedRow, LogFormat } from "../../log-row.js";
-import { FeedWindow, charsOf } from "../../feed-window.js";
+import type { LogFormat } from "../../log-row.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
 import { RingReader } from "./append-ring.js";
@@ -30,11 +29,6 @@ const group = new GroupCommit<AppendInput, ReturnType<EventLog["append"]>>(db, {
   waitAtMost: (ms) => db.pragma(`busy_timeout = ${Math.round(ms)}`),
 });
 
-/** The Parquet copy's thread, when it runs in this process: it takes committed batches from memory. */
-let feed: MessagePort | undefined;
-/** What the feed's port holds that the copy has not taken: bounded (feed-window.ts). */
-let feedWindow = new FeedWindow();
-
 port.on("message", (message: ToWriter) => {
   if (message.type === "close") {
     take();
@@ -47,19 +41,7 @@ port.on("message", (message: ToWriter) => {
       deliver();
       db.close();
       send({ type: "closed" });
-      feed?.close();
       port.close();
-    });
-    return;
-  }
-  if (message.type === "feed") {
-    feed?.close();
-    feed = message.port;
-    feedWindow = new FeedWindow();
-    feed.postMessage(feedWindow.shared);
-    // Closed from the other side when the copy stops (its lease lost): nothing more is posted.
-    message.port.once("close", () => {
-      if (feed === message.port) feed = undefined;
     });
     return;
   }
@@ -150,8 +132,7 @@ function take(): void {
 /** Appends `input`, the row of the appends `ids` (their events from `offsets` on, when it is shared). */
 function submit(input: AppendInput, sentAt: number, ids: readonly number[], offsets: readonly number[]): void {
   group.submit(input, sentAt).then(
-    ({ row, ...receipt }) => {
-      if (row && feed) fed.push({ seq: receipt.firstSeq, count: receipt.stored, text: row.text, format: row.format });
+    (receipt) => {
       if (offsets === NO_OFFSETS) return answer({ id: ids[0]!, receipt });
       for (let i = 0; i < ids.length; i++) {
         const end = i + 1 < ids.length ? offsets[i + 1]! : input.count;
@@ -168,9 +149,8 @@ function submit(input: AppendInput, sentAt: number, ids: readonly number[], offs
 const NONE: readonly never[] = Object.freeze([]);
 const NO_OFFSETS: readonly number[] = Object.freeze([]);
 
-/** Answers of a group go back in one message, and its batches to the feed in another. */
+/** Answers of a group go back in one message. */
 let answers: Answer[] = [];
-let fed: CommittedRow[] = [];
 /** Receipts with nothing skipped, as numbers (protocol.ts). */
 let receipts: number[] = [];
 function answer(one: Answer): void {
@@ -185,10 +165,6 @@ function answer(one: Answer): void {
 
 function deliver(): void {
   if (answers.length === 0 && receipts.length === 0) return;
-  // The feed first: a copy told to look once an append is answered finds the batch in memory.
-  // Past the window the copy reads these batches from the log instead.
-  if (fed.length > 0 && feedWindow.admit(charsOf(fed))) feed?.postMessage(fed);
-  fed = [];
   send({ type: "answers", receipts: Float64Array.from(receipts), answers });
   answers = [];
   receipts = [];

@@ -1,0 +1,125 @@
+// The Parquet copy's child process: it yields the core to requests (every thread of it 10 nice
+// levels below the server), copies what is stored, reports itself idle when its looks find nothing,
+// and exits when closed.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { afterEach, describe, expect, it } from "vitest";
+import { listArchive } from "../../src/store/columnar/archive-files.js";
+import { ParquetProcess } from "../../src/store/parquet/parquet-process.js";
+import { MIN_RUN_GAP_MS } from "../../src/store/parquet/parquet-protocol.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { parquetRows } from "./parquet-files.js";
+import { makeBatch } from "./fixtures.js";
+import { alive, nice, threadNices } from "../copy-processes.js";
+import { waitFor } from "../wait.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(process.platform !== "linux")("ParquetProcess (Linux: nice values and processes are read from /proc)", () => {
+  it("runs every thread of the copy's process 10 nice levels below the server, whose own threads keep theirs", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-nice-"));
+    dirs.push(dataDir);
+    openSqliteStores({ dataDir }).close();
+    const before = threadNices(process.pid);
+    const lowered = Math.min(19, nice(process.pid) + 10);
+    const copy = new ParquetProcess({ dataDir, intervalMs: 60_000, flushRows: 1_000 });
+    try {
+      // Its main thread at once (the fork's renice); the threads Node started before that once it runs (its own).
+      await waitFor(() => threadNices(copy.pid!).every((n) => n === lowered) && threadNices(copy.pid!).length > 4, "every thread of the copy 10 nice levels below", { everyMs: 50 });
+      expect(new Set(threadNices(process.pid))).toEqual(new Set(before));
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it("reports itself idle once its looks find nothing, and exits when closed", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-idle-"));
+    dirs.push(dataDir);
+    const stores = openSqliteStores({ dataDir });
+    await stores.events.append(makeBatch("a", 5));
+    const copy = new ParquetProcess({ dataDir, intervalMs: 50, flushRows: 1_000 });
+    try {
+      await copy.idle;
+      expect(await stores.events.checkpoint("parquet")).toBe(5); // it copied, then found nothing more
+      expect(alive(copy.pid!)).toBe(true);
+      expect(await copy.close()).toBeUndefined(); // ended on its own: no halt
+      expect(alive(copy.pid!)).toBe(false);
+    } finally {
+      await copy.close();
+      await stores.close();
+    }
+  });
+});
+
+describe("ParquetProcess between runs", () => {
+  it("waits MIN_RUN_GAP_MS between runs, so what commits meanwhile goes into one delivery, each event once", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-gap-"));
+    dirs.push(dataDir);
+    const stores = openSqliteStores({ dataDir, writer: "worker" });
+    const copy = new ParquetProcess({ dataDir, intervalMs: 60_000, flushRows: 1_000 });
+    const started = Date.now();
+    try {
+      // A batch every 50 ms for 1.5 s, the copy told to look after each, as the server tells it.
+      for (let b = 0; b < 30; b++) {
+        await stores.events.append(makeBatch(`g${b}`, 10));
+        await copy.deliverThrough();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await copy.close();
+      const elapsed = Date.now() - started;
+      const seqs = (await parquetRows(dataDir)).map((row) => Number(row.seq)).sort((a, b) => a - b);
+      expect(seqs).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+      // One file a delivery (one partition): a run at most every gap, and the close's last one.
+      const files = (await listArchive(path.join(dataDir, "parquet"))).length;
+      expect(files).toBeLessThanOrEqual(Math.floor(elapsed / MIN_RUN_GAP_MS) + 2);
+    } finally {
+      await copy.close();
+      await stores.close();
+    }
+  });
+});
+
+describe("ParquetProcess when its store will not open", () => {
+  const refuses = (copy: ParquetProcess) => copy.deliverThrough().then(() => false, () => true);
+
+  it("reports the copy failing, stays up to retry, resumes once the store opens, and closes promptly", async () => {
+    // The data folder sits under a regular file for now: opening the store fails (ENOTDIR), as a
+    // table renamed by another connection while the copy starts did (issue 32).
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-unopened-"));
+    dirs.push(root);
+    const blocker = path.join(root, "blocker");
+    fs.writeFileSync(blocker, "not a folder");
+    const dataDir = path.join(blocker, "data");
+    const copy = new ParquetProcess({ dataDir, intervalMs: 50, flushRows: 1_000 });
+    try {
+      await waitFor(() => refuses(copy), "the copy to report its failure");
+      expect(copy.stoppedOnItsOwn).toBe(false); // still there, retrying
+      fs.rmSync(blocker);
+      await waitFor(async () => !(await refuses(copy)), "the copy to recover once the store opens");
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it("close() ends a copy whose last delivery hangs, after its bound", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-hung-"));
+    dirs.push(dataDir);
+    openSqliteStores({ dataDir }).close();
+    // Another connection holds the lock for the whole test: the copy's open waits on it.
+    const db = new Database(path.join(dataDir, "vane.db"));
+    db.exec("BEGIN EXCLUSIVE");
+    const copy = new ParquetProcess({ dataDir, intervalMs: 60_000, flushRows: 1_000 }, { closeMs: 300, haltMs: 300 });
+    try {
+      await copy.close(); // resolves with the lock still held: the bounds ended the copy
+      expect(copy.stoppedOnItsOwn).toBe(false);
+    } finally {
+      db.exec("ROLLBACK");
+      db.close();
+    }
+  });
+});
