@@ -1,38 +1,18 @@
-// The Parquet copy's thread runs only while there is something to copy (ParquetRole): a real
-// `vane serve` with no events holds no copy thread and no DuckDB; events start one, which
-// archives them and is ended once caught up; the next events start another; events another process
-// stored are found by the role's look at the store while no thread runs. On Linux the copy's
-// thread is the one 10 nice levels below the server (parquet-worker.ts), which is how it is found.
-import { readFileSync, readdirSync } from "node:fs";
+// The Parquet copy's process runs only while there is something to copy (ParquetRole): a real
+// `vane serve` with no events has no copy process and no DuckDB; events start one, which
+// archives them and exits once caught up (idle); the next events start another; events another
+// process stored are found by the role's look at the store while no copy runs. DuckDB is never
+// loaded in the server itself, and the server's stop leaves no copy running.
 import { describe, expect, it } from "vitest";
 import { startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { tempDir } from "../cli/helpers.js";
 import { type ServeProcess, serveProcess } from "../cli/serve-process.js";
+import { alive, childrenOf, mapsDuckDb } from "../copy-processes.js";
 import { makeBatch } from "../store/fixtures.js";
 import { parquetRows } from "../store/parquet-files.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The server's threads running 10 nice levels below its main thread: the Parquet copy's. */
-function copyThreads(pid: number): number {
-  const nice = (tid: string) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-  };
-  const lowered = Math.min(19, nice(String(pid)) + 10);
-  let count = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      if (nice(tid) === lowered) count += 1;
-    } catch {
-      // the thread ended while being read
-    }
-  }
-  return count;
-}
-
-const mapsDuckDb = (pid: number) => readFileSync(`/proc/${pid}/maps`, "utf8").includes("duckdb");
 
 async function send(served: ServeProcess, tag: string, count: number): Promise<void> {
   const events = Array.from({ length: count }, (_, i) => ({ id: `${tag}-${i}`, type: "track", unitKey: `u-${tag}-${i}`, timestamp: new Date().toISOString(), event: "purchase", properties: { sku: "A-1" } }));
@@ -41,43 +21,54 @@ async function send(served: ServeProcess, tag: string, count: number): Promise<v
   expect(((await response.json()) as { accepted: number }).accepted).toBe(count);
 }
 
-/** Waits until `done`, up to 60 s; whether a copy thread was seen meanwhile. */
-async function until(pid: number, done: () => Promise<boolean>): Promise<boolean> {
-  let seen = false;
+/** Waits until `done`, up to 60 s; the copy processes seen meanwhile. */
+async function until(pid: number, done: () => Promise<boolean>): Promise<Set<number>> {
+  const seen = new Set<number>();
   for (let waited = 0; waited < 60_000; waited += 100) {
-    seen ||= copyThreads(pid) > 0;
+    for (const child of childrenOf(pid)) seen.add(child);
     if (await done()) return seen;
     await sleep(100);
   }
   throw new Error("timed out");
 }
 
-describe.skipIf(process.platform !== "linux")("vane serve's Parquet copy on demand (Linux: threads found by their nice value in /proc)", () => {
-  it("an idle server has no copy thread and no DuckDB; events start one, which archives them and ends; more events start another", async () => {
+describe.skipIf(process.platform !== "linux")("vane serve's Parquet copy on demand (Linux: processes found in /proc)", () => {
+  it("an idle server has no copy process and no DuckDB; events start one, which archives them and exits; more events start another", async () => {
     const dataDir = tempDir();
     const served = await serveProcess(dataDir, ["--log-level", "silent"]);
     const pid = served.child.pid!;
     await sleep(1_500);
-    expect(copyThreads(pid)).toBe(0);
+    expect(childrenOf(pid)).toEqual([]);
     expect(mapsDuckDb(pid)).toBe(false);
 
     const archived = async (n: number) => (await parquetRows(dataDir)).filter((row) => row.type === "track").length === n;
     await send(served, "first", 20);
-    expect(await until(pid, () => archived(20))).toBe(true); // a copy thread did the work
-    await until(pid, async () => copyThreads(pid) === 0); // and was ended once caught up
+    const first = await until(pid, () => archived(20));
+    expect(first.size).toBe(1); // a copy process did the work
+    await until(pid, async () => childrenOf(pid).length === 0); // and exited once caught up
+    expect(mapsDuckDb(pid)).toBe(false); // DuckDB was loaded there, never here
 
     await send(served, "second", 20);
-    expect(await until(pid, () => archived(40))).toBe(true);
+    const second = await until(pid, () => archived(40));
+    expect(second.size).toBe(1);
+    expect([...second][0]).not.toBe([...first][0]); // another process
     const seqs = (await parquetRows(dataDir)).map((row) => Number(row.seq));
-    expect(new Set(seqs).size).toBe(40); // each event once
+    expect(seqs.length).toBe(40); // each event once
+    expect(new Set(seqs).size).toBe(40);
 
+    // Stopped while a copy runs: the stop ends it, and leaves none running.
+    await send(served, "third", 20);
+    let copies: number[] = [];
+    await until(pid, async () => (copies = childrenOf(pid)).length > 0);
     served.child.kill("SIGTERM");
     expect(await served.exited).toEqual({ code: 0, signal: null });
+    expect(copies.filter(alive)).toEqual([]);
+    expect((await parquetRows(dataDir)).length).toBe(60); // its last delivery came first
   }, 120_000);
 });
 
-describe("vane serve's Parquet copy while no thread runs", () => {
-  it("finds events another process stored, starts a thread, and archives them", async () => {
+describe("vane serve's Parquet copy while no copy runs", () => {
+  it("finds events another process stored, starts a copy, and archives them", async () => {
     const dataDir = tempDir();
     const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, catchUpMs: 50 });
     try {

@@ -4,13 +4,11 @@ import { join } from "node:path";
 import { parquetMetadata, parquetReadObjects } from "hyparquet";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js";
-import { MessageChannel, receiveMessageOnPort } from "node:worker_threads";
-import { CommittedFeed } from "../../src/store/parquet/committed-feed.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import type { Delivery } from "../../src/store/parquet/delivery.js";
 import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
 import { encodeEvents } from "../../src/store/parquet/rows.js";
-import { type CommittedRow, decodeRowFrom, encodeLogRow } from "../../src/store/log-row.js";
+import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
 import type { EventStore, StoredEvent } from "../../src/store/types.js";
 import { MemoryEventStore } from "./memory-events.js";
@@ -367,59 +365,21 @@ describe("ParquetPipeline", () => {
   });
 });
 
-describe("ParquetPipeline fed the committed batches from memory", () => {
-  /** The same batches appended to two stores; the feed gets each batch's log row, but those of `missing`. */
-  async function twoStores(sizes: number[], missing: number[]) {
-    const [memory, table] = [new MemoryEventStore(), new MemoryEventStore()];
-    const { port1, port2 } = new MessageChannel();
+describe("ParquetPipeline reading the log's rows (SQLite's readLogAfter)", () => {
+  /** A SQLite store holding one log row a batch, of these sizes. */
+  async function logStore(sizes: number[]) {
+    const dir = await mkdtemp(join(tmpdir(), "vane-parquet-rows-"));
+    const stores = openSqliteStores({ dataDir: dir });
     let next = 1;
-    const fed: CommittedRow[] = [];
-    for (const [b, size] of sizes.entries()) {
-      const batch = events(next, next + size - 1).map((e) => ({ ...e, receivedAt: new Date(Date.parse(BASE) + next * 200_000).toISOString() }));
-      await memory.append(batch);
-      await table.append(batch);
-      if (!missing.includes(b)) fed.push({ seq: next, count: size, ...encodeLogRow(batch) });
+    for (const size of sizes) {
+      await stores.events.append(events(next, next + size - 1));
       next += size;
     }
-    port1.postMessage(fed);
-    return { memory, table, feed: new CommittedFeed(port2), total: next - 1, close: () => port1.close() };
+    return { store: stores.events, total: next - 1, close: async () => {
+      await stores.close();
+      await rm(dir, { recursive: true, force: true });
+    } };
   }
-
-  it("writes the same files as reading the store, taking from the store only what memory lacks", async () => {
-    // Three hours of receipt times; batch 2 is another process's (not fed); pages of 5 end mid-batch.
-    const { memory, table, feed, total, close } = await twoStores([4, 7, 3, 9, 6, 2], [2]);
-    try {
-      const [fromFeed, fromTable] = [new MemorySink(), new MemorySink()];
-      await new ParquetPipeline({ events: memory, feed, sink: fromFeed, batchRows: 5 }).catchUp();
-      await new ParquetPipeline({ events: table, sink: fromTable, batchRows: 5 }).catchUp();
-      await expectExactlyOnce(fromFeed.files, total);
-      expect(fromFeed.files).toEqual(fromTable.files);
-      expect(fromFeed.files.size).toBeGreaterThan(1);
-      // Batch 2 (3 events) came from the store, read up to where memory went on.
-      expect(feed.fromMemory).toBe(total - 3);
-      expect(await memory.checkpoint("parquet")).toBe(total);
-    } finally {
-      close();
-      feed.close();
-    }
-  });
-
-  it("hands out thousands of one-event batches in order, in small takes, none twice", () => {
-    const { port1, port2 } = new MessageChannel();
-    const feed = new CommittedFeed(port2);
-    const one = events(1, 1)[0]!;
-    port1.postMessage(Array.from({ length: 3_000 }, (_, k): CommittedRow => ({ seq: k + 1, count: 1, ...encodeLogRow([{ ...one, id: `e-${k + 1}` }]) })));
-    const seqs: number[] = [];
-    for (let taken = feed.take(0, 7).flatMap(decodeRowFrom); taken.length > 0; taken = feed.take(seqs.at(-1)!, 7).flatMap(decodeRowFrom)) {
-      for (const { seq, event } of taken) {
-        expect(event.id).toBe(`e-${seq}`);
-        seqs.push(seq);
-      }
-    }
-    expect(seqs).toEqual(Array.from({ length: 3_000 }, (_, k) => k + 1));
-    expect(feed.fromMemory).toBe(3_000);
-    port1.close();
-  });
 
   /** A writeDelivery that records each round's size and writes its files, failing out of memory past `failAbove` events. */
   function recordingRounds(failAbove = Number.POSITIVE_INFINITY) {
@@ -434,56 +394,34 @@ describe("ParquetPipeline fed the committed batches from memory", () => {
   }
 
   it("ends a round at flushChars characters of row text (+ about one row), whatever its rows", async () => {
-    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+    const { store: memory, total, close } = await logStore([4, 4, 4, 4]);
     const { rounds, recorded, writeDelivery } = recordingRounds();
     try {
-      await new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushChars: 1 }).catchUp();
+      await new ParquetPipeline({ events: memory, sink: recorded, writeDelivery, batchRows: 4, flushChars: 1 }).catchUp();
       expect(rounds).toEqual([4, 4, 4, 4]); // a batch's text reaches the bound; without it, one round of 16
       await expectExactlyOnce(recorded.files, total);
       expect(await memory.checkpoint("parquet")).toBe(total);
       expect(() => new ParquetPipeline({ events: memory, sink: recorded, flushChars: 0 })).toThrow(RangeError);
     } finally {
-      close();
-      feed.close();
+      await close();
     }
   });
 
   it("after a delivery that ran the writer out of memory, delivers half as many events at a time, each once", async () => {
-    const { memory, feed, total, close } = await twoStores([4, 4, 4, 4], []);
+    const { store: memory, total, close } = await logStore([4, 4, 4, 4]);
     const { rounds, recorded, writeDelivery } = recordingRounds(4);
     try {
-      const pipeline = new ParquetPipeline({ events: memory, feed, sink: recorded, writeDelivery, batchRows: 4, flushRows: 8 });
+      const pipeline = new ParquetPipeline({ events: memory, sink: recorded, writeDelivery, batchRows: 4, flushRows: 8 });
       await expect(pipeline.catchUp()).rejects.toThrow(/Out of Memory/);
       await pipeline.catchUp();
-      // The failed round's rows were taken from memory: the retry reads them back from the store.
       expect(rounds).toEqual([8, 4, 4, 4, 4]);
       await expectExactlyOnce(recorded.files, total);
       expect(await memory.checkpoint("parquet")).toBe(total);
     } finally {
-      close();
-      feed.close();
+      await close();
     }
   });
 
-  it("holds at most its bound in characters of row text: batches past it are read from the store when their turn comes", async () => {
-    const { memory, total, close } = await twoStores([4, 4, 4], []);
-    const { port1, port2 } = new MessageChannel();
-    const rows: CommittedRow[] = [];
-    for (const { seq, event } of await memory.readAfter(0, 100)) rows.push({ seq, count: 1, ...encodeLogRow([event]) });
-    const small = new CommittedFeed(port2, rows.slice(0, 5).reduce((chars, row) => chars + row.text.length, 0));
-    port1.postMessage(rows);
-    try {
-      small.collect(); // as the copy's timer does while no run reads: the port is emptied, the feed keeps its bound
-      expect(receiveMessageOnPort(port2)).toBeUndefined();
-      const sink = new MemorySink();
-      await new ParquetPipeline({ events: memory, feed: small, sink }).catchUp();
-      await expectExactlyOnce(sink.files, total);
-      expect(small.fromMemory).toBe(5);
-    } finally {
-      close();
-      port1.close();
-    }
-  });
 });
 
 describe("NodeFileSink", () => {

@@ -7,10 +7,6 @@ import { type RunningServer, startNodeServer } from "../../../src/server/node.js
 import { tempDir, vane } from "../../cli/helpers.js";
 import { serveProcess } from "../../cli/serve-process.js";
 import { promtoolAvailable, promtoolProblems, scrape, value } from "./scrape.js";
-import { DEMO_ORG, DEMO_PROJECT } from "../../../src/cli/demo-bundle.js";
-import { nodeSha256 } from "../../../src/cli/store-access.js";
-import { createKey } from "../../../src/server/auth/key-admin.js";
-import { openSqliteStores } from "../../../src/store/sqlite/index.js";
 import { waitFor } from "../../wait.js";
 
 const running: RunningServer[] = [];
@@ -56,27 +52,6 @@ describe("metrics exposure", () => {
     expect(value(scraped, "vane_http_request_duration_seconds_count", { route: "/health" })).toBe(1);
     expect((await fetch(new URL("/other", metrics))).status).toBe(404);
   });
-});
-
-describe("the Parquet copy's metric", () => {
-  it("counts the events the copy took from the writer thread's feed, not read back from the store", async () => {
-    const dataDir = tempDir();
-    folders.push(dataDir);
-    const seeded = openSqliteStores({ dataDir });
-    const { secret } = await createKey(seeded.keys, { kind: "sk", orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:write"] }, { sha256: nodeSha256, now: Date.now() });
-    seeded.close();
-    const server = await startNodeServer({ port: 0, host: "127.0.0.1", dataDir, metrics: "on", catchUpMs: 60_000 });
-    running.push(server);
-    const fromMemory = async () => value(await scrape(server.metricsUrl!), "vane_parquet_events_from_memory_total");
-    // The copy starts once the server holds its lease; until then it has taken nothing.
-    const at = new Date().toISOString();
-    const events = Array.from({ length: 5 }, (_, i) => ({ type: "track", unitKey: `u-${i}`, timestamp: at, event: "signup" }));
-    await waitFor(async () => {
-      const answer = await fetch(`${server.url}/v1/events/batch`, { method: "POST", headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json" }, body: JSON.stringify({ events }) });
-      expect(answer.status).toBe(200);
-      return (await fromMemory()) >= 5;
-    }, "five events counted as taken from the feed", { everyMs: 100 });
-  }, 120_000);
 });
 
 describe("vane serve --metrics and --log-level", () => {
