@@ -3,7 +3,8 @@
 // change. Each variant runs in turn, so alternating them (`--variants base,arena2,base,arena2`)
 // spreads the machine's noise over both.
 //
-// By part: /proc/PID/smaps (the node binary, libduckdb, other files; malloc's [heap]; glibc's
+// By part, for the server and for each process under it (the Parquet copy's child, while it
+// runs): /proc/PID/smaps (the node binary, libduckdb, other files; malloc's [heap]; glibc's
 // per-thread arenas, found as 64 MiB-aligned anonymous heaps; the rest of the anonymous memory),
 // malloc_info() through gdb (each arena's size and what of it is free), and each isolate's heap
 // and external memory from a preload (instructions/memory-probe.cjs), which also bounds SQLite's page
@@ -16,7 +17,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { memoryPhase } from "./instructions/memory.js";
+import { processTree } from "./http/proc-stats.js";
+import { memoryPhase, treePssMiB, treeRssMiB } from "./instructions/memory.js";
 
 interface Variant {
   readonly env?: Record<string, string>;
@@ -152,7 +154,17 @@ for (const name of values.variants!.split(",")) {
   const probe = async (moment: string, pid: number) => {
     const now = Date.now();
     const threads = [...isolates.values()].map((i) => ({ ...i, ageS: Math.round((now - i.at) / 1000) }));
-    moments[moment] = { parts: parts(pid), native: nativeStats(pid), isolates: threads };
+    // The copy's process, while it runs: its memory is the server's as much as its own thread's was.
+    const children = processTree([pid])
+      .filter((member) => member !== pid)
+      .flatMap((child) => {
+        try {
+          return [{ pid: child, parts: parts(child) }];
+        } catch {
+          return []; // it ended meanwhile
+        }
+      });
+    moments[moment] = { parts: parts(pid), children, treeRssMiB: treeRssMiB(pid), treePssMiB: treePssMiB(pid), native: nativeStats(pid), isolates: threads };
     if (moment === "after") {
       gdb(pid, ["call (int)malloc_trim(0)"]);
       await new Promise((r) => setTimeout(r, 1000));
@@ -167,6 +179,11 @@ for (const name of values.variants!.split(",")) {
     const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, moments };
     runs.push(run);
     process.stdout.write(`${JSON.stringify(run)}\n`);
+    const f = (x: number) => `${x.toFixed(0)} MiB`;
+    process.stderr.write(
+      `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)}, tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
+        `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)}, tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load})\n`,
+    );
   } finally {
     for (const key of Object.keys(variant.env ?? {})) if (saved[key] === undefined) delete process.env[key];
   }

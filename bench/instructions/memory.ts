@@ -3,10 +3,11 @@
 // after it; and where the idle figure goes, by mapping (/proc/PID/smaps: the node binary, the
 // native addons, anonymous memory: V8's heaps, malloc's arenas, DuckDB's and SQLite's caches).
 // The server runs with --trace-gc, so each figure also says what every V8 isolate (the event
-// loop, the log writer, the Parquet copy) had committed at its last collection. Beside RSS, each
-// figure is the PSS summed over the server and every process under it (smaps_rollup), so a figure
-// cannot improve by moving memory into a child.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+// loop, the log writer) had committed at its last collection. Beside the server's RSS, each figure
+// is taken for the server and every process under it (the Parquet copy's child process): RSS
+// summed (what each holds, shared pages counted in each) and PSS summed (smaps_rollup: shared
+// pages divided among them), so a figure cannot improve by moving memory into a child.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { processTree, rssBytes } from "../http/proc-stats.js";
@@ -27,6 +28,8 @@ export interface MemoryFigures {
   readonly afterMiB: number;
   /** PSS summed over the server's process tree, at idle, at the end of the load and AFTER_S later. */
   readonly treePssMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
+  /** RSS summed over the server's process tree (the copy's child process's too), at the same moments. */
+  readonly treeRssMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
   readonly reqPerSec: number;
   /** Where the idle RSS goes, MiB by mapping. */
   readonly idleByMapping: Record<string, number>;
@@ -39,7 +42,7 @@ export interface MemoryFigures {
 }
 
 export interface IsolateHeap {
-  /** The event loop's isolate, or a worker thread's (the log writer, a Parquet copy). */
+  /** The event loop's isolate, or a worker thread's (the log writer). */
   readonly thread: "event loop" | "worker";
   readonly usedMiB: number;
   readonly committedMiB: number;
@@ -78,7 +81,9 @@ export interface Sample {
   readonly rssMiB: number;
   /** RssAnon: V8's heaps, malloc's arenas, DuckDB's buffers. */
   readonly anonMiB: number;
-  /** Whether the Parquet copy's thread (the one niced below the others) is alive. */
+  /** RSS summed over the server and its children (the Parquet copy's process). */
+  readonly treeRssMiB: number;
+  /** Whether the Parquet copy's process (a child of the server) is alive. */
   readonly copying: boolean;
 }
 
@@ -101,12 +106,12 @@ export function rssByMapping(smaps: string): Map<string, number> {
   return by;
 }
 
-/** PSS (each shared page divided among the processes that map it) summed over `pid` and its descendants. */
-export function treePssMiB(pid: number): number {
+/** `field` (a line of `file`, in kB) summed over `pid` and its descendants, MiB. */
+function treeSum(pid: number, file: "smaps_rollup" | "status", field: RegExp): number {
   let kib = 0;
   for (const member of processTree([pid])) {
     try {
-      kib += Number(/^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${member}/smaps_rollup`, "utf8"))?.[1] ?? 0);
+      kib += Number(field.exec(readFileSync(`/proc/${member}/${file}`, "utf8"))?.[1] ?? 0);
     } catch {
       // the process ended meanwhile
     }
@@ -114,20 +119,18 @@ export function treePssMiB(pid: number): number {
   return kib / 1024;
 }
 
+/** PSS (each shared page divided among the processes that map it) summed over `pid` and its descendants. */
+export const treePssMiB = (pid: number): number => treeSum(pid, "smaps_rollup", /^Pss:\s+(\d+) kB/m);
+
+/** RSS summed over `pid` and its descendants: a page two of them map counts twice (the node binary's text, the libraries). */
+export const treeRssMiB = (pid: number): number => treeSum(pid, "status", /^VmRSS:\s+(\d+) kB/m);
+
 function sample(pid: number, startedAt: number): Sample | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kib = (field: string) => Number(new RegExp(`^${field}:\\s*(\\d+)\\s*kB`, "m").exec(status)?.[1] ?? 0);
-    // Field 19 of a thread's stat is its nice value; the copy's thread alone runs above 0.
-    const copying = readdirSync(`/proc/${pid}/task`).some((tid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) > 0;
-      } catch {
-        return false;
-      }
-    });
-    return { atS: (Date.now() - startedAt) / 1000, rssMiB: kib("VmRSS") / 1024, anonMiB: kib("RssAnon") / 1024, copying };
+    const copying = processTree([pid]).length > 1; // the copy is the server's only child
+    return { atS: (Date.now() - startedAt) / 1000, rssMiB: kib("VmRSS") / 1024, anonMiB: kib("RssAnon") / 1024, treeRssMiB: treeRssMiB(pid), copying };
   } catch {
     return undefined;
   }
@@ -156,6 +159,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
     await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
     const idle = rssBytes(server.pid)!;
     const idlePss = treePssMiB(server.pid);
+    const idleTree = treeRssMiB(server.pid);
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const idleHeaps = heaps.now(server.pid);
     await probe("idle", server.pid);
@@ -170,12 +174,14 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
     const row = await runScenario(server.url, resolve, { settings: { connections: 64, pipelining: 1, durationS: LOAD_S, warmupS: 1 }, serverPid: server.pid, label: "memory" });
     const end = rssBytes(server.pid)!;
     const endPss = treePssMiB(server.pid);
+    const endTree = treeRssMiB(server.pid);
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const loadedHeaps = heaps.now(server.pid);
     await probe("loaded", server.pid);
     await new Promise((r) => setTimeout(r, AFTER_S * 1000));
     const after = rssBytes(server.pid)!;
     const afterPss = treePssMiB(server.pid);
+    const afterTree = treeRssMiB(server.pid);
     const afterHeaps = heaps.now(server.pid);
     clearInterval(sampler);
     await probe("after", server.pid);
@@ -186,6 +192,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
       peakMiB: MiB(row.peakRssBytes ?? end),
       afterMiB: MiB(after),
       treePssMiB: { idle: idlePss, endOfLoad: endPss, after: afterPss },
+      treeRssMiB: { idle: idleTree, endOfLoad: endTree, after: afterTree },
       reqPerSec: row.reqPerSec,
       idleByMapping: top(byMapping),
       loadedByMapping: top(loaded),
@@ -208,10 +215,11 @@ export function memoryLines(m: MemoryFigures): string[] {
       .join(", ");
   return [
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
+    `RSS summed over the server's process tree (the Parquet copy's process too): idle ${f(m.treeRssMiB.idle)}; at the end of the load ${f(m.treeRssMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treeRssMiB.after)}.`,
     `PSS of the server's process tree: idle ${f(m.treePssMiB.idle)}; at the end of the load ${f(m.treePssMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treePssMiB.after)}.`,
     `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
     `At the end of the load: ${mappings(m.loadedByMapping)}.`,
     `V8 heaps, used / committed MiB at the last collection (how long ago), idle: ${isolates(m.heaps.idle)}; end of the load: ${isolates(m.heaps.loaded)}; ${AFTER_S} s later: ${isolates(m.heaps.after)}.`,
-    `RSS / anonymous MiB every ${SAMPLE_MS / 1000} s from the load's start (* the copy's thread alive): ${m.timeline.map((s) => `${s.atS.toFixed(0)}s ${s.rssMiB.toFixed(0)}/${s.anonMiB.toFixed(0)}${s.copying ? "*" : ""}`).join(", ")}.`,
+    `Server RSS / anonymous / tree RSS MiB every ${SAMPLE_MS / 1000} s from the load's start (* the copy's process alive): ${m.timeline.map((s) => `${s.atS.toFixed(0)}s ${s.rssMiB.toFixed(0)}/${s.anonMiB.toFixed(0)}/${s.treeRssMiB.toFixed(0)}${s.copying ? "*" : ""}`).join(", ")}.`,
   ];
 }
