@@ -29,7 +29,7 @@ describe("two servers on one SQLite file: the Parquet copy", () => {
     for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
   });
 
-  it("copies every event once while both servers append at once: the holder's own batches from memory, the other's from the table", async () => {
+  it("copies every event once while both servers append at once: each server's batches read from the log", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vane-shared-parquet-"));
     folders.push(dataDir);
     const seeded = openSqliteStores({ dataDir });
@@ -45,7 +45,7 @@ describe("two servers on one SQLite file: the Parquet copy", () => {
     const at = new Date().toISOString();
     let accepted = 0;
     for (let round = 0; round < 10; round++) {
-      // Both at once: their group commits interleave in the log, so neither copy's feed is gapless.
+      // Both at once: their group commits interleave in the log.
       const answers = await Promise.all(
         servers.map((server, s) => {
           const events = Array.from({ length: 20 }, (_, i) => ({ type: "track", unitKey: `u-${round}-${s}-${i}`, timestamp: at, event: "signup" }));
