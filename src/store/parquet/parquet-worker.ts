@@ -127,6 +127,7 @@ async function run(): Promise<void> {
   try {
     while (wanted && !halted()) {
       await gap();
+      if (halted()) break; // halted during the gap: no run
       wanted = false;
       try {
         const { stores, writer, pipeline } = await open();
