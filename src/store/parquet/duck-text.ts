@@ -3,7 +3,7 @@
 // which go in as VARCHARs, and one statement turns them into the files' columns
 // (columnar/event-table.ts FILE_COLUMNS), a staged table's or straight a file's (fileRowsOfText,
 // duck-writer.ts): DuckDB's JSON reader (C++) reads each body once, for its envelope, `layers` and
-// `value` together, so the copy's thread parses no event and appends no value in JavaScript, and
+// `value` together, so the copy parses no event and appends no value in JavaScript, and
 // the file's COPY parses no row. The columns are those the appender path (appendEvents,
 // FILE_COLUMNS) gives the same events, value for value (test/store/duck-text.test.ts); a row whose
 // text DuckDB would give back otherwise, one that cannot be cut exactly, and a format-1 row, are

@@ -80,7 +80,7 @@ export class ParquetPipeline implements EventPipeline {
   /**
    * The share of flushRows and flushChars a delivery holds: halved after a write that ran out of
    * memory, so a delivery too large for the writer's memory (events of a shape no bound foresaw) is
-   * retried smaller instead of failing for ever. Kept for the pipeline's life (the copy's thread's:
+   * retried smaller instead of failing for ever. Kept for the pipeline's life (the copy's process's:
    * it ends when idle): grown back, it failed again every other delivery.
    */
   private share = 1;

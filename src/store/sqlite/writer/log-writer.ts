@@ -144,7 +144,7 @@ export class WriteFailed extends Error {
  * a native call (an fsync on a hung disk) must not hold the server's stop for ever.
  */
 export const WRITER_CLOSE_MS = 7_000;
-/** How long close() then waits for terminate(), which a thread held in a native call keeps pending for ever (as PARQUET_TERMINATE_MS). */
+/** How long close() then waits for terminate(), which a thread held in a native call keeps pending for ever. */
 export const WRITER_TERMINATE_MS = 3_000;
 
 /** close()'s bounds, milliseconds (tests shorten them). */
