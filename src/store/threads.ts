@@ -1,4 +1,5 @@
-// Worker threads of the store (the log writer, the Parquet copy): the compiled JavaScript beside
+// Worker threads of the store (the log writer; the Parquet copy is a child process,
+// parquet-process.ts): the compiled JavaScript beside
 // the caller, or, when the project runs from its TypeScript source, that source under tsx. Each
 // starts in thread-entry.ts, which gives its young generation back when it idles.
 import { existsSync } from "node:fs";
@@ -7,10 +8,11 @@ import { type ResourceLimits, type Transferable, Worker } from "node:worker_thre
 
 /**
  * A worker's young generation: V8's default lets each isolate's semi-spaces grow to 16 MiB, which
- * a thread that handles batches (the log writer, the Parquet copy) fills and keeps resident.
+ * a thread that handles batches (the log writer) fills and keeps resident.
  * Its old generation: V8 lets a heap grow to its live size times a factor that it derives from
  * this bound, 4× at the default (a quarter of the machine's memory, ~4 GiB here), ~1.4× at 512
- * MiB. The copy, ~40 MiB live while catching up, grew to 100–180 MiB between full collections.
+ * MiB (the Parquet copy, ~40 MiB live while catching up, grew to 100–180 MiB between full
+ * collections as a thread; its process takes the same bound as V8 flags).
  */
 const RESOURCE_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 512 };
 
