@@ -27,13 +27,13 @@ import { basename, join } from "node:path";
 import { parseArgs } from "node:util";
 import { Agent, request } from "node:http";
 import { type CallgrindThread, readCallgrind } from "./instructions/callgrind-file.js";
-import { COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind } from "./instructions/breakdown.js";
+import { CHILD_THREADS, COMPILE_STAGE, type ThreadEvidence, gather, named, stages, threadKind } from "./instructions/breakdown.js";
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
 import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
-import { waitIdle } from "./http/proc-stats.js";
-import { type CountedServer, startHello, startVane } from "./instructions/servers.js";
+import { waitIdleTree } from "./http/proc-stats.js";
+import { type CountedServer, pidOfFile, startHello, startVane } from "./instructions/servers.js";
 import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine, writeLatest } from "./report.js";
 
@@ -185,13 +185,15 @@ function countedIn(server: CountedServer, files: readonly string[], evidence: Ma
   let compiling = 0;
   const compilingByThread = new Map<number, number>();
   for (const file of files) {
-    const part: CallgrindThread = named(readCallgrind(file), perf);
+    const read = readCallgrind(file);
+    // A child process's threads (the Parquet copy's process) are numbered apart from the server's; its JIT code stays unnamed (no perf map of its own).
+    const part: CallgrindThread = pidOfFile(file) === server.pid ? named(read, perf) : { ...read, thread: CHILD_THREADS + read.thread };
     if (part.total === 0) continue;
     evidence.set(part.thread, gather(part, evidence.get(part.thread)));
-    threads.set(part.thread, part.total);
+    threads.set(part.thread, (threads.get(part.thread) ?? 0) + part.total); // a child's threads of two processes (an idle exit and a new fork) add up
     const staged = stages(part);
     compiling += staged.get(COMPILE_STAGE) ?? 0;
-    compilingByThread.set(part.thread, staged.get(COMPILE_STAGE) ?? 0);
+    compilingByThread.set(part.thread, (compilingByThread.get(part.thread) ?? 0) + (staged.get(COMPILE_STAGE) ?? 0));
     if (part.thread === 1) stageCosts = staged;
   }
   return { threads, stages: stageCosts, compiling, compilingByThread };
@@ -241,13 +243,13 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   const [warmup, requests] = row.events === undefined ? [WARMUP, REQUESTS] : [Math.ceil(WARMUP / 20), Math.ceil(REQUESTS / 20)];
   process.stderr.write(`${row.name}: warm-up ${warmup}…`);
   await send(server.url, spec, warmup);
-  if (!guarding) await waitIdle(server.pid, QUIET);
+  if (!guarding) await waitIdleTree([server.pid], QUIET);
   process.stderr.write(` counting ${requests}…`);
   server.countOn();
   const started = Date.now();
   await send(server.url, spec, requests);
   const spanMs = Date.now() - started;
-  const drainMs = guarding ? 0 : await waitIdle(server.pid, QUIET);
+  const drainMs = guarding ? 0 : await waitIdleTree([server.pid], QUIET);
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the

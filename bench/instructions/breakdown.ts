@@ -13,6 +13,7 @@ export const THREADS = {
   writer: "log writer thread (group commit)",
   parquet: "Parquet copy thread (derived copies)",
   duckdb: "DuckDB's threads (derived copies)",
+  copyProcess: "Parquet copy's process, all its threads (derived copies)",
   uvPool: "libuv pool (fsync, file I/O)",
   v8: "V8 helpers (GC, compile)",
   otherWorker: "other worker thread",
@@ -79,8 +80,15 @@ export function gather(thread: CallgrindThread, into: ThreadEvidence = { platfor
   return into;
 }
 
-/** What the thread is: the main thread is 1; worker threads by the native code they ran (DuckDB: the Parquet copy). */
+/**
+ * Thread numbers from CHILD_THREADS up are a child process's (the server's Parquet copy, forked
+ * when there is something to copy): its threads are counted too, numbered apart from the server's.
+ */
+export const CHILD_THREADS = 1_000;
+
+/** What the thread is: the main thread is 1; worker threads by the native code they ran (DuckDB: the Parquet copy); a child process's, as its own. */
 export function threadKind(thread: number, evidence: ThreadEvidence): string {
+  if (thread >= CHILD_THREADS) return THREADS.copyProcess;
   if (thread === 1) return THREADS.main;
   if (evidence.platform) return THREADS.v8;
   if (evidence.worker) return evidence.duckdb ? THREADS.parquet : evidence.sqlite ? THREADS.writer : THREADS.otherWorker;

@@ -1,14 +1,16 @@
 // The two servers bench:instructions counts, each under valgrind's callgrind with counting off
 // until asked (callgrind_control): the hello-world (serve-hello.ts) and `vane serve` as a user
-// starts it (bin/vane.js, every thread: the event loop, the log writer, the Parquet copy, DuckDB's
-// and libuv's pools, V8's helpers), on a data folder seeded with the bench bundle and a server-side
-// key. Node runs with --perf-basic-prof, so JIT code can be named (perf-map.ts).
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+// starts it (bin/vane.js, every thread: the event loop, the log writer, libuv's pool, V8's helpers,
+// and the Parquet copy's child process with all of its threads, DuckDB's among them), on a data
+// folder seeded with the bench bundle and a server-side key. Node runs with --perf-basic-prof, so
+// JIT code can be named (perf-map.ts).
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { launchServer } from "../http/child-server.js";
 import { SERVER_CORE, onCore } from "../http/pinning.js";
+import { processTree } from "../http/proc-stats.js";
 import { seedBenchFolder } from "../http/seed.js";
 
 export interface CountedServer {
@@ -19,7 +21,7 @@ export interface CountedServer {
   readonly projectId: string;
   /** Counts from now on. */
   countOn(): void;
-  /** Stops counting and writes what was counted (one file per thread); returns those files. */
+  /** Stops counting and writes what was counted (one file per thread, the child processes' too); returns those files. */
   dump(label: string): Promise<string[]>;
   stop(): Promise<void>;
 }
@@ -33,22 +35,50 @@ const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", impor
  */
 const nodeFlags = (optimize: boolean) => ["--perf-basic-prof", ...(optimize ? [] : ["--no-opt", "--no-maglev"])];
 
+/** Child processes are traced too (the Parquet copy), each its own callgrind, its files named by its pid. */
 function callgrind(dir: string): string[] {
-  return ["valgrind", "-q", "--tool=callgrind", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
+  return ["valgrind", "-q", "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
 }
+
+/** A dump's files (callgrind.out.PID.N-TID) and the ones a process writes as it exits (callgrind.out.PID-TID). */
+const OUT_FILE = /^callgrind\.out\.(\d+)(?:\.\d+)?-\d+$/;
+/** The pid whose callgrind wrote `file`. */
+export const pidOfFile = (file: string): number => Number(OUT_FILE.exec(basename(file))?.[1]);
+/** How often a counted window looks for child processes started in it, to count them from then on. */
+const CHILD_POLL_MS = 250;
 
 function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dump"> {
   const seen = new Set<string>();
-  const files = () => readdirSync(dir).filter((f) => /^callgrind\.out\.\d+\.\d+-\d+$/.test(f));
+  const files = () => readdirSync(dir).filter((f) => OUT_FILE.test(f));
+  const callgrindControl = (args: string[]) => new Promise<boolean>((done) => execFile("callgrind_control", args, (error) => done(error === null)));
+  /** Child processes counting in this window: a copy forked meanwhile counts from the poll that finds it (its start's first ≤ 250 ms are not counted). */
+  let counting = new Set<number>();
+  let poll: NodeJS.Timeout | undefined;
+  const countChildren = async () => {
+    for (const child of processTree([pid])) {
+      if (child === pid || counting.has(child)) continue;
+      if (await callgrindControl(["-i", "on", String(child)])) counting.add(child); // not ready under valgrind yet: the next poll
+    }
+  };
   return {
-    countOn: () => execFileSync("callgrind_control", ["-i", "on", String(pid)], { stdio: "ignore" }),
+    countOn: () => {
+      execFileSync("callgrind_control", ["-i", "on", String(pid)], { stdio: "ignore" });
+      counting = new Set();
+      void countChildren();
+      poll = setInterval(() => void countChildren(), CHILD_POLL_MS);
+    },
     async dump(label) {
+      clearInterval(poll);
       execFileSync("callgrind_control", ["-i", "off", String(pid)], { stdio: "ignore" });
+      const children = [...counting].filter((child) => processTree([pid]).includes(child));
+      for (const child of children) await callgrindControl(["-i", "off", String(child)]);
       execFileSync("callgrind_control", ["-d", label, String(pid)], { stdio: "ignore" });
-      // callgrind_control returns once the dump is asked for; the files follow.
+      const dumped = [pid];
+      for (const child of children) if (await callgrindControl(["-d", label, String(child)])) dumped.push(child);
+      // callgrind_control returns once the dump is asked for; the files follow. A child that exited in the window wrote its own at its exit.
       for (let waited = 0; waited < 60_000; waited += 200) {
         const fresh = files().filter((f) => !seen.has(f));
-        if (fresh.length > 0) {
+        if (dumped.every((p) => fresh.some((f) => pidOfFile(f) === p))) {
           await new Promise((r) => setTimeout(r, 500));
           const all = files().filter((f) => !seen.has(f));
           for (const f of all) seen.add(f);
