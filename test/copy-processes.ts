@@ -18,15 +18,26 @@ export function alive(pid: number): boolean {
   return fields !== undefined && fields[0] !== "Z";
 }
 
-/** The live children of `pid`. */
+/**
+ * The live Parquet copies `pid` forked: its children running parquet-worker. Not every child: a
+ * server run under tsx has esbuild's service as one too, started when a late import is compiled.
+ */
 export function childrenOf(pid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const fields = stat(entry);
-    if (fields !== undefined && fields[0] !== "Z" && Number(fields[1]) === pid) children.push(Number(entry));
+    if (fields !== undefined && fields[0] !== "Z" && Number(fields[1]) === pid && runsCopy(entry)) children.push(Number(entry));
   }
   return children;
+}
+
+function runsCopy(pid: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("parquet-worker");
+  } catch {
+    return false; // gone
+  }
 }
 
 /** The nice value of each thread of `pid`. */
