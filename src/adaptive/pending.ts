@@ -102,23 +102,28 @@ export class PendingBook {
 
   /** Decisions arrive in log order. */
   add(p: Pending): void {
+    this.addFields(p.seq, p.decisionId, p.ref, p.armKey, p.entity, p.features, p.closesAt, p.flags);
+  }
+
+  /** `add` without a `Pending` object: the learner's steps hold their additions as columns (additions.ts). */
+  addFields(seq: number, decisionId: string, ref: PolicyRef, armKey: string, entity: string, features: Float64Array | undefined, closesAt: number, flags: number): void {
     const slot = this.allocate();
     const { columns, key } = this;
-    key.read(p.decisionId);
+    key.read(decisionId);
     columns.words[slot * 4] = key.w0;
     columns.words[slot * 4 + 1] = key.w1;
     columns.words[slot * 4 + 2] = key.w2;
     columns.words[slot * 4 + 3] = key.w3;
-    columns.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
-    if (key.text) columns.texts.set(slot, p.decisionId);
-    columns.setSeq(slot, p.seq);
-    columns.setClose(slot, p.closesAt);
-    columns.armIds[slot] = this.arms.hold(p.ref, p.armKey);
-    columns.setEntity(slot, this.entities.hold(p.entity));
-    columns.setFeatures(slot, p.features);
+    columns.flags[slot] = (flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
+    if (key.text) columns.texts.set(slot, decisionId);
+    columns.setSeq(slot, seq);
+    columns.setClose(slot, closesAt);
+    columns.armIds[slot] = this.arms.hold(ref, armKey);
+    columns.setEntity(slot, this.entities.hold(entity));
+    columns.setFeatures(slot, features);
     this.table.insert(slot, key.hash());
-    let queue = this.queues.get(p.ref.windowMs);
-    if (!queue) this.queues.set(p.ref.windowMs, (queue = new SlotQueue()));
+    let queue = this.queues.get(ref.windowMs);
+    if (!queue) this.queues.set(ref.windowMs, (queue = new SlotQueue()));
     queue.push(slot);
     this.count++;
   }
