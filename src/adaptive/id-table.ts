@@ -1,6 +1,6 @@
 // From a decision id's hash to the slots that hold it (one per layer, tenant or repeat): open
-// addressing with linear probing over an Int32Array of slot numbers, twice as many buckets as the
-// book has slots, so it is at most half full. A removal moves back the entries behind the hole
+// addressing with linear probing over an Int32Array of slot numbers, a power of two of buckets at
+// least 1.6 a slot the book has room for (pending.ts), so it is at most 5/8 full. A removal moves back the entries behind the hole
 // that probed past it, so no tombstones pile up.
 import { NO_SLOT } from "./pending-columns.js";
 
@@ -14,6 +14,10 @@ export class IdTable {
     this.buckets = new Int32Array(size).fill(NO_SLOT);
     this.mask = size - 1;
     this.shift = 32 - Math.log2(size);
+  }
+
+  get size(): number {
+    return this.buckets.length;
   }
 
   /** Fibonacci hashing: the top bits of the product pick the bucket where a probe starts. */

@@ -23,6 +23,7 @@ import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommi
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
 import { learnable } from "../store/learning-records.js";
+import { Additions, NONE } from "./additions.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
@@ -100,6 +101,8 @@ export interface LearnerProgress {
 export class Learner implements LearnedStateSource {
   readonly state = new LearnedState();
   private readonly book = new PendingBook();
+  /** The current step's new decisions: one struct of arrays for every step (steps run one at a time). */
+  private readonly additions = new Additions();
   private readonly feed: Feed;
   private readonly unsubscribe: () => void;
   private readonly refs = new WeakMap<AdaptivePolicy, Map<string, PolicyRef>>();
@@ -205,7 +208,7 @@ export class Learner implements LearnedStateSource {
     while (this.rebuildAt < this.rebuildTo) {
       const { events, through } = await this.scan(this.rebuildAt, Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt), turns);
       if (through === this.rebuildAt) return false;
-      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), true);
+      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), true, this.additions);
       await this.walk(step, events, turns);
       await this.hold(step.added, turns);
       // The decisions held are open trials; nothing is removed from the book before the rebuild ends.
@@ -257,10 +260,10 @@ export class Learner implements LearnedStateSource {
   private async readStep(pastFeed: boolean, turns: Turns): Promise<boolean> {
     const { events, through } = await this.nextPage(pastFeed, turns);
     if (through === this.position) return false;
-    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), false);
+    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), false, this.additions);
     await this.walk(step, events, turns);
     const rows = step.touched;
-    const oldest = this.book.oldestSeq() ?? step.added[0]?.seq;
+    const oldest = this.book.oldestSeq() ?? (step.added.count > 0 ? step.added.seqs[0] : undefined);
     await this.commit({
       arms: rows,
       addPending: [],
@@ -273,7 +276,7 @@ export class Learner implements LearnedStateSource {
     this.state.apply(rows);
     for (const slot of step.rewardedHeld) this.book.markRewarded(slot); // before adding: an add may renumber the slots
     this.opened(step.added);
-    for (const [ref, x] of step.contexts) this.state.policyAt(ref.stateKey).rememberContext(x);
+    for (const i of step.contexts) this.state.policyAt(step.added.refs[i]!.stateKey).rememberContext(step.added.features[i]!);
     this.position = through;
     this.decisions += step.decisions;
     this.rewards += step.rewards;
@@ -289,16 +292,16 @@ export class Learner implements LearnedStateSource {
   }
 
   /** Adds a step's decisions to the book, in log order, a slice at a time. */
-  private async hold(added: readonly Pending[], turns: Turns): Promise<void> {
-    for (let at = this.holdSlice(added, 0, turns); at < added.length; at = this.holdSlice(added, at, turns)) await turns.next();
+  private async hold(added: Additions, turns: Turns): Promise<void> {
+    for (let at = this.holdSlice(added, 0, turns); at < added.count; at = this.holdSlice(added, at, turns)) await turns.next();
   }
 
-  private holdSlice(added: readonly Pending[], from: number, turns: Turns): number {
-    for (let i = from; i < added.length; ) {
-      this.book.add(added[i++]!);
-      if (turns.spent()) return i;
+  private holdSlice(added: Additions, from: number, turns: Turns): number {
+    for (let i = from; i < added.count; i++) {
+      this.book.addFields(added.seqs[i]!, added.ids[i]!, added.refs[i]!, added.armKeys[i]!, added.entities[i]!, added.features[i], added.closes[i]!, added.flags[i]!);
+      if (turns.spent()) return i + 1;
     }
-    return added.length;
+    return added.count;
   }
 
   private commit(step: LearningCommit): Promise<void> {
@@ -335,7 +338,7 @@ export class Learner implements LearnedStateSource {
     for (;; await turns.between()) {
       const due = await this.options.store.due(now, Math.min(turns.rows(STORE_CHUNK), this.pageSize()));
       if (due.length === 0) return;
-      const step = new Step(this.state, this.book, new Map(), false);
+      const step = new Step(this.state, this.book, new Map(), false, this.additions);
       for (const pending of due) step.close(fromStored(pending));
       const rows = step.touched;
       const oldest = this.book.oldestSeq();
@@ -353,8 +356,11 @@ export class Learner implements LearnedStateSource {
     }
   }
 
-  private opened(pendings: readonly Pending[]): void {
-    for (const p of pendings) this.state.policyAt(p.ref.stateKey).opened(p.armKey, p.decidedAt, p.ref.windowMs);
+  private opened(added: Additions): void {
+    for (let i = 0; i < added.count; i++) {
+      const ref = added.refs[i]!;
+      this.state.policyAt(ref.stateKey).opened(added.armKeys[i]!, added.decidedAt(i), ref.windowMs);
+    }
   }
 
   /** The policies of the page's tenants, looked up once per page. */
@@ -452,15 +458,14 @@ class Clock {
 }
 
 /** Whether `found` holds a pending decision of this policy and the event's tenant (no closure: this runs per decision). */
-function holdsSame(found: Pending | readonly Pending[] | undefined, event: LearningEvent, policyId: string): boolean {
+function holdsSame(found: readonly Pending[] | undefined, event: LearningEvent, policyId: string): boolean {
   if (found === undefined) return false;
-  if (!Array.isArray(found)) return isSame(found as Pending, event, policyId);
-  for (const p of found as readonly Pending[]) if (isSame(p, event, policyId)) return true;
+  for (const p of found) if (isSame(p.ref, event, policyId)) return true;
   return false;
 }
 
-function isSame(p: Pending, event: LearningEvent, policyId: string): boolean {
-  return p.ref.policyId === policyId && p.ref.projectId === event.projectId && p.ref.env === event.env;
+function isSame(ref: PolicyRef, event: LearningEvent, policyId: string): boolean {
+  return ref.policyId === policyId && ref.projectId === event.projectId && ref.env === event.env;
 }
 
 /** Whether memory holds a pending decision of the event's tenant with its id (so the store need not be asked). */
@@ -506,13 +511,13 @@ class Step {
   /** Changed statistics by stateKey, then entity and arm: nested, so no key string is built (and hashed) per decision. */
   private readonly rows = new Map<string, Map<string, Map<string, ArmRow>>>();
   /** Decisions first read in this step, in log order. */
-  readonly added: Pending[] = [];
+  readonly added: Additions;
   /** The slots of pending decisions held in memory that this step rewarded (marked once it commits). */
   readonly rewardedHeld: number[] = [];
   readonly rewardedStored: PendingKey[] = [];
-  readonly contexts: [PolicyRef, Float64Array][] = [];
-  private readonly addedById = new Map<string, Pending | Pending[]>();
-  /** Rewarded in this step: a held decision by its slot (each lookup makes a new object for it). */
+  /** The additions with a context, for the policies to remember. */
+  readonly contexts: number[] = [];
+  /** Rewarded in this step: a held decision by its slot (each lookup makes a new object for it); an addition has its flag. */
   private readonly settled = new Set<Pending | number>();
   private readonly clock = new Clock();
   private readonly keys = new TenantKeys();
@@ -525,7 +530,11 @@ class Step {
     private readonly book: PendingBook,
     private readonly stored: ReadonlyMap<string, readonly Pending[]>,
     private readonly replay: boolean,
-  ) {}
+    added: Additions,
+  ) {
+    added.reset();
+    this.added = added;
+  }
 
   get touched(): ArmRow[] {
     const out: ArmRow[] = [];
@@ -560,80 +569,94 @@ class Step {
       if (this.isRepeat(event, policy.id)) continue;
       const ref = refFor(policy, event, key);
       const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey) : POPULATION;
-      const pending = new Pending(event.seq, event.decisionId, ref, policy.armKeys[at]!, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs, 0);
-      this.added.push(pending);
-      const found = this.addedById.get(pending.decisionId);
-      if (found === undefined) this.addedById.set(pending.decisionId, pending);
-      else if (Array.isArray(found)) found.push(pending);
-      else this.addedById.set(pending.decisionId, [found, pending]);
+      const armKey = policy.armKeys[at]!;
+      this.added.add(event.seq, event.decisionId, ref, armKey, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs);
       if (this.replay) continue;
-      this.apply(pending, features, trial);
+      this.apply(ref, entity, armKey, features, trial);
       this.decisions++;
-      if (features) this.contexts.push([ref, features]);
+      if (features) this.contexts.push(this.added.count - 1);
     }
   }
 
   private isRepeat(event: DecisionRecord, policyId: string): boolean {
     return (
-      holdsSame(this.addedById.get(event.decisionId), event, policyId) ||
+      this.addedSame(event, policyId) ||
       holdsSame(this.book.of(event.decisionId), event, policyId) ||
       holdsSame(this.stored.get(event.decisionId), event, policyId)
     );
   }
 
+  private addedSame(event: DecisionRecord, policyId: string): boolean {
+    const added = this.added;
+    for (let i = added.first(event.decisionId); i !== NONE; i = added.next(i)) if (isSame(added.refs[i]!, event, policyId)) return true;
+    return false;
+  }
+
   private rewarded(event: RewardRecord, catalog: AdaptiveCatalog): void {
-    const added = this.addedById.get(event.decisionId);
-    if (added !== undefined) {
-      if (Array.isArray(added)) for (const p of added) this.reward(p, event, catalog);
-      else this.reward(added as Pending, event, catalog);
-    }
+    const added = this.added;
+    for (let i = added.first(event.decisionId); i !== NONE; i = added.next(i)) this.rewardAdded(i, event, catalog);
     const held = this.book.of(event.decisionId);
     if (held !== undefined) for (const p of held) this.reward(p, event, catalog);
     const stored = this.stored.get(event.decisionId);
     if (stored !== undefined && !this.replay) for (const p of stored) this.reward(p, event, catalog); // a stored decision's reward is committed with it
   }
 
-  /** The first reward of the decision's tenant within its window counts, once. */
+  /** A decision added in this step: not held yet, so its flag is all there is to mark (nothing live to keep apart). */
+  private rewardAdded(i: number, event: RewardRecord, catalog: AdaptiveCatalog): void {
+    const added = this.added;
+    if ((added.flags[i]! & REWARDED) !== 0) return;
+    const ref = added.refs[i]!;
+    const reward = this.rewardOf(ref, added.closes[i]!, event, catalog);
+    if (reward === undefined) return;
+    added.flags[i]! |= REWARDED;
+    if (!this.replay) this.learnReward(ref, added.entities[i]!, added.armKeys[i]!, added.features[i], added.decidedAt(i), added.flags[i]!, event, reward);
+  }
+
+  /** A decision held in memory or in the store. */
   private reward(pending: Pending, event: RewardRecord, catalog: AdaptiveCatalog): void {
-    const ref = pending.ref;
     const settledAs = pending.slot === NO_SLOT ? pending : pending.slot;
-    if (ref.rewardEvent !== event.name || !sameTenant(ref, event) || pending.rewarded || this.settled.has(settledAs)) return;
-    const receivedMs = this.clock.parse(event.receivedAt);
-    if (receivedMs > pending.closesAt) return;
-    const policy = catalog.get(ref.policyId);
-    if (!policy) return;
-    let reward = 1;
-    if (policy.reward.type === "value") {
-      if (event.value === undefined) return; // no value: not this decision's reward
-      reward = event.value;
-    }
+    if (pending.rewarded || this.settled.has(settledAs)) return;
+    const reward = this.rewardOf(pending.ref, pending.closesAt, event, catalog);
+    if (reward === undefined) return;
     this.settled.add(settledAs);
     if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
-    else if (pending.slot === NO_SLOT) pending.flags |= REWARDED; // added in this step, not held yet: nothing live to keep apart
     else if (this.replay) this.book.markRewarded(pending.slot);
     else this.rewardedHeld.push(pending.slot);
-    if (this.replay) return;
-    const x = pending.features;
-    if ((pending.flags & UNCOUNTED) === 0) {
-      this.apply(pending, x, rewardOnly, reward);
-      observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - pending.decidedAt)); // the policy's reward delays, like an arm's [n, Σ, Σ²]
+    if (!this.replay) this.learnReward(pending.ref, pending.entity, pending.armKey, pending.features, pending.decidedAt, pending.flags, event, reward);
+  }
+
+  /** The first reward of the decision's tenant within its window counts, once: the reward it counts, undefined when it is not one. */
+  private rewardOf(ref: PolicyRef, closesAt: number, event: RewardRecord, catalog: AdaptiveCatalog): number | undefined {
+    if (ref.rewardEvent !== event.name || !sameTenant(ref, event)) return undefined;
+    if (this.clock.parse(event.receivedAt) > closesAt) return undefined;
+    const policy = catalog.get(ref.policyId);
+    if (!policy) return undefined;
+    if (policy.reward.type !== "value") return 1;
+    return event.value; // no value: not this decision's reward
+  }
+
+  private learnReward(ref: PolicyRef, entity: string, armKey: string, x: Float64Array | undefined, decidedAt: number, flags: number, event: RewardRecord, reward: number): void {
+    if ((flags & UNCOUNTED) === 0) {
+      this.apply(ref, entity, armKey, x, rewardOnly, reward);
+      const receivedMs = this.clock.parse(event.receivedAt);
+      observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - decidedAt)); // the policy's reward delays, like an arm's [n, Σ, Σ²]
     } else {
-      this.apply(pending, x, trialAndReward, reward); // a decision from before trials were counted at once
+      this.apply(ref, entity, armKey, x, trialAndReward, reward); // a decision from before trials were counted at once
     }
     this.rewards++;
   }
 
   /** A stored decision whose window closed: forgotten (its 0 counted when it was made). */
   close(pending: Pending): void {
-    if ((pending.flags & UNCOUNTED) !== 0) this.apply(pending, pending.features, trial);
+    if ((pending.flags & UNCOUNTED) !== 0) this.apply(pending.ref, pending.entity, pending.armKey, pending.features, trial);
     if (!pending.rewarded) this.closedWithoutReward++;
   }
 
   /** Changes the arm's statistics for the population and, for a per-entity decision, the entity. */
-  private apply(pending: Pending, x: Float64Array | undefined, change: Change, reward = 0): void {
+  private apply(ref: PolicyRef, entity: string, armKey: string, x: Float64Array | undefined, change: Change, reward = 0): void {
     const dimension = x?.length ?? 0;
-    change(this.row(pending.ref, POPULATION, pending.armKey, dimension), reward, x);
-    if (pending.entity !== POPULATION) change(this.row(pending.ref, pending.entity, pending.armKey, dimension), reward, x);
+    change(this.row(ref, POPULATION, armKey, dimension), reward, x);
+    if (entity !== POPULATION) change(this.row(ref, entity, armKey, dimension), reward, x);
   }
 
   private row(ref: PolicyRef, entity: string, armKey: string, dimension: number): ArmStats {

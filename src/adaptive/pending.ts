@@ -35,6 +35,23 @@ export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
 export const UNCOUNTED = 2;
 const MIN_SLOTS = 1024;
+/**
+ * The columns grow by a quarter (in whole MIN_SLOTS): at most a fifth of them unused, where
+ * doubling left up to half (146 B a resolve under load, issue 33).
+ */
+const GROWTH = 1.25;
+/** Id table buckets a slot at least: a power of two of them, so the table is at most 5/8 full and only built again every few growths. */
+const BUCKETS_PER_SLOT = 1.6;
+
+function roomFor(slots: number): number {
+  return Math.max(MIN_SLOTS, Math.ceil(slots / MIN_SLOTS) * MIN_SLOTS);
+}
+
+function bucketsFor(capacity: number): number {
+  let size = 2;
+  while (size < capacity * BUCKETS_PER_SLOT) size *= 2;
+  return size;
+}
 
 /** One adaptive decision of one policy inside its reward window, as a learning step handles it. */
 export class Pending {
@@ -95,30 +112,40 @@ export class PendingBook {
     return this.columns.capacity;
   }
 
-  /** Bytes a slot takes in the columns and the id table (two 4-byte buckets a slot): for tests and memory accounting. */
+  /** Bytes a slot takes in the columns: for tests and memory accounting. */
   get bytesPerSlot(): number {
-    return this.columns.bytesPerSlot + 8;
+    return this.columns.bytesPerSlot;
+  }
+
+  /** The id table's buckets (4 bytes each): for tests and memory accounting. */
+  get buckets(): number {
+    return this.table.size;
   }
 
   /** Decisions arrive in log order. */
   add(p: Pending): void {
+    this.addFields(p.seq, p.decisionId, p.ref, p.armKey, p.entity, p.features, p.closesAt, p.flags);
+  }
+
+  /** `add` without a `Pending` object: the learner's steps hold their additions as columns (additions.ts). */
+  addFields(seq: number, decisionId: string, ref: PolicyRef, armKey: string, entity: string, features: Float64Array | undefined, closesAt: number, flags: number): void {
     const slot = this.allocate();
     const { columns, key } = this;
-    key.read(p.decisionId);
+    key.read(decisionId);
     columns.words[slot * 4] = key.w0;
     columns.words[slot * 4 + 1] = key.w1;
     columns.words[slot * 4 + 2] = key.w2;
     columns.words[slot * 4 + 3] = key.w3;
-    columns.flags[slot] = (p.flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
-    if (key.text) columns.texts.set(slot, p.decisionId);
-    columns.setSeq(slot, p.seq);
-    columns.setClose(slot, p.closesAt);
-    columns.armIds[slot] = this.arms.hold(p.ref, p.armKey);
-    columns.setEntity(slot, this.entities.hold(p.entity));
-    columns.setFeatures(slot, p.features);
+    columns.flags[slot] = (flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
+    if (key.text) columns.texts.set(slot, decisionId);
+    columns.setSeq(slot, seq);
+    columns.setClose(slot, closesAt);
+    columns.armIds[slot] = this.arms.hold(ref, armKey);
+    columns.setEntity(slot, this.entities.hold(entity));
+    columns.setFeatures(slot, features);
     this.table.insert(slot, key.hash());
-    let queue = this.queues.get(p.ref.windowMs);
-    if (!queue) this.queues.set(p.ref.windowMs, (queue = new SlotQueue()));
+    let queue = this.queues.get(ref.windowMs);
+    if (!queue) this.queues.set(ref.windowMs, (queue = new SlotQueue()));
     queue.push(slot);
     this.count++;
   }
@@ -251,31 +278,33 @@ export class PendingBook {
   }
 
   /**
-   * Twice the room, every slot numbered as it was: with no free slot, all below `used` are held,
-   * so the columns are copied whole and only the table is built again (a resize, which copies
-   * each slot and renumbers them, held the event loop ~25 ms at 131 k decisions).
+   * A quarter more room, every slot numbered as it was: with no free slot, all below `used` are
+   * held, so the columns are copied whole (a resize, which copies each slot and renumbers them,
+   * held the event loop ~25 ms at 131 k decisions), and the table is built again only when it
+   * would pass 5/8 full.
    */
   private grow(): void {
-    const columns = this.columns.grown(this.columns.capacity * 2);
-    const table = new IdTable(columns.capacity * 2);
-    for (let slot = 0; slot < this.used; slot++) table.insert(slot, columns.hashAt(slot));
+    const columns = this.columns.grown(roomFor(this.columns.capacity * GROWTH));
+    const size = bucketsFor(columns.capacity);
+    if (size !== this.table.size) {
+      const table = new IdTable(size);
+      for (let slot = 0; slot < this.used; slot++) table.insert(slot, columns.hashAt(slot));
+      this.table = table;
+    }
     this.columns = columns;
-    this.table = table;
   }
 
   /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
   private shrink(): void {
     if (this.columns.capacity <= MIN_SLOTS || this.count * 4 >= this.columns.capacity) return;
-    let capacity = MIN_SLOTS;
-    while (capacity < this.count * 2) capacity *= 2;
-    this.resize(capacity);
+    this.resize(roomFor(this.count * 2));
   }
 
   /** New columns, the decisions held renumbered 0.. in queue order (slot numbers handed out before are void), a new table. */
   private resize(capacity: number): void {
     const old = this.columns;
     const columns = new PendingColumns(capacity, old);
-    const table = new IdTable(capacity * 2);
+    const table = new IdTable(bucketsFor(capacity));
     const to = new Int32Array(this.used);
     let next = 0;
     for (const queue of this.queues.values()) {
