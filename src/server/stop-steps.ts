@@ -27,6 +27,17 @@ export interface StopOutcome {
    * the server's close, not by stopWithin.
    */
   readonly held?: readonly string[];
+  /**
+   * `--workers`: how the workers that did not end cleanly during the stop ended, each a worker's
+   * pid and its exit code or signal (src/cli/serve-cluster.ts). The primary's exit says the worst.
+   */
+  readonly workerEnds?: readonly WorkerEnd[];
+}
+
+export interface WorkerEnd {
+  readonly pid: number;
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** What `vane serve` gives its stop before it exits anyway. */
