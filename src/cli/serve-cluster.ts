@@ -7,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { NodeServerOptions, RunningServer } from "../server/node.js";
-import type { StopOutcome } from "../server/stop-steps.js";
+import type { StopOutcome, WorkerEnd } from "../server/stop-steps.js";
 import { sumWorkerMetrics } from "../server/observability/cluster-metrics.js";
 import { UsageError } from "./args.js";
 
@@ -58,9 +58,16 @@ function fork(options: NodeServerOptions, stopping: AbortSignal): Forked {
   return { worker, listening, exited };
 }
 
+/** How a worker of the stop ended; one already dead has its exit status on its process. */
+function workerEnd(worker: Worker): Promise<WorkerEnd> {
+  const pid = worker.process.pid!;
+  if (worker.isDead()) return Promise.resolve({ pid, code: worker.process.exitCode, signal: worker.process.signalCode });
+  return new Promise((done) => worker.once("exit", (code: number | null, signal: NodeJS.Signals | null) => done({ pid, code: signal ? null : code, signal })));
+}
+
 /** Forks `workers` servers on one port and keeps that many running until close(). */
-export async function startCluster(options: NodeServerOptions, how: { workers: number; log: (line: string) => void }): Promise<RunningServer> {
-  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], serialization: "advanced" });
+export async function startCluster(options: NodeServerOptions, how: { workers: number; log: (line: string) => void; /** the worker's entry (tests give a stand-in) */ exec?: string }): Promise<RunningServer> {
+  cluster.setupPrimary({ exec: how.exec ?? WORKER_ENTRY, args: [], serialization: "advanced" });
   const live = new Set<Worker>();
   /** Workers whose server listens: the ones a scrape sums. */
   const serving = new Set<Worker>();
@@ -83,12 +90,14 @@ export async function startCluster(options: NodeServerOptions, how: { workers: n
   // Each worker bounds its own stop (and exits past it), so waiting for their exits is bounded too.
   const close = async (): Promise<StopOutcome> => {
     stopping.abort();
-    const exits = [...live].map((worker) => new Promise((done) => (worker.isDead() ? done(undefined) : worker.once("exit", done))));
+    const exits = [...live].map((worker) => workerEnd(worker));
     for (const worker of live) if (worker.isConnected()) worker.send({ type: "stop" } satisfies ToWorker);
-    await Promise.all(exits);
+    const ends = await Promise.all(exits);
     process.off("exit", killLeft);
     stopSumming();
-    return { complete: true };
+    // A supervisor must see a worker's failed stop (killed past a held thread, or exited 1 past its deadline).
+    const workerEnds = ends.filter((end) => end.code !== 0);
+    return workerEnds.length === 0 ? { complete: true } : { complete: true, workerEnds };
   };
   /** Replaces the slot's worker whenever it dies, later each time it dies young. */
   const keep = async (first: Forked) => {

@@ -12,7 +12,7 @@ import { OBSERVABILITY_HELP, logLevelOption, metricsOption, requestLogOption } f
 import { type Banner, firstRunText, laterStartText, seedFirstRun } from "./first-run.js";
 import { nodeConsoleResults } from "./console-results.js";
 import { startCluster, workersOption } from "./serve-cluster.js";
-import { endIfHeld } from "./serve-exit.js";
+import { endAsWorkers, endIfHeld } from "./serve-exit.js";
 import { checkDataFolder, markSharedStore } from "./data-folder.js";
 import { checkPorts, listenError } from "./serve-checks.js";
 import { nodeSha256, storeUrlOf, withOpenedStores } from "./store-access.js";
@@ -138,6 +138,7 @@ export const serveVerb: Verb = {
     io.err(`vane serve: ${signal}, stopping`);
     const outcome = await server.close();
     endIfHeld(outcome, io.err);
+    endAsWorkers(outcome, io.err);
     if (!outcome.complete) {
       // What it waited on would keep the process alive; acknowledged events are already stored.
       io.err(`vane serve: stopped without waiting longer on ${outcome.waitingOn}; the derived copies resume from their checkpoints at the next start`);

@@ -271,7 +271,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
         { name: "the learner's last step", run: () => learning.catchUp() },
         { name: "the learner", run: () => learning.close() },
         { name: "the roles' leases (the Parquet copy's last delivery)", run: releaseRoles },
-        { name: STORE_STEP, run: () => (storeClosed = opened.close().catch((error: unknown) => failed(STORE_STEP, error))) },
+        { name: STORE_STEP, run: () => (storeClosed = opened.close().catch((error: unknown) => failed(STORE_STEP, error))), pastDeadline: true },
         { name: "Redis", run: () => rateLimiter?.close() },
         { name: "the log", run: () => log?.flush() },
       ],
@@ -281,8 +281,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     // The caller exits now: the copy's process is ended first (halted, killed past its grace),
     // so no copy outlives the server, and what it had not delivered waits for the next start.
     if (!outcome.complete) for (const problem of await parquet.halt()) failed("the Parquet copy's halt", problem);
-    // A store close the deadline cut off is bounded on its own (the log writer's close), and says
-    // whether it left the writer's thread held, which the caller must know before it exits.
+    // A store close the deadline cut off (or never reached: stopWithin starts it anyway) is bounded
+    // on its own (the log writer's close), and says whether it left the writer's thread held,
+    // which the caller must know before it exits.
     await storeClosed;
     const held = threadEnds.heldThreads();
     // Its caller may end the process at once (a thread held keeps process.exit waiting): the lines

@@ -5,6 +5,7 @@
 import pg from "pg";
 import type { Bundle } from "../../bundle/types.js";
 import type { KeyRecord, StoreHealth, Stores } from "../types.js";
+import { settleWithin } from "../../lib/settle-within.js";
 import { Breaker, guarded } from "./breaker.js";
 import { PostgresBundleStore, putBundle } from "./bundle-store.js";
 import { PostgresChangeFeed } from "./changes.js";
@@ -24,6 +25,8 @@ export const HEALTH_TIMEOUT_MS = 2_000;
 export const BREAKER_OPEN_MS = 1_000;
 /** close() waits this long for running queries, then ends the connections under them. */
 export const CLOSE_TIMEOUT_SECONDS = 5;
+/** Then the connections ended under their queries get this long, and the pool as long again. */
+export const END_CLIENTS_MS = 1_000;
 
 export interface PostgresStoreOptions {
   /** postgres://user@host:port/db */
@@ -52,19 +55,9 @@ function connect(options: PostgresStoreOptions): pg.Pool {
 type ProbedTable = "bundles" | "keys" | "events";
 
 async function probe(pool: pg.Pool, table: ProbedTable): Promise<StoreHealth> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<StoreHealth>((resolve) => {
-    timer = setTimeout(() => resolve("down"), HEALTH_TIMEOUT_MS);
-  });
-  const query = read(pool, `SELECT 1 FROM ${table} LIMIT 1`).then(
-    (): StoreHealth => "ok",
-    (): StoreHealth => "down",
-  );
-  try {
-    return await Promise.race([query, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  let health: StoreHealth = "down";
+  const query = read(pool, `SELECT 1 FROM ${table} LIMIT 1`).then(() => (health = "ok"));
+  return (await settleWithin(query, HEALTH_TIMEOUT_MS)) === "settled" ? health : "down";
 }
 
 /**
@@ -72,19 +65,17 @@ async function probe(pool: pg.Pool, table: ProbedTable): Promise<StoreHealth> {
  * back; one whose query never answers would keep it waiting forever, so after the timeout those
  * connections are ended under their queries (which then fail and release them).
  */
-async function endPool(pool: pg.Pool, open: ReadonlySet<pg.PoolClient>): Promise<void> {
+async function endClient(client: pg.PoolClient): Promise<void> {
+  if ((await settleWithin(client.end(), END_CLIENTS_MS)) === "late") client.connection.stream.destroy();
+}
+
+export async function endPool(pool: pg.Pool, open: ReadonlySet<pg.PoolClient>): Promise<void> {
   const ended = pool.end().catch(() => undefined);
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), CLOSE_TIMEOUT_SECONDS * 1_000);
-  });
-  try {
-    if ((await Promise.race([ended, late])) !== "late") return;
-  } finally {
-    clearTimeout(timer);
-  }
-  await Promise.all([...open].map((client) => client.end().catch(() => undefined)));
-  await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+  if ((await settleWithin(ended, CLOSE_TIMEOUT_SECONDS * 1_000)) === "settled") return;
+  // A client's end() waits for the server to close its side, which a peer gone silent never does:
+  // past the bound its socket is destroyed, which fails its query and releases it to the pool.
+  await Promise.all([...open].map(endClient));
+  await settleWithin(ended, END_CLIENTS_MS);
 }
 
 export async function openPostgresStores(options: PostgresStoreOptions): Promise<PostgresStores> {
