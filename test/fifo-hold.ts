@@ -1,8 +1,9 @@
 // A native call that terminate() and process.exit() cannot interrupt, for the tests of bounded
 // stops: a thread's blocking read of a FIFO (the stand-ins read `<dir>/hold`) waits until the
 // FIFO's writer closes.
-import { execFileSync } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { waitFor } from "./wait.js";
 
@@ -28,4 +29,43 @@ export async function whenHeld(hold: string, what = "the thread's read of the FI
     }
   }, what);
   return fd!;
+}
+
+export interface Ended {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * A `vane serve` stand-in (`script` under tsx) in a fresh folder with a hold made in it, for the
+ * tests of how a process with a held thread ends: its stderr so far, how it ended within `ms`
+ * ("still running" past them), and a cleanup that lets the held read return and makes sure it is gone.
+ */
+export function heldProcess(script: string, args: (dir: string) => string[]): {
+  readonly dir: string;
+  readonly hold: string;
+  readonly child: ChildProcessWithoutNullStreams;
+  stderr(): string;
+  endedWithin(ms: number): Promise<Ended | "still running">;
+  release(fd: number | undefined): Promise<void>;
+} {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-held-"));
+  const hold = makeHold(dir);
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args(dir)]);
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<Ended>((done) => child.on("exit", (code, signal) => done({ code, signal })));
+  return {
+    dir,
+    hold,
+    child,
+    stderr: () => stderr,
+    endedWithin: (ms) => Promise.race([exited, new Promise<"still running">((late) => setTimeout(() => late("still running"), ms))]),
+    async release(fd) {
+      if (fd !== undefined) fs.closeSync(fd); // the read returns: a child still in exit ends then
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

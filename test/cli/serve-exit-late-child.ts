@@ -3,7 +3,7 @@
 // writer is held in a native call (the stand-in of test/store/writer-held-thread.ts, blocked in a
 // read of the FIFO beside argv[2]'s database). stopWithin must start the store's bounded close
 // anyway, so that its outcome names the held thread and endIfHeld ends the process, which
-// process.exit(1) would not. Run by serve-exit-late.test.ts under `node --import tsx`.
+// process.exit(1) would not. Run by serve-exit.test.ts under `node --import tsx`.
 import { endIfHeld } from "../../src/cli/serve-exit.js";
 import { stopWithin } from "../../src/server/stop-steps.js";
 import { ThreadEnds } from "../../src/server/thread-ends.js";
