@@ -49,9 +49,10 @@ export class Additions {
     this.armKeys[i] = armKey;
     this.entities[i] = entity;
     this.features[i] = features;
-    const first = this.first(id);
+    const b = this.bucketOf(id); // one probe: the id's chain, or where it starts one
+    const first = this.buckets[b]!;
     if (first === NONE) {
-      this.buckets[this.bucketFor(id)] = i;
+      this.buckets[b] = i;
       this.last[i] = i;
     } else {
       this.sameId[this.last[first]!] = i;
@@ -61,13 +62,7 @@ export class Additions {
 
   /** The first addition with this id, NONE when there is none; `next` walks the rest in log order. */
   first(id: string): number {
-    const buckets = this.buckets;
-    const mask = buckets.length - 1;
-    this.key.read(id);
-    for (let b = this.key.hash() & mask; ; b = (b + 1) & mask) {
-      const i = buckets[b]!;
-      if (i === NONE || this.ids[i] === id) return i;
-    }
+    return this.buckets[this.bucketOf(id)]!;
   }
 
   next(i: number): number {
@@ -78,14 +73,15 @@ export class Additions {
     return this.closes[i]! - this.refs[i]!.windowMs;
   }
 
-  /** The empty bucket for a new id (not held yet). */
-  private bucketFor(id: string): number {
+  /** The bucket holding the id's first addition, or the empty one where its chain would start. */
+  private bucketOf(id: string): number {
     const buckets = this.buckets;
     const mask = buckets.length - 1;
     this.key.read(id);
-    let b = this.key.hash() & mask;
-    while (buckets[b] !== NONE) b = (b + 1) & mask;
-    return b;
+    for (let b = this.key.hash() & mask; ; b = (b + 1) & mask) {
+      const i = buckets[b]!;
+      if (i === NONE || this.ids[i] === id) return b;
+    }
   }
 
   /** Twice the room; the table built again from the chains' first additions. */
@@ -98,7 +94,7 @@ export class Additions {
     this.last = grown(this.last, new Int32Array(room));
     const old = this.buckets;
     this.buckets = new Int32Array(room * 2).fill(NONE);
-    for (const i of old) if (i !== NONE) this.buckets[this.bucketFor(this.ids[i]!)] = i;
+    for (const i of old) if (i !== NONE) this.buckets[this.bucketOf(this.ids[i]!)] = i; // ids are distinct: each finds an empty bucket
   }
 }
 
