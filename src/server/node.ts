@@ -10,7 +10,6 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ServerResponse } from "node:http";
 import type { Server } from "node:net";
 import { hostname } from "node:os";
 import { serve } from "@hono/node-server";
@@ -42,6 +41,7 @@ import { PrometheusMetrics } from "./observability/prometheus.js";
 import { boundHeapGrowth } from "./heap-growth.js";
 import { shrinkIdleYoungGeneration } from "../store/young-generation.js";
 import { guardOpenFiles } from "./open-files.js";
+import { closableHttp } from "./http-close.js";
 import { DEFAULT_LEASE_TTL_MS, LeaseRole } from "./roles/lease-role.js";
 import { PARQUET_RESTART_MS, ParquetRole } from "./roles/parquet-role.js";
 import { STOP_DEADLINE_MS, type StopOutcome, stopWithin } from "./stop-steps.js";
@@ -241,15 +241,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   let closeApi: () => Promise<void> = async () => undefined;
   const url = await new Promise<string>((resolve, reject) => {
     const server = serve({ fetch: app.fetch, port: options.port, hostname: options.host }, (info) => {
-      closeApi = () =>
-        new Promise<void>((done, fail) => {
-          // close() ends idle connections only: a keep-alive client that keeps sending would hold
-          // the server open for ever, so every answer from now on closes its connection.
-          server.prependListener("request", (_request: unknown, response: ServerResponse) => response.setHeader("Connection", "close"));
-          server.close((error) => (error ? fail(error) : done()));
-        });
       resolve(`http://${hostInUrl(options.host)}:${info.port}`);
     });
+    closeApi = closableHttp(server as Server);
     server.on("clientError", answerClientError);
     openFiles?.watch(server as Server);
     server.once("error", (error) => {

@@ -1,6 +1,7 @@
 // `vane serve --metrics PORT`: /metrics on a port of its own, so the API's port can face the
 // internet while only the monitoring network reaches the metrics.
 import { type Server, createServer } from "node:http";
+import { closableHttp } from "../http-close.js";
 import type { ServiceMetrics } from "./types.js";
 
 export interface MetricsListener {
@@ -20,6 +21,7 @@ export function listenForMetrics(metrics: Pick<ServiceMetrics, "scrape">, where:
       () => response.writeHead(500, { "Content-Type": "text/plain" }).end("metrics could not be collected\n"),
     );
   });
+  const close = closableHttp(server);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(where.port, where.host, () => {
@@ -28,7 +30,7 @@ export function listenForMetrics(metrics: Pick<ServiceMetrics, "scrape">, where:
       const host = where.host.includes(":") ? `[${where.host}]` : where.host;
       resolve({
         url: `http://${host}:${port}/metrics`,
-        close: () => new Promise<void>((done) => server.close(() => done())),
+        close,
       });
     });
   });
