@@ -15,7 +15,7 @@ import { NO_SLOT } from "./pending-columns.js";
 const EMPTY = 0;
 /** A removed entry in the old table, while it is being emptied. */
 const TOMB = -1;
-/** Old buckets moved per insertion or removal while a doubling runs: the old table is empty after size/16 insertions, the new one then at most 5/8·½ + 1/16 full. */
+/** Old buckets moved per insertion or removal while a doubling runs: the old table of S buckets is empty after S/16 of them, the new one (2S) then at most 11/32 full. */
 const MOVES = 16;
 const MAX_LOAD = 5 / 8;
 

@@ -69,7 +69,7 @@ export class Pending {
 
 /**
  * The pending decisions held. A slot number (in a `Pending` from `of`, or from `oldest`) holds
- * until the next add or removal, which may renumber them all.
+ * until the next removal, which may compact the book and renumber them all (an add moves none).
  */
 export class PendingBook {
   private columns = new PendingColumns(0);
