@@ -7,7 +7,8 @@
 // pending decisions of the memory measurement (default 1,000,000), ADAPTIVE_BOUND_DECISIONS the
 // decisions through the bound (default 200,000). ADAPTIVE_ONLY=learning runs only the learning
 // scenarios (ADAPTIVE_SCENARIO=key,key: those) and prints them, writing no results: for comparing
-// two trees in the same minutes.
+// two trees in the same minutes. ADAPTIVE_ONLY=book prints only the pending book's growth to
+// ADAPTIVE_PENDING decisions (its longest learner step and add, its memory) and its add + lookup + remove.
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -29,11 +30,12 @@ import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
 import type { CommitListener, CommitReads, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
-import { percentile, timeEach } from "./measure.js";
+import { measure, percentile, timeEach } from "./measure.js";
 import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
 
 const REWARDS = Number(process.env.ADAPTIVE_REWARDS ?? 100_000);
 const LEARNING_ONLY = process.env.ADAPTIVE_ONLY === "learning";
+const BOOK_ONLY = process.env.ADAPTIVE_ONLY === "book";
 const ONLY_SCENARIOS = process.env.ADAPTIVE_SCENARIO?.split(",");
 const ARMS = 4;
 const ENTITIES = 1000;
@@ -492,6 +494,111 @@ function lookupCost(policy: AdaptivePolicy): LookupCost {
   return { held: book.size, heldNs: perLookup(heldText, LOOKUPS), missNs: perLookup(missText, 0) };
 }
 
+interface Checkpoint {
+  readonly held: number;
+  /** Growth per pending decision since the learner started: typed arrays' backing stores, and the JS heap, after GC. */
+  readonly arrayBytes: number;
+  readonly heapBytes: number;
+}
+
+interface Growth {
+  readonly checkpoints: readonly Checkpoint[];
+  readonly stepP50Ns: number;
+  readonly stepP99Ns: number;
+  readonly stepMaxNs: number;
+  /** Decisions held after the longest step and the next longest: whether they sit where the book grows. */
+  readonly longestAt: readonly number[];
+  readonly addP50Ns: number;
+  readonly addP99Ns: number;
+  readonly addP999Ns: number;
+  readonly addMaxNs: number;
+}
+
+/**
+ * Issue 33: the pending book grown to MEMORY_DECISIONS through the learner (7-day window, nothing
+ * closes), each learner step of APPEND_BATCH decisions timed, its memory read at 100 k, 300 k and the
+ * end; then a book alone grown as far, each add timed. Growing the book must not stall a step.
+ */
+async function bookGrowth(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[]): Promise<Growth> {
+  const catalog = adaptiveCatalog(compiled);
+  let push: CommitListener = () => undefined;
+  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => NOW_MS, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
+  await learner.start();
+  const usage = () => {
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
+  const before = usage();
+  const marks = [100_000, 300_000, MEMORY_DECISIONS].filter((n) => n <= MEMORY_DECISIONS);
+  const checkpoints: Checkpoint[] = [];
+  const steps: number[] = [];
+  let seq = 0;
+  for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
+    const batch: SequencedEvent[] = [];
+    for (let j = i; j < Math.min(MEMORY_DECISIONS, i + APPEND_BATCH); j++) batch.push({ seq: ++seq, event: eventPair(compiled, policy, contexts[j % contexts.length]!, j)[0] });
+    const start = process.hrtime.bigint();
+    push(batch, { first: batch[0]!.seq, last: seq });
+    await learner.catchUp();
+    steps.push(Number(process.hrtime.bigint() - start));
+    if (seq === marks[checkpoints.length]) {
+      const now = usage();
+      checkpoints.push({ held: seq, arrayBytes: (now.arrayBuffers - before.arrayBuffers) / seq, heapBytes: (now.heapUsed - before.heapUsed) / seq });
+    }
+  }
+  if (learner.progress().inMemory !== MEMORY_DECISIONS) throw new Error(`${learner.progress().inMemory} pending decisions in memory, expected ${MEMORY_DECISIONS}`);
+  learner.close();
+
+  const book = new PendingBook();
+  const ref = { orgId: "org-bench", projectId: "proj-bench", env: "production", policyId: policy.id, rewardEvent: policy.reward.event, windowMs: WEEK_MS, stateKey: stateKey("proj-bench", "production", policy.id) };
+  const ids = Array.from({ length: MEMORY_DECISIONS }, (_, i) => uuidv7(NOW_MS + Math.floor(i / DECISIONS_PER_MS)));
+  const adds = timeEach(MEMORY_DECISIONS, (i) => book.addFields(i + 1, ids[i]!, ref, policy.armKeys[i % ARMS]!, POPULATION, undefined, NOW_MS + WEEK_MS, 0));
+  // The first steps compile the learner's code (~50 ms): the growth's stalls are looked for after them.
+  steps.splice(0, WARM_STEPS);
+  const sortedSteps = Float64Array.from(steps).sort();
+  const longestAt = [...steps.keys()].sort((a, b) => steps[b]! - steps[a]!).slice(0, 3).map((i) => Math.min(MEMORY_DECISIONS, (i + 1 + WARM_STEPS) * APPEND_BATCH));
+  return {
+    checkpoints,
+    stepP50Ns: percentile(sortedSteps, 0.5),
+    stepP99Ns: percentile(sortedSteps, 0.99),
+    stepMaxNs: percentile(sortedSteps, 1),
+    longestAt,
+    addP50Ns: percentile(adds, 0.5),
+    addP99Ns: percentile(adds, 0.99),
+    addP999Ns: percentile(adds, 0.999),
+    addMaxNs: percentile(adds, 1),
+  };
+}
+
+const WARM_STEPS = 10;
+const CHURN_HELD = 100_000;
+
+/** A book holding CHURN_HELD decisions at a steady state: each operation adds one, looks one up by id and closes the oldest. */
+function bookChurn(policy: AdaptivePolicy) {
+  const book = new PendingBook();
+  const ref = { orgId: "org-bench", projectId: "proj-bench", env: "production", policyId: policy.id, rewardEvent: policy.reward.event, windowMs: 1000, stateKey: stateKey("proj-bench", "production", policy.id) };
+  const ids = Array.from({ length: 1 << 18 }, (_, i) => uuidv7(NOW_MS + i));
+  const mask = ids.length - 1;
+  let n = 0;
+  const add = () => {
+    book.addFields(n + 1, ids[n & mask]!, ref, policy.armKeys[n & 3]!, POPULATION, undefined, n + 1, 0);
+    n++;
+  };
+  while (n < CHURN_HELD) add();
+  return {
+    key: "book-churn",
+    name: `pending book: add + lookup + remove among ${CHURN_HELD.toLocaleString("en-US")}`,
+    callsPerSample: 1000,
+    run: (count: number) => {
+      for (let c = 0; c < count; c++) {
+        add();
+        if (book.of(ids[(n - 1 - (c & 1023) * 64) & mask]!) === undefined) throw new Error("a held decision not found");
+        book.closeDue(n - CHURN_HELD);
+      }
+    },
+  };
+}
+
 interface BoundRun {
   readonly decisions: number;
   readonly bound: number;
@@ -546,6 +653,25 @@ const readLoad = loadAverage();
 const compiled = compileBundle(benchBundle(), engine);
 const catalog = adaptiveCatalog(compiled);
 const contexts = makeContexts();
+// A 7-day window long enough that nothing closes while measured.
+const weekBundle = benchBundle();
+for (const l of weekBundle.layers) for (const p of l.policies) p.reward = { ...p.reward!, windowSeconds: 7 * 86_400 };
+const weekCompiled = compileBundle(weekBundle, engine);
+const weekCatalog = adaptiveCatalog(weekCompiled);
+if (BOOK_ONLY) {
+  const growth = await bookGrowth(weekCompiled, weekCatalog.get("thompson-binary")!, contexts);
+  for (const c of growth.checkpoints) {
+    console.log(`${c.held.toLocaleString("en-US")} held: ${c.arrayBytes.toFixed(1)} B typed arrays + ${c.heapBytes.toFixed(1)} B heap = ${(c.arrayBytes + c.heapBytes).toFixed(1)} B a pending decision`);
+  }
+  const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
+  console.log(`learner steps of ${APPEND_BATCH} decisions after the first ${WARM_STEPS}: p50 ${ms(growth.stepP50Ns)}, p99 ${ms(growth.stepP99Ns)}, longest ${ms(growth.stepMaxNs)} (the 3 longest ending at ${growth.longestAt.map((n) => n.toLocaleString("en-US")).join(", ")} held)`);
+  console.log(`book adds: p50 ${growth.addP50Ns.toFixed(0)} ns, p99 ${growth.addP99Ns.toFixed(0)} ns, p99.9 ${growth.addP999Ns.toFixed(0)} ns, longest ${ms(growth.addMaxNs)}`);
+  const churn = measure([bookChurn(weekCatalog.get("thompson-binary")!)], { timeMs: 3000, warmupMs: 500 })[0]!;
+  console.log(`add + lookup + remove among ${CHURN_HELD.toLocaleString("en-US")}: ${churn.meanNs.toFixed(0)} ns mean (±${churn.rmePercent.toFixed(1)}%), p50 ${churn.p50Ns.toFixed(0)} ns`);
+  const lookups = lookupCost(weekCatalog.get("thompson-binary")!);
+  console.log(`lookup among ${lookups.held.toLocaleString("en-US")}: ${lookups.heldNs.toFixed(0)} ns held, ${lookups.missNs.toFixed(0)} ns not held`);
+  process.exit(0);
+}
 const decideRows: DecideRow[] = [];
 let step = 0;
 const steps = KINDS.length * 2 + SCENARIOS.length + 5;
@@ -569,11 +695,6 @@ for (const scenario of SCENARIOS.filter((s) => ONLY_SCENARIOS === undefined || O
 }
 if (LEARNING_ONLY) process.exit(0);
 
-// A 7-day window long enough that nothing closes while measured.
-const weekBundle = benchBundle();
-for (const l of weekBundle.layers) for (const p of l.policies) p.reward = { ...p.reward!, windowSeconds: 7 * 86_400 };
-const weekCompiled = compileBundle(weekBundle, engine);
-const weekCatalog = adaptiveCatalog(weekCompiled);
 const memoryRows: MemoryRow[] = [];
 for (const [key, name] of [
   ["thompson", "thompson"],

@@ -1,7 +1,10 @@
 // The pending book's slots as typed columns (pending.ts): a pending decision is a row of them, not
-// an object. The entity and context columns are made with the first decision that needs them, so
-// a book of Thompson decisions pays nothing for them.
-import { mixWords, uuidText } from "./decision-id.js";
+// an object. Each column is a list of chunks (chunks.ts): slot >>> CHUNK_BITS picks the chunk,
+// slot & OFFSET_MASK the row in it, so growing adds chunks and moves no slot. The entity and
+// context columns are made with the first decision that needs them, so a book of Thompson
+// decisions pays nothing for them.
+import { CHUNK_BITS, grownCapacity, growChunks, OFFSET_MASK } from "./chunks.js";
+import { type IdWords, mixWords, uuidText } from "./decision-id.js";
 import { FeatureRows } from "./feature-rows.js";
 import { NumberColumn } from "./number-column.js";
 
@@ -11,41 +14,101 @@ export const NO_SLOT = -1;
 export const TEXT_ID = 4;
 
 export class PendingColumns {
+  /** Slots there is room for. */
+  capacity = 0;
   /** Four words of the id per slot. */
-  readonly words: Int32Array;
+  private readonly words: Int32Array[] = [];
   /** The decision event's seq: 4 bytes while seqs are under 2^32. */
-  private seqs: NumberColumn;
+  private readonly seqs = new NumberColumn(false);
   /** ms since the epoch: 4 bytes while close times lie within ~24 days of the first. */
-  private closes: NumberColumn;
+  private readonly closes = new NumberColumn(true);
   /** The policy and arm, as the book numbers them; a free slot's entry is the next free slot + 1. */
-  readonly armIds: Uint32Array;
-  readonly flags: Uint8Array;
+  private readonly armIds: Uint32Array[] = [];
+  private readonly flags: Uint8Array[] = [];
   /** The texts of ids that are not canonical UUIDs, by slot. */
-  texts = new Map<number, string>();
+  readonly texts = new Map<number, string>();
   /** The entity as the book numbers it, 0 for the population. */
-  private entityIds: Uint32Array | undefined;
+  private entityIds: Uint32Array[] | undefined;
   /** The row in the features of its dimension, NO_SLOT for none. */
-  private featureRows: Int32Array | undefined;
-  private featureDims: Uint16Array | undefined;
-  private features = new Map<number, FeatureRows>();
+  private featureRows: Int32Array[] | undefined;
+  private featureDims: Uint16Array[] | undefined;
+  private readonly features = new Map<number, FeatureRows>();
 
-  /** Empty columns, with an entity and a context column when `like` has them. */
-  constructor(
-    readonly capacity: number,
-    like?: PendingColumns,
-  ) {
-    this.words = new Int32Array(capacity * 4);
-    this.seqs = new NumberColumn(capacity, false);
-    this.closes = new NumberColumn(capacity, true);
-    this.armIds = new Uint32Array(capacity);
-    this.flags = new Uint8Array(capacity);
-    if (like?.entityIds) this.entityIds = new Uint32Array(capacity);
-    if (like?.featureRows) this.makeFeatureColumns();
+  /** Room for at least `capacity` slots, with an entity and a context column when `like` has them. */
+  constructor(capacity: number, like?: PendingColumns) {
+    if (like?.entityIds) this.entityIds = [];
+    if (like?.featureRows) {
+      this.featureRows = [];
+      this.featureDims = [];
+    }
+    do this.grow();
+    while (this.capacity < capacity);
   }
 
   /** Bytes a slot takes in these columns (the book's id table and queues not included). */
   get bytesPerSlot(): number {
     return 16 + this.seqs.bytesPerSlot + this.closes.bytesPerSlot + 4 + 1 + (this.entityIds ? 4 : 0) + (this.featureRows ? 6 : 0);
+  }
+
+  /** More room (chunks.ts): a chunk more, or a small book's only chunk twice as long. Every slot stays where it is. */
+  grow(): void {
+    const capacity = grownCapacity(this.capacity);
+    growChunks(this.words, capacity, (n) => new Int32Array(n), 4);
+    this.seqs.grow(capacity);
+    this.closes.grow(capacity);
+    growChunks(this.armIds, capacity, (n) => new Uint32Array(n));
+    growChunks(this.flags, capacity, (n) => new Uint8Array(n));
+    if (this.entityIds) growChunks(this.entityIds, capacity, (n) => new Uint32Array(n));
+    if (this.featureRows) {
+      growChunks(this.featureRows, capacity, (n) => new Int32Array(n).fill(NO_SLOT));
+      growChunks(this.featureDims!, capacity, (n) => new Uint16Array(n));
+    }
+    this.capacity = capacity;
+  }
+
+  setId(slot: number, key: IdWords): void {
+    const words = this.words[slot >>> CHUNK_BITS]!;
+    const at = (slot & OFFSET_MASK) * 4;
+    words[at] = key.w0;
+    words[at + 1] = key.w1;
+    words[at + 2] = key.w2;
+    words[at + 3] = key.w3;
+  }
+
+  /** Whether the slot's id has the words of `key` (a text id also needs its text compared). */
+  hasWords(slot: number, key: IdWords): boolean {
+    const words = this.words[slot >>> CHUNK_BITS]!;
+    const at = (slot & OFFSET_MASK) * 4;
+    return words[at] === key.w0 && words[at + 1] === key.w1 && words[at + 2] === key.w2 && words[at + 3] === key.w3;
+  }
+
+  hashAt(slot: number): number {
+    const words = this.words[slot >>> CHUNK_BITS]!;
+    const at = (slot & OFFSET_MASK) * 4;
+    return mixWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!);
+  }
+
+  idAt(slot: number): string {
+    if ((this.flagsAt(slot) & TEXT_ID) !== 0) return this.texts.get(slot)!;
+    const words = this.words[slot >>> CHUNK_BITS]!;
+    const at = (slot & OFFSET_MASK) * 4;
+    return uuidText(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!);
+  }
+
+  flagsAt(slot: number): number {
+    return this.flags[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!;
+  }
+
+  setFlags(slot: number, flags: number): void {
+    this.flags[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = flags;
+  }
+
+  armAt(slot: number): number {
+    return this.armIds[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!;
+  }
+
+  setArm(slot: number, arm: number): void {
+    this.armIds[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = arm;
   }
 
   seqAt(slot: number): number {
@@ -64,84 +127,55 @@ export class PendingColumns {
     this.closes.set(slot, closesAt);
   }
 
-  hashAt(slot: number): number {
-    const at = slot * 4;
-    return mixWords(this.words[at]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!);
-  }
-
-  idAt(slot: number): string {
-    if ((this.flags[slot]! & TEXT_ID) !== 0) return this.texts.get(slot)!;
-    const at = slot * 4;
-    return uuidText(this.words[at]!, this.words[at + 1]!, this.words[at + 2]!, this.words[at + 3]!);
-  }
-
   entityAt(slot: number): number {
-    return this.entityIds ? this.entityIds[slot]! : 0;
+    return this.entityIds ? this.entityIds[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]! : 0;
   }
 
   setEntity(slot: number, entity: number): void {
-    if (entity !== 0) (this.entityIds ??= new Uint32Array(this.capacity))[slot] = entity;
-    else if (this.entityIds) this.entityIds[slot] = 0;
+    if (entity !== 0 && !this.entityIds) this.entityIds = this.armIds.map((chunk) => new Uint32Array(chunk.length));
+    if (this.entityIds) this.entityIds[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = entity;
   }
 
   /** A copy of the slot's context: the caller may keep it. */
   featuresAt(slot: number): Float64Array | undefined {
-    const row = this.featureRows ? this.featureRows[slot]! : NO_SLOT;
-    return row === NO_SLOT ? undefined : this.features.get(this.featureDims![slot]!)!.get(row);
+    const row = this.featureRows ? this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]! : NO_SLOT;
+    return row === NO_SLOT ? undefined : this.features.get(this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!)!.get(row);
   }
 
   setFeatures(slot: number, x: Float64Array | undefined): void {
     if (x === undefined) {
-      if (this.featureRows) this.featureRows[slot] = NO_SLOT;
+      if (this.featureRows) this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = NO_SLOT;
       return;
     }
-    if (!this.featureRows) this.makeFeatureColumns();
+    if (!this.featureRows) {
+      this.featureRows = this.armIds.map((chunk) => new Int32Array(chunk.length).fill(NO_SLOT));
+      this.featureDims = this.armIds.map((chunk) => new Uint16Array(chunk.length));
+    }
     let rows = this.features.get(x.length);
     if (!rows) this.features.set(x.length, (rows = new FeatureRows(x.length)));
-    this.featureRows![slot] = rows.put(x);
-    this.featureDims![slot] = x.length;
+    this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = rows.put(x);
+    this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = x.length;
   }
 
   dropFeatures(slot: number): void {
-    const row = this.featureRows ? this.featureRows[slot]! : NO_SLOT;
-    if (row !== NO_SLOT) this.features.get(this.featureDims![slot]!)!.drop(row);
-  }
-
-  /**
-   * These columns with room for `capacity` slots, each slot where it was: the typed columns copied
-   * whole, the texts and contexts handed over (these columns are not used after).
-   */
-  grown(capacity: number): PendingColumns {
-    const grown = new PendingColumns(capacity, this);
-    grown.words.set(this.words);
-    grown.seqs = this.seqs.grown(capacity);
-    grown.closes = this.closes.grown(capacity);
-    grown.armIds.set(this.armIds);
-    grown.flags.set(this.flags);
-    if (this.entityIds) grown.entityIds!.set(this.entityIds);
-    if (this.featureRows) {
-      grown.featureRows!.set(this.featureRows);
-      grown.featureDims!.set(this.featureDims!);
-    }
-    grown.texts = this.texts;
-    grown.features = this.features;
-    return grown;
+    const row = this.featureRows ? this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]! : NO_SLOT;
+    if (row !== NO_SLOT) this.features.get(this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!)!.drop(row);
   }
 
   /** Slot `from` of `source` into slot `to` of these (made `like` the source). */
   copy(source: PendingColumns, from: number, to: number): void {
-    for (let w = 0; w < 4; w++) this.words[to * 4 + w] = source.words[from * 4 + w]!;
+    const fromWords = source.words[from >>> CHUNK_BITS]!;
+    const toWords = this.words[to >>> CHUNK_BITS]!;
+    const fromAt = (from & OFFSET_MASK) * 4;
+    const toAt = (to & OFFSET_MASK) * 4;
+    for (let w = 0; w < 4; w++) toWords[toAt + w] = fromWords[fromAt + w]!;
     this.seqs.set(to, source.seqs.get(from));
     this.closes.set(to, source.closes.get(from));
-    this.armIds[to] = source.armIds[from]!;
-    this.flags[to] = source.flags[from]!;
-    if ((this.flags[to]! & TEXT_ID) !== 0) this.texts.set(to, source.texts.get(from)!);
+    this.setArm(to, source.armAt(from));
+    const flags = source.flagsAt(from);
+    this.setFlags(to, flags);
+    if ((flags & TEXT_ID) !== 0) this.texts.set(to, source.texts.get(from)!);
     this.setEntity(to, source.entityAt(from));
     this.setFeatures(to, source.featuresAt(from));
-  }
-
-  private makeFeatureColumns(): void {
-    this.featureRows = new Int32Array(this.capacity).fill(NO_SLOT);
-    this.featureDims = new Uint16Array(this.capacity);
   }
 }

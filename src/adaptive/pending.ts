@@ -8,10 +8,13 @@
 // row of typed columns (its id as 16 bytes, seq and close time as 4 bytes each while they fit,
 // policy and arm as a number, flags), indexed by an open-addressing table of slot numbers keyed by
 // the id, and queued as a slot number per window length. Entities and contexts have columns of their own, made when first needed.
+// Growing stalls nothing (issue 33): the columns gain a chunk and the id table doubles a few
+// buckets at a time (chunks.ts, id-table.ts).
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
 import { IdWords } from "./decision-id.js";
 import { IdTable } from "./id-table.js";
+import { roomFor } from "./chunks.js";
 import { NO_SLOT, PendingColumns, TEXT_ID } from "./pending-columns.js";
 import { SlotQueue } from "./slot-queue.js";
 import { POPULATION } from "./state.js";
@@ -34,24 +37,6 @@ export interface PolicyRef {
 export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
 export const UNCOUNTED = 2;
-const MIN_SLOTS = 1024;
-/**
- * The columns grow by a quarter (in whole MIN_SLOTS): at most a fifth of them unused, where
- * doubling left up to half (146 B a resolve under load, issue 33).
- */
-const GROWTH = 1.25;
-/** Id table buckets a slot at least: a power of two of them, so the table is at most 5/8 full and only built again every few growths. */
-const BUCKETS_PER_SLOT = 1.6;
-
-function roomFor(slots: number): number {
-  return Math.max(MIN_SLOTS, Math.ceil(slots / MIN_SLOTS) * MIN_SLOTS);
-}
-
-function bucketsFor(capacity: number): number {
-  let size = 2;
-  while (size < capacity * BUCKETS_PER_SLOT) size *= 2;
-  return size;
-}
 
 /** One adaptive decision of one policy inside its reward window, as a learning step handles it. */
 export class Pending {
@@ -84,11 +69,11 @@ export class Pending {
 
 /**
  * The pending decisions held. A slot number (in a `Pending` from `of`, or from `oldest`) holds
- * until the next add or removal, which may renumber them all.
+ * until the next removal, which may compact the book and renumber them all (an add moves none).
  */
 export class PendingBook {
   private columns = new PendingColumns(0);
-  private table = new IdTable(2);
+  private table = new IdTable();
   /** Slots given out so far (the rest of the columns is unused), and the first free one below. */
   private used = 0;
   private freeSlot = NO_SLOT;
@@ -98,10 +83,6 @@ export class PendingBook {
   private readonly arms = new CountedPairs<PolicyRef>();
   private readonly entities = new CountedStrings(POPULATION);
   private readonly key = new IdWords();
-
-  constructor() {
-    this.resize(MIN_SLOTS);
-  }
 
   get size(): number {
     return this.count;
@@ -117,9 +98,14 @@ export class PendingBook {
     return this.columns.bytesPerSlot;
   }
 
-  /** The id table's buckets (4 bytes each): for tests and memory accounting. */
+  /** The id table's buckets (4 bytes each), an old table's while it is emptied included: for tests and memory accounting. */
   get buckets(): number {
     return this.table.size;
+  }
+
+  /** Whether the id table is doubling, entries in an old table and a new one: for tests. */
+  get doubling(): boolean {
+    return this.table.doubling;
   }
 
   /** Decisions arrive in log order. */
@@ -132,18 +118,15 @@ export class PendingBook {
     const slot = this.allocate();
     const { columns, key } = this;
     key.read(decisionId);
-    columns.words[slot * 4] = key.w0;
-    columns.words[slot * 4 + 1] = key.w1;
-    columns.words[slot * 4 + 2] = key.w2;
-    columns.words[slot * 4 + 3] = key.w3;
-    columns.flags[slot] = (flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0);
+    columns.setId(slot, key);
+    columns.setFlags(slot, (flags & (REWARDED | UNCOUNTED)) | (key.text ? TEXT_ID : 0));
     if (key.text) columns.texts.set(slot, decisionId);
     columns.setSeq(slot, seq);
     columns.setClose(slot, closesAt);
-    columns.armIds[slot] = this.arms.hold(ref, armKey);
+    columns.setArm(slot, this.arms.hold(ref, armKey));
     columns.setEntity(slot, this.entities.hold(entity));
     columns.setFeatures(slot, features);
-    this.table.insert(slot, key.hash());
+    this.table.insert(slot, key.hash(), columns);
     let queue = this.queues.get(ref.windowMs);
     if (!queue) this.queues.set(ref.windowMs, (queue = new SlotQueue()));
     queue.push(slot);
@@ -155,19 +138,19 @@ export class PendingBook {
     const { table, key } = this;
     key.read(decisionId);
     let found: Pending[] | undefined;
-    for (let b = table.home(key.hash()); ; b = table.next(b)) {
-      const slot = table.slotAt(b);
-      if (slot === NO_SLOT) return found;
+    table.probe(key.hash());
+    for (let slot = table.nextSlot(); slot !== NO_SLOT; slot = table.nextSlot()) {
       if (this.holds(slot, decisionId)) (found ??= []).push(this.pendingAt(slot, decisionId));
     }
+    return found;
   }
 
   /** The decision in a slot (from `oldest`), as an object. */
   pendingAt(slot: number, decisionId = this.columns.idAt(slot)): Pending {
     const { columns } = this;
-    const pair = this.arms.at(columns.armIds[slot]!);
+    const pair = this.arms.at(columns.armAt(slot));
     const entity = this.entities.at(columns.entityAt(slot));
-    const flags = columns.flags[slot]! & (REWARDED | UNCOUNTED);
+    const flags = columns.flagsAt(slot) & (REWARDED | UNCOUNTED);
     return new Pending(columns.seqAt(slot), decisionId, pair.owner, pair.key, entity, columns.featuresAt(slot), columns.closeAt(slot), flags, slot);
   }
 
@@ -176,7 +159,7 @@ export class PendingBook {
   }
 
   markRewarded(slot: number): void {
-    this.columns.flags[slot]! |= REWARDED;
+    this.columns.setFlags(slot, this.columns.flagsAt(slot) | REWARDED);
   }
 
   /** The seq of the oldest decision held, undefined when none. */
@@ -223,7 +206,7 @@ export class PendingBook {
   /** Removes what `oldest` returned (spilled to the store). */
   removeOldest(spilled: readonly number[]): void {
     for (const slot of spilled) {
-      const queue = this.queues.get(this.arms.at(this.columns.armIds[slot]!).owner.windowMs);
+      const queue = this.queues.get(this.arms.at(this.columns.armAt(slot)).owner.windowMs);
       if (!queue || queue.length === 0 || queue.at(0) !== slot) throw new Error("pending decisions spilled out of order");
       queue.shift();
       this.forget(slot);
@@ -237,7 +220,7 @@ export class PendingBook {
     for (const queue of this.queues.values()) {
       while (queue.length > 0 && this.columns.closeAt(queue.at(0)) <= nowMs) {
         const slot = queue.shift();
-        if ((this.columns.flags[slot]! & REWARDED) === 0) unrewarded++;
+        if ((this.columns.flagsAt(slot) & REWARDED) === 0) unrewarded++;
         this.forget(slot);
       }
     }
@@ -248,21 +231,19 @@ export class PendingBook {
   /** Whether the slot holds the id just read into `key`. */
   private holds(slot: number, decisionId: string): boolean {
     const { key, columns } = this;
-    const at = slot * 4;
-    const words = columns.words;
-    if (words[at] !== key.w0 || words[at + 1] !== key.w1 || words[at + 2] !== key.w2 || words[at + 3] !== key.w3) return false;
-    const text = (columns.flags[slot]! & TEXT_ID) !== 0;
+    if (!columns.hasWords(slot, key)) return false;
+    const text = (columns.flagsAt(slot) & TEXT_ID) !== 0;
     return text === key.text && (!text || columns.texts.get(slot) === decisionId);
   }
 
   private forget(slot: number): void {
     const { columns } = this;
     this.table.remove(slot, columns);
-    this.arms.release(columns.armIds[slot]!);
+    this.arms.release(columns.armAt(slot));
     this.entities.release(columns.entityAt(slot));
     columns.dropFeatures(slot);
-    if ((columns.flags[slot]! & TEXT_ID) !== 0) columns.texts.delete(slot);
-    columns.armIds[slot] = this.freeSlot + 1;
+    if ((columns.flagsAt(slot) & TEXT_ID) !== 0) columns.texts.delete(slot);
+    columns.setArm(slot, this.freeSlot + 1);
     this.freeSlot = slot;
     this.count--;
   }
@@ -270,33 +251,17 @@ export class PendingBook {
   private allocate(): number {
     if (this.freeSlot !== NO_SLOT) {
       const slot = this.freeSlot;
-      this.freeSlot = this.columns.armIds[slot]! - 1;
+      this.freeSlot = this.columns.armAt(slot) - 1;
       return slot;
     }
-    if (this.used === this.columns.capacity) this.grow();
+    // With no free slot all below `used` are held: more room (a chunk) leaves every slot where it is.
+    if (this.used === this.columns.capacity) this.columns.grow();
     return this.used++;
-  }
-
-  /**
-   * A quarter more room, every slot numbered as it was: with no free slot, all below `used` are
-   * held, so the columns are copied whole (a resize, which copies each slot and renumbers them,
-   * held the event loop ~25 ms at 131 k decisions), and the table is built again only when it
-   * would pass 5/8 full.
-   */
-  private grow(): void {
-    const columns = this.columns.grown(roomFor(this.columns.capacity * GROWTH));
-    const size = bucketsFor(columns.capacity);
-    if (size !== this.table.size) {
-      const table = new IdTable(size);
-      for (let slot = 0; slot < this.used; slot++) table.insert(slot, columns.hashAt(slot));
-      this.table = table;
-    }
-    this.columns = columns;
   }
 
   /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
   private shrink(): void {
-    if (this.columns.capacity <= MIN_SLOTS || this.count * 4 >= this.columns.capacity) return;
+    if (this.columns.capacity <= roomFor(0) || this.count * 4 >= this.columns.capacity) return;
     this.resize(roomFor(this.count * 2));
   }
 
@@ -304,14 +269,14 @@ export class PendingBook {
   private resize(capacity: number): void {
     const old = this.columns;
     const columns = new PendingColumns(capacity, old);
-    const table = new IdTable(bucketsFor(capacity));
+    const table = new IdTable(this.count);
     const to = new Int32Array(this.used);
     let next = 0;
     for (const queue of this.queues.values()) {
       for (let i = 0; i < queue.length; i++) {
         const from = queue.at(i);
         columns.copy(old, from, next);
-        table.insert(next, columns.hashAt(next));
+        table.insert(next, columns.hashAt(next), columns);
         to[from] = next++;
       }
       queue.renumber(to);

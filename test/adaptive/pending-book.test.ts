@@ -229,8 +229,8 @@ describe("the pending book, against a Map of objects", () => {
     const ids = Array.from({ length: 50_000 }, (_, i) => uuidv7(T0 + i));
     ids.forEach((id, i) => book.add(new Pending(i + 1, id, r, "arm-0", "", undefined, T0 + i + r.windowMs, 0)));
     expect(book.of(ids[12_345]!)?.map((p) => p.seq)).toEqual([12_346]);
-    // Grown by a quarter at a time from 1,024 slots (in whole 1,024s): 61,440 (doubling made 65,536); the id table at most 5/8 full.
-    expect(book.slots).toBe(61_440);
+    // A first chunk doubled from 1,024 slots to 16 Ki, then whole chunks: 4 of 16 Ki; the id table at most 5/8 full.
+    expect(book.slots).toBe(65_536);
     expect(book.buckets).toBe(131_072);
     expect(book.closeDue(T0 + 49_000 + r.windowMs)).toBe(49_001);
     expect(book.size).toBe(999);
