@@ -40,6 +40,8 @@ const VARIANTS: Record<string, Variant> = {
   copySemi1: { copyFlags: ["--max-semi-space-size=1"] },
   /** The copy's old generation bounded at 128 MiB, not 512: V8 grows it less between full collections. */
   copyOld128: { copyFlags: ["--max-old-space-size=128"] },
+  /** The copy's jemalloc with DuckDB's own decay settings (before session 12, which sets muzzy_decay_ms:0 where the server forks it). */
+  copyDuckDecay: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "" } },
   /** The copy's SQLite page cache (it reads the log once through, in order) at 2,000 KiB, not better-sqlite3's 16,000. */
   copyCache2m: { copyEnv: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
   /** DuckDB's jemalloc in the copy gives freed pages back at once (MADV_DONTNEED), not first with MADV_FREE, which leaves them in RSS (DuckDB sets 5 s for both decays). */
