@@ -23,6 +23,10 @@ import { memoryPhase, treePssMiB, treeRssMiB } from "./instructions/memory.js";
 interface Variant {
   readonly env?: Record<string, string>;
   readonly nodeFlags?: readonly string[];
+  /** Node flags for the copy's child process only (memory-probe.cjs adds them to its fork). */
+  readonly copyFlags?: readonly string[];
+  /** Environment variables for the copy's child process only. */
+  readonly copyEnv?: Record<string, string>;
 }
 const VARIANTS: Record<string, Variant> = {
   base: {},
@@ -32,7 +36,36 @@ const VARIANTS: Record<string, Variant> = {
   semi4: { nodeFlags: ["--max-semi-space-size=4"] },
   /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
   cache2m: { env: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
+  /** The copy's process only (the probe adds these flags after its own, so they win): semi-spaces of 1 MiB, not 4. */
+  copySemi1: { copyFlags: ["--max-semi-space-size=1"] },
+  /** The copy's old generation bounded at 128 MiB, not 512: V8 grows it less between full collections. */
+  copyOld128: { copyFlags: ["--max-old-space-size=128"] },
+  /** The copy's jemalloc with DuckDB's own decay settings (before session 12, which sets muzzy_decay_ms:0 where the server forks it). */
+  copyDuckDecay: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "" } },
+  /** The copy's SQLite page cache (it reads the log once through, in order) at 2,000 KiB, not better-sqlite3's 16,000. */
+  copyCache2m: { copyEnv: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
+  /** DuckDB's jemalloc in the copy gives freed pages back at once (MADV_DONTNEED), not first with MADV_FREE, which leaves them in RSS (DuckDB sets 5 s for both decays). */
+  copyNoMuzzy: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "muzzy_decay_ms:0" } },
+  /** That, and dirty pages given back within 1 s, not 5. */
+  copyDecay1: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "dirty_decay_ms:1000,muzzy_decay_ms:0" } },
+  /** The copy's V8 with one helper thread and its collections on the main thread. */
+  copyOneThread: { copyFlags: ["--single-threaded-gc", "--v8-pool-size=1"] },
 };
+
+/** `a+b`: the variants' environments and flags together. */
+function variantOf(name: string): Variant {
+  const parts = name.split("+").map((part) => {
+    const variant = VARIANTS[part];
+    if (variant === undefined) throw new Error(`unknown variant ${part}: ${Object.keys(VARIANTS).join(", ")}`);
+    return variant;
+  });
+  return {
+    env: Object.assign({}, ...parts.map((v) => v.env ?? {})),
+    nodeFlags: parts.flatMap((v) => v.nodeFlags ?? []),
+    copyFlags: parts.flatMap((v) => v.copyFlags ?? []),
+    copyEnv: Object.assign({}, ...parts.map((v) => v.copyEnv ?? {})),
+  };
+}
 
 const ARENA_ALIGN = 64n * 1024n * 1024n; // glibc's HEAP_MAX_SIZE on 64-bit: each arena heap is aligned to it
 
@@ -46,11 +79,13 @@ interface Parts {
   arenaHeaps: number;
   arenaCount: number;
   otherAnon: number;
+  /** Pages given back with MADV_FREE (jemalloc's muzzy ones): counted in RSS until the kernel reclaims them. */
+  lazyFree: number;
 }
 
 /** RSS by part from smaps, MiB. */
 function parts(pid: number): Parts {
-  const p: Parts = { rssMiB: 0, anonMiB: 0, nodeBinary: 0, libduckdb: 0, otherFiles: 0, brkHeap: 0, arenaHeaps: 0, arenaCount: 0, otherAnon: 0 };
+  const p: Parts = { rssMiB: 0, anonMiB: 0, nodeBinary: 0, libduckdb: 0, otherFiles: 0, brkHeap: 0, arenaHeaps: 0, arenaCount: 0, otherAnon: 0, lazyFree: 0 };
   let kind: keyof Parts = "otherAnon";
   for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
     const header = /^([0-9a-f]+)-([0-9a-f]+)\s+(\S+)\s+\S+\s+\S+\s+\d+\s*(.*)$/.exec(line);
@@ -71,6 +106,8 @@ function parts(pid: number): Parts {
     if (rss !== null) (p[kind] as number) += Number(rss[1]) / 1024;
     const anon = /^Anonymous:\s+(\d+) kB/.exec(line);
     if (anon !== null) p.anonMiB += Number(anon[1]) / 1024;
+    const lazy = /^LazyFree:\s+(\d+) kB/.exec(line);
+    if (lazy !== null) p.lazyFree += Number(lazy[1]) / 1024;
   }
   p.rssMiB = Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
   return p;
@@ -92,17 +129,19 @@ interface Native {
   /** Chunks malloc mmapped on their own (≥ its mmap threshold), MiB. */
   mmapMiB: number;
   /** DuckDB's own jemalloc (libduckdb's duckdb_je_*), once libduckdb is loaded: resident, active, retained MiB. */
-  jemalloc?: { residentMiB: number; activeMiB: number; retainedMiB: number };
+  jemalloc?: { residentMiB: number; activeMiB: number; mappedMiB: number; metadataMiB: number; retainedMiB: number; dirtyMiB: number; muzzyMiB: number };
 }
 
-const JE_STATS = ["resident", "active", "retained"] as const;
+const JE_STATS = ["resident", "active", "mapped", "metadata", "retained"] as const;
+/** Pages of all arenas (MALLCTL_ARENAS_ALL) freed but not given back (dirty), and given back with MADV_FREE (muzzy: resident until the kernel wants them). */
+const JE_PAGES = ["pdirty", "pmuzzy"] as const;
 
 function nativeStats(pid: number): Native | undefined {
   const file = join(tmpdir(), `vane-malloc-info-${pid}.xml`);
   const duck = readFileSync(`/proc/${pid}/maps`, "utf8").includes("libduckdb");
   // jemalloc's statistics are refreshed by writing "epoch"; each read wants its length in *$sz.
   const je = duck
-    ? ["set $v = (unsigned long*)malloc(8)", "set $sz = (unsigned long*)malloc(8)", "set *$sz = 8", 'call (int)duckdb_je_mallctl("epoch", $v, $sz, $v, 8)', ...JE_STATS.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v`])]
+    ? ["set $v = (unsigned long*)malloc(8)", "set $sz = (unsigned long*)malloc(8)", "set *$sz = 8", 'call (int)duckdb_je_mallctl("epoch", $v, $sz, $v, 8)', ...JE_STATS.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v`]), ...JE_PAGES.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.arenas.4096.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v * 4096`])]
     : [];
   try {
     const out = gdb(pid, [`set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)", ...je], duck ? ["libc.so", "libduckdb"] : ["libc.so"]);
@@ -115,7 +154,7 @@ function nativeStats(pid: number): Native | undefined {
       systemMiB: size("current"),
       freeMiB: size("fast") + size("rest"),
       mmapMiB: size("mmap"),
-      ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), retainedMiB: jeStat("retained") } } : {}),
+      ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), mappedMiB: jeStat("mapped"), metadataMiB: jeStat("metadata"), retainedMiB: jeStat("retained"), dirtyMiB: jeStat("pdirty"), muzzyMiB: jeStat("pmuzzy") } } : {}),
     };
   } catch (error) {
     process.stderr.write(`gdb: ${String(error)}\n`);
@@ -126,7 +165,12 @@ function nativeStats(pid: number): Native | undefined {
 }
 
 interface Isolate {
+  pid: number;
+  /** The copy's child process. */
+  copy: boolean;
   thread: string;
+  /** Physical size by V8 heap space. */
+  spaces: Record<string, number>;
   physical: number;
   used: number;
   malloced: number;
@@ -138,8 +182,7 @@ interface Isolate {
 const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" } } });
 const runs: unknown[] = [];
 for (const name of values.variants!.split(",")) {
-  const variant = VARIANTS[name];
-  if (variant === undefined) throw new Error(`unknown variant ${name}: ${Object.keys(VARIANTS).join(", ")}`);
+  const variant = variantOf(name);
   const isolates = new Map<string, Isolate>();
   let partial = "";
   const onOutput = (text: string) => {
@@ -147,7 +190,7 @@ for (const name of values.variants!.split(",")) {
     partial = lines.pop()!;
     for (const line of lines) if (line.startsWith("MEMPROBE ")) {
       const i = JSON.parse(line.slice(9)) as Isolate;
-      isolates.set(i.thread, i);
+      isolates.set(`${i.pid} ${i.thread}`, i);
     }
   };
   const moments: Record<string, unknown> = {};
@@ -159,7 +202,7 @@ for (const name of values.variants!.split(",")) {
       .filter((member) => member !== pid)
       .flatMap((child) => {
         try {
-          return [{ pid: child, parts: parts(child) }];
+          return [{ pid: child, parts: parts(child), native: nativeStats(child) }];
         } catch {
           return []; // it ended meanwhile
         }
@@ -172,7 +215,8 @@ for (const name of values.variants!.split(",")) {
     }
   };
   const saved = { ...process.env };
-  Object.assign(process.env, variant.env ?? {}); // the server inherits the bench's environment
+  const copyEnv = { VANE_PROBE_COPY_FLAGS: (variant.copyFlags ?? []).join(" "), VANE_PROBE_COPY_ENV: JSON.stringify(variant.copyEnv ?? {}) };
+  Object.assign(process.env, variant.env ?? {}, copyEnv); // the server inherits the bench's environment
   const started = new Date().toISOString();
   try {
     const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
@@ -185,7 +229,7 @@ for (const name of values.variants!.split(",")) {
         `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)}, tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load})\n`,
     );
   } finally {
-    for (const key of Object.keys(variant.env ?? {})) if (saved[key] === undefined) delete process.env[key];
+    for (const key of [...Object.keys(variant.env ?? {}), ...Object.keys(copyEnv)]) if (saved[key] === undefined) delete process.env[key];
   }
 }
 writeFileSync(new URL("./results/memory-account-latest.json", import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);

@@ -24,11 +24,28 @@ if (cacheKiB !== undefined) {
   };
 }
 
+// In the server, every fork (the Parquet copy's child process) gets this probe too, and, for the
+// variants that measure the copy's levers, VANE_PROBE_COPY_FLAGS (node flags after the copy's own,
+// so they win) and VANE_PROBE_COPY_ENV (a JSON object of environment variables): the copy only,
+// not the server.
+if (process.send === undefined) {
+  const childProcess = require("node:child_process");
+  const fork = childProcess.fork;
+  const extraFlags = (process.env.VANE_PROBE_COPY_FLAGS ?? "").split(" ").filter((f) => f !== "");
+  const extraEnv = JSON.parse(process.env.VANE_PROBE_COPY_ENV ?? "{}");
+  childProcess.fork = function (modulePath, args, options = {}) {
+    const execArgv = [...(options.execArgv ?? process.execArgv), "--require", __filename, ...extraFlags];
+    return fork.call(this, modulePath, args, { ...options, execArgv, env: { ...(options.env ?? process.env), ...extraEnv } });
+  };
+  require("node:module").syncBuiltinESMExports(); // `import { fork }` reads the patched one
+}
+
 const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 setInterval(() => {
   const h = v8.getHeapStatistics();
   const m = process.memoryUsage();
-  const line = { thread: isMainThread ? "main" : `worker ${threadId}`, physical: MiB(h.total_physical_size), used: MiB(h.used_heap_size), malloced: MiB(h.malloced_memory), external: MiB(m.external), arrayBuffers: MiB(m.arrayBuffers), at: Date.now() };
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, MiB(s.physical_space_size)]));
+  const line = { pid: process.pid, copy: process.send !== undefined, thread: isMainThread ? "main" : `worker ${threadId}`, spaces, rss: MiB(m.rss), physical: MiB(h.total_physical_size), used: MiB(h.used_heap_size), malloced: MiB(h.malloced_memory), external: MiB(m.external), arrayBuffers: MiB(m.arrayBuffers), at: Date.now() };
   // writeSync: a worker's process.stdout goes through the event loop, which a load keeps busy.
   writeSync(1, `MEMPROBE ${JSON.stringify(line)}\n`);
 }, 1000).unref();

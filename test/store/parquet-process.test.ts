@@ -7,7 +7,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { listArchive } from "../../src/store/columnar/archive-files.js";
-import { ParquetProcess } from "../../src/store/parquet/parquet-process.js";
+import { COPY_ENV, COPY_V8_FLAGS, ParquetProcess, copyEnvironment } from "../../src/store/parquet/parquet-process.js";
 import { MIN_RUN_GAP_MS } from "../../src/store/parquet/parquet-protocol.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "./parquet-files.js";
@@ -35,6 +35,22 @@ describe.skipIf(process.platform !== "linux")("ParquetProcess (Linux: nice value
     } finally {
       await copy.close();
     }
+  });
+
+  it("forks the copy with its own V8 flags and its allocators' settings in its environment, the server's own settings first", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "vane-parquet-flags-"));
+    dirs.push(dataDir);
+    openSqliteStores({ dataDir }).close();
+    const copy = new ParquetProcess({ dataDir, intervalMs: 60_000, flushRows: 1_000 });
+    try {
+      const argv = fs.readFileSync(`/proc/${copy.pid}/cmdline`, "utf8").split("\0");
+      for (const flag of COPY_V8_FLAGS) expect(argv).toContain(flag);
+      const environ = fs.readFileSync(`/proc/${copy.pid}/environ`, "utf8").split("\0");
+      for (const [name, value] of Object.entries(COPY_ENV)) expect(environ).toContain(`${name}=${process.env[name] ?? value}`);
+    } finally {
+      await copy.close();
+    }
+    expect(copyEnvironment({ MALLOC_ARENA_MAX: "4" }).MALLOC_ARENA_MAX).toBe("4"); // an operator's setting wins
   });
 
   it("reports itself idle once its looks find nothing, and exits when closed", async () => {

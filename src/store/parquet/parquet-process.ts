@@ -34,8 +34,23 @@ const PARQUET_NICENESS = 10;
  * The copy's V8 flags (its own, not the server's): semi-spaces of 4 MiB, as the thread's 8 MiB
  * young generation had, and an old-generation bound that keeps V8's growth factor low (the copy,
  * ~40 MiB live while catching up, grew to 100–180 MiB between full collections at the default).
+ * Semi-spaces of 1 MiB saved 6 MiB but cost 40 % more CPU an event (docs/performance.md, section 6).
  */
-const V8_FLAGS = ["--max-semi-space-size=4", "--max-old-space-size=512"];
+export const COPY_V8_FLAGS: readonly string[] = ["--max-semi-space-size=4", "--max-old-space-size=512"];
+/**
+ * The copy's allocators, unless the server's environment sets them: glibc's malloc in two arenas
+ * (as the image sets for the server; glibc reads it once at start, so the fork is the only place
+ * to set it for a server run outside the image), and DuckDB's jemalloc giving freed pages back with
+ * MADV_DONTNEED once they decay (5 s, DuckDB's setting), not first with MADV_FREE, whose pages stay
+ * in the copy's RSS (LazyFree) until the kernel is short of memory: 0–29 MiB of such pages at the
+ * end of a load, at no CPU cost measured (docs/performance.md, section 6).
+ */
+export const COPY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "2", DUCKDB_JE_MALLOC_CONF: "muzzy_decay_ms:0" };
+
+/** The copy's environment: the server's, with COPY_ENV's defaults where it sets none of its own. */
+export function copyEnvironment(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...COPY_ENV, ...env };
+}
 
 /** The copy's bounds, milliseconds: close() waits closeMs for the last delivery, halt() haltMs for the copy's own exit, then killMs for the exit after SIGKILL. */
 export interface CopyTiming {
@@ -66,7 +81,7 @@ function forkCopy(entry: URL): ChildProcess {
   const compiled = existsSync(fileURLToPath(entry));
   const script = compiled ? fileURLToPath(entry) : fileURLToPath(entry).replace(/\.js$/, ".ts");
   const tsx = compiled ? [] : ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href];
-  return fork(script, [], { execArgv: [...V8_FLAGS, ...tsx], serialization: "json" });
+  return fork(script, [], { execArgv: [...COPY_V8_FLAGS, ...tsx], env: copyEnvironment(), serialization: "json" });
 }
 
 export class ParquetProcess implements EventPipeline {
