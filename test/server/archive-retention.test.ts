@@ -4,14 +4,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
-import { nodeSha256 } from "../../src/cli/store-access.js";
-import { generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
+import { DEMO_ORG, DEMO_PROJECT } from "../../src/cli/demo-bundle.js";
 import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
 import { parquetRows } from "../store/parquet-files.js";
 import { waitFor } from "../wait.js";
+import { seedDemo } from "./demo-folder.js";
 
 const DAY = 86_400_000;
 let server: RunningServer | undefined;
@@ -30,13 +29,8 @@ function oldEvent(i: number): StoredEvent {
 describe("the archive's retention in vane serve", () => {
   it("deletes the archived events older than the rule and keeps the younger ones", async () => {
     dataDir = mkdtempSync(join(tmpdir(), "vane-archive-retention-"));
-    const secret = generateKey("sk");
     const stores = openSqliteStores({ dataDir });
-    stores.writeAll({
-      keys: [toKeyRecord({ key: secret, orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:write"] }, nodeSha256, new Date().toISOString())],
-      bundles: [demoBundle(new Date(Date.now() - 60_000).toISOString())],
-      storedAt: new Date().toISOString(),
-    });
+    const secret = seedDemo(stores);
     await stores.events.append([1, 2, 3].map(oldEvent)); // received three days ago
     await stores.close();
 

@@ -5,15 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { type KeyKind } from "../../src/store/types.js";
-import { generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
-import { nodeSha256 } from "../../src/cli/store-access.js";
 import { type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { parquetRows } from "../store/parquet-files.js";
 import { loggedEvents } from "../store/logged-events.js";
 import { waitFor } from "../wait.js";
+import { seedDemo } from "./demo-folder.js";
 
 let server: RunningServer | undefined;
 let dataDir = "";
@@ -27,12 +25,7 @@ afterEach(async () => {
 function seed(kind: KeyKind = "sk"): string {
   dataDir = mkdtempSync(join(tmpdir(), "vane-retention-"));
   const stores = openSqliteStores({ dataDir });
-  const secret = generateKey(kind);
-  stores.writeAll({
-    keys: [toKeyRecord({ key: secret, orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:write"] }, nodeSha256, new Date().toISOString())],
-    bundles: [demoBundle(new Date(Date.now() - 60_000).toISOString())],
-    storedAt: new Date().toISOString(),
-  });
+  const secret = seedDemo(stores, kind);
   stores.close();
   return secret;
 }

@@ -11,11 +11,9 @@ import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
-import { nodeSha256 } from "../../src/cli/store-access.js";
-import { generateKey, toKeyRecord } from "../../src/server/auth/api-key.js";
 import { startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { seedDemo } from "./demo-folder.js";
 
 const DEADLINE_MS = 1_500;
 let dataDir = "";
@@ -25,13 +23,11 @@ afterEach(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** A data folder with the demo bundle and a write key, as the CLI leaves it. */
+/** A fresh data folder with the demo bundle and a write key. */
 function seeded(): string {
   dataDir = mkdtempSync(join(tmpdir(), "vane-stop-connections-"));
   const stores = openSqliteStores({ dataDir });
-  const key = generateKey("sk");
-  const now = new Date().toISOString();
-  stores.writeAll({ keys: [toKeyRecord({ key, orgId: DEMO_ORG, projectId: DEMO_PROJECT, scopes: ["sdk:write"] }, nodeSha256, now)], bundles: [demoBundle(now)], storedAt: now });
+  const key = seedDemo(stores);
   stores.close();
   return key;
 }
