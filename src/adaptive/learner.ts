@@ -274,7 +274,7 @@ export class Learner implements LearnedStateSource {
     });
     // Only what the store holds reaches memory.
     this.state.apply(rows);
-    for (const slot of step.rewardedHeld) this.book.markRewarded(slot); // before adding: an add may renumber the slots
+    for (const slot of step.rewardedHeld) this.book.markRewarded(slot); // before the spill below: a removal may compact the book and renumber its slots
     this.opened(step.added);
     for (const i of step.contexts) this.state.policyAt(step.added.refs[i]!.stateKey).rememberContext(step.added.features[i]!);
     this.position = through;
