@@ -3,6 +3,7 @@
 import type { Resolution } from "../bundle/resolve.js";
 import type { StoredEvent } from "../store/types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
+import { isoTime as writeIsoTime } from "./events/iso-time.js";
 
 export interface DecisionSource {
   readonly decisionId: string;
@@ -51,12 +52,13 @@ export function decisionEvent(resolution: Resolution, source: DecisionSource, un
 }
 
 /**
- * `ms` as ISO 8601, made once per millisecond: under load a millisecond holds several decisions,
- * each of which made a Date and its string.
+ * `ms` as ISO 8601, made once per millisecond: under load a millisecond holds several decisions.
+ * Written by arithmetic (events/iso-time.ts): toISOString formats through snprintf, ~7.7 k
+ * instructions a call, 2 % of a resolve's event loop when each decision has a millisecond of its own.
  */
 export function isoTime(ms: number): string {
   if (ms !== isoMs) {
-    iso = new Date(ms).toISOString();
+    iso = writeIsoTime(ms);
     isoMs = ms;
   }
   return iso;
