@@ -1,12 +1,11 @@
 // OFREP's bodies (openapi.yaml, OFREP 0.3.0): a flag's evaluation, a flag's failure, a bulk
-// failure, and the bulk answer's ETag. Only 400 and 404 carry OFREP's shapes, as the spec
-// defines bodies for those; 401/403/429/503 keep the service's own error object.
+// failure, and If-None-Match against the bulk answer's ETag (bulk-texts.ts makes it). Only 400
+// and 404 carry OFREP's shapes, as the spec defines bodies for those; 401/403/429/503 keep the
+// service's own error object.
 import type { Context } from "hono";
 import { json } from "../answer.js";
 import type { AppEnv } from "../env.js";
 import type { FlagDetails } from "../../bundle/openfeature.js";
-import type { Sha256 } from "../auth/api-key.js";
-import { HEX_BYTE } from "../../ids/hex.js";
 
 export type FlagErrorCode = "PARSE_ERROR" | "TARGETING_KEY_MISSING" | "INVALID_CONTEXT" | "GENERAL" | "FLAG_NOT_FOUND";
 
@@ -36,23 +35,6 @@ export function flagFailure(c: Context<AppEnv>, key: string, errorCode: FlagErro
 /** The whole bulk request failed (bulkEvaluationFailure): always 400. */
 export function bulkFailure(c: Context<AppEnv>, errorCode: FlagErrorCode, errorDetails: string): Response {
   return json(c, { errorCode, errorDetails }, 400);
-}
-
-const encoder = new TextEncoder();
-const ETAG_BYTES = 8;
-
-/**
- * The bulk answer's validator: a hash of what was evaluated (bulk-texts.ts's outcome: the version
- * and each flag layer's bucket, policy and allocation, which fix every value, variant, reason and
- * metadata but the decision id), so it is equal exactly when a re-evaluation would change nothing
- * the client keeps, whatever moved it (a new bundle, a schedule, published weights). Weak, since
- * each answer's decision id differs.
- */
-export function bulkEtag(outcome: string, sha256: Sha256): string {
-  const digest = sha256(encoder.encode(outcome));
-  let hex = "";
-  for (let i = 0; i < ETAG_BYTES; i++) hex += HEX_BYTE[digest[i]!];
-  return `W/"${hex}"`;
 }
 
 /** If-None-Match by weak comparison (RFC 9110 §8.8.3.2): `*`, lists, with or without W/. */

@@ -7,8 +7,12 @@
 // What was evaluated is told by far less than the evaluations' text: the version and, for each
 // layer holding flags, whether it was skipped, its bucket, and the policy and allocation that
 // applied. Every flag's value, reason, variant and metadata follow from those (an allocation
-// overrides only its own layer's parameters, validate.ts), so the ETag is hashed over that short
-// key (`outcome`) rather than over a second copy of the evaluations without their decision ids.
+// overrides only its own layer's parameters, validate.ts), so the ETag is a hash of that short
+// outcome rather than of a second copy of the evaluations without their decision ids: 64 bits in
+// two 32-bit multiply–xorshift lanes (cyrb53's construction) over words each fragment hashed once
+// per version, so an answer hashes a few numbers per layer (a SHA-256 of the outcome's text was
+// ~25 k instructions, 5 % of the bulk answer's event loop). An ETag is a cache validator, not a
+// secret: a collision (~2^-64 between two outcomes) would keep a client on its previous answer.
 // test/openfeature/bulk-texts.test.ts holds the text equal to the objects' JSON, and the ETags
 // equal exactly when the evaluations without decision ids are, over random bundles.
 import type { FlagIndex, LayerFacts, ResolvedFlags } from "../../bundle/openfeature.js";
@@ -22,9 +26,39 @@ interface Outcome {
   readonly keys: string;
   /** Closes the metadata, then the variant when there is one, then the evaluation. */
   readonly end: string;
-  /** The layer's part of the outcome key: `,["layerId"]` or `,["layerId","policyId","allocationId"]`. */
-  readonly tag: string;
+  /** The layer's part of the outcome, `["layerId"]` or `["layerId","policyId","allocationId"]`, hashed (lanesOf). */
+  readonly tag: Lanes;
 }
+
+/** A hash's state: two 32-bit lanes. */
+interface Lanes {
+  readonly a: number;
+  readonly b: number;
+}
+
+const LANE_A = 0x9e3779b1;
+const LANE_B = 0x85ebca77;
+
+/** The lanes being hashed: one hash at a time, as nothing between its start and its end awaits. */
+let laneA = 0;
+let laneB = 0;
+
+function mix(word: number): void {
+  const a = Math.imul(laneA ^ word, LANE_A);
+  laneA = a ^ (a >>> 15);
+  const b = Math.imul(laneB ^ word, LANE_B);
+  laneB = b ^ (b >>> 13);
+}
+
+/** `text`'s lanes, its UTF-16 code units as words: once per version for each fragment. */
+function lanesOf(text: string): Lanes {
+  laneA = 0xdeadbeef;
+  laneB = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) mix(text.charCodeAt(i));
+  return { a: laneA, b: laneB };
+}
+
+const hex32 = (lane: number): string => (lane >>> 0).toString(16).padStart(8, "0");
 
 /** A layer's fragments: skipped (no unit) or no allocation applied (the bucket alone differs), or each policy's allocation. */
 interface LayerOutcomes {
@@ -32,9 +66,8 @@ interface LayerOutcomes {
   readonly allocated: Map<string, Map<string, Outcome>>;
 }
 
-/** Each text's pieces (text-pieces.ts). */
+/** The answer's pieces (text-pieces.ts). */
 const answer = new TextPieces();
-const outcome = new TextPieces();
 
 export class BulkTexts {
   private readonly keys: readonly string[];
@@ -54,13 +87,16 @@ export class BulkTexts {
   private readonly primitives = new Map<string | number | boolean | null, string>();
   private readonly objects = new WeakMap<object, string>();
   private readonly version: string;
-  /** For each layer holding flags, in the last resolution evaluated: its bucket as text (undefined: skipped) and its fragments. */
+  private readonly versionLanes: Lanes;
+  /** For each layer holding flags, in the last resolution evaluated: its bucket as text (undefined: skipped) and as a word (0: skipped), and its fragments. */
   private readonly buckets: (string | undefined)[] = [];
+  private readonly bucketWords: number[] = [];
   private readonly outcomes: Outcome[] = [];
   private evaluated: ResolvedFlags | undefined;
 
   constructor(private readonly index: FlagIndex) {
     this.version = JSON.stringify(index.bundle.version);
+    this.versionLanes = lanesOf(this.version);
     const keys = (this.keys = index.flagKeys);
     this.openings = keys.map((key, i) => `${i > 0 ? "," : ""}{"key":${JSON.stringify(key)},"value":`);
     this.prefixes = keys.map(() => new Map());
@@ -72,20 +108,30 @@ export class BulkTexts {
   }
 
   /**
-   * What `resolved` (all parameters resolved) evaluated, in short: the ETag's input. Each layer's
-   * bucket and fragments are kept for text() of the same resolution, and a 304 writes no text.
+   * The bulk answer's ETag (weak): a hash of what `resolved` (all parameters resolved) evaluated,
+   * in short. Each layer's bucket and fragments are kept for text() of the same resolution, and a
+   * 304 writes no text.
    */
-  outcome(resolved: ResolvedFlags): string {
+  etag(resolved: ResolvedFlags): string {
     this.evaluate(resolved);
-    return outcome.join();
+    laneA = this.versionLanes.a;
+    laneB = this.versionLanes.b;
+    const { outcomes, bucketWords } = this;
+    for (let j = 0; j < outcomes.length; j++) {
+      const tag = outcomes[j]!.tag;
+      mix(tag.a);
+      mix(tag.b);
+      mix(bucketWords[j]!);
+    }
+    // Each lane's end avalanched and crossed with the other's (cyrb53's finish).
+    const a = Math.imul(laneA ^ (laneA >>> 16), 0x85ebca6b) ^ Math.imul(laneB ^ (laneB >>> 13), 0xc2b2ae35);
+    const b = Math.imul(laneB ^ (laneB >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+    return `W/"${hex32(b)}${hex32(a)}"`;
   }
 
   /** The answer of every flag in `resolved` under `decisionId`, with `eventStream` (JSON) its one stream. */
   text(resolved: ResolvedFlags, decisionId: string, eventStream: string): string {
-    if (resolved !== this.evaluated) {
-      this.evaluate(resolved);
-      outcome.clear();
-    }
+    if (resolved !== this.evaluated) this.evaluate(resolved);
     const { keys, slots, buckets, outcomes } = this;
     const id = JSON.stringify(decisionId);
     answer.push('{"flags":[');
@@ -109,16 +155,12 @@ export class BulkTexts {
   }
 
   private evaluate(resolved: ResolvedFlags): void {
-    const { layerIds, buckets, outcomes } = this;
-    outcome.push(this.version);
+    const { layerIds, buckets, bucketWords, outcomes } = this;
     for (let j = 0; j < layerIds.length; j++) {
       const layer = layerIn(resolved.layers, layerIds[j]!);
-      const found = this.fragments(layerIds[j]!, layer);
-      const bucket = layer === undefined ? undefined : String(layer.bucket);
-      buckets[j] = bucket;
-      outcomes[j] = found;
-      outcome.push(found.tag);
-      if (bucket !== undefined) outcome.push(":", bucket);
+      outcomes[j] = this.fragments(layerIds[j]!, layer);
+      buckets[j] = layer === undefined ? undefined : String(layer.bucket);
+      bucketWords[j] = layer === undefined ? 0 : layer.bucket + 1;
     }
     this.evaluated = resolved;
   }
@@ -127,7 +169,7 @@ export class BulkTexts {
     let found = this.layers.get(layerId);
     if (found === undefined) {
       const metadata = `"metadata":{"layerId":${JSON.stringify(layerId)},"configVersion":${this.version}`;
-      const unallocated = { head: `,"reason":"STATIC",${metadata}`, keys: ',"decisionId":', end: "}}", tag: `,[${JSON.stringify(layerId)}]` };
+      const unallocated = { head: `,"reason":"STATIC",${metadata}`, keys: ',"decisionId":', end: "}}", tag: lanesOf(JSON.stringify([layerId])) };
       this.layers.set(layerId, (found = { unallocated, allocated: new Map() }));
     }
     if (layer === undefined) return found.unallocated;
@@ -144,7 +186,7 @@ export class BulkTexts {
         head: `,"reason":"${policy.reason}",${metadata}`,
         keys: `,"policyKey":${JSON.stringify(policy.key)},"allocationKey":${key},"decisionId":`,
         end: `},"variant":${key}}`,
-        tag: `,${JSON.stringify([layerId, policyId, allocationId])}`,
+        tag: lanesOf(JSON.stringify([layerId, policyId, allocationId])),
       };
       byAllocation.set(allocationId, allocated);
     }

@@ -11,7 +11,7 @@ import type { AppEnv } from "../env.js";
 import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
 import { refusal } from "../refusals.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
-import { bulkEtag, bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
+import { bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
 import { bulkTextsOf } from "../ofrep/bulk-texts.js";
 import { changeStream } from "../ofrep/change-stream.js";
 import { envOf, ofrepRequest, projectOf } from "../ofrep/request.js";
@@ -103,7 +103,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
     const ifNoneMatch = c.req.header("if-none-match");
     const answer = (served: Served) => {
       const texts = bulkTextsOf(served.entry.flags);
-      const etag = bulkEtag(texts.outcome(served.resolution), deps.auth.sha256);
+      const etag = texts.etag(served.resolution);
       // Written from the version's fragments: the JSON of evaluation(key, index.details(…)) for every flag.
       const body = weakMatch(ifNoneMatch, etag) ? undefined : texts.text(served.resolution, served.decisionId, eventStream(deps, c, where));
       return { ok: true as const, etag, body, stale: served.stale };
