@@ -13,9 +13,13 @@ export class IdWords {
   w3 = 0;
   /** The words hash a text that is not a canonical UUID. */
   text = false;
+  /** The id the words were last read from: a decision's id is read again for each of its lookups and its addition (its arms', its step's). */
+  private last: string | undefined;
 
   read(id: string): void {
+    if (id === this.last) return;
     if (!this.readUuid(id)) this.hashText(id);
+    this.last = id;
   }
 
   /** A 32-bit hash of the words: the same for equal ids. */
