@@ -6,18 +6,8 @@
 import type { LogFormat } from "../store/log-row.js";
 import type { UnjoinedText } from "../store/sqlite/writer/append-ring.js";
 
-/**
- * Whether JSON.stringify writes `text` other than as it is between quotes: a quote, a backslash, a
- * control character, or any surrogate (paired or not, to keep this short). A loop, not a regular
- * expression: ids and unit keys are short, and a regexp's test cost ~450 instructions a call.
- */
-function escaped(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return true;
-  }
-  return false;
-}
+/** What JSON.stringify writes other than as it is; any surrogate, paired or not, to keep this short. */
+const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** Pieces this long and longer are written by Buffer#utf8Write (writeUtf8). */
 const NATIVE_FROM = 64;
@@ -59,7 +49,7 @@ export class TextPieces {
    * new string, where JSON.stringify made one per id per text.
    */
   quoted(text: string): void {
-    if (escaped(text)) this.push(JSON.stringify(text));
+    if (ESCAPED.test(text)) this.push(JSON.stringify(text));
     else this.push('"', text, '"');
   }
 
