@@ -23,14 +23,16 @@ export const THREADS = {
 export const COMPILE_STAGE = "V8 compile";
 
 export const STAGES: readonly (readonly [stage: string, pattern: RegExp])[] = [
-  ["HTTP parse", /llhttp|http_parser|parserOn|_http_common|_http_incoming|node-server\/dist\/(request|incoming)/],
+  // The request's body comes through a Readable; the answer goes out through the socket's Writable.
+  ["HTTP parse", /llhttp|http_parser|parserOn|_http_common|_http_incoming|node-server\/dist\/(request|incoming)|node:internal\/streams\/readable/],
   ["auth", /dist\/server\/(auth\/|middleware\/auth)|sha256|SHA256|Hash::|EVP_Digest/],
   ["body parse", /JsonParse|JsonParser|dist\/server\/(request|json-depth|event-batch|events\/|ofrep\/request)\.js|dist\/store\/event-time/],
   ["resolve", /dist\/(bundle|engine)\/(?!response)|wasm|dist\/server\/(resolution|bundle-cache)|dist\/adaptive\/(choose|policy|state)|dist\/ids\//],
   ["decision event", /dist\/server\/decision-event|dist\/store\/log-row|dist\/store\/event-records/],
   ["log append (hand-off to the writer)", /dist\/store\/(sqlite\/writer|sqlite\/event-store|sqlite\/group|threads)|MessagePort|ValueSerializer|ValueDeserializer|postMessage/],
-  ["derived copies (learner, Parquet hand-off)", /dist\/adaptive\/(learner|feed|mirror|publisher)|dist\/server\/(learning|roles\/)|dist\/store\/parquet/],
-  ["response", /JsonStringify|_http_outgoing|_http_server|node-server\/dist\/(response|listener|index)|dist\/server\/(answer|ofrep\/answers)|dist\/bundle\/response|uv__write|uv_try_write|LibuvStreamWrap|StreamBase::Write/],
+  // On the event loop the learning store's commits are the learner's (the log's appends are the writer thread's).
+  ["derived copies (learner, Parquet hand-off)", /dist\/adaptive\/(learner|feed|mirror|publisher|published-trials)|dist\/server\/(learning|roles\/)|dist\/store\/parquet|dist\/store\/sqlite\/(learning-store|when-writable|wal-sync)/],
+  ["response", /JsonStringify|_http_outgoing|_http_server|node-server\/dist\/(response|listener|index)|dist\/server\/(answer|ofrep\/answers)|dist\/bundle\/response|uv__write|uv_try_write|LibuvStreamWrap|StreamBase::Write|node:net|node:internal\/(stream_base_commons|streams\/(writable|destroy))/],
   ["routing, middleware (Hono)", /node_modules\/hono\/|dist\/server\/(app|middleware\/|routes\/|errors)/],
   [COMPILE_STAGE, /v8::internal::(compiler|maglev|baseline|Compiler|Parser|Scanner|interpreter::BytecodeGenerator|wasm::)|Turbofan|Maglev/],
   ["GC", /v8::internal::(Heap|Scavenger|MarkCompact|Sweeper|IncrementalMarking|ConcurrentMarking|MinorMarkCompact|MarkingVisitor|Evacuat|RememberedSet)|cppgc/],
