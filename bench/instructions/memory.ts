@@ -5,8 +5,9 @@
 // The server runs with --trace-gc, so each figure also says what every V8 isolate (the event
 // loop, the log writer) had committed at its last collection. Beside the server's RSS, each figure
 // is taken for the server and every process under it (the Parquet copy's child process): RSS
-// summed (what each holds, shared pages counted in each) and PSS summed (smaps_rollup: shared
-// pages divided among them), so a figure cannot improve by moving memory into a child.
+// summed (what each holds, shared pages counted in each), RSS with a file's pages counted once
+// (treeUniqueRssMiB) and PSS summed (smaps_rollup: shared pages divided among them), so a figure
+// cannot improve by moving memory into a child.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -30,6 +31,8 @@ export interface MemoryFigures {
   readonly treePssMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
   /** RSS summed over the server's process tree (the copy's child process's too), at the same moments. */
   readonly treeRssMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
+  /** The same with a file's pages that several of them map counted once (treeUniqueRssMiB). */
+  readonly treeUniqueMiB: { readonly idle: number; readonly endOfLoad: number; readonly after: number };
   readonly reqPerSec: number;
   /** Where the idle RSS goes, MiB by mapping. */
   readonly idleByMapping: Record<string, number>;
@@ -119,6 +122,46 @@ function treeSum(pid: number, file: "smaps_rollup" | "status", field: RegExp): n
   return kib / 1024;
 }
 
+/**
+ * RSS of `pid` and its descendants with each file's pages counted once: the most any one of them
+ * has of that file resident, where a sum counts the pages both map twice (the node binary's text,
+ * ~41 MiB in each, and the libraries). Anonymous memory is each process's own (the copy is a new
+ * process, not a fork) and is summed. An estimate from above for the physical memory the tree
+ * holds: it assumes the smaller set of a file's resident pages lies within the larger one, which
+ * holds for a binary's hot text; PSS instead also divides pages with processes outside the tree
+ * (another node on the machine, the load generator).
+ */
+export function treeUniqueRssMiB(pid: number): number {
+  let anonymousKiB = 0;
+  const files = new Map<string, number>();
+  for (const member of processTree([pid])) {
+    let smaps: string;
+    try {
+      smaps = readFileSync(`/proc/${member}/smaps`, "utf8");
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    const own = new Map<string, number>();
+    let path = "";
+    for (const line of smaps.split("\n")) {
+      const header = /^[0-9a-f]+-[0-9a-f]+\s+\S+\s+\S+\s+\S+\s+(\d+)\s*(.*)$/.exec(line);
+      if (header !== null) {
+        // A mapping with an inode is a file's; the rest (heaps, stacks, [anon:…]) is the process's own.
+        path = header[1] === "0" ? "" : header[2]!.trim();
+        continue;
+      }
+      const rss = /^Rss:\s+(\d+) kB/.exec(line);
+      if (rss === null) continue;
+      if (path === "") anonymousKiB += Number(rss[1]);
+      else own.set(path, (own.get(path) ?? 0) + Number(rss[1]));
+    }
+    for (const [file, kib] of own) files.set(file, Math.max(files.get(file) ?? 0, kib));
+  }
+  let kib = anonymousKiB;
+  for (const fileKiB of files.values()) kib += fileKiB;
+  return kib / 1024;
+}
+
 /** PSS (each shared page divided among the processes that map it) summed over `pid` and its descendants. */
 export const treePssMiB = (pid: number): number => treeSum(pid, "smaps_rollup", /^Pss:\s+(\d+) kB/m);
 
@@ -160,6 +203,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
     const idle = rssBytes(server.pid)!;
     const idlePss = treePssMiB(server.pid);
     const idleTree = treeRssMiB(server.pid);
+    const idleUnique = treeUniqueRssMiB(server.pid);
     const byMapping = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const idleHeaps = heaps.now(server.pid);
     await probe("idle", server.pid);
@@ -175,6 +219,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
     const end = rssBytes(server.pid)!;
     const endPss = treePssMiB(server.pid);
     const endTree = treeRssMiB(server.pid);
+    const endUnique = treeUniqueRssMiB(server.pid);
     const loaded = rssByMapping(readFileSync(`/proc/${server.pid}/smaps`, "utf8"));
     const loadedHeaps = heaps.now(server.pid);
     await probe("loaded", server.pid);
@@ -182,6 +227,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
     const after = rssBytes(server.pid)!;
     const afterPss = treePssMiB(server.pid);
     const afterTree = treeRssMiB(server.pid);
+    const afterUnique = treeUniqueRssMiB(server.pid);
     const afterHeaps = heaps.now(server.pid);
     clearInterval(sampler);
     await probe("after", server.pid);
@@ -193,6 +239,7 @@ export async function memoryPhase(serveArgs: readonly string[] = [], options: Me
       afterMiB: MiB(after),
       treePssMiB: { idle: idlePss, endOfLoad: endPss, after: afterPss },
       treeRssMiB: { idle: idleTree, endOfLoad: endTree, after: afterTree },
+      treeUniqueMiB: { idle: idleUnique, endOfLoad: endUnique, after: afterUnique },
       reqPerSec: row.reqPerSec,
       idleByMapping: top(byMapping),
       loadedByMapping: top(loaded),
@@ -216,6 +263,7 @@ export function memoryLines(m: MemoryFigures): string[] {
   return [
     `RSS of \`vane serve\` (no valgrind): idle ${f(m.idleMiB)}; at the end of ${LOAD_S} s of resolve at 64 connections ${f(m.endOfLoadMiB)} (peak ${f(m.peakMiB)}, ${Math.round(m.reqPerSec)} req/s); ${AFTER_S} s later ${f(m.afterMiB)}.`,
     `RSS summed over the server's process tree (the Parquet copy's process too): idle ${f(m.treeRssMiB.idle)}; at the end of the load ${f(m.treeRssMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treeRssMiB.after)}.`,
+    `RSS of the server's process tree with a file's pages counted once (the node binary both processes map): idle ${f(m.treeUniqueMiB.idle)}; at the end of the load ${f(m.treeUniqueMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treeUniqueMiB.after)}.`,
     `PSS of the server's process tree: idle ${f(m.treePssMiB.idle)}; at the end of the load ${f(m.treePssMiB.endOfLoad)}; ${AFTER_S} s later ${f(m.treePssMiB.after)}.`,
     `Idle RSS by mapping: ${mappings(m.idleByMapping)}.`,
     `At the end of the load: ${mappings(m.loadedByMapping)}.`,
