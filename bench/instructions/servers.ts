@@ -34,6 +34,8 @@ const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", impor
  * concurrent compiles land is a matter of timing, and they moved a row by ±40 % between runs.
  */
 const nodeFlags = (optimize: boolean) => ["--perf-basic-prof", ...(optimize ? [] : ["--no-opt", "--no-maglev"])];
+/** BENCH_VANE_NODE_FLAGS (space-separated): more node flags for `vane serve` (not the hello-world), counted or not, to compare a V8 setting in the same period. */
+const EXTRA_NODE_FLAGS = (process.env.BENCH_VANE_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
 
 /** Child processes are traced too (the Parquet copy), each its own callgrind, its files named by its pid. */
 function callgrind(dir: string): string[] {
@@ -113,7 +115,7 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const dataDir = join(dir, "data");
   const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), fileURLToPath(new URL("bin/vane.js", ROOT))];
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
   const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"] });
