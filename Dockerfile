@@ -44,5 +44,8 @@ VOLUME ["/data"]
 EXPOSE 8787 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8787/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# `vane` is bin/vane.js: its #! line starts node with V8's semi-spaces at 8 MiB, ahead of NODE_OPTIONS,
+# so `docker run -e NODE_OPTIONS=--max-semi-space-size=16 …` overrides it (docs/operations.md, "Memory").
+# It needs GNU env's -S: keep a Debian-based image (busybox's env, Alpine's, has no -S).
 ENTRYPOINT ["vane"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8787", "--metrics", "9464"]

@@ -11,7 +11,8 @@
 // caches for the variant that measures them. After the last figure, gdb
 // calls malloc_trim(0) in the server, to measure what a trim would give back (Node has no binding).
 //
-//   node --import tsx bench/memory-account.ts [--variants base,arena2,semi4]
+//   node --import tsx bench/memory-account.ts [--variants base,arena2,semi4] [--out memory-account-latest.json]
+// (--out: the results file's name under bench/results/; each run also says its collections over the load, by isolate)
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -179,15 +180,47 @@ interface Isolate {
   at: number;
 }
 
-const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" } } });
+/** Collections by isolate (its address in `--trace-gc` lines) so far: how many, and their pause in ms. */
+type GcTally = Map<string, { scavenges: number; scavengeMs: number; markCompacts: number; markCompactMs: number }>;
+
+/** Adds a `--trace-gc` line ("[pid:0xISOLATE] 1234 ms: Scavenge 40.1 (65.0) -> 28.5 (65.0) MB, 1.23 / 0.00 ms …") to `tally`. */
+function tallyGc(tally: GcTally, line: string): void {
+  const gc = /^\[\d+:(0x[0-9a-f]+)\].* ms: (Scavenge|Mark-Compact)\b.* MB, ([\d.]+) \/ [\d.]+ ms/.exec(line);
+  if (gc === null) return;
+  const t = tally.get(gc[1]!) ?? { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0 };
+  if (gc[2] === "Scavenge") {
+    t.scavenges++;
+    t.scavengeMs += Number(gc[3]);
+  } else {
+    t.markCompacts++;
+    t.markCompactMs += Number(gc[3]);
+  }
+  tally.set(gc[1]!, t);
+}
+
+/** The collections between two tallies, by thread: the event loop's isolate is allocated in the main thread's malloc heap ([heap]), a worker's on its own thread. */
+function gcDuring(before: GcTally, after: GcTally, pid: number): Record<string, unknown>[] {
+  const brk = /^([0-9a-f]+)-([0-9a-f]+) .*\[heap\]$/m.exec(readFileSync(`/proc/${pid}/maps`, "utf8"));
+  const inBrk = (address: string) => brk !== null && BigInt(address) >= BigInt(`0x${brk[1]}`) && BigInt(address) < BigInt(`0x${brk[2]}`);
+  return [...after].map(([address, a]) => {
+    const b = before.get(address) ?? { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0 };
+    return { thread: inBrk(address) ? "event loop" : "worker", scavenges: a.scavenges - b.scavenges, scavengeMs: Math.round(a.scavengeMs - b.scavengeMs), markCompacts: a.markCompacts - b.markCompacts, markCompactMs: Math.round(a.markCompactMs - b.markCompactMs) };
+  });
+}
+
+const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" }, out: { type: "string", default: "memory-account-latest.json" } } });
 const runs: unknown[] = [];
 for (const name of values.variants!.split(",")) {
   const variant = variantOf(name);
   const isolates = new Map<string, Isolate>();
   let partial = "";
+  const gcSoFar: GcTally = new Map();
+  let gcAtIdle: GcTally = new Map();
+  let gcOverLoad: Record<string, unknown>[] = [];
   const onOutput = (text: string) => {
     const lines = (partial + text).split("\n");
     partial = lines.pop()!;
+    for (const line of lines) tallyGc(gcSoFar, line);
     for (const line of lines) if (line.startsWith("MEMPROBE ")) {
       const i = JSON.parse(line.slice(9)) as Isolate;
       isolates.set(`${i.pid} ${i.thread}`, i);
@@ -195,6 +228,8 @@ for (const name of values.variants!.split(",")) {
   };
   const moments: Record<string, unknown> = {};
   const probe = async (moment: string, pid: number) => {
+    if (moment === "idle") gcAtIdle = new Map([...gcSoFar].map(([address, t]) => [address, { ...t }]));
+    if (moment === "loaded") gcOverLoad = gcDuring(gcAtIdle, gcSoFar, pid);
     const now = Date.now();
     const threads = [...isolates.values()].map((i) => ({ ...i, ageS: Math.round((now - i.at) / 1000) }));
     // The copy's process, while it runs: its memory is the server's as much as its own thread's was.
@@ -220,16 +255,17 @@ for (const name of values.variants!.split(",")) {
   const started = new Date().toISOString();
   try {
     const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
-    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, moments };
+    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, moments };
     runs.push(run);
     process.stdout.write(`${JSON.stringify(run)}\n`);
     const f = (x: number) => `${x.toFixed(0)} MiB`;
     process.stderr.write(
       `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)}, tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
-        `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)}, tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load})\n`,
+        `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)}, tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load}); ` +
+        `${Math.round(figures.reqPerSec)} req/s; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
     );
   } finally {
     for (const key of [...Object.keys(variant.env ?? {}), ...Object.keys(copyEnv)]) if (saved[key] === undefined) delete process.env[key];
   }
 }
-writeFileSync(new URL("./results/memory-account-latest.json", import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);
+writeFileSync(new URL(`./results/${values.out!}`, import.meta.url), `${JSON.stringify(runs, null, 1)}\n`);
