@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { processTree } from "./http/proc-stats.js";
-import { memoryPhase, treePssMiB, treeRssMiB } from "./instructions/memory.js";
+import { memoryPhase, treePssMiB, treeRssMiB, treeUniqueRssMiB } from "./instructions/memory.js";
 
 interface Variant {
   readonly env?: Record<string, string>;
@@ -242,7 +242,7 @@ for (const name of values.variants!.split(",")) {
           return []; // it ended meanwhile
         }
       });
-    moments[moment] = { parts: parts(pid), children, treeRssMiB: treeRssMiB(pid), treePssMiB: treePssMiB(pid), native: nativeStats(pid), isolates: threads };
+    moments[moment] = { parts: parts(pid), children, treeRssMiB: treeRssMiB(pid), treeUniqueMiB: treeUniqueRssMiB(pid), treePssMiB: treePssMiB(pid), native: nativeStats(pid), isolates: threads };
     if (moment === "after") {
       gdb(pid, ["call (int)malloc_trim(0)"]);
       await new Promise((r) => setTimeout(r, 1000));
@@ -260,8 +260,8 @@ for (const name of values.variants!.split(",")) {
     process.stdout.write(`${JSON.stringify(run)}\n`);
     const f = (x: number) => `${x.toFixed(0)} MiB`;
     process.stderr.write(
-      `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)}, tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
-        `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)}, tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load}); ` +
+      `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)} (a file's pages once: ${f(figures.treeUniqueMiB.endOfLoad)}), tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
+        `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)} (${f(figures.treeUniqueMiB.after)}), tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load}); ` +
         `${Math.round(figures.reqPerSec)} req/s; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
     );
   } finally {
