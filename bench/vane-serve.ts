@@ -4,7 +4,7 @@
 // run's keys read from that banner. Stopped with SIGTERM, or like a crash: SIGKILL to the server
 // and every worker at once (a primary killed alone leaves its workers to notice the lost channel).
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -57,6 +57,16 @@ export function checkBuilt(root = new URL("../", import.meta.url)): void {
   if (missing.length > 0) throw new Error(`vane serve runs from the build; missing ${missing.join(", ")}: run \`npm run build\``);
 }
 
+/**
+ * The node options bin/vane.js's #! line puts ahead of the user's NODE_OPTIONS (V8's semi-spaces):
+ * the benches run node on that file, past its #! line, so they add them the same way, to measure
+ * `vane serve` as users start it. Node flags on the command line win over them.
+ */
+export function binNodeOptions(root: URL): string {
+  const first = readFileSync(new URL("bin/vane.js", root), "utf8").split("\n", 1)[0]!;
+  return [/NODE_OPTIONS="([^"$]*)/.exec(first)?.[1] ?? "", process.env.NODE_OPTIONS ?? ""].join(" ").trim();
+}
+
 export async function startVaneServe(options: VaneServeOptions = {}): Promise<VaneServe> {
   const root = options.root ?? new URL("../", import.meta.url);
   const label = options.label ?? "vane";
@@ -64,7 +74,7 @@ export async function startVaneServe(options: VaneServeOptions = {}): Promise<Va
   const program = [...(options.wrapper ?? []), process.execPath, ...(options.nodeFlags ?? []), fileURLToPath(new URL("bin/vane.js", root))];
   const argv = [...program.slice(1), "serve", "--port", "0", "--host", "127.0.0.1", "--data", dataDir, ...(options.args ?? [])];
   const { command, args } = options.cores === undefined ? { command: program[0]!, args: argv } : onCore(options.cores, program[0]!, argv);
-  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(root) } });
   const exited = new Promise<string>((done) => child.once("exit", (code, signal) => done(signal ?? String(code))));
   const printer = options.onLine === undefined ? echo(label) : undefined;
   const onLine = options.onLine ?? printer!.line;

@@ -5,13 +5,14 @@
 // folder seeded with the bench bundle and a server-side key. Node runs with --perf-basic-prof, so
 // JIT code can be named (perf-map.ts).
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { launchServer } from "../http/child-server.js";
 import { SERVER_CORE, onCore } from "../http/pinning.js";
 import { processTree } from "../http/proc-stats.js";
 import { seedBenchFolder } from "../http/seed.js";
+import { binNodeOptions } from "../vane-serve.js";
 
 export interface CountedServer {
   readonly url: string;
@@ -34,15 +35,6 @@ const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", impor
  * concurrent compiles land is a matter of timing, and they moved a row by ±40 % between runs.
  */
 const nodeFlags = (optimize: boolean) => ["--perf-basic-prof", ...(optimize ? [] : ["--no-opt", "--no-maglev"])];
-/**
- * The node flags bin/vane.js's #! line puts ahead of the user's NODE_OPTIONS (V8's semi-spaces): the
- * bench runs node on that file, past its #! line, so it adds them the same way, to count `vane serve`
- * as users start it. BENCH_VANE_NODE_FLAGS, on node's command line, win over them.
- */
-function binNodeOptions(): string {
-  const first = readFileSync(new URL("bin/vane.js", ROOT), "utf8").split("\n", 1)[0]!;
-  return [/NODE_OPTIONS="([^"$]*)/.exec(first)?.[1] ?? "", process.env.NODE_OPTIONS ?? ""].join(" ").trim();
-}
 /** BENCH_VANE_NODE_FLAGS (space-separated): more node flags for `vane serve` (not the hello-world), counted or not, to compare a V8 setting in the same period. */
 const EXTRA_NODE_FLAGS = (process.env.BENCH_VANE_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
 
@@ -127,7 +119,7 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true) : (options.nodeFlags ?? [])), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: binNodeOptions() } });
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(ROOT) } });
   const onOutput = options.onOutput;
   if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
   const banner = await bannerOf(child);
