@@ -18,6 +18,9 @@ const QUIET_BYTES_PER_MS = 500;
 /** A new space at or under this (V8 starts it at 1 MiB) has nothing to give back. */
 const SMALL_NEW_SPACE_BYTES = 2 * 1024 * 1024;
 
+/** Looks left out at most between tries that did not shrink the new space (~5 min at YOUNG_CHECK_MS). */
+const MAX_LOOKS_SKIPPED = 63;
+
 type Collect = (options: { readonly type: "minor" }) => void;
 
 /**
@@ -61,11 +64,22 @@ export function shrinkIdleYoungGeneration(everyMs = YOUNG_CHECK_MS): () => void 
   const collect = collector();
   if (collect === undefined) return () => undefined;
   let usedBefore = newSpace().used;
+  // After a scavenge that did not shrink it, the next tries wait 1, 2, 4… looks (at most
+  // MAX_LOOKS_SKIPPED), until a load: V8 may not have seen allocation go quiet yet, or may hold
+  // the space at its size (--min-semi-space-size, as bench:instructions runs it), which was
+  // otherwise scavenged at every look while idle, forever.
+  let skip = 0;
+  let skipped = 0;
   const timer = setInterval(() => {
     const { committed, used } = newSpace();
     // Used falls when a scavenge ran since the last look: allocation was not quiet then.
     const quiet = used >= usedBefore && used - usedBefore < QUIET_BYTES_PER_MS * everyMs;
-    if (quiet && committed > SMALL_NEW_SPACE_BYTES) collect({ type: "minor" });
+    if (!quiet) skip = skipped = 0;
+    else if (committed > SMALL_NEW_SPACE_BYTES && skipped++ >= skip) {
+      collect({ type: "minor" });
+      skip = newSpace().committed < committed ? 0 : Math.min(MAX_LOOKS_SKIPPED, 2 * skip + 1);
+      skipped = 0;
+    }
     usedBefore = newSpace().used;
   }, everyMs);
   timer.unref();

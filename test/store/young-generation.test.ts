@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { collector, shrinkIdleYoungGeneration } from "../../src/store/young-generation.js";
 
 const CHILD = fileURLToPath(new URL("./young-generation-child.ts", import.meta.url));
+const PINNED_CHILD = fileURLToPath(new URL("./young-generation-pinned.ts", import.meta.url));
 const OTHER_TAKER = new URL("./young-gc-taker.mjs", import.meta.url);
 const MiB = 1024 * 1024;
 
@@ -20,6 +21,12 @@ describe("shrinkIdleYoungGeneration", () => {
     const sizes = newSpaceAfterLoad();
     expect(sizes[0]).toBeGreaterThanOrEqual(16 * MiB);
     expect(sizes.at(-1)).toBeLessThanOrEqual(2 * MiB);
+  }, 60_000);
+
+  it("stops collecting a new space that a scavenge cannot shrink (held by --min-semi-space-size)", () => {
+    const out = execFileSync(process.execPath, ["--min-semi-space-size=8", "--import", "tsx", PINNED_CHILD], { encoding: "utf8" });
+    // 20 looks while idle: a scavenge at every one before; now the tries back off (looks 0, 2, 6, 14).
+    expect(Number(out.trim())).toBeLessThanOrEqual(5);
   }, 60_000);
 });
 
