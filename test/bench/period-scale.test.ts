@@ -6,6 +6,7 @@ import { MAX_SCALE, longestPeriodMs, periodScaleArgs, slowdown } from "../../ben
 import { DEFAULT_LEARN_MS, type RunningServer, startNodeServer } from "../../src/server/node.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import { makeBatch, tempDirs } from "../store/fixtures.js";
+import { vane } from "../cli/helpers.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,6 +31,17 @@ describe("the slowdown S", () => {
 
 describe("a server started with its periods scaled", () => {
   const tempDir = tempDirs("vane-period-scale-");
+
+  it("is a benchmark setting: `vane serve --bench-period-scale` takes 1 to MAX_SCALE, and its usage does not offer it", async () => {
+    for (const value of ["0.5", "1001", "fast", ""]) {
+      const run = await vane("serve", "--bench-period-scale", value, "--data", tempDir());
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(`--bench-period-scale must be a number from 1 to ${MAX_SCALE}, got "${value}"`);
+      expect(run.err).toContain("Usage: vane serve");
+      expect(run.err).not.toMatch(/^\s+--bench-period-scale/m);
+    }
+  });
+
   let server: RunningServer | undefined;
   afterEach(async () => {
     await server?.close();
