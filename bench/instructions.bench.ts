@@ -5,18 +5,24 @@
 // row this process sends a warm-up long enough for TurboFan to settle, waits for the server to be
 // quiet (the warm-up's copy and learner backlog done), counts the requests from 8 keep-alive
 // connections and on until the server is quiet again (their deferred work is theirs), and
-// subtracts thread by thread the idle work of that span and V8's compiling on every thread. The
-// loaded server's per-period work (the learner's steps, the copy's deliveries) stays in, at
-// valgrind's pace: ~50x its real share per request (docs/performance.md, "Limits of the count").
+// subtracts thread by thread the idle work of that span and V8's compiling on every thread.
+// The loaded server's per-period work (the learner's steps, the copy's deliveries) runs per
+// wall-clock period, so at valgrind's pace it lands on each request S times as often as natively
+// (S ~30, the slowdown). So each Vane row is counted twice: as above, at valgrind's pace, which
+// gives the rate inside the counted window; and at real pace, on a server of its own started with
+// its periods × S (`--bench-period-scale`, instructions/pace.ts), S being a short native run's rate
+// over that rate. The headline is the real pace's figure (docs/performance.md, "How periods are scaled").
 // Each row is broken down by thread and, on the event loop, by stage (instructions/breakdown.ts).
 //
 //   npm run bench:instructions [-- --rounds 1 --warmup 10000 --requests 1000 --only config-304,hello-get]
 //   [-- --idle-settle 60 --idle-seconds 20]   the idle count: after this settle, over this long
 //   [-- --keep DIR]      keeps the callgrind files and perf maps there (callgrind_annotate reads them)
+//   [-- --pace valgrind] only the count at valgrind's pace (no native run, no scaled servers)
 //   [-- --guard]         CI: 300 requests of warm-up, 300 counted, V8 kept from optimizing (--no-opt:
 //                        TurboFan's timing moved short counts by ±40 %), no idle count and no quiet
 //                        wait, the event loop's instructions less its compiling; each row against
-//                        bench/results/instructions-guard.json, exit 1 when one grew more than 25 %
+//                        bench/results/instructions-guard.json, exit 1 when one grew more than 25 %;
+//                        at valgrind's pace (its event loop's learner steps are in, as when it was recorded)
 //   [-- --record-guard]  the same counts, written as the new committed figures
 //   [-- --memory]        also RSS: idle, after a 60 s resolve load at 64 connections, 30 s later (no valgrind)
 //   BENCH_VANE_ROOT=DIR  counts the (built) checkout in DIR instead: another commit in the same run
@@ -32,6 +38,7 @@ import { CHILD_THREADS, COMPILE_STAGE, type ThreadEvidence, gather, named, stage
 import { judge, readGuardFigures, verdictLines } from "./instructions/guard.js";
 import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
+import { type Rate, longestPeriodMs, periodScaleArgs, slowdown } from "./instructions/pace.js";
 import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
 import { waitIdleTree } from "./http/proc-stats.js";
 import { type CountedServer, pidOfFile, startHello, startVane } from "./instructions/servers.js";
@@ -50,6 +57,7 @@ const { values } = parseArgs({
     guard: { type: "boolean", default: false },
     "record-guard": { type: "boolean", default: false },
     memory: { type: "boolean", default: false },
+    pace: { type: "string", default: "both" },
   },
 });
 const GUARD_FILE = new URL("./results/instructions-guard.json", import.meta.url);
@@ -68,6 +76,11 @@ const IDLE_SECONDS = guarding ? 0 : Number(values["idle-seconds"]);
 /** Before the idle count: under valgrind the start's leftovers (V8 compiling and collecting, DuckDB opening) take a while. */
 const IDLE_SETTLE_S = Number(values["idle-settle"]);
 const CONNECTIONS = 8;
+if (!["both", "valgrind"].includes(values.pace!)) throw new Error(`--pace is both or valgrind, got ${values.pace}`);
+/** The real pace's count needs a native run and a server per row; the guard keeps to valgrind's pace. */
+const PACED = !guarding && values.pace === "both";
+/** The native run's requests, after the same warm-up: natively 1,000 take a fraction of a second, too short for a rate. */
+const NATIVE_FACTOR = 10;
 /**
  * Quiet: under 10 % of a core for 3 s. After the warm-up (whose copy and learner fall thousands of
  * decisions behind, as valgrind runs it uncounted), and at the end of the counted requests, which
@@ -223,6 +236,25 @@ interface RowResult {
   readonly stages: Record<string, number>;
   /** Per round: V8 compiling in the fast window, per request (left out of perRequest; in the guard's event-loop figure it is subtracted here). */
   readonly compiling: number[];
+  /** The count at real pace (Vane rows, unless --pace valgrind): on a server of its own with its periods × S. */
+  pace?: PacedResult;
+}
+
+/** A Vane row counted at real pace; per round, as RowResult's. */
+interface PacedResult {
+  /** S: the native rate over the rate inside the count at valgrind's pace. */
+  readonly slowdown: number[];
+  readonly nativePerSecond: number[];
+  /** The rate inside the valgrind-pace count, and inside this count (its periodic work scaled, it may run faster). */
+  readonly countedPerSecond: number[];
+  readonly pacedPerSecond: number[];
+  readonly perRequest: number[];
+  readonly compiling: number[];
+  /** The last round's, per request, by thread kind and (the event loop) by stage. */
+  threads: Record<string, number>;
+  stages: Record<string, number>;
+  /** The idle rate its server's idle count read (the same scaled periods), instructions per second. */
+  idlePerSecond: number;
 }
 
 interface Measured {
@@ -231,26 +263,39 @@ interface Measured {
   readonly stages: Map<string, number>;
   /** V8 compiling (any thread), per request: left out of the guard's figure, as when it lands depends on the warm-up's timing. */
   readonly compiling: number;
+  /** The counted requests and how long they took (not the wait till quiet). */
+  readonly rate: Rate;
 }
 
-async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: ReadonlyMap<number, number>): Promise<Measured> {
-  let etag = "";
-  if (row.key === "config-304") {
-    const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { authorization: `Bearer ${server.key}` } });
-    await config.text();
-    etag = config.headers.get("etag") ?? "";
-  }
-  const spec = row.request(server, etag);
-  const [warmup, requests] = row.events === undefined ? [WARMUP, REQUESTS] : [Math.ceil(WARMUP / 20), Math.ceil(REQUESTS / 20)];
+/** The row's requests, and how many of them count (a per-event row sends a twentieth). */
+const countsOf = (row: Row): [warmup: number, requests: number] => (row.events === undefined ? [WARMUP, REQUESTS] : [Math.ceil(WARMUP / 20), Math.ceil(REQUESTS / 20)]);
+
+/** The config 304 row's ETag (empty for the others). */
+async function etagFor(server: CountedServer, row: Row): Promise<string> {
+  if (row.key !== "config-304") return "";
+  const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { authorization: `Bearer ${server.key}` } });
+  await config.text();
+  return config.headers.get("etag") ?? "";
+}
+
+/**
+ * `periodMs`: with the periods scaled, the longest of them, waited out after the warm-up (its last
+ * delivery is not the counted requests') and after them (their own deliveries are), before quiet.
+ */
+async function measureRow(server: CountedServer, row: Row, evidence: Map<number, ThreadEvidence>, idleRate: ReadonlyMap<number, number>, periodMs = 0): Promise<Measured> {
+  const spec = row.request(server, await etagFor(server, row));
+  const [warmup, requests] = countsOf(row);
   process.stderr.write(`${row.name}: warm-up ${warmup}…`);
   await send(server.url, spec, warmup);
+  await sleep(periodMs);
   if (!guarding) await waitIdleTree([server.pid], QUIET);
   process.stderr.write(` counting ${requests}…`);
   server.countOn();
   const started = Date.now();
   await send(server.url, spec, requests);
   const spanMs = Date.now() - started;
-  const drainMs = guarding ? 0 : await waitIdleTree([server.pid], QUIET);
+  await sleep(periodMs);
+  const drainMs = periodMs + (guarding ? 0 : await waitIdleTree([server.pid], QUIET));
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the
@@ -261,12 +306,12 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
     const perRequest = threads.get(1) ?? 0;
     const compiling = (busy.stages.get(COMPILE_STAGE) ?? 0) / requests;
     process.stderr.write(` ${Math.round(perRequest / 1000)} k per request on the event loop, ${Math.round(compiling / 1000)} k of it compiling\n`);
-    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), compiling };
+    return { perRequest, threads, stages: minus(busy.stages, new Map(), requests), compiling, rate: { requests, ms: spanMs } };
   }
   const { threads, stages } = lessIdle({ ...lessCompiling(busy), compilingByThread: new Map() }, idleRate, (spanMs + drainMs) / 1000);
   const perRequest = [...threads.values()].reduce((a, b) => a + b, 0) / requests;
   process.stderr.write(` ${(spanMs / 1000).toFixed(1)} s (+${(drainMs / 1000).toFixed(0)} s till quiet), ${Math.round(perRequest / 1000)} k per request\n`);
-  return { perRequest, threads: minus(threads, new Map(), requests), stages: minus(stages, new Map(), requests), compiling: busy.compiling / requests };
+  return { perRequest, threads: minus(threads, new Map(), requests), stages: minus(stages, new Map(), requests), compiling: busy.compiling / requests, rate: { requests, ms: spanMs } };
 }
 
 /** The settled server's instructions per second, by thread number. */
@@ -293,48 +338,90 @@ const only = values.only?.split(",") ?? (guarding ? GUARD_ROWS : undefined);
 const rows = ROWS.filter((r) => only === undefined || only.includes(r.key));
 const results: RowResult[] = [];
 let idle: Map<string, number> | undefined;
+
+const perSecond = (rate: Rate) => (rate.requests / rate.ms) * 1000;
+const total = (threads: ReadonlyMap<unknown, number>) => [...threads.values()].reduce((a, b) => a + b, 0);
+
+/** One counted server: its idle count (when asked), then each of `mine`; per row what it measured, its threads by kind. */
+async function session(kind: "hello" | "vane", mine: readonly Row[], countsIdle: boolean, scale?: number): Promise<{ rows: Map<string, Measured & { kinds: Map<string, number> }>; idle?: Map<string, number> }> {
+  const dir = mkdtempSync(join(tmpdir(), "vane-instructions-"));
+  const server = kind === "hello" ? await startHello(dir, { optimize: !guarding }) : await startVane(dir, scale === undefined ? [] : periodScaleArgs(scale), { optimize: !guarding });
+  const evidence = new Map<number, ThreadEvidence>();
+  const measured = new Map<string, Measured>();
+  let idleThreads = new Map<number, number>();
+  try {
+    if (countsIdle) idleThreads = await countIdle(server, evidence, kind === "vane" ? IDLE_SETTLE_S : HELLO_SETTLE_S);
+    // The guard: under valgrind the start's leftovers (DuckDB opening, the start's garbage) run for a while; not a row's work.
+    else if (guarding && kind === "vane") await sleep(GUARD_SETTLE_MS);
+    for (const row of mine) measured.set(row.key, await measureRow(server, row, evidence, idleThreads, scale === undefined ? 0 : longestPeriodMs(scale)));
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return {
+    rows: new Map([...measured].map(([key, m]) => [key, { ...m, kinds: byKind(m.threads, evidence) }])),
+    idle: idleThreads.size > 0 ? byKind(idleThreads, evidence) : undefined,
+  };
+}
+
+/** Each row's rate natively: `vane serve` without valgrind, pinned as the counted one, the same warm-up and load generator, ten times the counted requests. */
+async function nativeRates(mine: readonly Row[]): Promise<Map<string, Rate>> {
+  const dir = mkdtempSync(join(tmpdir(), "vane-instructions-native-"));
+  const server = await startVane(dir, [], { counted: false });
+  const rates = new Map<string, Rate>();
+  try {
+    for (const row of mine) {
+      const spec = row.request(server, await etagFor(server, row));
+      const [warmup, requests] = countsOf(row);
+      await send(server.url, spec, warmup);
+      await waitIdleTree([server.pid], QUIET);
+      const started = performance.now();
+      await send(server.url, spec, requests * NATIVE_FACTOR);
+      rates.set(row.key, { requests: requests * NATIVE_FACTOR, ms: performance.now() - started });
+      process.stderr.write(`${row.name}: natively ${Math.round(perSecond(rates.get(row.key)!))} requests/s\n`);
+    }
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return rates;
+}
+
 for (let round = 1; round <= ROUNDS; round++) {
   for (const kind of ["hello", "vane"] as const) {
     const mine = rows.filter((r) => r.server === kind);
     const countsIdle = IDLE_SECONDS > 0 && (kind === "hello" || round === 1);
     if (mine.length === 0 && !(kind === "vane" && countsIdle)) continue;
-    const dir = mkdtempSync(join(tmpdir(), "vane-instructions-"));
-    const server = kind === "hello" ? await startHello(dir, { optimize: !guarding }) : await startVane(dir, [], { optimize: !guarding });
-    const evidence = new Map<number, ThreadEvidence>();
-    const mineNow: RowResult[] = [];
-    let idleThreads = new Map<number, number>();
-    try {
-      if (countsIdle) idleThreads = await countIdle(server, evidence, kind === "vane" ? IDLE_SETTLE_S : HELLO_SETTLE_S);
-      // The guard: under valgrind the start's leftovers (DuckDB opening, the start's garbage) run for a while; not a row's work.
-      else if (guarding && kind === "vane") await sleep(GUARD_SETTLE_MS);
-      for (const row of mine) {
-        const measured = await measureRow(server, row, evidence, idleThreads);
-        const known = results.find((r) => r.key === row.key);
-        if (known !== undefined) {
-          known.perRequest.push(measured.perRequest);
-          known.compiling.push(measured.compiling);
-          continue;
-        }
-        const result: RowResult = {
-          key: row.key,
-          name: row.name,
-          baseline: row.baseline,
-          events: row.events,
-          perRequest: [measured.perRequest],
-          threads: {},
-          byThread: measured.threads,
-          stages: Object.fromEntries(measured.stages),
-          compiling: [measured.compiling],
-        };
+    const native = PACED && kind === "vane" && mine.length > 0 ? await nativeRates(mine) : undefined;
+    const counted = await session(kind, mine, countsIdle);
+    if (kind === "vane" && counted.idle !== undefined) idle = counted.idle;
+    for (const row of mine) {
+      const measured = counted.rows.get(row.key)!;
+      let result = results.find((r) => r.key === row.key);
+      if (result === undefined) {
+        result = { key: row.key, name: row.name, baseline: row.baseline, events: row.events, perRequest: [], threads: {}, byThread: measured.threads, stages: Object.fromEntries(measured.stages), compiling: [] };
         results.push(result);
-        mineNow.push(result);
+        result.threads = Object.fromEntries(measured.kinds);
       }
-    } finally {
-      await server.stop();
-      rmSync(dir, { recursive: true, force: true });
+      result.perRequest.push(measured.perRequest);
+      result.compiling.push(measured.compiling);
+      if (native === undefined) continue;
+      // At real pace: a server of its own (S is the row's), its idle count with the same periods.
+      const scale = slowdown(native.get(row.key)!, measured.rate);
+      process.stderr.write(`${row.name}: S = ${scale.toFixed(1)}, at real pace: a server with its periods × S\n`);
+      const paced = await session("vane", [row], IDLE_SECONDS > 0, scale);
+      const at = paced.rows.get(row.key)!;
+      const pace = (result.pace ??= { slowdown: [], nativePerSecond: [], countedPerSecond: [], pacedPerSecond: [], perRequest: [], compiling: [], threads: {}, stages: {}, idlePerSecond: 0 });
+      pace.slowdown.push(scale);
+      pace.nativePerSecond.push(perSecond(native.get(row.key)!));
+      pace.countedPerSecond.push(perSecond(measured.rate));
+      pace.pacedPerSecond.push(perSecond(at.rate));
+      pace.perRequest.push(at.perRequest);
+      pace.compiling.push(at.compiling);
+      pace.threads = Object.fromEntries(at.kinds);
+      pace.stages = Object.fromEntries(at.stages);
+      pace.idlePerSecond = paced.idle === undefined ? 0 : total(paced.idle);
     }
-    for (const result of mineNow) result.threads = Object.fromEntries(byKind(result.byThread, evidence));
-    if (kind === "vane" && idleThreads.size > 0) idle = byKind(idleThreads, evidence);
   }
 }
 
@@ -343,35 +430,56 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 const span = (xs: readonly number[]) => (xs.length === 1 ? k(xs[0]!) : `${k(Math.min(...xs))}–${k(Math.max(...xs))}`);
 const ordered = ROWS.map((r) => results.find((x) => x.key === r.key)).filter((r): r is RowResult => r !== undefined);
 const vaneRows = ordered.filter((r) => r.baseline !== undefined);
-/** A breakdown table: one line per thread or stage, one column per Vane row, k instructions per request. */
-const breakdown = (title: string, pick: (r: RowResult) => Record<string, number>) => {
-  const names = [...new Set(vaneRows.flatMap((r) => Object.keys(pick(r))))].sort((a, b) => mean(vaneRows.map((r) => pick(r)[b] ?? 0)) - mean(vaneRows.map((r) => pick(r)[a] ?? 0)));
+const pacedRows = vaneRows.filter((r) => r.pace !== undefined);
+/** A breakdown table: one line per thread or stage, one column per row, k instructions per request. */
+const breakdown = (title: string, among: readonly RowResult[], pick: (r: RowResult) => Record<string, number>) => {
+  const names = [...new Set(among.flatMap((r) => Object.keys(pick(r))))].sort((a, b) => mean(among.map((r) => pick(r)[b] ?? 0)) - mean(among.map((r) => pick(r)[a] ?? 0)));
   return [
-    `| ${title} | ${vaneRows.map((r) => r.key).join(" | ")} |`,
-    `|---|${vaneRows.map(() => "---:").join("|")}|`,
-    ...names.map((name) => `| ${name} | ${vaneRows.map((r) => k(pick(r)[name] ?? 0)).join(" | ")} |`),
+    `| ${title} | ${among.map((r) => r.key).join(" | ")} |`,
+    `|---|${among.map(() => "---:").join("|")}|`,
+    ...names.map((name) => `| ${name} | ${among.map((r) => k(pick(r)[name] ?? 0)).join(" | ")} |`),
   ];
 };
+/** Per thread and, on the event loop, per stage: `how` says at which pace. */
+const breakdowns = (how: string, among: readonly RowResult[], threads: (r: RowResult) => Record<string, number>, stages: (r: RowResult) => Record<string, number>) =>
+  among.length === 0 ? [] : [`By thread, ${how} (k instructions per request):`, "", ...breakdown("thread", among, threads), "", `The event loop by stage, ${how} (k instructions per request):`, "", ...breakdown("stage", among, stages), ""];
+const perEvent = (row: RowResult, xs: readonly number[]) => (row.events === undefined ? "" : ` (${k(mean(xs) / row.events)} per event)`);
+/** A row's figure against its hello-world's (the hello-world has no periodic work: one figure at either pace). */
+const times = (row: RowResult, xs: readonly number[]) => {
+  const base = ordered.find((r) => r.key === row.baseline);
+  return base === undefined ? "" : `${(mean(xs) / mean(base.perRequest)).toFixed(1)}×`;
+};
+const rate = (xs: readonly number[]) => xs.map((x) => Math.round(x)).join(", ");
 const lines = [
   `Instructions per request (callgrind, every thread): ${WARMUP} requests of warm-up, then ${REQUESTS} counted from ${CONNECTIONS} connections and on until the server was quiet (under ${QUIET.maxPercent} % of a core for ${QUIET.windowMs / 1000} s), V8 compiling on every thread and the settled server's idle work (its compiling left out too) over that span left out, no thread below zero; ${ROUNDS} round(s) each. A per-event row sends a twentieth of the requests.`,
+  ...(pacedRows.length === 0
+    ? []
+    : [
+        "",
+        `At real pace (the headline): each Vane row again on a server of its own started with its periods (the learner's, the learned state's share, the Parquet copy's gap and looks) × S, S = the rate of a native run of the same requests (${NATIVE_FACTOR}× as many, the same warm-up, load generator and pinning) over the rate inside the count at valgrind's pace; its own idle count with the same periods subtracted; the longest scaled period waited out after the warm-up and after the counted requests, then quiet. At valgrind's pace: all Vane rows on one server, the shipped periods (each of their runs covers ~S× fewer requests than natively).`,
+      ]),
   "",
-  "| request | instructions per request | × its hello-world | V8 compiling left out, per request |",
-  "|---|---:|---:|---:|",
+  ...(pacedRows.length === 0
+    ? ["| request | instructions per request | × its hello-world | V8 compiling left out, per request |", "|---|---:|---:|---:|"]
+    : ["| request | at real pace | × its hello-world | at valgrind's pace | × its hello-world | S (native req/s ÷ counted req/s) | V8 compiling left out, per request (real pace) |", "|---|---:|---:|---:|---:|---|---:|"]),
   ...ordered.map((row) => {
-    const base = ordered.find((r) => r.key === row.baseline);
-    const perEvent = row.events === undefined ? "" : ` (${k(mean(row.perRequest) / row.events)} per event)`;
-    return `| ${row.name} | ${span(row.perRequest)}${perEvent} | ${base === undefined ? "" : `${(mean(row.perRequest) / mean(base.perRequest)).toFixed(1)}×`} | ${k(mean(row.compiling))} |`;
+    if (pacedRows.length === 0) return `| ${row.name} | ${span(row.perRequest)}${perEvent(row, row.perRequest)} | ${times(row, row.perRequest)} | ${k(mean(row.compiling))} |`;
+    const pace = row.pace;
+    if (pace === undefined) return `| ${row.name} | ${span(row.perRequest)}${perEvent(row, row.perRequest)} | ${times(row, row.perRequest)} | ${span(row.perRequest)} | ${times(row, row.perRequest)} |  | ${k(mean(row.compiling))} |`;
+    const slow = `${pace.slowdown.map((x) => x.toFixed(1)).join(", ")} (${rate(pace.nativePerSecond)} ÷ ${rate(pace.countedPerSecond)}; ${rate(pace.pacedPerSecond)} at real pace)`;
+    return `| ${row.name} | **${span(pace.perRequest)}**${perEvent(row, pace.perRequest)} | ${times(row, pace.perRequest)} | ${span(row.perRequest)}${perEvent(row, row.perRequest)} | ${times(row, row.perRequest)} | ${slow} | ${k(mean(pace.compiling))} |`;
   }),
   "",
   ...(refused === 0 ? [] : [`${refused} requests were answered 503 or 408 and sent again (their work is in the counts).`, ""]),
-  ...(vaneRows.length === 0 ? [] : ["By thread (k instructions per request):", "", ...breakdown("thread", (r) => r.threads), "", "The event loop by stage (k instructions per request):", "", ...breakdown("stage", (r) => r.stages), ""]),
+  ...breakdowns("at real pace", pacedRows, (r) => r.pace!.threads, (r) => r.pace!.stages),
+  ...breakdowns(pacedRows.length === 0 ? "as counted" : "at valgrind's pace", vaneRows, (r) => r.threads, (r) => r.stages),
   ...(idle === undefined
     ? []
     : [
-        `Idle \`vane serve\`, settled ${IDLE_SETTLE_S} s, counted over ${IDLE_SECONDS} s: ${([...idle.values()].reduce((a, b) => a + b, 0) / 1e6).toFixed(2)} M instructions per second (${[...idle]
+        `Idle \`vane serve\`, settled ${IDLE_SETTLE_S} s, counted over ${IDLE_SECONDS} s: ${(total(idle) / 1e6).toFixed(2)} M instructions per second (${[...idle]
           .sort((a, b) => b[1] - a[1])
           .map(([kind, n]) => `${kind} ${(n / 1e6).toFixed(2)} M`)
-          .join(", ")}).`,
+          .join(", ")})${pacedRows.length === 0 ? "" : `; with the periods × S: ${pacedRows.map((r) => `${(r.pace!.idlePerSecond / 1e6).toFixed(2)} M (${r.key})`).join(", ")}`}.`,
         "",
       ]),
 ];

@@ -73,6 +73,21 @@ ${WEIGHTS_HELP}
 ${OBSERVABILITY_HELP}
 ${dataHelp(15)}`;
 
+/**
+ * bench:instructions' setting, left out of the usage on purpose (it is no tunable): the periods of
+ * the work requests drive, times S, so a server that valgrind slows S-fold runs that work once per
+ * as many requests as at real pace (NodeServerOptions.periodScale).
+ */
+const BENCH_OPTIONS = { "bench-period-scale": { type: "string" } } as const;
+const MAX_PERIOD_SCALE = 1_000;
+
+function periodScaleOption(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const scale = Number(value);
+  if (value.trim() === "" || !(scale >= 1 && scale <= MAX_PERIOD_SCALE)) throw new UsageError(`--bench-period-scale must be a number from 1 to ${MAX_PERIOD_SCALE}, got "${value}"`, USAGE);
+  return scale;
+}
+
 /** Exit codes of a forced stop (a second signal during shutdown): 128 + the signal number. */
 const FORCED_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -83,7 +98,7 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "log-requests": { type: "string", default: "errors" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "log-requests": { type: "string", default: "errors" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS, ...BENCH_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
@@ -107,7 +122,8 @@ export const serveVerb: Verb = {
     const storeUrl = storeUrlOf(values);
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, retention, archiveRetainMs, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
+    const periodScale = periodScaleOption(values["bench-period-scale"]);
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, periodScale, retention, archiveRetainMs, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
     const server = await (workers === 1 ? startNodeServer({ ...options, consoleResults: nodeConsoleResults }) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });

@@ -20,6 +20,7 @@ import { loadEngine } from "../engine/loader.js";
 import { DEFAULT_RETENTION, type Retention, pruneEvents } from "../store/retention.js";
 import { pruneArchive } from "../store/parquet/archive-retention.js";
 import { NodeFileSink } from "../store/parquet/file-sink.js";
+import { MIN_RUN_GAP_MS } from "../store/parquet/parquet-protocol.js";
 import { openStores } from "../store/open-stores.js";
 import { type EventStore, READS_NONE } from "../store/types.js";
 import { settleWithin } from "../lib/settle-within.js";
@@ -64,6 +65,13 @@ export interface NodeServerOptions {
   readonly catchUpMs?: number;
   /** How often the learner reads new events and closes reward windows. */
   readonly learnMs?: number;
+  /**
+   * A benchmark setting, not a tunable: the periods of the work requests drive (the learner's
+   * runs, the learned state's share, the Parquet copy's gap between runs and its looks) times this.
+   * bench:instructions runs the server ~30× slower under valgrind and sets it to that slowdown, so
+   * each run covers as many requests as at real pace (docs/performance.md, "How periods are scaled").
+   */
+  readonly periodScale?: number;
   /** Adaptive decisions waiting for a reward held in memory at most; older ones wait in the store. */
   readonly maxPendingInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
@@ -166,8 +174,9 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const opened = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl }, { writer: "worker" });
   const stores = observeStores(opened, { tracer, metrics, failed: log && storeFailureLog(log) });
   const threadEnds = new ThreadEnds(log);
+  const scale = options.periodScale ?? 1;
   const parquet = new ParquetRole(
-    { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: options.catchUpMs ?? 1_000, flushRows: 10_000 },
+    { dataDir: options.dataDir, storeUrl: options.storeUrl, parquetDir: options.parquetDir, intervalMs: (options.catchUpMs ?? 1_000) * scale, minRunGapMs: MIN_RUN_GAP_MS * scale, flushRows: 10_000 },
     opened.events,
     PARQUET_RESTART_MS,
     threadEnds.parquetCloseHalted,
@@ -198,7 +207,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const app = createApp({ admitStream: openFiles && (() => openFiles.admit()), engine, stores, pipelines: [parquet], learner: learning, version, limits: options.limits, observability, onInternalError: log && internalErrorLogger(log), shutdown: shutdown.signal, rateLimiter, adminToken: options.adminToken, console: consoleOptions(options, eventSources), readEvents: columnarReads(eventSources), starting: (ready) => starting.push(ready) });
   await Promise.all(starting);
   const task = background(log);
-  const learnMs = options.learnMs ?? DEFAULT_LEARN_MS;
+  const learnMs = (options.learnMs ?? DEFAULT_LEARN_MS) * scale;
   // The store is looked at past the feed (other processes' commits) once every LEARN_BATCH_RUNS
   // periods: runs come at the timer's pace under load, and a look at every run read back from
   // SQLite this process's commits whose answers had not reached the event loop yet (25–65 events,
@@ -207,7 +216,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   const learn = task({
     label: "learning",
     everyMs: learnMs,
-    idleMs: Math.min(IDLE_WAIT_MS, learnMs * 25),
+    idleMs: Math.min(IDLE_WAIT_MS * scale, learnMs * 25),
     run: async () => {
       const now = systemClock.now();
       // A few events wait for more, up to LEARN_BATCH_RUNS runs' time (Learner.stepDue).
@@ -219,7 +228,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
       return learning.progress().position === before ? "idle" : "worked";
     },
   });
-  const share = task({ label: "learned state", everyMs: SHARE_LEARNING_MS, idleMs: IDLE_WAIT_MS, run: async () => ((await learning.share()) ? "worked" : "idle") });
+  const share = task({ label: "learned state", everyMs: SHARE_LEARNING_MS * scale, idleMs: IDLE_WAIT_MS * scale, run: async () => ((await learning.share()) ? "worked" : "idle") });
   // This process's commits wake the learner at once; other processes' are found when it next looks.
   const unsubscribe = stores.events.onCommitted(() => {
     learn.wake();

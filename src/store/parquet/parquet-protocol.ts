@@ -16,6 +16,8 @@ export interface ParquetOptions {
   readonly parquetDir?: string;
   /** How often the copy looks for events on its own (after failures, or other processes' events). */
   readonly intervalMs: number;
+  /** Runs start at most this often; MIN_RUN_GAP_MS when absent (a benchmark scales it: NodeServerOptions.periodScale). */
+  readonly minRunGapMs?: number;
   /** Rows per file-writing round. */
   readonly flushRows: number;
 }

@@ -104,9 +104,9 @@ let lastRunAt = Number.NEGATIVE_INFINITY;
 /** Ends the wait for the gap between runs, when the copy is asked to close. */
 let endGap: (() => void) | undefined;
 
-/** Waits until MIN_RUN_GAP_MS after the last run started, unless closing. */
+/** Waits until the run gap (MIN_RUN_GAP_MS unless the options say) after the last run started, unless closing. */
 async function gap(): Promise<void> {
-  const wait = lastRunAt + MIN_RUN_GAP_MS - Date.now();
+  const wait = lastRunAt + (options.minRunGapMs ?? MIN_RUN_GAP_MS) - Date.now();
   if (wait > 0 && !closing) {
     let gapTimer: ReturnType<typeof setTimeout> | undefined;
     await new Promise<void>((resolve) => {
