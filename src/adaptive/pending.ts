@@ -9,12 +9,17 @@
 // policy and arm as a number, flags), indexed by an open-addressing table of slot numbers keyed by
 // the id, and queued as a slot number per window length. Entities and contexts have columns of their own, made when first needed.
 // Growing stalls nothing (issue 33): the columns gain a chunk and the id table doubles a few
-// buckets at a time (chunks.ts, id-table.ts).
+// buckets at a time (chunks.ts, id-table.ts). Neither does shrinking, where rebuilding the book
+// once it was a quarter full held the event loop 190 ms at 250 k: a new decision takes the lowest
+// free slot, and after each removal, while more than a quarter of the slots in use are free, up to
+// COMPACT_MOVES decisions move from the top into the lowest free slots, so the top empties and its
+// chunks are let go; the id table halves a few buckets at a time.
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
 import { IdWords } from "./decision-id.js";
 import { IdTable } from "./id-table.js";
-import { roomFor } from "./chunks.js";
+import { shrunkCapacity } from "./chunks.js";
+import { FreeSlots } from "./free-slots.js";
 import { NO_SLOT, PendingColumns, TEXT_ID } from "./pending-columns.js";
 import { SlotQueue } from "./slot-queue.js";
 import { POPULATION } from "./state.js";
@@ -33,6 +38,11 @@ export interface PolicyRef {
   /** stateKey(projectId, env, policyId): where its statistics are kept. */
   readonly stateKey: string;
 }
+
+/** Decisions moved down per removal (closeDue, removeOldest) while the book compacts: each costs a few hundred ns. */
+const COMPACT_MOVES = 2048;
+/** Free slots dropped from the top per removal: a few ns each. */
+const COMPACT_DROPS = 64 * COMPACT_MOVES;
 
 export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
@@ -72,12 +82,14 @@ export class Pending {
  * until the next removal, which may compact the book and renumber them all (an add moves none).
  */
 export class PendingBook {
-  private columns = new PendingColumns(0);
-  private table = new IdTable();
-  /** Slots given out so far (the rest of the columns is unused), and the first free one below. */
+  private readonly columns = new PendingColumns();
+  private readonly table = new IdTable();
+  /** Slots given out so far (the rest of the columns is unused), and the free ones below. */
   private used = 0;
-  private freeSlot = NO_SLOT;
+  private free = new FreeSlots(this.columns.capacity);
   private count = 0;
+  /** Whether removals move decisions down: from more than a quarter of the used slots free, until an eighth. */
+  private compacting = false;
   /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
@@ -103,7 +115,17 @@ export class PendingBook {
     return this.table.size;
   }
 
-  /** Whether the id table is doubling, entries in an old table and a new one: for tests. */
+  /** Slots in use or free below the top one held: for tests. */
+  get top(): number {
+    return this.used;
+  }
+
+  /** Whether removals are moving decisions down: for tests. */
+  get compactingNow(): boolean {
+    return this.compacting;
+  }
+
+  /** Whether the id table is doubling or halving, entries in an old table and a new one: for tests. */
   get doubling(): boolean {
     return this.table.doubling;
   }
@@ -211,7 +233,7 @@ export class PendingBook {
       queue.shift();
       this.forget(slot);
     }
-    this.shrink();
+    this.compact();
   }
 
   /** Removes the decisions whose window closed at or before `nowMs`; returns how many had no reward. */
@@ -224,7 +246,7 @@ export class PendingBook {
         this.forget(slot);
       }
     }
-    this.shrink();
+    this.compact();
     return unrewarded;
   }
 
@@ -243,47 +265,77 @@ export class PendingBook {
     this.entities.release(columns.entityAt(slot));
     columns.dropFeatures(slot);
     if ((columns.flagsAt(slot) & TEXT_ID) !== 0) columns.texts.delete(slot);
-    columns.setArm(slot, this.freeSlot + 1);
-    this.freeSlot = slot;
+    this.free.add(slot);
     this.count--;
   }
 
   private allocate(): number {
-    if (this.freeSlot !== NO_SLOT) {
-      const slot = this.freeSlot;
-      this.freeSlot = this.columns.armAt(slot) - 1;
-      return slot;
-    }
+    const slot = this.free.take();
+    if (slot !== NO_SLOT) return slot;
     // With no free slot all below `used` are held: more room (a chunk) leaves every slot where it is.
-    if (this.used === this.columns.capacity) this.columns.grow();
+    if (this.used === this.columns.capacity) {
+      this.columns.grow();
+      this.free.fit(this.columns.capacity);
+    }
     return this.used++;
   }
 
-  /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
-  private shrink(): void {
-    if (this.columns.capacity <= roomFor(0) || this.count * 4 >= this.columns.capacity) return;
-    this.resize(roomFor(this.count * 2));
+  /**
+   * After removals: the free slots at the top dropped, and while compacting, up to COMPACT_MOVES
+   * decisions moved from the top into the lowest free slots; then the chunks above let go.
+   */
+  private compact(): void {
+    if (this.count === 0) {
+      // Nothing held: every slot is free at once.
+      this.free = new FreeSlots(this.columns.capacity);
+      this.used = 0;
+    }
+    const { free } = this;
+    if (!this.compacting && free.size * 4 > this.used) this.compacting = true;
+    let moves = 0;
+    let drops = 0;
+    while (this.used > 0 && drops < COMPACT_DROPS) {
+      const top = this.used - 1;
+      if (free.has(top)) {
+        free.delete(top);
+        drops++;
+      } else if (this.compacting && moves < COMPACT_MOVES && free.size * 8 > this.used) {
+        this.move(top, free.take());
+        moves++;
+      } else break;
+      this.used--;
+    }
+    if (free.size * 8 <= this.used) this.compacting = false;
+    const capacity = shrunkCapacity(this.columns.capacity, this.used);
+    if (capacity < this.columns.capacity) {
+      this.columns.shrink(capacity);
+      free.fit(capacity);
+    }
   }
 
-  /** New columns, the decisions held renumbered 0.. in queue order (slot numbers handed out before are void), a new table. */
-  private resize(capacity: number): void {
-    const old = this.columns;
-    const columns = new PendingColumns(capacity, old);
-    const table = new IdTable(this.count);
-    const to = new Int32Array(this.used);
-    let next = 0;
-    for (const queue of this.queues.values()) {
-      for (let i = 0; i < queue.length; i++) {
-        const from = queue.at(i);
-        columns.copy(old, from, next);
-        table.insert(next, columns.hashAt(next), columns);
-        to[from] = next++;
-      }
-      queue.renumber(to);
+  /** The decision in slot `from` into the free slot `to`: its columns, its id table entry, its place in its queue. */
+  private move(from: number, to: number): void {
+    const { columns } = this;
+    this.table.repoint(from, to, columns.hashAt(from));
+    const queue = this.queues.get(this.arms.at(columns.armAt(from)).owner.windowMs)!;
+    queue.set(this.placeIn(queue, from), to);
+    columns.move(from, to);
+  }
+
+  /** Where a slot is in its queue: found by its seq, as a queue is in log order. */
+  private placeIn(queue: SlotQueue, slot: number): number {
+    const { columns } = this;
+    const seq = columns.seqAt(slot);
+    let lo = 0;
+    let hi = queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (columns.seqAt(queue.at(mid)) < seq) lo = mid + 1;
+      else hi = mid;
     }
-    this.columns = columns;
-    this.table = table;
-    this.used = next;
-    this.freeSlot = NO_SLOT;
+    for (let i = lo; i < queue.length && columns.seqAt(queue.at(i)) === seq; i++) if (queue.at(i) === slot) return i;
+    // Not in log order (a caller adding out of order): a walk of the whole queue.
+    for (let i = 0; i < queue.length; i++) if (queue.at(i) === slot) return i;
+    throw new Error(`slot ${slot} in no queue`);
   }
 }
