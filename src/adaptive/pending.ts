@@ -12,8 +12,8 @@
 // buckets at a time (chunks.ts, id-table.ts). Neither does shrinking, where rebuilding the book
 // once it was a quarter full held the event loop 190 ms at 250 k: a new decision takes the lowest
 // free slot, and after each removal, while more than a quarter of the slots in use are free, up to
-// COMPACT_MOVES decisions move from the top into the lowest free slots, so the top empties and its
-// chunks are let go; the id table halves a few buckets at a time.
+// COMPACT_MOVES decisions move from above a watermark into the lowest free slots, so the top
+// empties and its chunks are let go; the id table halves a few buckets at a time.
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
 import { IdWords } from "./decision-id.js";
@@ -39,9 +39,15 @@ export interface PolicyRef {
   readonly stateKey: string;
 }
 
-/** Decisions moved down per removal (closeDue, removeOldest) while the book compacts: each costs a few hundred ns. */
+/**
+ * Decisions moved down per removal call (closeDue, removeOldest) while the book compacts: twice
+ * as many as it removed (a removal makes at most one hole) and a few more, at most COMPACT_MOVES.
+ * A move costs ~0.5 µs.
+ */
 const COMPACT_MOVES = 2048;
-/** Free slots dropped from the top per removal: a few ns each. */
+const COMPACT_MOVES_ANYWAY = 64;
+/** Queue entries looked at per removal while the book compacts, and free slots dropped from the top: a few ns each. */
+const COMPACT_VISITS = 32 * COMPACT_MOVES;
 const COMPACT_DROPS = 64 * COMPACT_MOVES;
 
 export const REWARDED = 1;
@@ -90,6 +96,10 @@ export class PendingBook {
   private count = 0;
   /** Whether removals move decisions down: from more than a quarter of the used slots free, until an eighth. */
   private compacting = false;
+  /** A compaction round moves every decision from this slot up below it; -1 between rounds. */
+  private watermark = -1;
+  /** Per queue, the round's walk so far: its slots from `taken + length` down to this position are below the watermark. */
+  private readonly cursors = new Map<SlotQueue, number>();
   /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
@@ -233,11 +243,12 @@ export class PendingBook {
       queue.shift();
       this.forget(slot);
     }
-    this.compact();
+    this.compact(spilled.length);
   }
 
   /** Removes the decisions whose window closed at or before `nowMs`; returns how many had no reward. */
   closeDue(nowMs: number): number {
+    const held = this.count;
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
       while (queue.length > 0 && this.columns.closeAt(queue.at(0)) <= nowMs) {
@@ -246,7 +257,7 @@ export class PendingBook {
         this.forget(slot);
       }
     }
-    this.compact();
+    this.compact(held - this.count);
     return unrewarded;
   }
 
@@ -281,31 +292,24 @@ export class PendingBook {
   }
 
   /**
-   * After removals: the free slots at the top dropped, and while compacting, up to COMPACT_MOVES
-   * decisions moved from the top into the lowest free slots; then the chunks above let go.
+   * After removals: while compacting, up to COMPACT_MOVES decisions moved below a watermark into
+   * the lowest free slots; then the free slots at the top dropped, and the chunks above let go.
    */
-  private compact(): void {
+  private compact(removed: number): void {
     if (this.count === 0) {
       // Nothing held: every slot is free at once.
       this.free = new FreeSlots(this.columns.capacity);
       this.used = 0;
+      this.endRound();
     }
     const { free } = this;
     if (!this.compacting && free.size * 4 > this.used) this.compacting = true;
-    let moves = 0;
-    let drops = 0;
-    while (this.used > 0 && drops < COMPACT_DROPS) {
-      const top = this.used - 1;
-      if (free.has(top)) {
-        free.delete(top);
-        drops++;
-      } else if (this.compacting && moves < COMPACT_MOVES && free.size * 8 > this.used) {
-        this.move(top, free.take());
-        moves++;
-      } else break;
-      this.used--;
+    if (this.compacting) this.compactSome(Math.min(COMPACT_MOVES, 2 * removed + COMPACT_MOVES_ANYWAY));
+    for (let drops = 0; this.used > 0 && drops < COMPACT_DROPS && free.has(this.used - 1); drops++) free.delete(--this.used);
+    if (free.size * 8 <= this.used) {
+      this.compacting = false;
+      this.endRound();
     }
-    if (free.size * 8 <= this.used) this.compacting = false;
     const capacity = shrunkCapacity(this.columns.capacity, this.used);
     if (capacity < this.columns.capacity) {
       this.columns.shrink(capacity);
@@ -313,29 +317,56 @@ export class PendingBook {
     }
   }
 
-  /** The decision in slot `from` into the free slot `to`: its columns, its id table entry, its place in its queue. */
+  /**
+   * A part of a round: each queue walked from its tail (a slot's place in its queue is known only
+   * so), every decision above the round's watermark moved into the lowest free slot. The
+   * watermark leaves an eighth of the held count spare, so the free slots below it hold all above
+   * it; decisions added meanwhile may take them, and then the round ends early and the next one
+   * starts from the new count.
+   */
+  private compactSome(maxMoves: number): void {
+    if (this.watermark < 0) {
+      this.watermark = this.count + (this.count >>> 3) + 1;
+      for (const queue of this.queues.values()) this.cursors.set(queue, queue.taken + queue.length);
+    }
+    const { free, watermark } = this;
+    let moves = 0;
+    let visits = 0;
+    for (const [queue, cursor] of this.cursors) {
+      let at = cursor - queue.taken;
+      while (at > 0 && moves < maxMoves && visits < COMPACT_VISITS) {
+        at--;
+        visits++;
+        const slot = queue.at(at);
+        if (slot < watermark) continue;
+        const to = free.take();
+        if (to === NO_SLOT || to > slot) {
+          if (to !== NO_SLOT) free.add(to);
+          return this.endRound();
+        }
+        this.move(slot, to);
+        queue.set(at, to);
+        moves++;
+      }
+      if (at > 0) {
+        this.cursors.set(queue, queue.taken + at);
+        return;
+      }
+      this.cursors.delete(queue);
+    }
+    this.endRound();
+  }
+
+  private endRound(): void {
+    this.watermark = -1;
+    this.cursors.clear();
+  }
+
+  /** The decision in slot `from` into the free slot `to` (the caller renumbers its queue entry); `from` is free after. */
   private move(from: number, to: number): void {
     const { columns } = this;
     this.table.repoint(from, to, columns.hashAt(from));
-    const queue = this.queues.get(this.arms.at(columns.armAt(from)).owner.windowMs)!;
-    queue.set(this.placeIn(queue, from), to);
     columns.move(from, to);
-  }
-
-  /** Where a slot is in its queue: found by its seq, as a queue is in log order. */
-  private placeIn(queue: SlotQueue, slot: number): number {
-    const { columns } = this;
-    const seq = columns.seqAt(slot);
-    let lo = 0;
-    let hi = queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (columns.seqAt(queue.at(mid)) < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let i = lo; i < queue.length && columns.seqAt(queue.at(i)) === seq; i++) if (queue.at(i) === slot) return i;
-    // Not in log order (a caller adding out of order): a walk of the whole queue.
-    for (let i = 0; i < queue.length; i++) if (queue.at(i) === slot) return i;
-    throw new Error(`slot ${slot} in no queue`);
+    this.free.add(from);
   }
 }

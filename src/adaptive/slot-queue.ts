@@ -12,6 +12,8 @@ export class SlotQueue {
   private readonly chunks: Int32Array[] = [new Int32Array(MIN_CHUNK)];
   private head = 0;
   private count = 0;
+  /** Slots taken from the head so far: `taken + i` names the i-th slot from the head for as long as it is held. */
+  taken = 0;
 
   get length(): number {
     return this.count;
@@ -53,6 +55,7 @@ export class SlotQueue {
     const slot = this.at(0);
     this.head++;
     this.count--;
+    this.taken++;
     if (this.count === 0) this.head = 0;
     else if (this.head === CHUNK) {
       this.chunks.shift();
