@@ -44,8 +44,8 @@ export interface PolicyRef {
  * as many as it removed (a removal makes at most one hole) and a few more, at most COMPACT_MOVES.
  * A move costs ~0.5 µs.
  */
-const COMPACT_MOVES = 2048;
-const COMPACT_MOVES_ANYWAY = 64;
+export const COMPACT_MOVES = 2048;
+export const COMPACT_MOVES_ANYWAY = 64;
 /** Queue entries looked at per removal while the book compacts, and free slots dropped from the top: a few ns each. */
 const COMPACT_VISITS = 32 * COMPACT_MOVES;
 const COMPACT_DROPS = 64 * COMPACT_MOVES;
@@ -100,6 +100,7 @@ export class PendingBook {
   private watermark = -1;
   /** Per queue, the round's walk so far: its slots from `taken + length` down to this position are below the watermark. */
   private readonly cursors = new Map<SlotQueue, number>();
+  private moves = 0;
   /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
@@ -128,6 +129,11 @@ export class PendingBook {
   /** Slots in use or free below the top one held: for tests. */
   get top(): number {
     return this.used;
+  }
+
+  /** Decisions moved down by compaction so far: for tests. */
+  get moved(): number {
+    return this.moves;
   }
 
   /** Whether removals are moving decisions down: for tests. */
@@ -368,5 +374,6 @@ export class PendingBook {
     this.table.repoint(from, to, columns.hashAt(from));
     columns.move(from, to);
     this.free.add(from);
+    this.moves++;
   }
 }
