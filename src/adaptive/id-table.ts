@@ -10,8 +10,8 @@
 // until then a lookup walks both. The old table is emptied in cyclic order from one of its empty
 // buckets, which no probe run crosses: a probe whose home was emptied already starts where the
 // emptying has reached, and a removal from the old table leaves a tombstone, so its runs stay whole.
-// Halving, once under 1/8 full after a removal, is the same move into a table half the size (at
-// most 3/8 full by the time the old one is empty), so a drained book gives its buckets back too.
+// Halving, once under 3/16 full after a removal, is the same move into a table half the size (at
+// most 1/2 full by the time the old one is empty), so a drained book gives its buckets back too.
 import { NO_SLOT } from "./pending-columns.js";
 
 const EMPTY = 0;
@@ -21,7 +21,7 @@ const TOMB = -1;
 const MOVES = 16;
 const MAX_LOAD = 5 / 8;
 /** Under this load after a removal, the table halves (not below MIN_BUCKETS). */
-const MIN_LOAD = 1 / 8;
+const MIN_LOAD = 3 / 16;
 const MIN_BUCKETS = 64;
 
 interface Hashes {

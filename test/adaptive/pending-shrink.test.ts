@@ -95,6 +95,7 @@ describe("the pending book shrinking", () => {
     const { book, held } = filled(n);
     closeDue(book, held, T0 + Math.floor(n * 0.7) + 1_000); // the short window's first 70 %
     expect(book.compactingNow).toBe(true);
+    const moved = book.moved;
     let next = n;
     let during = 0;
     let regrown = false;
@@ -123,6 +124,7 @@ describe("the pending book shrinking", () => {
       }
     }
     expect(during).toBeGreaterThan(5);
+    expect(book.moved - moved).toBeGreaterThan(100); // the rounds after the first call moved decisions
     expect(book.size).toBe(held.size);
     expect(wrongOf(book, held.values())).toEqual([]);
     closeDue(book, held, T0 + next + 5_000);
