@@ -164,13 +164,26 @@ export class PendingColumns {
     }
     let rows = this.features.get(x.length);
     if (!rows) this.features.set(x.length, (rows = new FeatureRows(x.length)));
-    this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = rows.put(x);
+    this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = rows.put(x, slot);
     this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = x.length;
   }
 
   dropFeatures(slot: number): void {
     const row = this.featureRows ? this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]! : NO_SLOT;
-    if (row !== NO_SLOT) this.features.get(this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!)!.drop(row);
+    if (row === NO_SLOT) return;
+    const dimension = this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!;
+    const rows = this.features.get(dimension)!;
+    const moved = rows.drop(row);
+    if (moved !== NO_SLOT) this.featureRows![moved >>> CHUNK_BITS]![moved & OFFSET_MASK] = row;
+    this.featureRows![slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = NO_SLOT;
+    if (rows.size === 0) this.features.delete(dimension);
+  }
+
+  /** Rows the contexts have room for, all dimensions: for tests and memory accounting. */
+  get featureRowCapacity(): number {
+    let rows = 0;
+    for (const features of this.features.values()) rows += features.rows;
+    return rows;
   }
 
   /** The decision in slot `from` into the free slot `to`; `from` is left free (its context row and text go with it). */
@@ -192,9 +205,12 @@ export class PendingColumns {
     if (this.entityIds) this.setEntity(to, this.entityAt(from));
     if (this.featureRows) {
       const rows = this.featureRows;
-      rows[to >>> CHUNK_BITS]![to & OFFSET_MASK] = rows[from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      const row = rows[from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      rows[to >>> CHUNK_BITS]![to & OFFSET_MASK] = row;
       rows[from >>> CHUNK_BITS]![from & OFFSET_MASK] = NO_SLOT;
-      this.featureDims![to >>> CHUNK_BITS]![to & OFFSET_MASK] = this.featureDims![from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      const dimension = this.featureDims![from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      this.featureDims![to >>> CHUNK_BITS]![to & OFFSET_MASK] = dimension;
+      if (row !== NO_SLOT) this.features.get(dimension)!.moved(row, to);
     }
   }
 }

@@ -126,6 +126,11 @@ export class PendingBook {
     return this.table.size;
   }
 
+  /** Rows the contexts have room for: for tests and memory accounting. */
+  get contextRows(): number {
+    return this.columns.featureRowCapacity;
+  }
+
   /** Slots in use or free below the top one held: for tests. */
   get top(): number {
     return this.used;

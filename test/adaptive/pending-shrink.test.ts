@@ -65,9 +65,11 @@ describe("the pending book shrinking", () => {
     const n = 4 * CHUNK + 500;
     const { book, held } = filled(n);
     expect(book.slots).toBe(5 * CHUNK);
+    expect(book.contextRows).toBe(2 * CHUNK); // a third of the decisions are contextual
     const capacities = [book.slots];
     let longest = 0;
-    for (let now = T0 + 1_000; held.size > 300; now += 1_500) {
+    // Until the short window's decisions all closed and the last ~700 of the contextual ones are left.
+    for (let now = T0 + 1_000; now <= T0 + n + 3_000; now += 1_500) {
       const [size, moved] = [book.size, book.moved];
       closeDue(book, held, now);
       const moves = book.moved - moved;
@@ -83,10 +85,12 @@ describe("the pending book shrinking", () => {
     for (let k = 0; k < 200 && book.compactingNow; k++) book.closeDue(T0);
     expect(book.compactingNow).toBe(false);
     expect(wrongOf(book, held.values())).toEqual([]);
-    expect(book.slots).toBeLessThanOrEqual(1024);
+    expect(held.size).toBeGreaterThan(500);
+    expect(book.slots).toBeLessThanOrEqual(4 * held.size);
+    expect(book.contextRows).toBeLessThanOrEqual(4 * held.size);
     expect(book.top).toBeLessThanOrEqual(held.size * 1.25 + 1);
     closeDue(book, held, T0 + n + 5_000);
-    expect([book.size, book.slots, book.top]).toEqual([0, 1024, 0]);
+    expect([book.size, book.slots, book.top, book.contextRows]).toEqual([0, 1024, 0, 0]);
     expect(book.buckets).toBeLessThanOrEqual(128);
   });
 
