@@ -672,22 +672,27 @@ async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, conte
 }
 
 /** The book alone filled to MEMORY_DECISIONS (10 a ms), then emptied DRAIN_STEP at a time by closes, or by the spill's removals of the oldest; each call timed (ns, sorted). */
-function bookEmptied(policy: AdaptivePolicy, by: "close" | "remove"): Float64Array {
+function bookEmptied(policy: AdaptivePolicy, by: "close" | "remove"): { times: Float64Array; emptyBytes: number; drainedBytes: number; slots: number } {
+  const times = new Float64Array(MEMORY_DECISIONS / DRAIN_STEP + 1);
+  const base = heapAfterGc();
   const book = new PendingBook();
+  const emptyBytes = heapAfterGc() - base;
   const ref = { orgId: "org-bench", projectId: "proj-bench", env: "production", policyId: policy.id, rewardEvent: policy.reward.event, windowMs: WEEK_MS, stateKey: stateKey("proj-bench", "production", policy.id) };
   for (let i = 0; i < MEMORY_DECISIONS; i++) {
     const decidedAt = NOW_MS + Math.floor(i / DECISIONS_PER_MS);
     book.addFields(i + 1, uuidv7(decidedAt), ref, policy.armKeys[i % ARMS]!, POPULATION, undefined, decidedAt + WEEK_MS, 0);
   }
-  const times: number[] = [];
+  let calls = 0;
   for (let closing = DRAIN_STEP; book.size > 0; closing += DRAIN_STEP) {
     const out = by === "remove" ? book.oldest(DRAIN_STEP, Number.NEGATIVE_INFINITY, DRAIN_STEP) : [];
     const start = process.hrtime.bigint();
     if (by === "remove") book.removeOldest(out);
     else book.closeDue(NOW_MS + WEEK_MS + closing / DECISIONS_PER_MS - 1);
-    times.push(Number(process.hrtime.bigint() - start));
+    times[calls++] = Number(process.hrtime.bigint() - start);
   }
-  return Float64Array.from(times).sort();
+  // What the book (read below, so still held) keeps once emptied.
+  const drainedBytes = heapAfterGc() - base;
+  return { times: times.subarray(0, calls).sort(), emptyBytes, drainedBytes, slots: book.slots };
 }
 
 interface BoundRun {
@@ -762,8 +767,9 @@ if (BOOK_ONLY) {
   for (const m of drain.marks) console.log(`drained to ${m.held.toLocaleString("en-US")} held: ${mib(m.bytes)} above the empty learner's${m.held > 0 ? ` = ${(m.bytes / m.held).toFixed(1)} B a pending decision` : ""}`);
   console.log(`drain steps (${DRAIN_STEP} windows closing and ${DRAIN_STEP} rewards each, ${drain.steps} steps): p50 ${ms(drain.stepP50Ns)}, p99 ${ms(drain.stepP99Ns)}, longest ${ms(drain.stepMaxNs)} (at ${drain.longestAt.toLocaleString("en-US")} held)`);
   for (const by of ["close", "remove"] as const) {
-    const times = bookEmptied(weekCatalog.get("thompson-binary")!, by);
-    console.log(`book alone emptied by ${by === "close" ? "closeDue" : "removeOldest"} of ${DRAIN_STEP}: p50 ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}, longest ${ms(percentile(times, 1))}`);
+    const { times, emptyBytes, drainedBytes, slots } = bookEmptied(weekCatalog.get("thompson-binary")!, by);
+    const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+    console.log(`book alone emptied by ${by === "close" ? "closeDue" : "removeOldest"} of ${DRAIN_STEP}: p50 ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}, longest ${ms(percentile(times, 1))}; it holds ${kib(drainedBytes)} emptied (${slots} slots), ${kib(emptyBytes)} new`);
   }
   const churn = measure([bookChurn(weekCatalog.get("thompson-binary")!)], { timeMs: 3000, warmupMs: 500 })[0]!;
   console.log(`add + lookup + remove among ${CHURN_HELD.toLocaleString("en-US")}: ${churn.meanNs.toFixed(0)} ns mean (±${churn.rmePercent.toFixed(1)}%), p50 ${churn.p50Ns.toFixed(0)} ns`);

@@ -85,7 +85,8 @@ export class Pending {
 
 /**
  * The pending decisions held. A slot number (in a `Pending` from `of`, or from `oldest`) holds
- * until the next removal, which may compact the book and renumber them all (an add moves none).
+ * until the next removal (closeDue, removeOldest), which may move some decisions to other slots
+ * (an add moves none).
  */
 export class PendingBook {
   private readonly columns = new PendingColumns();
@@ -307,7 +308,7 @@ export class PendingBook {
    * the lowest free slots; then the free slots at the top dropped, and the chunks above let go.
    */
   private compact(removed: number): void {
-    if (this.count === 0) {
+    if (this.count === 0 && this.used > 0) {
       // Nothing held: every slot is free at once.
       this.free = new FreeSlots(this.columns.capacity);
       this.used = 0;
