@@ -370,6 +370,7 @@ export class PendingBook {
   }
 
   private endRound(): void {
+    if (this.watermark < 0) return; // Map.clear costs even when empty (~150 ns)
     this.watermark = -1;
     this.cursors.clear();
   }
