@@ -44,7 +44,7 @@ export interface PolicyRef {
  * as many as it removed (a removal makes at most one hole) and a few more, at most COMPACT_MOVES.
  * A move costs ~0.5 µs.
  */
-export const COMPACT_MOVES = 2048;
+export const COMPACT_MOVES = 1024;
 export const COMPACT_MOVES_ANYWAY = 64;
 /** Queue entries looked at per removal while the book compacts, and free slots dropped from the top: a few ns each. */
 const COMPACT_VISITS = 32 * COMPACT_MOVES;

