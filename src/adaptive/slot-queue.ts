@@ -24,6 +24,11 @@ export class SlotQueue {
     return this.chunks.length;
   }
 
+  /** Slots there is room for: for tests and memory accounting. */
+  get room(): number {
+    return this.chunks.length === 1 ? this.chunks[0]!.length : this.chunks.length * CHUNK;
+  }
+
   /** The i-th slot from the head (i < length). */
   at(i: number): number {
     const j = this.head + i;
@@ -56,12 +61,14 @@ export class SlotQueue {
     this.head++;
     this.count--;
     this.taken++;
-    if (this.count === 0) this.head = 0;
-    else if (this.head === CHUNK) {
+    if (this.count === 0) {
+      // Emptied: back to a small chunk, so a drained book keeps no chunk of a load's queue.
+      this.head = 0;
+      if (this.chunks.length > 1 || this.chunks[0]!.length > MIN_CHUNK) this.chunks.splice(0, this.chunks.length, new Int32Array(MIN_CHUNK));
+    } else if (this.head === CHUNK) {
       this.chunks.shift();
       this.head = 0;
     }
-    if (this.count === 0 && this.chunks.length > 1) this.chunks.length = 1;
     return slot;
   }
 }

@@ -29,7 +29,11 @@ describe("a slot queue", () => {
     // The chunks the head passed were let go (with the tail's pushes, one more chunk at most).
     expect(Math.min(...chunksWhileTaking.slice(-10))).toBeLessThanOrEqual(3);
     while (model.length > 0) expect(queue.shift()).toBe(model.shift());
+    // Emptied, it keeps a small chunk only.
     expect([queue.length, queue.chunkCount]).toEqual([0, 1]);
+    expect(queue.room).toBeLessThanOrEqual(16);
+    queue.push(3);
+    expect([queue.at(0), queue.length]).toEqual([3, 1]);
   });
 
   it("a queue of a few slots stays in one small chunk, at any count taken", () => {
