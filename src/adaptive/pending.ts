@@ -317,11 +317,13 @@ export class PendingBook {
     const { free } = this;
     if (!this.compacting && free.size * 4 > this.used) this.compacting = true;
     if (this.compacting) this.compactSome(Math.min(COMPACT_MOVES, 2 * removed + COMPACT_MOVES_ANYWAY));
+    const used = this.used;
     for (let drops = 0; this.used > 0 && drops < COMPACT_DROPS && free.has(this.used - 1); drops++) free.delete(--this.used);
-    if (free.size * 8 <= this.used) {
+    if (this.compacting && free.size * 8 <= this.used) {
       this.compacting = false;
       this.endRound();
     }
+    if (this.used === used && this.used > 0) return; // the steady state: nothing to let go
     const capacity = shrunkCapacity(this.columns.capacity, this.used);
     if (capacity < this.columns.capacity) {
       this.columns.shrink(capacity);
