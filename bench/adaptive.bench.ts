@@ -407,6 +407,13 @@ function heapAfterGc(): number {
   return heapUsed + arrayBuffers;
 }
 
+/** heapAfterGc once the backing stores a GC freed are let go (their sweep may run after it: a drain's baseline once read 100 MiB high). */
+async function settledBytes(): Promise<number> {
+  heapAfterGc();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return heapAfterGc();
+}
+
 /** A learning store that holds nothing: the learner's own memory, measured alone. */
 const nullStore: LearningStore = {
   scan: async (after) => ({ events: [], through: after }),
@@ -635,7 +642,7 @@ async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, conte
   let nowMs = NOW_MS;
   const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => nowMs, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
   await learner.start();
-  const before = heapAfterGc();
+  const before = await settledBytes();
   const receivedAt = (i: number) => new Date(NOW_MS + Math.floor(i / DECISIONS_PER_MS)).toISOString();
   let seq = 0;
   for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
@@ -647,7 +654,7 @@ async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, conte
   await learner.catchUp();
   const held = () => learner.progress().inMemory;
   if (held() !== MEMORY_DECISIONS) throw new Error(`${held()} pending decisions in memory, expected ${MEMORY_DECISIONS}`);
-  const marks: DrainMark[] = [{ held: held(), bytes: heapAfterGc() - before }];
+  const marks: DrainMark[] = [{ held: held(), bytes: (await settledBytes()) - before }];
   const steps: number[] = [];
   const heldAfter: number[] = [];
   nowMs = NOW_MS + WEEK_MS - 1;
@@ -663,7 +670,7 @@ async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, conte
     steps.push(Number(process.hrtime.bigint() - start));
     heldAfter.push(held());
     const mark = DRAIN_MARKS[marks.length - 1];
-    if (mark !== undefined && held() <= mark) marks.push({ held: held(), bytes: heapAfterGc() - before });
+    if (mark !== undefined && held() <= mark) marks.push({ held: held(), bytes: (await settledBytes()) - before });
   }
   learner.close();
   const longest = steps.indexOf(Math.max(...steps));
