@@ -8,7 +8,8 @@
 // decisions through the bound (default 200,000). ADAPTIVE_ONLY=learning runs only the learning
 // scenarios (ADAPTIVE_SCENARIO=key,key: those) and prints them, writing no results: for comparing
 // two trees in the same minutes. ADAPTIVE_ONLY=book prints only the pending book's growth to
-// ADAPTIVE_PENDING decisions (its longest learner step and add, its memory) and its add + lookup + remove.
+// ADAPTIVE_PENDING decisions (its longest learner step and add, its memory), its drain back to none
+// (the longest step, close and removal, the memory left) and its add + lookup + remove.
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -406,6 +407,13 @@ function heapAfterGc(): number {
   return heapUsed + arrayBuffers;
 }
 
+/** heapAfterGc once the backing stores a GC freed are let go (their sweep may run after it: a drain's baseline once read 100 MiB high). */
+async function settledBytes(): Promise<number> {
+  heapAfterGc();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return heapAfterGc();
+}
+
 /** A learning store that holds nothing: the learner's own memory, measured alone. */
 const nullStore: LearningStore = {
   scan: async (after) => ({ events: [], through: after }),
@@ -599,6 +607,101 @@ function bookChurn(policy: AdaptivePolicy) {
   };
 }
 
+/** Decisions whose windows close per drain step: 100 ms of them at DECISIONS_PER_MS. */
+const DRAIN_STEP = 1000;
+/** A drain step's rewards are for decisions this far ahead of the ones closing (still open). */
+const REWARD_AHEAD = 50_000;
+const DRAIN_MARKS = [250_000, 10_000, 0];
+
+interface DrainMark {
+  readonly held: number;
+  /** Typed arrays' backing stores + JS heap after GC, above the learner's before it held any. */
+  readonly bytes: number;
+}
+
+interface Drain {
+  readonly marks: readonly DrainMark[];
+  readonly steps: number;
+  readonly stepP50Ns: number;
+  readonly stepP99Ns: number;
+  readonly stepMaxNs: number;
+  /** Decisions held after the longest step. */
+  readonly longestAt: number;
+}
+
+/**
+ * Issue 33, the way back: a learner holding MEMORY_DECISIONS pending decisions (received 10 a ms,
+ * 7-day window) drained to none through its public path: each step the clock passes 100 ms more
+ * of windows (DRAIN_STEP decisions close) and DRAIN_STEP rewards arrive for decisions still open;
+ * each step (catchUp: the rewards looked up and marked, the windows closed) timed, the memory read
+ * at 1 M, 250 k, 10 k and 0 held.
+ */
+async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[]): Promise<Drain> {
+  const catalog = adaptiveCatalog(compiled);
+  let push: CommitListener = () => undefined;
+  let nowMs = NOW_MS;
+  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => nowMs, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
+  await learner.start();
+  const before = await settledBytes();
+  const receivedAt = (i: number) => new Date(NOW_MS + Math.floor(i / DECISIONS_PER_MS)).toISOString();
+  let seq = 0;
+  for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
+    const batch: SequencedEvent[] = [];
+    for (let j = i; j < Math.min(MEMORY_DECISIONS, i + APPEND_BATCH); j++) batch.push({ seq: ++seq, event: { ...eventPair(compiled, policy, contexts[j % contexts.length]!, j)[0], receivedAt: receivedAt(j) } });
+    push(batch, { first: batch[0]!.seq, last: seq });
+    if ((i / APPEND_BATCH) % LEARN_EVERY === 0) await learner.catchUp();
+  }
+  await learner.catchUp();
+  const held = () => learner.progress().inMemory;
+  if (held() !== MEMORY_DECISIONS) throw new Error(`${held()} pending decisions in memory, expected ${MEMORY_DECISIONS}`);
+  const marks: DrainMark[] = [{ held: held(), bytes: (await settledBytes()) - before }];
+  const steps: number[] = [];
+  const heldAfter: number[] = [];
+  nowMs = NOW_MS + WEEK_MS - 1;
+  for (let closing = 0; held() > 0; closing += DRAIN_STEP) {
+    nowMs += DRAIN_STEP / DECISIONS_PER_MS;
+    const batch: SequencedEvent[] = [];
+    for (let j = closing + REWARD_AHEAD; j < Math.min(MEMORY_DECISIONS, closing + REWARD_AHEAD + DRAIN_STEP); j++) {
+      batch.push({ seq: ++seq, event: { ...eventPair(compiled, policy, contexts[j % contexts.length]!, j)[1], receivedAt: new Date(nowMs).toISOString() } });
+    }
+    const start = process.hrtime.bigint();
+    if (batch.length > 0) push(batch, { first: batch[0]!.seq, last: seq });
+    await learner.catchUp();
+    steps.push(Number(process.hrtime.bigint() - start));
+    heldAfter.push(held());
+    const mark = DRAIN_MARKS[marks.length - 1];
+    if (mark !== undefined && held() <= mark) marks.push({ held: held(), bytes: (await settledBytes()) - before });
+  }
+  learner.close();
+  const longest = steps.indexOf(Math.max(...steps));
+  const sorted = Float64Array.from(steps).sort();
+  return { marks, steps: steps.length, stepP50Ns: percentile(sorted, 0.5), stepP99Ns: percentile(sorted, 0.99), stepMaxNs: percentile(sorted, 1), longestAt: heldAfter[longest]! };
+}
+
+/** The book alone filled to MEMORY_DECISIONS (10 a ms), then emptied DRAIN_STEP at a time by closes, or by the spill's removals of the oldest; each call timed (ns, sorted). */
+function bookEmptied(policy: AdaptivePolicy, by: "close" | "remove"): { times: Float64Array; emptyBytes: number; drainedBytes: number; slots: number } {
+  const times = new Float64Array(MEMORY_DECISIONS / DRAIN_STEP + 1);
+  const base = heapAfterGc();
+  const book = new PendingBook();
+  const emptyBytes = heapAfterGc() - base;
+  const ref = { orgId: "org-bench", projectId: "proj-bench", env: "production", policyId: policy.id, rewardEvent: policy.reward.event, windowMs: WEEK_MS, stateKey: stateKey("proj-bench", "production", policy.id) };
+  for (let i = 0; i < MEMORY_DECISIONS; i++) {
+    const decidedAt = NOW_MS + Math.floor(i / DECISIONS_PER_MS);
+    book.addFields(i + 1, uuidv7(decidedAt), ref, policy.armKeys[i % ARMS]!, POPULATION, undefined, decidedAt + WEEK_MS, 0);
+  }
+  let calls = 0;
+  for (let closing = DRAIN_STEP; book.size > 0; closing += DRAIN_STEP) {
+    const out = by === "remove" ? book.oldest(DRAIN_STEP, Number.NEGATIVE_INFINITY, DRAIN_STEP) : [];
+    const start = process.hrtime.bigint();
+    if (by === "remove") book.removeOldest(out);
+    else book.closeDue(NOW_MS + WEEK_MS + closing / DECISIONS_PER_MS - 1);
+    times[calls++] = Number(process.hrtime.bigint() - start);
+  }
+  // What the book (read below, so still held) keeps once emptied.
+  const drainedBytes = heapAfterGc() - base;
+  return { times: times.subarray(0, calls).sort(), emptyBytes, drainedBytes, slots: book.slots };
+}
+
 interface BoundRun {
   readonly decisions: number;
   readonly bound: number;
@@ -666,6 +769,15 @@ if (BOOK_ONLY) {
   const ms = (ns: number) => `${(ns / 1e6).toFixed(2)} ms`;
   console.log(`learner steps of ${APPEND_BATCH} decisions after the first ${WARM_STEPS}: p50 ${ms(growth.stepP50Ns)}, p99 ${ms(growth.stepP99Ns)}, longest ${ms(growth.stepMaxNs)} (the 3 longest ending at ${growth.longestAt.map((n) => n.toLocaleString("en-US")).join(", ")} held)`);
   console.log(`book adds: p50 ${growth.addP50Ns.toFixed(0)} ns, p99 ${growth.addP99Ns.toFixed(0)} ns, p99.9 ${growth.addP999Ns.toFixed(0)} ns, longest ${ms(growth.addMaxNs)}`);
+  const drain = await bookDrain(weekCompiled, weekCatalog.get("thompson-binary")!, contexts);
+  const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+  for (const m of drain.marks) console.log(`drained to ${m.held.toLocaleString("en-US")} held: ${mib(m.bytes)} above the empty learner's${m.held > 0 ? ` = ${(m.bytes / m.held).toFixed(1)} B a pending decision` : ""}`);
+  console.log(`drain steps (${DRAIN_STEP} windows closing and ${DRAIN_STEP} rewards each, ${drain.steps} steps): p50 ${ms(drain.stepP50Ns)}, p99 ${ms(drain.stepP99Ns)}, longest ${ms(drain.stepMaxNs)} (at ${drain.longestAt.toLocaleString("en-US")} held)`);
+  for (const by of ["close", "remove"] as const) {
+    const { times, emptyBytes, drainedBytes, slots } = bookEmptied(weekCatalog.get("thompson-binary")!, by);
+    const kib = (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`;
+    console.log(`book alone emptied by ${by === "close" ? "closeDue" : "removeOldest"} of ${DRAIN_STEP}: p50 ${ms(percentile(times, 0.5))}, p99 ${ms(percentile(times, 0.99))}, longest ${ms(percentile(times, 1))}; it holds ${kib(drainedBytes)} emptied (${slots} slots), ${kib(emptyBytes)} new`);
+  }
   const churn = measure([bookChurn(weekCatalog.get("thompson-binary")!)], { timeMs: 3000, warmupMs: 500 })[0]!;
   console.log(`add + lookup + remove among ${CHURN_HELD.toLocaleString("en-US")}: ${churn.meanNs.toFixed(0)} ns mean (±${churn.rmePercent.toFixed(1)}%), p50 ${churn.p50Ns.toFixed(0)} ns`);
   const lookups = lookupCost(weekCatalog.get("thompson-binary")!);

@@ -10,6 +10,8 @@
 // until then a lookup walks both. The old table is emptied in cyclic order from one of its empty
 // buckets, which no probe run crosses: a probe whose home was emptied already starts where the
 // emptying has reached, and a removal from the old table leaves a tombstone, so its runs stay whole.
+// Halving, once under 3/16 full after a removal, is the same move into a table half the size (at
+// most 1/2 full by the time the old one is empty), so a drained book gives its buckets back too.
 import { NO_SLOT } from "./pending-columns.js";
 
 const EMPTY = 0;
@@ -18,6 +20,9 @@ const TOMB = -1;
 /** Old buckets moved per insertion or removal while a doubling runs: the old table of S buckets is empty after S/16 of them, the new one (2S) then at most 11/32 full. */
 const MOVES = 16;
 const MAX_LOAD = 5 / 8;
+/** Under this load after a removal, the table halves (not below MIN_BUCKETS). */
+const MIN_LOAD = 3 / 16;
+const MIN_BUCKETS = 64;
 
 interface Hashes {
   hashAt(slot: number): number;
@@ -54,7 +59,7 @@ export class IdTable {
     return this.buckets.length + (this.old?.length ?? 0);
   }
 
-  /** Whether a doubling is under way: for tests. */
+  /** Whether a doubling or halving is under way: for tests. */
   get doubling(): boolean {
     return this.old !== undefined;
   }
@@ -88,7 +93,7 @@ export class IdTable {
 
   insert(slot: number, hash: number, hashes: Hashes): void {
     if (this.old !== undefined) this.moveSome(hashes);
-    else if (this.entries + 1 > this.buckets.length * MAX_LOAD) this.double(hashes);
+    else if (this.entries + 1 > this.buckets.length * MAX_LOAD) this.rehash(this.buckets.length * 2, hashes);
     this.place(slot + 1, hash);
     this.entries++;
   }
@@ -109,6 +114,23 @@ export class IdTable {
     }
     this.entries--;
     if (this.old !== undefined) this.moveSome(hashes);
+    else if (this.buckets.length > MIN_BUCKETS && this.entries < this.buckets.length * MIN_LOAD) this.rehash(this.buckets.length / 2, hashes);
+  }
+
+  /** The entry of slot `from` (its id's hash `hash`) now points at slot `to`: the book moved its decision. */
+  repoint(from: number, to: number, hash: number): void {
+    const held = from + 1;
+    const { buckets, mask } = this;
+    let b = this.home(hash);
+    while (buckets[b] !== held && buckets[b] !== EMPTY) b = (b + 1) & mask;
+    if (buckets[b] === held) {
+      buckets[b] = to + 1;
+      return;
+    }
+    const old = this.old!;
+    b = this.oldHome(hash);
+    while (old[b] !== held) b = (b + 1) & this.oldMask;
+    old[b] = to + 1;
   }
 
   /** Fibonacci hashing: the top bits of the product pick the bucket where a probe starts. */
@@ -144,17 +166,17 @@ export class IdTable {
     buckets[hole] = EMPTY;
   }
 
-  /** A table twice the size takes over; the old one is emptied into it MOVES buckets at a time. */
-  private double(hashes: Hashes): void {
+  /** A table of `size` buckets (twice or half the size) takes over; the old one is emptied into it MOVES buckets at a time. */
+  private rehash(size: number, hashes: Hashes): void {
     const old = this.buckets;
     this.old = old;
     this.oldMask = this.mask;
     this.oldShift = this.shift;
     this.start = old.indexOf(EMPTY); // at most 5/8 full: there is one
     this.moved = 0;
-    this.buckets = new Int32Array(old.length * 2);
-    this.mask = this.buckets.length - 1;
-    this.shift--;
+    this.buckets = new Int32Array(size);
+    this.mask = size - 1;
+    this.shift = 32 - Math.log2(size);
     this.moveSome(hashes);
   }
 

@@ -3,7 +3,7 @@
 // once one does not, every chunk widened at once (a once-in-a-book event: a seq past 2^32, a time
 // ~24 days from the first). Seqs count from a base of 0 (2^32 of them before a log needs the wide
 // form); times from the first value less 2^31 ms, so that times within ~24 days either side of it fit.
-import { CHUNK_BITS, growChunks, OFFSET_MASK } from "./chunks.js";
+import { CHUNK_BITS, growChunks, OFFSET_MASK, shrinkChunks } from "./chunks.js";
 
 const SPAN = 2 ** 32;
 
@@ -49,6 +49,12 @@ export class NumberColumn {
   grow(capacity: number): void {
     if (this.narrow !== undefined) growChunks(this.narrow, capacity, (n) => new Uint32Array(n));
     else growChunks(this.wide!, capacity, (n) => new Float64Array(n));
+  }
+
+  /** Room cut to `capacity` slots (chunks.ts): the values below it kept. */
+  shrink(capacity: number): void {
+    if (this.narrow !== undefined) shrinkChunks(this.narrow, capacity);
+    else shrinkChunks(this.wide!, capacity);
   }
 
   private widen(): void {

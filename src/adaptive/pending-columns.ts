@@ -1,9 +1,10 @@
 // The pending book's slots as typed columns (pending.ts): a pending decision is a row of them, not
 // an object. Each column is a list of chunks (chunks.ts): slot >>> CHUNK_BITS picks the chunk,
-// slot & OFFSET_MASK the row in it, so growing adds chunks and moves no slot. The entity and
+// slot & OFFSET_MASK the row in it, so growing adds chunks and moves no slot, and shrinking lets
+// tail chunks go once the book has moved its decisions below them (pending.ts). The entity and
 // context columns are made with the first decision that needs them, so a book of Thompson
 // decisions pays nothing for them.
-import { CHUNK_BITS, grownCapacity, growChunks, OFFSET_MASK } from "./chunks.js";
+import { CHUNK_BITS, grownCapacity, growChunks, OFFSET_MASK, shrinkChunks } from "./chunks.js";
 import { type IdWords, mixWords, uuidText } from "./decision-id.js";
 import { FeatureRows } from "./feature-rows.js";
 import { NumberColumn } from "./number-column.js";
@@ -34,13 +35,8 @@ export class PendingColumns {
   private featureDims: Uint16Array[] | undefined;
   private readonly features = new Map<number, FeatureRows>();
 
-  /** Room for at least `capacity` slots, with an entity and a context column when `like` has them. */
-  constructor(capacity: number, like?: PendingColumns) {
-    if (like?.entityIds) this.entityIds = [];
-    if (like?.featureRows) {
-      this.featureRows = [];
-      this.featureDims = [];
-    }
+  /** Room for at least `capacity` slots. */
+  constructor(capacity = 0) {
     do this.grow();
     while (this.capacity < capacity);
   }
@@ -62,6 +58,21 @@ export class PendingColumns {
     if (this.featureRows) {
       growChunks(this.featureRows, capacity, (n) => new Int32Array(n).fill(NO_SLOT));
       growChunks(this.featureDims!, capacity, (n) => new Uint16Array(n));
+    }
+    this.capacity = capacity;
+  }
+
+  /** Room cut to `capacity` slots (chunks.ts: shrunkCapacity), the slots below it kept. */
+  shrink(capacity: number): void {
+    shrinkChunks(this.words, capacity, 4);
+    this.seqs.shrink(capacity);
+    this.closes.shrink(capacity);
+    shrinkChunks(this.armIds, capacity);
+    shrinkChunks(this.flags, capacity);
+    if (this.entityIds) shrinkChunks(this.entityIds, capacity);
+    if (this.featureRows) {
+      shrinkChunks(this.featureRows, capacity);
+      shrinkChunks(this.featureDims!, capacity);
     }
     this.capacity = capacity;
   }
@@ -153,29 +164,53 @@ export class PendingColumns {
     }
     let rows = this.features.get(x.length);
     if (!rows) this.features.set(x.length, (rows = new FeatureRows(x.length)));
-    this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = rows.put(x);
+    this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = rows.put(x, slot);
     this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = x.length;
   }
 
   dropFeatures(slot: number): void {
     const row = this.featureRows ? this.featureRows[slot >>> CHUNK_BITS]![slot & OFFSET_MASK]! : NO_SLOT;
-    if (row !== NO_SLOT) this.features.get(this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!)!.drop(row);
+    if (row === NO_SLOT) return;
+    const dimension = this.featureDims![slot >>> CHUNK_BITS]![slot & OFFSET_MASK]!;
+    const rows = this.features.get(dimension)!;
+    const moved = rows.drop(row);
+    if (moved !== NO_SLOT) this.featureRows![moved >>> CHUNK_BITS]![moved & OFFSET_MASK] = row;
+    this.featureRows![slot >>> CHUNK_BITS]![slot & OFFSET_MASK] = NO_SLOT;
+    if (rows.size === 0) this.features.delete(dimension);
   }
 
-  /** Slot `from` of `source` into slot `to` of these (made `like` the source). */
-  copy(source: PendingColumns, from: number, to: number): void {
-    const fromWords = source.words[from >>> CHUNK_BITS]!;
+  /** Rows the contexts have room for, all dimensions: for tests and memory accounting. */
+  get featureRowCapacity(): number {
+    let rows = 0;
+    for (const features of this.features.values()) rows += features.rows;
+    return rows;
+  }
+
+  /** The decision in slot `from` into the free slot `to`; `from` is left free (its context row and text go with it). */
+  move(from: number, to: number): void {
+    const fromWords = this.words[from >>> CHUNK_BITS]!;
     const toWords = this.words[to >>> CHUNK_BITS]!;
     const fromAt = (from & OFFSET_MASK) * 4;
     const toAt = (to & OFFSET_MASK) * 4;
     for (let w = 0; w < 4; w++) toWords[toAt + w] = fromWords[fromAt + w]!;
-    this.seqs.set(to, source.seqs.get(from));
-    this.closes.set(to, source.closes.get(from));
-    this.setArm(to, source.armAt(from));
-    const flags = source.flagsAt(from);
+    this.seqs.set(to, this.seqs.get(from));
+    this.closes.set(to, this.closes.get(from));
+    this.setArm(to, this.armAt(from));
+    const flags = this.flagsAt(from);
     this.setFlags(to, flags);
-    if ((flags & TEXT_ID) !== 0) this.texts.set(to, source.texts.get(from)!);
-    this.setEntity(to, source.entityAt(from));
-    this.setFeatures(to, source.featuresAt(from));
+    if ((flags & TEXT_ID) !== 0) {
+      this.texts.set(to, this.texts.get(from)!);
+      this.texts.delete(from);
+    }
+    if (this.entityIds) this.setEntity(to, this.entityAt(from));
+    if (this.featureRows) {
+      const rows = this.featureRows;
+      const row = rows[from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      rows[to >>> CHUNK_BITS]![to & OFFSET_MASK] = row;
+      rows[from >>> CHUNK_BITS]![from & OFFSET_MASK] = NO_SLOT;
+      const dimension = this.featureDims![from >>> CHUNK_BITS]![from & OFFSET_MASK]!;
+      this.featureDims![to >>> CHUNK_BITS]![to & OFFSET_MASK] = dimension;
+      if (row !== NO_SLOT) this.features.get(dimension)!.moved(row, to);
+    }
   }
 }

@@ -9,12 +9,17 @@
 // policy and arm as a number, flags), indexed by an open-addressing table of slot numbers keyed by
 // the id, and queued as a slot number per window length. Entities and contexts have columns of their own, made when first needed.
 // Growing stalls nothing (issue 33): the columns gain a chunk and the id table doubles a few
-// buckets at a time (chunks.ts, id-table.ts).
+// buckets at a time (chunks.ts, id-table.ts). Neither does shrinking, where rebuilding the book
+// once it was a quarter full held the event loop 190 ms at 250 k: a new decision takes the lowest
+// free slot, and after each removal, while more than a quarter of the slots in use are free, up to
+// COMPACT_MOVES decisions move from above a watermark into the lowest free slots, so the top
+// empties and its chunks are let go; the id table halves a few buckets at a time.
 // A `Pending` object exists only while a learning step handles one decision.
 import { CountedPairs, CountedStrings } from "./counted.js";
 import { IdWords } from "./decision-id.js";
 import { IdTable } from "./id-table.js";
-import { roomFor } from "./chunks.js";
+import { shrunkCapacity } from "./chunks.js";
+import { FreeSlots } from "./free-slots.js";
 import { NO_SLOT, PendingColumns, TEXT_ID } from "./pending-columns.js";
 import { SlotQueue } from "./slot-queue.js";
 import { POPULATION } from "./state.js";
@@ -33,6 +38,17 @@ export interface PolicyRef {
   /** stateKey(projectId, env, policyId): where its statistics are kept. */
   readonly stateKey: string;
 }
+
+/**
+ * Decisions moved down per removal call (closeDue, removeOldest) while the book compacts: twice
+ * as many as it removed (a removal makes at most one hole) and a few more, at most COMPACT_MOVES.
+ * A move costs ~0.5 µs.
+ */
+export const COMPACT_MOVES = 1024;
+export const COMPACT_MOVES_ANYWAY = 64;
+/** Queue entries looked at per removal while the book compacts, and free slots dropped from the top: a few ns each. */
+const COMPACT_VISITS = 32 * COMPACT_MOVES;
+const COMPACT_DROPS = 64 * COMPACT_MOVES;
 
 export const REWARDED = 1;
 /** A stored decision from before trials were counted at once: it counts when it settles. */
@@ -69,15 +85,23 @@ export class Pending {
 
 /**
  * The pending decisions held. A slot number (in a `Pending` from `of`, or from `oldest`) holds
- * until the next removal, which may compact the book and renumber them all (an add moves none).
+ * until the next removal (closeDue, removeOldest), which may move some decisions to other slots
+ * (an add moves none).
  */
 export class PendingBook {
-  private columns = new PendingColumns(0);
-  private table = new IdTable();
-  /** Slots given out so far (the rest of the columns is unused), and the first free one below. */
+  private readonly columns = new PendingColumns();
+  private readonly table = new IdTable();
+  /** Slots given out so far (the rest of the columns is unused), and the free ones below. */
   private used = 0;
-  private freeSlot = NO_SLOT;
+  private free = new FreeSlots(this.columns.capacity);
   private count = 0;
+  /** Whether removals move decisions down: from more than a quarter of the used slots free, until an eighth. */
+  private compacting = false;
+  /** A compaction round moves every decision from this slot up below it; -1 between rounds. */
+  private watermark = -1;
+  /** Per queue, the round's walk so far: its slots from `taken + length` down to this position are below the watermark. */
+  private readonly cursors = new Map<SlotQueue, number>();
+  private moves = 0;
   /** Per window length, slots in log order: closes come in order too, near enough (receive times follow seqs). */
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
@@ -103,7 +127,27 @@ export class PendingBook {
     return this.table.size;
   }
 
-  /** Whether the id table is doubling, entries in an old table and a new one: for tests. */
+  /** Rows the contexts have room for: for tests and memory accounting. */
+  get contextRows(): number {
+    return this.columns.featureRowCapacity;
+  }
+
+  /** Slots in use or free below the top one held: for tests. */
+  get top(): number {
+    return this.used;
+  }
+
+  /** Decisions moved down by compaction so far: for tests. */
+  get moved(): number {
+    return this.moves;
+  }
+
+  /** Whether removals are moving decisions down: for tests. */
+  get compactingNow(): boolean {
+    return this.compacting;
+  }
+
+  /** Whether the id table is doubling or halving, entries in an old table and a new one: for tests. */
   get doubling(): boolean {
     return this.table.doubling;
   }
@@ -211,11 +255,12 @@ export class PendingBook {
       queue.shift();
       this.forget(slot);
     }
-    this.shrink();
+    this.compact(spilled.length);
   }
 
   /** Removes the decisions whose window closed at or before `nowMs`; returns how many had no reward. */
   closeDue(nowMs: number): number {
+    const held = this.count;
     let unrewarded = 0;
     for (const queue of this.queues.values()) {
       while (queue.length > 0 && this.columns.closeAt(queue.at(0)) <= nowMs) {
@@ -224,7 +269,7 @@ export class PendingBook {
         this.forget(slot);
       }
     }
-    this.shrink();
+    this.compact(held - this.count);
     return unrewarded;
   }
 
@@ -243,47 +288,101 @@ export class PendingBook {
     this.entities.release(columns.entityAt(slot));
     columns.dropFeatures(slot);
     if ((columns.flagsAt(slot) & TEXT_ID) !== 0) columns.texts.delete(slot);
-    columns.setArm(slot, this.freeSlot + 1);
-    this.freeSlot = slot;
+    this.free.add(slot);
     this.count--;
   }
 
   private allocate(): number {
-    if (this.freeSlot !== NO_SLOT) {
-      const slot = this.freeSlot;
-      this.freeSlot = this.columns.armAt(slot) - 1;
-      return slot;
-    }
+    const slot = this.free.take();
+    if (slot !== NO_SLOT) return slot;
     // With no free slot all below `used` are held: more room (a chunk) leaves every slot where it is.
-    if (this.used === this.columns.capacity) this.columns.grow();
+    if (this.used === this.columns.capacity) {
+      this.columns.grow();
+      this.free.fit(this.columns.capacity);
+    }
     return this.used++;
   }
 
-  /** After removals: a book under a quarter full is compacted to half full, so a load's peak does not stay. */
-  private shrink(): void {
-    if (this.columns.capacity <= roomFor(0) || this.count * 4 >= this.columns.capacity) return;
-    this.resize(roomFor(this.count * 2));
+  /**
+   * After removals: while compacting, up to COMPACT_MOVES decisions moved below a watermark into
+   * the lowest free slots; then the free slots at the top dropped, and the chunks above let go.
+   */
+  private compact(removed: number): void {
+    if (this.count === 0 && this.used > 0) {
+      // Nothing held: every slot is free at once.
+      this.free = new FreeSlots(this.columns.capacity);
+      this.used = 0;
+      this.endRound();
+    }
+    const { free } = this;
+    if (!this.compacting && free.size * 4 > this.used) this.compacting = true;
+    if (this.compacting) this.compactSome(Math.min(COMPACT_MOVES, 2 * removed + COMPACT_MOVES_ANYWAY));
+    const used = this.used;
+    for (let drops = 0; this.used > 0 && drops < COMPACT_DROPS && free.has(this.used - 1); drops++) free.delete(--this.used);
+    if (this.compacting && free.size * 8 <= this.used) {
+      this.compacting = false;
+      this.endRound();
+    }
+    if (this.used === used && this.used > 0) return; // the steady state: nothing to let go
+    const capacity = shrunkCapacity(this.columns.capacity, this.used);
+    if (capacity < this.columns.capacity) {
+      this.columns.shrink(capacity);
+      free.fit(capacity);
+    }
   }
 
-  /** New columns, the decisions held renumbered 0.. in queue order (slot numbers handed out before are void), a new table. */
-  private resize(capacity: number): void {
-    const old = this.columns;
-    const columns = new PendingColumns(capacity, old);
-    const table = new IdTable(this.count);
-    const to = new Int32Array(this.used);
-    let next = 0;
-    for (const queue of this.queues.values()) {
-      for (let i = 0; i < queue.length; i++) {
-        const from = queue.at(i);
-        columns.copy(old, from, next);
-        table.insert(next, columns.hashAt(next), columns);
-        to[from] = next++;
-      }
-      queue.renumber(to);
+  /**
+   * A part of a round: each queue walked from its tail (a slot's place in its queue is known only
+   * so), every decision above the round's watermark moved into the lowest free slot. The
+   * watermark leaves an eighth of the held count spare, so the free slots below it hold all above
+   * it; decisions added meanwhile may take them, and then the round ends early and the next one
+   * starts from the new count.
+   */
+  private compactSome(maxMoves: number): void {
+    if (this.watermark < 0) {
+      this.watermark = this.count + (this.count >>> 3) + 1;
+      for (const queue of this.queues.values()) this.cursors.set(queue, queue.taken + queue.length);
     }
-    this.columns = columns;
-    this.table = table;
-    this.used = next;
-    this.freeSlot = NO_SLOT;
+    const { free, watermark } = this;
+    let moves = 0;
+    let visits = 0;
+    for (const [queue, cursor] of this.cursors) {
+      let at = cursor - queue.taken;
+      while (at > 0 && moves < maxMoves && visits < COMPACT_VISITS) {
+        at--;
+        visits++;
+        const slot = queue.at(at);
+        if (slot < watermark) continue;
+        const to = free.take();
+        if (to === NO_SLOT || to > slot) {
+          if (to !== NO_SLOT) free.add(to);
+          return this.endRound();
+        }
+        this.move(slot, to);
+        queue.set(at, to);
+        moves++;
+      }
+      if (at > 0) {
+        this.cursors.set(queue, queue.taken + at);
+        return;
+      }
+      this.cursors.delete(queue);
+    }
+    this.endRound();
+  }
+
+  private endRound(): void {
+    if (this.watermark < 0) return; // Map.clear costs even when empty (~150 ns)
+    this.watermark = -1;
+    this.cursors.clear();
+  }
+
+  /** The decision in slot `from` into the free slot `to` (the caller renumbers its queue entry); `from` is free after. */
+  private move(from: number, to: number): void {
+    const { columns } = this;
+    this.table.repoint(from, to, columns.hashAt(from));
+    columns.move(from, to);
+    this.free.add(from);
+    this.moves++;
   }
 }

@@ -1,7 +1,8 @@
 // The pending book's id table (issue 33): it doubles a few buckets at a time, so while a doubling
 // runs an entry is in the old table or the new one. Checked against a Set over seeded runs with
 // hashes that collide a lot (long probe runs, runs that wrap past the table's end), and directly:
-// lookups and removals while old and new both hold entries.
+// lookups and removals while old and new both hold entries. It halves the same way as entries go,
+// and an entry can be repointed at another slot (the book moved its decision) in either table.
 import { describe, expect, it } from "vitest";
 import { seeded } from "../../bench/seeded.js";
 import { IdTable } from "../../src/adaptive/id-table.js";
@@ -126,5 +127,62 @@ describe("the id table", () => {
     for (const slot of held.slice(0, 200)) table.remove(slot, hashes);
     expect(table.doubling).toBe(false);
     expectHeld(table, hashes, held.slice(200));
+  });
+
+  it("halves as entries are removed, a few buckets at a time, every entry found while it halves", () => {
+    const random = seeded(11);
+    // Colliding hashes among spread ones: long runs, which the halving must keep whole.
+    const { table, hashes } = fullTable(40_000, (slot) => (slot % 4 === 0 ? (slot % 97) * 0x01000193 : Math.floor(random() * 2 ** 32) | 0));
+    expect(table.size).toBe(65_536);
+    const held = [...hashes.of.keys()];
+    let halvings = 0;
+    let removalsWhileHalving = 0;
+    while (held.length > 100) {
+      const at = Math.floor(random() * held.length);
+      const slot = held[at]!;
+      held[at] = held[held.length - 1]!;
+      held.pop();
+      const before = table.doubling;
+      table.remove(slot, hashes);
+      if (!before && table.doubling) {
+        halvings++;
+        // Just begun: the old table and one half its size both held.
+        expect(table.size % 3).toBe(0);
+        expectHeld(table, hashes, held);
+      }
+      if (table.doubling) {
+        removalsWhileHalving++;
+        if (removalsWhileHalving % 64 === 0) expectHeld(table, hashes, held);
+      }
+    }
+    // 65,536 buckets down to 512 (100 entries are at least 3/16 of 512), each halving over S/16 removals.
+    expect(halvings).toBe(7);
+    expect(table.doubling).toBe(false);
+    expect(table.size).toBe(512);
+    expect(removalsWhileHalving).toBeGreaterThan(65_536 / 2 / 16);
+    expectHeld(table, hashes, held);
+  });
+
+  it("repoints an entry at another slot, whether it is in the new table or the old one", () => {
+    const { table, hashes } = fullTable(1_280, (slot) => (slot % 40) * 0x01000193); // 5/8 of 2,048
+    hashes.of[1_280] = hashes.of[7]!;
+    table.insert(1_280, hashes.of[1_280]!, hashes);
+    expect(table.doubling).toBe(true);
+    // Slot 0's bucket was among the first moved, the last slot's is still in the old table (or the other way round): both repointed.
+    for (const [from, to] of [
+      [0, 5_000],
+      [1_279, 5_001],
+      [1_280, 5_002],
+    ] as const) {
+      hashes.of[to] = hashes.of[from]!;
+      table.repoint(from, to, hashes.of[from]!);
+      expect(slotsFor(table, hashes.of[to]!)).toContain(to);
+      expect(slotsFor(table, hashes.of[to]!)).not.toContain(from);
+    }
+    const held = [...hashes.of.keys()].filter((slot) => hashes.of[slot] !== undefined && ![0, 1_279, 1_280].includes(slot));
+    expectHeld(table, hashes, held);
+    for (const slot of held.slice(0, 300)) table.remove(slot, hashes);
+    expect(table.doubling).toBe(false);
+    expectHeld(table, hashes, held.slice(300));
   });
 });
