@@ -67,7 +67,8 @@ export interface NodeServerOptions {
   readonly learnMs?: number;
   /**
    * A benchmark setting, not a tunable: the periods of the work requests drive (the learner's
-   * runs, the learned state's share, the Parquet copy's gap between runs and its looks) times this.
+   * runs, the learned state's share, the Parquet copy's gap between runs and its looks, the
+   * weights publication, retention) times this.
    * bench:instructions runs the server ~30× slower under valgrind and sets it to that slowdown, so
    * each run covers as many requests as at real pace (docs/performance.md, "How periods are scaled").
    */
@@ -238,8 +239,10 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
     task({ label: "leases", everyMs: ttlMs / 5, run: renewRoles }),
     learn,
     share,
-    task({ label: "weights publication", everyMs: options.weightsMs ?? DEFAULT_WEIGHTS_MS, run: async () => roles.learner.active && publisher.publish() }),
-    task({ label: "retention", everyMs: options.pruneMs ?? DEFAULT_PRUNE_MS, run: async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()) }),
+    // A minute's jobs, scaled too: under valgrind a 20 s window caught one of them or none (a
+    // first run that compiled its code and drew the weights read an idle count at 2 M a second).
+    task({ label: "weights publication", everyMs: (options.weightsMs ?? DEFAULT_WEIGHTS_MS) * scale, run: async () => roles.learner.active && publisher.publish() }),
+    task({ label: "retention", everyMs: (options.pruneMs ?? DEFAULT_PRUNE_MS) * scale, run: async () => roles.retention.active && pruneEvents(stores.events, options.retention ?? DEFAULT_RETENTION, systemClock.now()) }),
     archiveRetention(options, () => roles.retention.active, task),
   ].flatMap((t) => (t === undefined ? [] : [() => t.stop()]));
   timers.push(unsubscribe, shrinkIdleYoungGeneration());
