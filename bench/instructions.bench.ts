@@ -8,7 +8,7 @@
 // subtracts thread by thread the idle work of that span and V8's compiling on every thread.
 // The loaded server's per-period work (the learner's steps, the copy's deliveries) runs per
 // wall-clock period, so at valgrind's pace it lands on each request S times as often as natively
-// (S ~30, the slowdown). So each Vane row is counted twice: as above, at valgrind's pace, which
+// (S ~20–60 on this VM, the slowdown). So each Vane row is counted twice: as above, at valgrind's pace, which
 // gives the rate inside the counted window; and at real pace, on a server of its own started with
 // its periods × S (`--bench-period-scale`, instructions/pace.ts), S being a short native run's rate
 // over that rate. The headline is the real pace's figure (docs/performance.md, "How periods are scaled").

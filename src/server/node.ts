@@ -69,7 +69,7 @@ export interface NodeServerOptions {
    * A benchmark setting, not a tunable: the periods of the work requests drive (the learner's
    * runs, the learned state's share, the Parquet copy's gap between runs and its looks, the
    * weights publication, retention) times this.
-   * bench:instructions runs the server ~30× slower under valgrind and sets it to that slowdown, so
+   * bench:instructions runs the server ~20–60× slower under valgrind and sets it to that slowdown, so
    * each run covers as many requests as at real pace (docs/performance.md, "How periods are scaled").
    */
   readonly periodScale?: number;
