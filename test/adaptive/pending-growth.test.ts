@@ -4,33 +4,13 @@
 import { describe, expect, it } from "vitest";
 import { CHUNK } from "../../src/adaptive/chunks.js";
 import { NumberColumn } from "../../src/adaptive/number-column.js";
-import { Pending, PendingBook, type PolicyRef } from "../../src/adaptive/pending.js";
-import { uuidv7 } from "../../src/ids/uuidv7.js";
+import { PendingBook } from "../../src/adaptive/pending.js";
+import { T0, described, made } from "./pending-fixtures.js";
 
-const T0 = Date.parse("2026-11-28T00:00:00.000Z");
 const DAY = 86_400_000;
-
-function ref(policyId: string, windowMs: number): PolicyRef {
-  return { orgId: "org", projectId: "proj", env: "production", policyId, rewardEvent: "win", windowMs, stateKey: `proj/production/${policyId}` };
-}
-
-const SHORT = ref("short", 1_000);
-const CTX = ref("ctx", 5_000);
-
-/** The i-th decision: every column used (text ids, entities, contexts) somewhere in each chunk. */
-function made(i: number): Pending {
-  const contextual = i % 3 === 0;
-  const r = contextual ? CTX : SHORT;
-  const id = i % 11 === 0 ? `client-${i}` : uuidv7(T0 + i);
-  return new Pending(i + 1, id, r, `arm-${i % 4}`, i % 5 === 0 ? `account-${i % 50}` : "", contextual ? Float64Array.of(i, i / 2) : undefined, T0 + i + r.windowMs, 0);
-}
 
 const DECISIONS = Array.from({ length: 60_000 }, (_, i) => made(i));
 const decision = (i: number) => DECISIONS[i]!;
-
-function described(p: Pending): unknown[] {
-  return [p.seq, p.decisionId, p.ref.policyId, p.armKey, p.entity, p.features && Array.from(p.features), p.closesAt, p.flags];
-}
 
 /** The decisions from..to (every step-th) that the book does not find by id. */
 function lostOf(book: PendingBook, from: number, to: number, step: number): number[] {

@@ -4,29 +4,8 @@
 // learner holds stays good until the next removal.
 import { describe, expect, it } from "vitest";
 import { CHUNK } from "../../src/adaptive/chunks.js";
-import { COMPACT_MOVES, COMPACT_MOVES_ANYWAY, Pending, PendingBook, type PolicyRef } from "../../src/adaptive/pending.js";
-import { uuidv7 } from "../../src/ids/uuidv7.js";
-
-const T0 = Date.parse("2026-11-29T00:00:00.000Z");
-
-function ref(policyId: string, windowMs: number): PolicyRef {
-  return { orgId: "org", projectId: "proj", env: "production", policyId, rewardEvent: "win", windowMs, stateKey: `proj/production/${policyId}` };
-}
-
-const SHORT = ref("short", 1_000);
-const CTX = ref("ctx", 5_000);
-
-/** The i-th decision, received at T0 + i ms: text ids, entities and contexts in every chunk, two window lengths. */
-function made(i: number): Pending {
-  const contextual = i % 3 === 0;
-  const r = contextual ? CTX : SHORT;
-  const id = i % 11 === 0 ? `client-${i}` : uuidv7(T0 + i);
-  return new Pending(i + 1, id, r, `arm-${i % 4}`, i % 5 === 0 ? `account-${i % 50}` : "", contextual ? Float64Array.of(i, i / 2) : undefined, T0 + i + r.windowMs, 0);
-}
-
-function described(p: Pending): unknown[] {
-  return [p.seq, p.decisionId, p.ref.policyId, p.armKey, p.entity, p.features && Array.from(p.features), p.closesAt, p.flags];
-}
+import { COMPACT_MOVES, COMPACT_MOVES_ANYWAY, type Pending, PendingBook } from "../../src/adaptive/pending.js";
+import { T0, described, made } from "./pending-fixtures.js";
 
 /** The book's own view of decision i, by id. */
 const found = (book: PendingBook, p: Pending) => book.of(p.decisionId)?.filter((q) => q.seq === p.seq) ?? [];
