@@ -434,15 +434,21 @@ interface MemoryRow {
   readonly bytesPerPending: number;
 }
 
+/** A started learner without a store, holding up to MEMORY_DECISIONS in memory, fed by `push` as the event store's commits would. */
+async function fedLearner(compiled: CompiledBundle, now: () => number): Promise<{ readonly learner: Learner; readonly push: CommitListener }> {
+  const catalog = adaptiveCatalog(compiled);
+  let listener: CommitListener = () => undefined;
+  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((listener = l), () => undefined) });
+  await learner.start();
+  return { learner, push: (committed, span) => listener(committed, span) };
+}
+
 /**
  * Heap per pending decision: a learner fed MEMORY_DECISIONS decisions (decide's events, no
  * rewards, 7-day window) from memory, heap after GC before and after, the events themselves let go.
  */
 async function pendingMemory(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[], key: string, name: string): Promise<MemoryRow> {
-  const catalog = adaptiveCatalog(compiled);
-  let push: CommitListener = () => undefined;
-  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => NOW_MS, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
-  await learner.start();
+  const { learner, push } = await fedLearner(compiled, () => NOW_MS);
   const before = heapAfterGc();
   let seq = 0;
   for (let i = 0; i < MEMORY_DECISIONS; i += APPEND_BATCH) {
@@ -528,10 +534,7 @@ interface Growth {
  * end; then a book alone grown as far, each add timed. Growing the book must not stall a step.
  */
 async function bookGrowth(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[]): Promise<Growth> {
-  const catalog = adaptiveCatalog(compiled);
-  let push: CommitListener = () => undefined;
-  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => NOW_MS, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
-  await learner.start();
+  const { learner, push } = await fedLearner(compiled, () => NOW_MS);
   const usage = () => {
     gc();
     gc();
@@ -637,11 +640,8 @@ interface Drain {
  * at 1 M, 250 k, 10 k and 0 held.
  */
 async function bookDrain(compiled: CompiledBundle, policy: AdaptivePolicy, contexts: readonly Record<string, unknown>[]): Promise<Drain> {
-  const catalog = adaptiveCatalog(compiled);
-  let push: CommitListener = () => undefined;
   let nowMs = NOW_MS;
-  const learner = new Learner({ store: nullStore, catalogs: async () => catalog, now: () => nowMs, maxPendingInMemory: MEMORY_DECISIONS, feed: (l) => ((push = l), () => undefined) });
-  await learner.start();
+  const { learner, push } = await fedLearner(compiled, () => nowMs);
   const before = await settledBytes();
   const receivedAt = (i: number) => new Date(NOW_MS + Math.floor(i / DECISIONS_PER_MS)).toISOString();
   let seq = 0;
