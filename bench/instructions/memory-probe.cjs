@@ -24,21 +24,9 @@ if (cacheKiB !== undefined) {
   };
 }
 
-// In the server, every fork (the Parquet copy's child process) gets this probe too, and, for the
-// variants that measure the copy's levers, VANE_PROBE_COPY_FLAGS (node flags after the copy's own,
-// so they win) and VANE_PROBE_COPY_ENV (a JSON object of environment variables): the copy only,
-// not the server.
-if (process.send === undefined) {
-  const childProcess = require("node:child_process");
-  const fork = childProcess.fork;
-  const extraFlags = (process.env.VANE_PROBE_COPY_FLAGS ?? "").split(" ").filter((f) => f !== "");
-  const extraEnv = JSON.parse(process.env.VANE_PROBE_COPY_ENV ?? "{}");
-  childProcess.fork = function (modulePath, args, options = {}) {
-    const execArgv = [...(options.execArgv ?? process.execArgv), "--require", __filename, ...extraFlags];
-    return fork.call(this, modulePath, args, { ...options, execArgv, env: { ...(options.env ?? process.env), ...extraEnv } });
-  };
-  require("node:module").syncBuiltinESMExports(); // `import { fork }` reads the patched one
-}
+// In the server, every fork (the Parquet copy's child process) gets this probe too, and the copy's
+// flags and environment of the variants that measure its levers (copy-flags.cjs).
+if (process.send === undefined) require("./copy-flags.cjs").forkWithProbe(__filename);
 
 const MiB = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 setInterval(() => {

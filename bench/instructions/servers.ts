@@ -13,6 +13,7 @@ import { SERVER_CORE, onCore } from "../http/pinning.js";
 import { processTree } from "../http/proc-stats.js";
 import { seedBenchFolder } from "../http/seed.js";
 import { binNodeOptions } from "../vane-serve.js";
+import { COPY_V8_FLAGS } from "../../src/store/parquet/parquet-process.js";
 
 export interface CountedServer {
   readonly url: string;
@@ -48,6 +49,18 @@ const nodeFlags = (optimize: boolean, youngMiB: number) => ["--perf-basic-prof",
  * The guard leaves V8 as it is: its committed figures were counted so.
  */
 const realPaceHeap = (youngMiB: number) => ["--no-memory-reducer", `--min-semi-space-size=${youngMiB}`];
+/**
+ * The Parquet copy's child process takes its own V8 flags (parquet-process.ts), not the server's:
+ * under valgrind its reducer started a full collection in every counted window of 1,000 resolves
+ * (~60 M instructions on its helpers, ~60 k a request), where natively it collects by its heap's
+ * limit only, once per ~12,000 decisions under load (`--trace-gc --trace-incremental-marking`). So
+ * it gets realPaceHeap's settings too, its new space at its own maximum, through a preload that
+ * adds them to the fork (copy-flags.cjs).
+ */
+const copyRealPace = (): Record<string, string> => ({ VANE_PROBE_COPY_FLAGS: realPaceHeap(COPY_YOUNG_MIB).join(" ") });
+const COPY_FLAGS_PRELOAD = ["--require", fileURLToPath(new URL("./copy-flags.cjs", import.meta.url))];
+/** The copy's semi-space maximum (COPY_V8_FLAGS). */
+const COPY_YOUNG_MIB = Number(/--max-semi-space-size=(\d+)/.exec(COPY_V8_FLAGS.join(" "))?.[1] ?? 16);
 /** The hello-world's young generation natively under the bench's POSTs (see realPaceHeap). */
 const HELLO_YOUNG_MIB = 4;
 /** `vane serve`'s: the semi-space maximum its bin line sets (V8's 16 MiB without one). */
@@ -133,10 +146,12 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const dataDir = join(dir, "data");
   const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
+  // The copy of a counted server at V8's real-pace settings too; not the guard's (it counts the event loop only).
+  const realPace = counted && (options.optimize ?? true);
+  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...(realPace ? COPY_FLAGS_PRELOAD : []), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(ROOT) } });
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(ROOT), ...(realPace && copyRealPace()) } });
   const onOutput = options.onOutput;
   if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
   const banner = await bannerOf(child);
