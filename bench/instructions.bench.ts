@@ -157,8 +157,8 @@ async function once(agent: Agent, url: URL, spec: Spec): Promise<void> {
 }
 
 /** As fast as the server answers, from CONNECTIONS keep-alive connections. */
-async function send(base: string, spec: Spec, count: number): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+async function send(base: string, spec: Spec, count: number, kept?: Agent): Promise<void> {
+  const agent = kept ?? new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   const url = new URL(spec.path, base);
   let sent = 0;
   try {
@@ -171,7 +171,7 @@ async function send(base: string, spec: Spec, count: number): Promise<void> {
       }),
     );
   } finally {
-    agent.destroy();
+    if (kept === undefined) agent.destroy();
   }
 }
 
@@ -288,17 +288,21 @@ async function measureRow(server: CountedServer, row: Row, evidence: Map<number,
   const spec = row.request(server, await etagFor(server, row));
   const [warmup, requests] = countsOf(row);
   process.stderr.write(`${row.name}: warm-up ${warmup}…`);
-  await send(server.url, spec, warmup);
+  // The count goes on the warm-up's connections, kept open through the wait (keep-alive.cjs; not
+  // the guard's servers): new ones made Node's socket code be optimized again in the window.
+  const connections = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+  await send(server.url, spec, warmup, guarding ? undefined : connections);
   await sleep(periodMs);
   if (!guarding) await waitIdleTree([server.pid], QUIET);
   process.stderr.write(` counting ${requests}…`);
   server.countOn();
   const started = Date.now();
-  await send(server.url, spec, requests);
+  await send(server.url, spec, requests, guarding ? undefined : connections);
   const spanMs = Date.now() - started;
   await sleep(periodMs);
   const drainMs = periodMs + (guarding ? 0 : await waitIdleTree([server.pid], QUIET));
   const busy = countedIn(server, await server.dump(row.key), evidence, values.keep);
+  connections.destroy();
   if (guarding) {
     // The guard compares counts with counts taken the same way: no idle count (less time), and the
     // event loop alone, where the request's own code runs. The other threads' work per request (the

@@ -35,7 +35,9 @@ const ROOT = process.env.BENCH_VANE_ROOT === undefined ? new URL("../../", impor
  * (interpreter and Sparkplug only, compiled on the event loop): on a short count, when TurboFan's
  * concurrent compiles land is a matter of timing, and they moved a row by ±40 % between runs.
  */
-const nodeFlags = (optimize: boolean, youngMiB: number) => ["--perf-basic-prof", ...(optimize ? realPaceHeap(youngMiB) : ["--no-opt", "--no-maglev"])];
+const nodeFlags = (optimize: boolean, youngMiB: number) => ["--perf-basic-prof", ...(optimize ? [...realPaceHeap(youngMiB), ...KEEP_ALIVE_PRELOAD] : ["--no-opt", "--no-maglev"])];
+/** Idle connections kept open through the bench's quiet waits (keep-alive.cjs); not the guard's, whose committed figures were counted without. */
+const KEEP_ALIVE_PRELOAD = ["--require", fileURLToPath(new URL("./keep-alive.cjs", import.meta.url))];
 
 /**
  * V8 sizes the young generation and starts its memory reducer from the allocation rate per
