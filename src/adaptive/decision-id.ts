@@ -22,6 +22,16 @@ export class IdWords {
     this.last = id;
   }
 
+  /** The words of `id` as an earlier read left them (Additions keeps them per addition): no parse. */
+  load(id: string, w0: number, w1: number, w2: number, w3: number, text: boolean): void {
+    this.w0 = w0;
+    this.w1 = w1;
+    this.w2 = w2;
+    this.w3 = w3;
+    this.text = text;
+    this.last = id;
+  }
+
   /** A 32-bit hash of the words: the same for equal ids. */
   hash(): number {
     return mixWords(this.w0, this.w1, this.w2, this.w3);

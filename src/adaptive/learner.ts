@@ -24,6 +24,7 @@ import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
 import { learnable } from "../store/learning-records.js";
 import { Additions, NONE } from "./additions.js";
+import { IdWords } from "./decision-id.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
@@ -100,9 +101,11 @@ export interface LearnerProgress {
 
 export class Learner implements LearnedStateSource {
   readonly state = new LearnedState();
-  private readonly book = new PendingBook();
+  /** The id read last, shared by the book and the additions: a decision's id is parsed once (decision-id.ts). */
+  private readonly words = new IdWords();
+  private readonly book = new PendingBook(this.words);
   /** The current step's new decisions: one struct of arrays for every step (steps run one at a time). */
-  private readonly additions = new Additions();
+  private readonly additions = new Additions(this.words);
   private readonly feed: Feed;
   private readonly unsubscribe: () => void;
   private readonly refs = new WeakMap<AdaptivePolicy, Map<string, PolicyRef>>();
@@ -298,6 +301,7 @@ export class Learner implements LearnedStateSource {
 
   private holdSlice(added: Additions, from: number, turns: Turns): number {
     for (let i = from; i < added.count; i++) {
+      added.loadWords(i); // the book's add finds the id's words read already
       this.book.addFields(added.seqs[i]!, added.ids[i]!, added.refs[i]!, added.armKeys[i]!, added.entities[i]!, added.features[i], added.closes[i]!, added.flags[i]!);
       if (turns.spent()) return i + 1;
     }
@@ -558,19 +562,35 @@ class Step {
     return events.length;
   }
 
+  /**
+   * A decision's layers: each learned once. The id is looked up once for all of them, in each
+   * place a repeat may be (this step's additions, the book, the store's pending decisions read for
+   * the page), and only when a layer gets that far; the additions' probe also gives where the
+   * layers are added.
+   */
   private decided(event: DecisionRecord, catalog: AdaptiveCatalog, key: string, refFor: (policy: AdaptivePolicy, event: LearningEvent, key: string) => PolicyRef): void {
+    const added = this.added;
+    let bucket = NONE;
+    let held: readonly Pending[] | undefined;
+    let stored: readonly Pending[] | undefined;
     for (const arm of event.arms) {
       const policy = catalog.get(arm.policyId);
       const at = policy ? policy.armKeys.indexOf(arm.armKey) : -1;
       if (!policy || at < 0) continue;
       const features = policy.dimension > 0 ? decisionFeatures(policy, event) : undefined;
       if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
+      if (bucket === NONE) {
+        bucket = added.probe(event.decisionId);
+        // A held decision with this id (a repeat: rare) is made into objects only then.
+        held = this.book.has(event.decisionId) ? this.book.of(event.decisionId) : undefined;
+        stored = this.stored.size === 0 ? undefined : this.stored.get(event.decisionId);
+      }
       // The same decision logged again (a retried batch, an exposure of a server decision): once.
-      if (this.isRepeat(event, policy.id)) continue;
+      if (this.addedSame(bucket, event, policy.id) || holdsSame(held, event, policy.id) || holdsSame(stored, event, policy.id)) continue;
       const ref = refFor(policy, event, key);
       const entity = policy.entityKey !== undefined ? entityOf(event, policy.entityKey) : POPULATION;
       const armKey = policy.armKeys[at]!;
-      this.added.add(event.seq, event.decisionId, ref, armKey, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs);
+      bucket = added.addAt(bucket, event.seq, event.decisionId, ref, armKey, entity, features, this.clock.parse(event.receivedAt) + ref.windowMs);
       if (this.replay) continue;
       this.apply(ref, entity, armKey, features, trial);
       this.decisions++;
@@ -578,17 +598,9 @@ class Step {
     }
   }
 
-  private isRepeat(event: DecisionRecord, policyId: string): boolean {
-    return (
-      this.addedSame(event, policyId) ||
-      holdsSame(this.book.of(event.decisionId), event, policyId) ||
-      holdsSame(this.stored.get(event.decisionId), event, policyId)
-    );
-  }
-
-  private addedSame(event: DecisionRecord, policyId: string): boolean {
+  private addedSame(bucket: number, event: DecisionRecord, policyId: string): boolean {
     const added = this.added;
-    for (let i = added.first(event.decisionId); i !== NONE; i = added.next(i)) if (isSame(added.refs[i]!, event, policyId)) return true;
+    for (let i = added.at(bucket); i !== NONE; i = added.next(i)) if (isSame(added.refs[i]!, event, policyId)) return true;
     return false;
   }
 
@@ -614,11 +626,13 @@ class Step {
 
   /** A decision held in memory or in the store. */
   private reward(pending: Pending, event: RewardRecord, catalog: AdaptiveCatalog): void {
-    const settledAs = pending.slot === NO_SLOT ? pending : pending.slot;
-    if (pending.rewarded || this.settled.has(settledAs)) return;
+    if (pending.rewarded) return;
     const reward = this.rewardOf(pending.ref, pending.closesAt, event, catalog);
     if (reward === undefined) return;
-    this.settled.add(settledAs);
+    // Settled in this step already when the add finds it there: one lookup, not a check and an add.
+    const settled = this.settled;
+    const before = settled.size;
+    if (settled.add(pending.slot === NO_SLOT ? pending : pending.slot).size === before) return;
     if (pending.seq === 0) this.rewardedStored.push(keyOf(storedForm(pending)));
     else if (this.replay) this.book.markRewarded(pending.slot);
     else this.rewardedHeld.push(pending.slot);

@@ -106,7 +106,9 @@ export class PendingBook {
   private readonly queues = new Map<number, SlotQueue>();
   private readonly arms = new CountedPairs<PolicyRef>();
   private readonly entities = new CountedStrings(POPULATION);
-  private readonly key = new IdWords();
+
+  /** `key` may be shared with the learner's additions (additions.ts): an id read there is not parsed again here. */
+  constructor(private readonly key = new IdWords()) {}
 
   get size(): number {
     return this.count;
@@ -187,6 +189,15 @@ export class PendingBook {
       if (this.holds(slot, decisionId)) (found ??= []).push(this.pendingAt(slot, decisionId));
     }
     return found;
+  }
+
+  /** Whether any decision with this id is held: one probe and no object (a new decision's repeat check, which nearly always misses). */
+  has(decisionId: string): boolean {
+    const { table, key } = this;
+    key.read(decisionId);
+    table.probe(key.hash());
+    for (let slot = table.nextSlot(); slot !== NO_SLOT; slot = table.nextSlot()) if (this.holds(slot, decisionId)) return true;
+    return false;
   }
 
   /** The decision in a slot (from `oldest`), as an object. */

@@ -4,12 +4,14 @@
 // resolveResponse's body; test/server/resolve-texts.test.ts holds them equal over random bundles
 // and contexts): the assignments and filtered context are serialized once for both, and what a
 // bundle version fixes (each layer's outcome after its bucket, the tenant's fields) is written
-// once per version.
+// once per version. The row's pieces that a version fixes, and its own keys, carry their UTF-8
+// bytes (encoded-text.ts): the log writer's ring copies them as they are.
 import type { LayerResolution, Resolution } from "../bundle/resolve.js";
 import { SUGGESTED_REFRESH_MS } from "../bundle/response.js";
 import type { Bundle } from "../bundle/types.js";
 import type { DecisionSource } from "./decision-event.js";
-import { type PiecesRow, TextPieces } from "./text-pieces.js";
+import { EncodedText } from "./encoded-text.js";
+import { type Piece, type PiecesRow, TextPieces } from "./text-pieces.js";
 import { LOG_FORMAT_COMPACT } from "../store/log-row.js";
 
 /** The parts of a resolution both texts hold, serialized once. */
@@ -17,6 +19,8 @@ export interface SharedParts {
   readonly assignments: string;
   /** undefined when the resolution has no filtered context. */
   readonly filteredContext: string | undefined;
+  /** The assignments with their bytes, when a version keeps their text (VersionTexts.sharedParts). */
+  readonly encodedAssignments?: EncodedText;
 }
 
 /** Of a resolution, or of a decision of POST /v1/decide (decide-texts.ts). */
@@ -27,15 +31,15 @@ export function sharedParts(resolved: Pick<Resolution, "assignments" | "filtered
 
 /** What follows a layer's bucket, in the decision event and in the answer, for one outcome of the layer. */
 interface LayerTail {
-  readonly event: string;
+  readonly event: EncodedText;
   readonly answer: string;
 }
 
 /** A layer's heads and tails: by policy id, then allocation id ("" for none), each as served and as attribution only. */
 interface LayerTails {
   /** `{"layerId":…,"bucket":`, and the same after a comma. */
-  readonly head: string;
-  readonly nextHead: string;
+  readonly head: EncodedText;
+  readonly nextHead: EncodedText;
   readonly byOutcome: Map<string, Map<string, readonly [served: LayerTail, attribution: LayerTail]>>;
 }
 
@@ -54,6 +58,15 @@ export function quotedTime(timestamp: string): string {
 let lastTime = "";
 let lastQuoted = '""';
 
+/** The decision row's own keys, with their bytes. */
+const TYPE_UNIT_KEY = new EncodedText(',{"type":"decision","unitKey":');
+const TIMESTAMP = new EncodedText(',"timestamp":');
+const ASSIGNMENTS = new EncodedText(',"assignments":');
+const LAYERS = new EncodedText(',"layers":[');
+const LATENCY = new EncodedText('],"latencyMs":');
+const DECISION_ID = new EncodedText(',"decisionId":');
+const FILTERED_CONTEXT = new EncodedText(',"filteredContext":');
+
 /** The pieces of this module's texts (text-pieces.ts). */
 const pieces = new TextPieces();
 /** A decision row's: the row crosses to the log writer as its pieces (PiecesRow), while the answer is built. */
@@ -65,7 +78,7 @@ const rowPieces = new TextPieces();
  */
 interface AssignmentsNode {
   readonly next: Map<string, AssignmentsNode>;
-  text: string | undefined;
+  text: EncodedText | undefined;
 }
 
 /** Steps and characters of text kept at most per version (~1.6 MB): a bundle with many layers and arms has more combinations than are worth keeping. */
@@ -81,7 +94,7 @@ export class VersionTexts {
   private assignmentSteps = 0;
   private assignmentChars = 0;
   /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
-  private readonly ownTenantTail: string;
+  private readonly ownTenantTail: EncodedText;
   private readonly version: string;
 
   constructor(
@@ -89,11 +102,11 @@ export class VersionTexts {
     private readonly maxAssignmentSteps = MAX_ASSIGNMENT_STEPS,
   ) {
     this.version = JSON.stringify(bundle.version);
-    this.ownTenantTail = tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env);
+    this.ownTenantTail = new EncodedText(tenantTail(this.version, bundle.orgId, bundle.projectId, bundle.env));
   }
 
   /** A decision event's `,"configVersion":…,"orgId":…,"projectId":…,"env":…`: made once for the bundle's own tenant and version. */
-  tenantTail(orgId: string, projectId: string, env: string, configVersion: string): string {
+  tenantTail(orgId: string, projectId: string, env: string, configVersion: string): Piece {
     const { bundle } = this;
     return orgId === bundle.orgId && projectId === bundle.projectId && env === bundle.env && configVersion === bundle.version
       ? this.ownTenantTail
@@ -109,10 +122,13 @@ export class VersionTexts {
   sharedParts(resolution: Resolution, allParameters: boolean): SharedParts {
     if (!allParameters) return sharedParts(resolution);
     const filtered = resolution.filteredContext;
-    return { assignments: this.assignmentsText(resolution), filteredContext: filtered === undefined ? undefined : JSON.stringify(filtered) };
+    const assignments = this.assignmentsText(resolution);
+    const filteredContext = filtered === undefined ? undefined : JSON.stringify(filtered);
+    return typeof assignments === "string" ? { assignments, filteredContext } : { assignments: assignments.text, filteredContext, encodedAssignments: assignments };
   }
 
-  private assignmentsText(resolution: Resolution): string {
+  /** The combination's assignments, kept with their bytes; a string when the version keeps no more. */
+  private assignmentsText(resolution: Resolution): string | EncodedText {
     let node: AssignmentsNode | undefined = this.assignments;
     const { layers } = resolution;
     for (let i = 0; i < layers.length && node !== undefined; i++) {
@@ -123,7 +139,7 @@ export class VersionTexts {
     const text = JSON.stringify(resolution.assignments);
     if (node !== undefined && this.assignmentChars + text.length <= MAX_ASSIGNMENT_CHARS) {
       this.assignmentChars += text.length;
-      node.text = text;
+      return (node.text = new EncodedText(text));
     }
     return text;
   }
@@ -145,19 +161,19 @@ export class VersionTexts {
     const timestamp = quotedTime(source.timestamp);
     rowPieces.push("[", timestamp, ",[");
     rowPieces.quoted(eventId);
-    rowPieces.push(',{"type":"decision","unitKey":');
+    rowPieces.push(TYPE_UNIT_KEY);
     rowPieces.quoted(unitKey);
-    rowPieces.push(',"timestamp":', timestamp, ',"assignments":', parts.assignments, ',"layers":[');
+    rowPieces.push(TIMESTAMP, timestamp, ASSIGNMENTS, parts.encodedAssignments ?? parts.assignments, LAYERS);
     const { layers } = resolution;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
       const tails = this.tailsOf(layer);
       rowPieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
     }
-    rowPieces.push('],"latencyMs":', JSON.stringify(source.latencyMs), ',"decisionId":');
+    rowPieces.push(LATENCY, JSON.stringify(source.latencyMs), DECISION_ID);
     rowPieces.quoted(source.decisionId);
     rowPieces.push(tail);
-    if (parts.filteredContext !== undefined) rowPieces.push(',"filteredContext":', parts.filteredContext);
+    if (parts.filteredContext !== undefined) rowPieces.push(FILTERED_CONTEXT, parts.filteredContext);
     rowPieces.push("}]]");
     return rowPieces.row(LOG_FORMAT_COMPACT);
   }
@@ -177,7 +193,7 @@ export class VersionTexts {
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
       const tails = this.tailsOf(layer);
-      pieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).answer);
+      pieces.push(i === 0 ? tails.head.text : tails.nextHead.text, String(layer.bucket), tailOf(tails, layer).answer);
     }
     pieces.push('],"configVersion":', version);
     if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
@@ -191,7 +207,7 @@ export class VersionTexts {
     let tails = this.layers.get(layer.layerId);
     if (tails === undefined) {
       const head = `{"layerId":${JSON.stringify(layer.layerId)},"bucket":`;
-      tails = { head, nextHead: `,${head}`, byOutcome: new Map() };
+      tails = { head: new EncodedText(head), nextHead: new EncodedText(`,${head}`), byOutcome: new Map() };
       this.layers.set(layer.layerId, tails);
     }
     return tails;
@@ -232,7 +248,7 @@ function tailFor(layer: LayerResolution, attributionOnly: boolean): LayerTail {
     event += ',"attributionOnly":true';
     answer += ',"attributionOnly":true';
   }
-  return { event: `${event}}`, answer: `${answer}}` };
+  return { event: new EncodedText(`${event}}`), answer: `${answer}}` };
 }
 
 function tenantTail(version: string, orgId: string, projectId: string, env: string): string {

@@ -3,6 +3,7 @@
 // `length = 0` gives the store up, and the next text's pushes then grew a new one (17, then 41
 // slots…), ~45 % of what building a text allocated. One per module that writes texts, reused, as
 // nothing between a push and its join awaits.
+import type { EncodedText } from "./encoded-text.js";
 import type { LogFormat } from "../store/log-row.js";
 import type { UnjoinedText } from "../store/sqlite/writer/append-ring.js";
 
@@ -12,12 +13,15 @@ const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
 /** Pieces this long and longer are written by Buffer#utf8Write (writeUtf8). */
 const NATIVE_FROM = 64;
 
+/** A piece of text: a string, or a text with its UTF-8 bytes made once (encoded-text.ts), copied as they are. */
+export type Piece = string | EncodedText;
+
 export class TextPieces {
-  private readonly parts: string[] = [];
+  private readonly parts: Piece[] = [];
   private count = 0;
 
   /** Appends up to twelve pieces; the arguments left out are not pieces. */
-  push(a: string, b?: string, c?: string, d?: string, e?: string, f?: string, g?: string, h?: string, i?: string, j?: string, k?: string, l?: string): void {
+  push(a: Piece, b?: Piece, c?: Piece, d?: Piece, e?: Piece, f?: Piece, g?: Piece, h?: Piece, i?: Piece, j?: Piece, k?: Piece, l?: Piece): void {
     const parts = this.parts;
     parts[this.count++] = a;
     if (b === undefined) return;
@@ -86,6 +90,11 @@ export class TextPieces {
     let at = offset;
     for (let i = 0; i < this.count; i++) {
       const part = parts[i]!;
+      if (typeof part !== "string") {
+        into.set(part.bytes, at);
+        at += part.bytes.length;
+        continue;
+      }
       const n = part.length;
       // A native write costs ~75 ns a call, as much as copying ~70 characters here: the short
       // pieces (most of a row's) are copied byte by byte while they are ASCII.

@@ -53,6 +53,10 @@ describe("texts written straight from a resolution", () => {
         const parts = sharedParts(resolution);
 
         expect(texts.decisionRow(resolution, source, unit, event.id, parts).text).toBe(encodeLogRow([event]).text);
+        // As the log writer's ring takes it (its version's pieces copied from their bytes), with the version's kept assignments.
+        const ring = Buffer.alloc(3 * encodeLogRow([event]).text.length + 16);
+        const row = texts.decisionRow(resolution, source, unit, event.id, texts.sharedParts(resolution, parameters === null));
+        expect(ring.toString("utf8", 0, row.writeUtf8(ring, 0))).toBe(encodeLogRow([event]).text);
         expect(JSON.stringify(event.body.layers)).toBe(JSON.stringify(resolution.layers.map(assignedLayer)));
         const ids = { decisionId, timestamp, version: tenant.configVersion };
         expect(texts.resolveAnswer(resolution, ids, parts)).toBe(JSON.stringify(resolveResponse(resolution, ids)));
@@ -72,8 +76,11 @@ describe("texts written straight from a resolution", () => {
           const resolution = resolve(compiled, context, { parameters: parameters ?? undefined, now: NOW });
           const all = parameters === null;
           const expected = sharedParts(resolution);
-          expect(kept.sharedParts(resolution, all)).toEqual(expected);
-          expect(bounded.sharedParts(resolution, all)).toEqual(expected);
+          for (const parts of [kept.sharedParts(resolution, all), bounded.sharedParts(resolution, all)]) {
+            expect({ assignments: parts.assignments, filteredContext: parts.filteredContext }).toEqual(expected);
+            // A kept combination's bytes are its text's.
+            if (parts.encodedAssignments !== undefined) expect(Buffer.from(parts.encodedAssignments.bytes).toString()).toBe(expected.assignments);
+          }
         }
       }),
       { numRuns: 200 },

@@ -2,7 +2,9 @@
 // after another, a short one after a long one among them, each equal to its pieces joined.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { EncodedText } from "../../src/server/encoded-text.js";
 import { TextPieces } from "../../src/server/text-pieces.js";
+import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 
 describe("TextPieces", () => {
   it("joins what was pushed since the last join, whatever came before", () => {
@@ -32,5 +34,32 @@ describe("TextPieces", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it("writes as UTF-8 what it joins, encoded pieces among strings", () => {
+    const pieces = new TextPieces();
+    const piece = fc.oneof(fc.string({ maxLength: 80 }), fc.string({ unit: "grapheme", maxLength: 8 }), fc.string({ maxLength: 80 }).map((t) => new EncodedText(t)), fc.string({ unit: "grapheme", maxLength: 8 }).map((t) => new EncodedText(t)));
+    const into = Buffer.alloc(64 * 1024);
+    fc.assert(
+      fc.property(fc.array(piece, { minLength: 1, maxLength: 12 }), fc.nat(100), (parts, offset) => {
+        for (const p of parts) pieces.push(p);
+        const row = pieces.row(LOG_FORMAT_COMPACT);
+        const text = parts.map(String).join("");
+        expect(row.chars).toBe(text.length);
+        expect(into.toString("utf8", offset, offset + row.writeUtf8(into, offset))).toBe(text);
+      }),
+      { numRuns: 500 },
+    );
+    pieces.push("a", new EncodedText("é"));
+    expect(pieces.join()).toBe("aé");
+  });
+
+  it("copies an encoded piece's bytes as they are, without encoding its text again", () => {
+    const pieces = new TextPieces();
+    const encoded = new EncodedText('"key":');
+    encoded.bytes[1] = "K".charCodeAt(0); // only a copy of the bytes shows this
+    pieces.push("{", encoded, "1}");
+    const into = Buffer.alloc(32);
+    expect(into.toString("utf8", 0, pieces.row(LOG_FORMAT_COMPACT).writeUtf8(into, 0))).toBe('{"Key":1}');
   });
 });
