@@ -33,6 +33,7 @@ import type { CommitListener, CommitReads, LearningStore, SequencedEvent, Stored
 import { normal, seeded } from "./bandit-sim/random.js";
 import { measure, percentile, timeEach } from "./measure.js";
 import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
+import { nullLearningStore as nullStore } from "./null-learning-store.js";
 
 const REWARDS = Number(process.env.ADAPTIVE_REWARDS ?? 100_000);
 const LEARNING_ONLY = process.env.ADAPTIVE_ONLY === "learning";
@@ -414,18 +415,6 @@ async function settledBytes(): Promise<number> {
   return heapAfterGc();
 }
 
-/** A learning store that holds nothing: the learner's own memory, measured alone. */
-const nullStore: LearningStore = {
-  scan: async (after) => ({ events: [], through: after }),
-  arms: async () => [],
-  positions: async () => ({ learned: 0, memoryFrom: 0, stored: 0 }),
-  openTrialBins: async () => [],
-  pendingFor: async () => [],
-  due: async () => [],
-  commit: async () => undefined,
-  publishOpenTrials: async () => undefined,
-  publishedOpenTrials: async () => [],
-};
 
 interface MemoryRow {
   readonly key: string;

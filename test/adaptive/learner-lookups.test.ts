@@ -7,23 +7,12 @@ import { IdWords } from "../../src/adaptive/decision-id.js";
 import { IdTable } from "../../src/adaptive/id-table.js";
 import { Learner } from "../../src/adaptive/learner.js";
 import { uuidv7 } from "../../src/ids/uuidv7.js";
-import type { CommitListener, LearningStore, StoredEvent } from "../../src/store/types.js";
+import type { CommitListener, StoredEvent } from "../../src/store/types.js";
 import { LearnerLog, T0, twoPolicyCatalogs } from "./learner-log.js";
+import { nullLearningStore as nullStore } from "../../bench/null-learning-store.js";
 
 const { catalogs } = await twoPolicyCatalogs();
 
-/** A learning store that holds nothing: every decision stays in memory. */
-const nullStore: LearningStore = {
-  scan: async (after) => ({ events: [], through: after }),
-  arms: async () => [],
-  positions: async () => ({ learned: 0, memoryFrom: 0, stored: 0 }),
-  openTrialBins: async () => [],
-  pendingFor: async () => [],
-  due: async () => [],
-  commit: async () => undefined,
-  publishOpenTrials: async () => undefined,
-  publishedOpenTrials: async () => [],
-};
 
 afterEach(() => {
   vi.restoreAllMocks();
