@@ -79,13 +79,17 @@ function callgrind(dir: string): string[] {
 const OUT_FILE = /^callgrind\.out\.(\d+)(?:\.\d+)?-\d+$/;
 /** The pid whose callgrind wrote `file`. */
 export const pidOfFile = (file: string): number => Number(OUT_FILE.exec(basename(file))?.[1]);
+/** How long callgrind_control may take to answer for a child process (a dump of a busy one under valgrind takes seconds). */
+const CONTROL_TIMEOUT_MS = 60_000;
 /** How often a counted window looks for child processes started in it, to count them from then on. */
 const CHILD_POLL_MS = 250;
 
 function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dump"> {
   const seen = new Set<string>();
   const files = () => readdirSync(dir).filter((f) => OUT_FILE.test(f));
-  const callgrindControl = (args: string[]) => new Promise<boolean>((done) => execFile("callgrind_control", args, (error) => done(error === null)));
+  // Bounded: asked of a child that exits as it is asked (the copy ends after its empty looks),
+  // callgrind_control waits for an answer for ever; the child's exit wrote its files anyway.
+  const callgrindControl = (args: string[]) => new Promise<boolean>((done) => execFile("callgrind_control", args, { timeout: CONTROL_TIMEOUT_MS }, (error) => done(error === null)));
   /** Child processes counting in this window: a copy forked meanwhile counts from the poll that finds it (its start's first ≤ 250 ms are not counted). */
   let counting = new Set<number>();
   let poll: NodeJS.Timeout | undefined;
