@@ -18,7 +18,7 @@ import { serve } from "@hono/node-server";
 import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
 import { helloApp } from "./http/hello-app.js";
 import { seedBenchFolder } from "./http/seed.js";
-import { eventBatchPool } from "./http/scenarios.js";
+import { HELLO_GET_HEADERS, eventBatchPool } from "./http/scenarios.js";
 import type * as NodeServer from "../src/server/node.js";
 import { machine, machineLine, writeLatest } from "./report.js";
 
@@ -62,7 +62,7 @@ const hello = await helloWorld(resolveAnswer);
 const etag = (await fetch(`${vane.url}/v1/config/demo`, { headers: { authorization: `Bearer ${key}` } })).headers.get("etag") ?? "";
 
 const targets: Target[] = [
-  { key: "hello-get", name: "hello-world GET /", url: `${hello}/`, args: [] },
+  { key: "hello-get", name: "hello-world GET / (config 304's request headers)", url: `${hello}/`, args: Object.entries(HELLO_GET_HEADERS).flatMap(([name, value]) => ["-H", `${name}=${value}`]) },
   { key: "hello-post", name: "hello-world POST / (parses the resolve body)", url: `${hello}/`, args: [...auth, ...postJson(context)] },
   { key: "hello-answer", name: "hello-world POST /answer (parses the resolve body, answers resolve's JSON)", url: `${hello}/answer`, args: [...auth, ...postJson(context)] },
   { key: "config-304", name: "GET /v1/config → 304", url: `${vane.url}/v1/config/demo`, args: [...auth, "-H", `If-None-Match=${etag}`], baseline: "hello-get" },

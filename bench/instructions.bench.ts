@@ -44,7 +44,7 @@ import { type Rate, longestPeriodMs, periodScaleArgs, slowdown } from "./instruc
 import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
 import { waitIdleTree } from "./http/proc-stats.js";
 import { type CountedServer, pidOfFile, startHello, startVane } from "./instructions/servers.js";
-import { BENCH_POLICY, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
+import { BENCH_POLICY, HELLO_GET_HEADERS, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
 import { machine, machineLine, writeLatest } from "./report.js";
 
 const { values } = parseArgs({
@@ -119,7 +119,7 @@ interface Row {
 const batches = eventBatchPool();
 let nextBatch = 0;
 const ROWS: readonly Row[] = [
-  { key: "hello-get", name: "hello-world GET /", server: "hello", request: () => ({ path: "/", method: "GET", headers: {} }) },
+  { key: "hello-get", name: "hello-world GET / (config 304's request headers)", server: "hello", request: () => ({ path: "/", method: "GET", headers: { ...HELLO_GET_HEADERS } }) },
   { key: "hello-post", name: "hello-world POST / (parses the resolve body)", server: "hello", request: () => ({ path: "/", method: "POST", headers: json(HELLO_KEY), body: resolveBody }) },
   { key: "config-304", name: "GET /v1/config → 304", server: "vane", baseline: "hello-get", request: (v, etag) => ({ path: `/v1/config/${v.projectId}`, method: "GET", headers: { authorization: `Bearer ${v.key}`, "if-none-match": etag } }) },
   { key: "resolve", name: "POST /v1/resolve (+ a durable decision event)", server: "vane", baseline: "hello-post", request: (v) => ({ path: "/v1/resolve", method: "POST", headers: json(v.key), body: resolveBody }) },

@@ -94,13 +94,20 @@ const acceptedEvents = (body: string): number => (JSON.parse(body) as { accepted
 /** What the hello-world is sent as a key: the same length as Vane's, so both parse the same headers. */
 export const HELLO_KEY = "vane_sk_helloworldhelloworldhelloworldhello";
 
+/**
+ * The hello-world GET's request headers: those config 304 sends (a key as long as Vane's, and an
+ * If-None-Match as a bundle version's ETag), so that both parse the same headers and config 304's
+ * excess is Vane's own work.
+ */
+export const HELLO_GET_HEADERS: Readonly<Record<string, string>> = { Authorization: `Bearer ${HELLO_KEY}`, "If-None-Match": '"1"' };
+
 export function helloScenarios(): Scenario[] {
   // The same headers and bodies as the resolve and events scenarios, so the load generator does the same work.
   const headers = json(HELLO_KEY);
   const batches = eventBatchPool();
   const batchOf = (path: string) => () => postEach(path, headers, () => batches[pick(batches.length)]!);
   return [
-    { key: "hello-get", name: "hello-world GET /", path: "/", requests: () => [{ method: "GET", path: "/" }] },
+    { key: "hello-get", name: "hello-world GET / (config 304's request headers)", path: "/", requests: () => [{ method: "GET", path: "/", headers: HELLO_GET_HEADERS }] },
     { key: "hello-post", name: "hello-world POST / (parses the resolve body)", path: "/", requests: () => postEach("/", headers, resolveBody) },
     {
       key: "hello-durable",
