@@ -68,6 +68,12 @@ describe("the front door's headers", () => {
     expect(lookalike.ours["x-org-id"]).toBeNull();
   });
 
+  it("gives up the one pass for a value Fetch would refuse (NUL, CR, LF: a lenient parser lets them in)", () => {
+    const read = (value: string) => readFrontHeaders({ env: { incoming: { rawHeaders: ["Host", "h", "Authorization", value] } } } as never);
+    expect(read("Bearer vane_sk_x")).toEqual(["Bearer vane_sk_x", undefined, undefined, undefined, undefined, undefined, undefined, undefined]);
+    for (const bad of ["Bearer a\0b", "Bearer a\rb", "Bearer a\nb"]) expect(read(bad)).toBeUndefined();
+  });
+
   it("is read through Hono where there are no rawHeaders (app.request, a Worker)", async () => {
     const app = new Hono<AppEnv>();
     app.get("/", (c) => c.json({ fromRaw: readFrontHeaders(c) !== undefined, id: headerIn(readFrontHeaders(c), c, "x-request-id") ?? null }));

@@ -33,8 +33,6 @@ const leftBytes = new Uint8Array(COMPARE_BYTES);
 const rightBytes = new Uint8Array(COMPARE_BYTES);
 const leftWords = new Uint32Array(leftBytes.buffer);
 const rightWords = new Uint32Array(rightBytes.buffer);
-/** encodeInto writes a lone surrogate as U+FFFD, so two such strings could encode alike. */
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * Equal strings in time that depends only on their length, so a hash compare leaks nothing.
@@ -44,7 +42,8 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  */
 export function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
-  if (a.length * 3 > COMPARE_BYTES || SURROGATE.test(a) || SURROGATE.test(b)) return equalPerCharacter(a, b);
+  // encodeInto writes a lone surrogate as U+FFFD, so two such strings could encode alike.
+  if (a.length * 3 > COMPARE_BYTES || !a.isWellFormed() || !b.isWellFormed()) return equalPerCharacter(a, b);
   const words = utf8Words(a, leftBytes);
   let diff = words ^ utf8Words(b, rightBytes);
   for (let i = 0; i < words; i++) diff |= leftWords[i]! ^ rightWords[i]!;

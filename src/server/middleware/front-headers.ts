@@ -40,8 +40,12 @@ function sameName(name: string, known: string): boolean {
   return true;
 }
 
-/** Fetch refuses these in a value (Node's strict parser does too; its lenient mode may not). */
-const FORBIDDEN_VALUE = /[\0\r\n]/;
+/**
+ * Fetch refuses NUL, CR and LF in a value (Node's strict parser does too; its lenient mode may not).
+ * Three searches for one character each, not a regular expression: that cost ~0.5 k instructions a
+ * value, and every request reads two or three.
+ */
+const refusedValue = (value: string): boolean => value.includes("\r") || value.includes("\n") || value.includes("\0");
 
 /** The eight values of one request, or undefined when its headers are read through Hono. */
 export type FrontValues = (string | undefined)[];
@@ -56,7 +60,7 @@ export function readFrontHeaders(c: Context): FrontValues | undefined {
     const slot = slotOf(name);
     if (slot < 0 || !sameName(name, NAMES[slot]!)) continue;
     const value = raw[i + 1] as string; // Node's parser trimmed it, as Fetch does
-    if (FORBIDDEN_VALUE.test(value)) return undefined;
+    if (refusedValue(value)) return undefined;
     const held = values[slot];
     values[slot] = held === undefined ? value : `${held}, ${value}`;
   }
