@@ -22,6 +22,7 @@
 import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
+import { isoTimeMs } from "../store/iso-time-ms.js";
 import { learnable } from "../store/learning-records.js";
 import { Additions, NONE } from "./additions.js";
 import { IdWords } from "./decision-id.js";
@@ -447,7 +448,7 @@ class TenantKeys {
   }
 }
 
-/** Date.parse with the last answer kept: a batch's events share their receive time. */
+/** Date.parse with the last answer kept: a batch's events share their receive time. The server writes it in toISOString's form, read by arithmetic. */
 class Clock {
   private iso = "";
   private ms = 0;
@@ -455,7 +456,8 @@ class Clock {
   parse(iso: string): number {
     if (iso !== this.iso) {
       this.iso = iso;
-      this.ms = Date.parse(iso);
+      const ms = isoTimeMs(iso);
+      this.ms = Number.isNaN(ms) ? Date.parse(iso) : ms;
     }
     return this.ms;
   }

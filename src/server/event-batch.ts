@@ -8,7 +8,7 @@ import { eventTimeMs } from "../store/event-time.js";
 import { CompactRow } from "../store/log-row.js";
 import { validateEvent } from "./events/validate-event.js";
 import { isoTime } from "./events/iso-time.js";
-import { isoTimeMs } from "./events/timestamp.js";
+import { isoTimeMs } from "../store/iso-time-ms.js";
 import { show } from "../bundle/validate-values.js";
 import { deeperThan } from "./json-depth.js";
 import { MAX_JSON_DEPTH } from "./request.js";

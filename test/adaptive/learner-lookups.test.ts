@@ -55,6 +55,15 @@ describe("the learner's lookups by decision id", () => {
     expect(parses).toHaveBeenCalledTimes(ids.length);
   });
 
+  it("reads each decision's receive time by arithmetic, not Date.parse (the server writes toISOString's form)", async () => {
+    const log = new LearnerLog();
+    const { learner, feed } = await fedLearner();
+    const parse = vi.spyOn(Date, "parse");
+    await feed(Array.from({ length: 50 }, (_, i) => ((log.now = T0 + i), log.decision(uuidv7(T0 + i), i % 3, undefined, true))));
+    expect(learner.progress().decisions).toBe(2 * 50);
+    expect(parse).not.toHaveBeenCalled();
+  });
+
   it("still learns a repeat of a held decision once, and each layer of a decision once", async () => {
     const log = new LearnerLog();
     const { learner, feed } = await fedLearner();

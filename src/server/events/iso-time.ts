@@ -1,5 +1,5 @@
 // toISOString's form, "YYYY-MM-DDTHH:MM:SS.sssZ", written by arithmetic (its reading is
-// timestamp.ts's isoTimeMs). Each accepted event gets an `eventTime` (event-time.ts): through Date
+// store/iso-time-ms.ts). Each accepted event gets an `eventTime` (event-time.ts): through Date
 // it cost ~450 ns to write (V8 formats with snprintf), the largest part of preparing an event. A
 // differential test holds it to toISOString.
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { isoTimestampMs } from "../../../src/bundle/validate-values.js";
-import { isIsoDateTime, isoTimeMs } from "../../../src/server/events/timestamp.js";
+import { isIsoDateTime } from "../../../src/server/events/timestamp.js";
+import { isoTimeMs } from "../../../src/store/iso-time-ms.js";
 
 // The event check must accept exactly what bundle validation's isoTimestampMs accepts.
 const reference = (s: string): boolean => isoTimestampMs(s) !== undefined;
