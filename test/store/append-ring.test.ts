@@ -3,6 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { RingReader, RingWriter, ringMemory } from "../../src/store/sqlite/writer/append-ring.js";
+import { EncodedText } from "../../src/server/encoded-text.js";
 import { TextPieces } from "../../src/server/text-pieces.js";
 import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 
@@ -89,18 +90,27 @@ describe("the append ring", () => {
     expect(() => piecesRow.writeUtf8(Buffer.alloc(64), 0)).toThrow(/pieces were used/);
   });
 
-  it("writes any pieces, short or long, ASCII or not, as their join's UTF-8", () => {
+  it("writes any pieces, short or long, ASCII or not, encoded or not, as their join's UTF-8, at any alignment", () => {
     const memory = ringMemory(1 << 15);
     const writer = new RingWriter(memory);
     const reader = new RingReader(memory);
     const pieces = new TextPieces();
+    const text = fc.oneof(fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 100 }), fc.string({ unit: "binary", minLength: 60, maxLength: 100 }));
+    const piece = fc.oneof(text, text.map((t) => new EncodedText(t)));
+    // The newest time's length moves where the text starts against the ring's words.
+    const newest = fc.string({ unit: fc.constantFrom("0", "1", "Z"), maxLength: 11 });
     fc.assert(
-      fc.property(fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 8 }), fc.string({ maxLength: 100 }), fc.string({ unit: "binary", minLength: 60, maxLength: 100 })), { maxLength: 12 }), (texts) => {
-        for (const text of texts) pieces.push(text);
-        expect(writer.put(1, 0, pieces.row(LOG_FORMAT_COMPACT), 1, AT)).toBe(true);
+      fc.property(fc.array(fc.tuple(fc.array(piece, { maxLength: 12 }), newest), { minLength: 1, maxLength: 3 }), (rows) => {
+        const sent = [];
+        for (const [parts, time] of rows) {
+          for (const part of parts) pieces.push(part);
+          expect(writer.put(1, 0, pieces.row(LOG_FORMAT_COMPACT), 1, time)).toBe(true);
+          sent.push({ text: parts.join(""), newest: time });
+        }
         writer.publish();
-        expect(takeAll(reader).map((record) => (record as { text: string }).text)).toEqual([texts.join("")]);
+        expect(takeAll(reader).map((record) => ({ text: (record as { text: string }).text, newest: (record as { newest: string }).newest }))).toEqual(sent);
       }),
+      { numRuns: 500 },
     );
   });
 });
