@@ -3,9 +3,9 @@
 // that the learner reads its decisions' times with it too.
 
 const DIGIT_0 = 48;
-const COLON = 58;
-const DOT = 46;
-const LETTER_Z = 90;
+export const COLON = 58;
+export const DOT = 46;
+export const LETTER_Z = 90;
 
 /** Length of toISOString's form, `YYYY-MM-DDThh:mm:ss.sssZ`. */
 const ISO_CHARS = 24;
