@@ -8,6 +8,7 @@ import { type BundleCache, type BundleEntry, type BundleFound, type BundleLookup
 import type { Clock } from "./clock.js";
 import { type DecisionSource, decisionEvent, isoTime } from "./decision-event.js";
 import type { SharedParts } from "./resolve-texts.js";
+import { latencyMsSince } from "./latency.js";
 
 export interface ResolutionDependencies {
   readonly bundles: BundleCache;
@@ -96,7 +97,7 @@ export function resolveAndRecord<T>(
   source.configVersion = found.entry.bundle.version;
   source.nowMs = now;
   source.timestamp = timestamp;
-  source.latencyMs = performance.now() - request.started;
+  source.latencyMs = latencyMsSince(request.started);
   // A context without the project's unit still resolves (to defaults, rule 1); its decision has an empty unitKey.
   const unit = resolution.unitKeyValue ?? "";
   const event = decisionEvent(resolution, source, unit);

@@ -68,6 +68,7 @@ describe("POST /v1/decide/:policyId", () => {
     expect(stored!.event.body.layers).toEqual([
       expect.objectContaining({ policyId: "pol-price", policyKey: "price-bandit", allocationKey: body.allocationKey, probability: body.probability, bucket: body.metadata.bucket }),
     ]);
+    expect(String(stored!.event.body.latencyMs)).toMatch(/^\d+(\.\d{1,3})?$/); // to the microsecond
   });
 
   it("refuses a publishable key with 403 and an unknown policy with 404 naming it", async () => {

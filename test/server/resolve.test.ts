@@ -69,6 +69,8 @@ describe("POST /v1/resolve: 200", () => {
     const matched = layers.find((l) => l.policyKey !== undefined);
     expect(matched?.allocationKey).toMatch(/-key$/);
     expect(typeof one.body.latencyMs).toBe("number");
+    // To the microsecond: no float noise in every stored row.
+    expect(String(one.body.latencyMs)).toMatch(/^\d+(\.\d{1,3})?$/);
   });
 
   it("parameters limits the assignments; layers kept only for attribution say so", async () => {

@@ -23,6 +23,7 @@ import type { SharedParts } from "../resolve-texts.js";
 import { isoTime } from "../decision-event.js";
 import { DEFAULT_ENV, type JsonBody, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import { keyOf, requestIdOf } from "../middleware/request-scope.js";
+import { latencyMsSince } from "../latency.js";
 
 export interface DecideDependencies {
   readonly auth: AuthDependencies;
@@ -161,7 +162,7 @@ function send(c: Context<AppEnv>, answered: string | Refused): Response {
 /** Built field by field: a spread of the tenant followed by more properties costs microseconds per request. */
 function eventSource(tenant: Tenant, entry: BundleEntry, now: number, started: number): EventSource {
   const timestamp = isoTime(now);
-  return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, timestamp, latencyMs: performance.now() - started };
+  return { orgId: tenant.orgId, projectId: tenant.projectId, env: tenant.env, version: entry.bundle.version, now, timestamp, latencyMs: latencyMsSince(started) };
 }
 
 /**
