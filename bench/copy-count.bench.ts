@@ -9,7 +9,7 @@
 //
 //   node --import tsx bench/copy-count.bench.ts [-- --sizes 1000,150 --deliveries 4 --against /work/main --keep DIR]
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -221,7 +221,9 @@ try {
       rmSync(out, { recursive: true, force: true });
       const { threads, pid } = await count(rows, out, size, root, deliveries);
       const b = breakdown(threads, pid);
-      rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      // Kept with the counts (--keep), to name the JIT frames of callgrind's files again.
+      if (values.keep === undefined) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      else renameSync(`/tmp/perf-${pid}.map`, join(out, `perf-${pid}.map`));
       const decisions = size * deliveries;
       const k = (x: number) => (x / decisions / 1000).toFixed(1);
       console.log(`\n## ${label} (${root}), ${size} decisions a delivery: ${k(b.total)} k instructions a decision, ${(b.total / deliveries / 1e6).toFixed(2)} M a delivery`);
