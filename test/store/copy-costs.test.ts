@@ -1,14 +1,20 @@
-// What the copy does per decision from the rows' text (duck-text.ts), each counted in
-// bench/copy-count.bench.ts: the receivedAt of a row read by arithmetic, as Date.parse reads it;
-// and how often the statement parses a body's time: once a row, eventTime where the body has one, else timestamp. A time written twice in a CASE is
+// What the Parquet copy does per decision and per delivery, each counted in
+// bench/copy-count.bench.ts: its DuckDB plans without two optimizer passes (duck-writer.ts), the
+// receivedAt of a row is read by arithmetic, as Date.parse reads it (duck-text.ts); and how often the statement parses a body's time: once a row, eventTime where the body has one, else timestamp. A time written twice in a CASE is
 // matched and parsed twice a row (DuckDB takes no common subexpression out of a CASE: callgrind
 // counted 2 strptime calls a decision), ~2.3 k instructions of the copy's ~100 k a decision
 // (bench/copy-count.bench.ts). DuckDB's EXPLAIN cuts long expressions, so the statement's text is
 // what is counted; test/store/duck-text.test.ts checks the times it gives.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { DuckDBConnection } from "@duckdb/node-api";
 import { describe, expect, it, vi } from "vitest";
 import { openDuck } from "../../src/store/columnar/duck.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { fileRowsOfText, isoMillis, stageRawRows } from "../../src/store/parquet/duck-text.js";
+import { DuckArchiveWriter, PLANNED_WITHOUT } from "../../src/store/parquet/duck-writer.js";
+import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
 const RECEIVED = "2026-11-29T09:27:31.127Z";
@@ -51,5 +57,25 @@ describe("isoMillis", () => {
     ];
     for (let i = 0; i < 2000; i++) texts.push(new Date(Date.UTC(1000 + Math.floor(Math.random() * 9000), 0, 1) + Math.floor(Math.random() * 366 * 86_400_000)).toISOString());
     for (const text of texts) expect([text, isoMillis(text)]).toEqual([text, Date.parse(text)]);
+  });
+});
+
+describe("the copy's DuckDB", () => {
+  it("plans without the passes PLANNED_WITHOUT names, when it opens and when it opens again after a release", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vane-copy-costs-"));
+    const writer = await DuckArchiveWriter.open(new NodeFileSink(join(dir, "parquet")), { threads: 1 });
+    // The writer's connection is its own: reached here to read the setting it runs with.
+    const connection = () => (writer as unknown as { connection(): Promise<DuckDBConnection> }).connection();
+    const disabled = async () => String((await (await connection()).runAndReadAll("SELECT current_setting('disabled_optimizers')")).getRows()[0]![0]).split(",").map((name) => name.trim()).sort();
+    try {
+      const expected = PLANNED_WITHOUT.split(",").sort();
+      expect(expected).toEqual(["common_subexpressions", "expression_rewriter"]);
+      expect(await disabled()).toEqual(expected);
+      writer.release();
+      expect(await disabled()).toEqual(expected);
+    } finally {
+      writer.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
