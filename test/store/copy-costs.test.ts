@@ -53,10 +53,15 @@ describe("isoMillis", () => {
       "2026-11-29T24:00:00.000Z", "2026-11-29T23:60:00.000Z", "2026-11-29T23:59:60.000Z", "2026-13-01T00:00:00.000Z", "2026-00-10T00:00:00.000Z",
       "2026-01-32T00:00:00.000Z", "2026-01-00T00:00:00.000Z", "0099-01-01T00:00:00.000Z", "0999-12-31T23:59:59.999Z", "1970-01-01T00:00:00.000Z",
       "2026-1a-01T00:00:00.000Z", "2026-11-29T09:27:31.12Z", "2026-11-29T09:27:31.127+", "2026-11-29 09:27:31.127Z", "2026-11-29T09:27:31Z",
-      "Sun, 29 Nov 2026 09:27:31 GMT", "", "2026-11-29T09:27:31.-27Z",
+      "Sun, 29 Nov 2026 09:27:31 GMT", "", "2026-11-29T09:27:31.-27Z", "2000-02-29T12:00:00.000Z", "1900-02-29T12:00:00.000Z", "2100-02-29T00:00:00.000Z",
+      "1000-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z", "1969-12-31T23:59:59.999Z", "2400-02-29T00:00:00.000Z", "2026-12-31T23:59:59.999Z",
     ];
-    for (let i = 0; i < 2000; i++) texts.push(new Date(Date.UTC(1000 + Math.floor(Math.random() * 9000), 0, 1) + Math.floor(Math.random() * 366 * 86_400_000)).toISOString());
+    for (let i = 0; i < 5000; i++) texts.push(new Date(Date.UTC(1000 + Math.floor(Math.random() * 9000), 0, 1) + Math.floor(Math.random() * 366 * 86_400_000)).toISOString());
+    // Days 29–31 of every month, a year in four: carried into the next month where it has fewer.
+    for (let year = 1996; year <= 2104; year += 4) for (let month = 1; month <= 12; month++) for (const day of [28, 29, 30, 31]) texts.push(`${year}-${String(month).padStart(2, "0")}-${day}T23:59:59.999Z`);
     for (const text of texts) expect([text, isoMillis(text)]).toEqual([text, Date.parse(text)]);
+    // Within a row's text, as compactReceivedMs reads it.
+    for (const text of texts.slice(0, 40)) expect([text, isoMillis(`["${text}",[`, 2, 2 + text.length)]).toEqual([text, Date.parse(text)]);
   });
 });
 
