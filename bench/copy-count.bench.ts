@@ -7,7 +7,10 @@
 // The counted part is delimited by dumps of every thread (callgrind_control, asked by this process
 // when the child says so), so node's start, DuckDB's load and the warm-up deliveries are left out.
 //
-//   node --import tsx bench/copy-count.bench.ts [-- --sizes 1000,150 --deliveries 4 --against /work/main --keep DIR]
+// `--keep DIR` keeps the rows (made again only when DIR has none), each count's callgrind files
+// and perf map.
+//
+//   node --import tsx bench/copy-count.bench.ts [--sizes 1000,150] [--deliveries 4] [--against ../main] [--keep DIR]
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -165,11 +168,15 @@ function jsFile(name: string): string {
   return "JS, other";
 }
 
-/** Entry points whose inclusive cost is a phase of a statement (DuckDB's C API as the node binding calls it). */
-const PHASES: readonly [string, RegExp][] = [
-  ["DuckDB: prepare (parse, bind, plan)", /^duckdb::ClientContext::(PendingQueryInternal|PendingStatementOrPreparedStatement|CreatePreparedStatement)\(/],
-  ["DuckDB: execute tasks", /^duckdb::PendingQueryResult::ExecuteTask\(/],
-  ["DuckDB: appender", /^duckdb::BaseAppender::|^duckdb_append_|^duckdb_appender_/],
+/**
+ * Phases by the inclusive cost of their entry points in DuckDB's C++ (as the node binding calls
+ * them), summed over threads; `nested`: the entry points call one another (recursion), so a
+ * thread's largest stands for the phase, else their sum.
+ */
+const PHASES: readonly { name: string; pattern: RegExp; nested: boolean }[] = [
+  { name: "DuckDB: prepare (parse, bind, plan)", pattern: /^duckdb::ClientContext::CreatePreparedStatement\(/, nested: true },
+  { name: "DuckDB: execute tasks", pattern: /^duckdb::PendingQueryResult::ExecuteTask\(/, nested: true },
+  { name: "DuckDB: the appender (values appended, flushed into the table)", pattern: /^duckdb_append_|^duckdb_appender_flush$/, nested: false },
 ];
 
 function breakdown(threads: readonly CallgrindThread[], pid: number): Breakdown {
@@ -192,12 +199,10 @@ function breakdown(threads: readonly CallgrindThread[], pid: number): Breakdown 
       const part = PARTS.find(([, pattern]) => pattern.test(fn))?.[0] ?? (thread.object.get(fn)?.includes("duckdb") ? "DuckDB, other" : "other (node, V8, libc)");
       add(parts, part, cost);
     }
-    for (const [name, pattern] of PHASES) {
-      // Outermost calls only: the largest inclusive cost among matches stands for the phase when they nest.
-      let most = 0;
-      for (const [fn, cost] of thread.inclusive) if (pattern.test(fn) && name !== "DuckDB: appender") most = Math.max(most, cost);
-      if (name === "DuckDB: appender") for (const [fn, cost] of thread.self) if (pattern.test(fn)) most += cost;
-      add(inclusive, name, most);
+    for (const { name, pattern, nested } of PHASES) {
+      let cost = 0;
+      for (const [fn, inclusiveCost] of thread.inclusive) if (pattern.test(fn)) cost = nested ? Math.max(cost, inclusiveCost) : cost + inclusiveCost;
+      add(inclusive, name, cost);
     }
   }
   return { total, parts, js, inclusive };
