@@ -211,16 +211,69 @@ function compactReceivedMs(row: LogRowFrom): number | undefined {
   const text = row.text;
   if (row.format !== LOG_FORMAT_COMPACT || !text.startsWith('["') || rewritten(text)) return undefined;
   const end = text.indexOf('"', 2);
-  const receivedAt = text.slice(2, end);
-  if (receivedAt.includes("\\") || text.charCodeAt(end + 1) !== 0x2c) return undefined; // `",` before the first event
-  const ms = Date.parse(receivedAt);
+  if (text.charCodeAt(end + 1) !== 0x2c || text.lastIndexOf("\\", end) >= 2) return undefined; // `",` before the first event, no escape in the time
+  const ms = isoMillis(text, 2, end);
   return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * Date.parse of text[start, end), by integer arithmetic when it is in toISOString's form (every row
+ * the server writes) with fields Date.parse takes as they are (a day past the month's end is carried
+ * into the next by both, as MakeDay does; a year under 1000 or hour 24 go to Date.parse). V8's date
+ * parser was ~1.1 k instructions a row (bench/copy-count.bench.ts), and Date.UTC most of that again.
+ */
+export function isoMillis(text: string, start = 0, end = text.length): number {
+  if (
+    end - start === 24 &&
+    text.charCodeAt(start + 4) === 0x2d &&
+    text.charCodeAt(start + 7) === 0x2d &&
+    text.charCodeAt(start + 10) === 0x54 &&
+    text.charCodeAt(start + 13) === 0x3a &&
+    text.charCodeAt(start + 16) === 0x3a &&
+    text.charCodeAt(start + 19) === 0x2e &&
+    text.charCodeAt(start + 23) === 0x5a
+  ) {
+    const year = digits(text, start, 4);
+    const month = digits(text, start + 5, 2);
+    const day = digits(text, start + 8, 2);
+    const hour = digits(text, start + 11, 2);
+    const minute = digits(text, start + 14, 2);
+    const second = digits(text, start + 17, 2);
+    const ms = digits(text, start + 20, 3);
+    if (year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && ms >= 0) {
+      return ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms;
+    }
+  }
+  return Date.parse(text.slice(start, end));
+}
+
+/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar, the day counted on past the month's end (Hinnant's days_from_civil). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
+}
+
+/** The decimal number of `count` digits at `at`; -1 when one is not a digit. */
+function digits(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /**
  * One parse of each body (cut from its row by stageRawRows) for all it gives the files. As
  * envelopeOf (log-row.ts): a track event's name is its body's `event`.
  * event_time stays NULL where SQL cannot derive it exactly as storedEventTimeMs does (fillEventTimes).
+ * The body's `timestamp` is read as millis once, a level below, and only when it has no
+ * `eventTime`: written twice in the CASE, it was matched and parsed twice for every decision
+ * (DuckDB's common subexpressions are not taken out of a CASE), ~2.3 k instructions of ~100 k.
  * `typed`: the layers read typed (RawRows.typed), else as JSON and checked by layersOf.
  */
 const unnestSql = (typed: boolean): string => `
@@ -228,11 +281,12 @@ SELECT seq, id, make_timestamptz(received_ms * 1000) AS received_at, b.orgId AS 
   b.type AS type, b.unitKey AS unit_key, b.timestamp AS event_timestamp, CASE WHEN b.type = 'track' THEN b.event END AS name,
   b.decisionId AS decision_id, body, discovered,
   make_timestamptz(1000 * CASE WHEN b.eventTime IS NOT NULL THEN ${ISO_MS("b.eventTime")}
-    WHEN ${ISO_MS("b.timestamp")} IS NOT NULL THEN least(received_ms, greatest(received_ms - ${DEFAULT_MAX_EVENT_AGE_MS}, ${ISO_MS("b.timestamp")})) END) AS event_time,
+    WHEN timestamp_ms IS NOT NULL THEN least(received_ms, greatest(received_ms - ${DEFAULT_MAX_EVENT_AGE_MS}, timestamp_ms)) END) AS event_time,
   CASE WHEN b.type IN ('exposure', 'decision') THEN ${typed ? "b.layers" : layersOf("b.layers")} END AS layers,
   CASE WHEN b.type = 'track' THEN ${valueOf("b.value")} END AS value,
   received_ms
-FROM (SELECT seq, received_ms, id, body, discovered, json_transform(body, ${bodyShape(typed ? TYPED_LAYER_SHAPE : LAYER_SHAPE)}) AS b FROM ${RAW})`;
+FROM (SELECT *, CASE WHEN b.eventTime IS NULL THEN ${ISO_MS("b.timestamp")} END AS timestamp_ms
+  FROM (SELECT seq, received_ms, id, body, discovered, json_transform(body, ${bodyShape(typed ? TYPED_LAYER_SHAPE : LAYER_SHAPE)}) AS b FROM ${RAW}))`;
 
 /**
  * The raw rows' events in the files' columns, for a COPY straight from the text (no table between):
