@@ -7,11 +7,9 @@
 // A real calendar date (no 2026-02-30), hours <= 23, minutes and seconds <= 59 (no leap
 // second), an offset up to 23:59. A zone is required: a zone-less time is ambiguous.
 
-import { COLON, DOT, LETTER_Z, digitsAt, isDigit } from "../../store/iso-time-ms.js";
+import { COLON, DASH, DOT, LETTER_T, LETTER_Z, digitsAt, isDigit } from "../../store/iso-time-ms.js";
 
-const DASH = 45;
 const PLUS = 43;
-const LETTER_T = 84;
 /** Length of `YYYY-MM-DDThh:mm`. */
 const DATE_HOUR_MINUTE_CHARS = 16;
 /** Length of `+hh:mm`. */

@@ -10,6 +10,7 @@
 // decoded in JavaScript and appended as before.
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DEFAULT_MAX_EVENT_AGE_MS, storedEventTimeMs } from "../event-time.js";
+import { isoTimeMs } from "../iso-time-ms.js";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeRowFrom } from "../log-row.js";
 import { FILE_COLUMNS, LAYER_SHAPE, TYPED_LAYER_SHAPE, appendEvents, createEventTable, layersOf, valueOf } from "../columnar/event-table.js";
 import { runHere } from "./duck-here.js";
@@ -216,55 +217,10 @@ function compactReceivedMs(row: LogRowFrom): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/**
- * Date.parse of text[start, end), by integer arithmetic when it is in toISOString's form (every row
- * the server writes) with fields Date.parse takes as they are (a day past the month's end is carried
- * into the next by both, as MakeDay does; a year under 1000 or hour 24 go to Date.parse). V8's date
- * parser was ~1.1 k instructions a row (bench/copy-count.bench.ts), and Date.UTC most of that again.
- */
+/** Date.parse of text[start, end): by arithmetic in toISOString's form (every row the server writes), in place (iso-time-ms.ts). */
 export function isoMillis(text: string, start = 0, end = text.length): number {
-  if (
-    end - start === 24 &&
-    text.charCodeAt(start + 4) === 0x2d &&
-    text.charCodeAt(start + 7) === 0x2d &&
-    text.charCodeAt(start + 10) === 0x54 &&
-    text.charCodeAt(start + 13) === 0x3a &&
-    text.charCodeAt(start + 16) === 0x3a &&
-    text.charCodeAt(start + 19) === 0x2e &&
-    text.charCodeAt(start + 23) === 0x5a
-  ) {
-    const year = digits(text, start, 4);
-    const month = digits(text, start + 5, 2);
-    const day = digits(text, start + 8, 2);
-    const hour = digits(text, start + 11, 2);
-    const minute = digits(text, start + 14, 2);
-    const second = digits(text, start + 17, 2);
-    const ms = digits(text, start + 20, 3);
-    if (year >= 1000 && month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 && ms >= 0) {
-      return ((daysFromCivil(year, month, day) * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + ms;
-    }
-  }
-  return Date.parse(text.slice(start, end));
-}
-
-/** Days from 1970-01-01 to a date of the proleptic Gregorian calendar, the day counted on past the month's end (Hinnant's days_from_civil). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  return era * 146_097 + yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear - 719_468;
-}
-
-/** The decimal number of `count` digits at `at`; -1 when one is not a digit. */
-function digits(text: string, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i++) {
-    const digit = text.charCodeAt(i) - 0x30;
-    if (digit < 0 || digit > 9) return -1;
-    value = value * 10 + digit;
-  }
-  return value;
+  const ms = isoTimeMs(text, start, end);
+  return Number.isNaN(ms) ? Date.parse(text.slice(start, end)) : ms;
 }
 
 /**
