@@ -18,7 +18,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { processTree } from "./http/proc-stats.js";
+import { cpuSeconds, processTree } from "./http/proc-stats.js";
 import { memoryPhase, treePssMiB, treeRssMiB, treeUniqueRssMiB } from "./instructions/memory.js";
 
 interface Variant {
@@ -39,7 +39,7 @@ const VARIANTS: Record<string, Variant> = {
   semi4: { nodeFlags: ["--max-semi-space-size=4"] },
   /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
   cache2m: { env: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
-  /** The copy's process only (the probe adds these flags after its own, so they win): semi-spaces of 1 MiB, not 4. */
+  /** The copy's process only (the probe adds these flags after its own, so they win): semi-spaces of 1 MiB, not 2. */
   copySemi1: { copyFlags: ["--max-semi-space-size=1"] },
   /** The copy's old generation bounded at 128 MiB, not 512: V8 grows it less between full collections. */
   copyOld128: { copyFlags: ["--max-old-space-size=128"] },
@@ -55,8 +55,10 @@ const VARIANTS: Record<string, Variant> = {
   copyOneThread: { copyFlags: ["--single-threaded-gc", "--v8-pool-size=1"] },
   /** DuckDB's jemalloc in the copy gives freed pages back as they are purged, not 5 s later (dirty decay). */
   copyDirty0: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "dirty_decay_ms:0,muzzy_decay_ms:0" } },
-  /** The copy's semi-spaces at 2 MiB, not 4. */
-  copySemi2: { copyFlags: ["--max-semi-space-size=2"] },
+  /** The copy's semi-spaces at 4 MiB, its setting before session 16 (2 now). */
+  copySemi4: { copyFlags: ["--max-semi-space-size=4"] },
+  /** The copy's glibc malloc at its static thresholds (128 KiB): free memory at the heap's top goes back, and large chunks are mmapped on their own, not kept after a large one was freed. */
+  copyTrim: { copyEnv: { MALLOC_TRIM_THRESHOLD_: "131072" } },
   /** The copy's V8 favouring size over speed (a lower heap growth factor, among others). */
   copyOptSize: { copyFlags: ["--optimize-for-size"] },
   /** The copy's DuckDB hands freed memory back past 4 MiB outstanding, not WRITER_FLUSH_BYTES. */
@@ -230,6 +232,19 @@ function gcDuring(before: GcTally, after: GcTally, pid: number): Record<string, 
   });
 }
 
+/**
+ * CPU seconds of the copies `pid` started so far: those that ended and were reaped (its cutime +
+ * cstime) and those alive. Over the load and the 30 s after it (the copy ends ~12 s after the
+ * load), divided by the load's requests: the copy's cost a resolve, beside its memory.
+ */
+function copiesCpuS(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // state is field 3: cutime is 16, cstime 17
+  const ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  const reaped = (Number(fields[13]) + Number(fields[14])) / ticks;
+  return reaped + processTree([pid]).filter((child) => child !== pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), 0);
+}
+
 const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" }, out: { type: "string", default: "memory-account-latest.json" } } });
 const runs: unknown[] = [];
 for (const name of values.variants!.split(",")) {
@@ -249,7 +264,9 @@ for (const name of values.variants!.split(",")) {
     }
   };
   const moments: Record<string, unknown> = {};
+  const copyCpuS: Record<string, number> = {};
   const probe = async (moment: string, pid: number) => {
+    copyCpuS[moment] = copiesCpuS(pid);
     if (moment === "idle") gcAtIdle = new Map([...gcSoFar].map(([address, t]) => [address, { ...t }]));
     if (moment === "loaded") gcOverLoad = gcDuring(gcAtIdle, gcSoFar, pid);
     const now = Date.now();
@@ -277,14 +294,16 @@ for (const name of values.variants!.split(",")) {
   const started = new Date().toISOString();
   try {
     const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
-    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, moments };
+    // The load's requests: its warm-up second's are not counted, so this errs high by ~1/60.
+    const copyUsPerRequest = ((copyCpuS.after! - copyCpuS.idle!) * 1e6) / (figures.reqPerSec * Number(process.env.BENCH_MEMORY_LOAD_S ?? 60));
+    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, copyCpuS, copyUsPerRequest, moments };
     runs.push(run);
     process.stdout.write(`${JSON.stringify(run)}\n`);
     const f = (x: number) => `${x.toFixed(0)} MiB`;
     process.stderr.write(
       `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)} (a file's pages once: ${f(figures.treeUniqueMiB.endOfLoad)}), tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
         `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)} (${f(figures.treeUniqueMiB.after)}), tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load}); ` +
-        `${Math.round(figures.reqPerSec)} req/s; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
+        `${Math.round(figures.reqPerSec)} req/s; the copy's CPU ${copyUsPerRequest.toFixed(1)} µs a request; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
     );
   } finally {
     for (const key of [...Object.keys(variant.env ?? {}), ...Object.keys(copyEnv)]) if (saved[key] === undefined) delete process.env[key];
