@@ -154,8 +154,8 @@ const JE_PAGES = ["pdirty", "pmuzzy"] as const;
 
 /**
  * A process's parts (smaps) and its allocators' statistics, taken while gdb holds it stopped: the
- * copy frees a delivery's DuckDB memory within a second, so read apart (smaps, then a gdb attach
- * ~1 s later) the two disagreed by up to 40 MiB. Without gdb, its parts read live.
+ * copy takes and frees a delivery's DuckDB memory within a second, so read apart (smaps, then a
+ * gdb attach ~1 s later) the two need not describe the same moment. Without gdb, its parts read live.
  */
 function account(pid: number): { parts: Parts; native?: Native } {
   const file = join(tmpdir(), `vane-malloc-info-${pid}.xml`);
