@@ -18,7 +18,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { processTree } from "./http/proc-stats.js";
+import { cpuSeconds, processTree } from "./http/proc-stats.js";
 import { memoryPhase, treePssMiB, treeRssMiB, treeUniqueRssMiB } from "./instructions/memory.js";
 
 interface Variant {
@@ -28,6 +28,8 @@ interface Variant {
   readonly copyFlags?: readonly string[];
   /** Environment variables for the copy's child process only. */
   readonly copyEnv?: Record<string, string>;
+  /** DuckDB settings over the copy's own (memory-probe.cjs sets them as it opens its DuckDB): duck-writer.ts's constants, measured without a build. */
+  readonly copyDuck?: Record<string, string>;
 }
 const VARIANTS: Record<string, Variant> = {
   base: {},
@@ -37,7 +39,7 @@ const VARIANTS: Record<string, Variant> = {
   semi4: { nodeFlags: ["--max-semi-space-size=4"] },
   /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
   cache2m: { env: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
-  /** The copy's process only (the probe adds these flags after its own, so they win): semi-spaces of 1 MiB, not 4. */
+  /** The copy's process only (the probe adds these flags after its own, so they win): semi-spaces of 1 MiB, not 2. */
   copySemi1: { copyFlags: ["--max-semi-space-size=1"] },
   /** The copy's old generation bounded at 128 MiB, not 512: V8 grows it less between full collections. */
   copyOld128: { copyFlags: ["--max-old-space-size=128"] },
@@ -51,6 +53,18 @@ const VARIANTS: Record<string, Variant> = {
   copyDecay1: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "dirty_decay_ms:1000,muzzy_decay_ms:0" } },
   /** The copy's V8 with one helper thread and its collections on the main thread. */
   copyOneThread: { copyFlags: ["--single-threaded-gc", "--v8-pool-size=1"] },
+  /** DuckDB's jemalloc in the copy gives freed pages back as they are purged, not 5 s later (dirty decay). */
+  copyDirty0: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "dirty_decay_ms:0,muzzy_decay_ms:0" } },
+  /** The copy's semi-spaces at 4 MiB, its setting before session 16 (2 now). */
+  copySemi4: { copyFlags: ["--max-semi-space-size=4"] },
+  /** The copy's glibc malloc at its static thresholds (128 KiB): free memory at the heap's top goes back, and large chunks are mmapped on their own, not kept after a large one was freed. */
+  copyTrim: { copyEnv: { MALLOC_TRIM_THRESHOLD_: "131072" } },
+  /** The copy's V8 favouring size over speed (a lower heap growth factor, among others). */
+  copyOptSize: { copyFlags: ["--optimize-for-size"] },
+  /** The copy's DuckDB hands freed memory back past 4 MiB outstanding, not WRITER_FLUSH_BYTES. */
+  copyFlush4: { copyDuck: { allocator_flush_threshold: "4MiB", allocator_bulk_deallocation_flush_threshold: "4MiB" } },
+  /** The copy's DuckDB memory_limit at 32 MiB, not WRITER_MEMORY_BYTES. */
+  copyMem32: { copyDuck: { memory_limit: "32MiB" } },
 };
 
 /** `a+b`: the variants' environments and flags together. */
@@ -65,6 +79,7 @@ function variantOf(name: string): Variant {
     nodeFlags: parts.flatMap((v) => v.nodeFlags ?? []),
     copyFlags: parts.flatMap((v) => v.copyFlags ?? []),
     copyEnv: Object.assign({}, ...parts.map((v) => v.copyEnv ?? {})),
+    copyDuck: Object.assign({}, ...parts.map((v) => v.copyDuck ?? {})),
   };
 }
 
@@ -84,11 +99,11 @@ interface Parts {
   lazyFree: number;
 }
 
-/** RSS by part from smaps, MiB. */
-function parts(pid: number): Parts {
+/** RSS by part from smaps (and VmRSS from status), MiB: read now, or as a stopped process's were copied (snapshot). */
+function parts(pid: number, snapshot?: { readonly smaps: string; readonly status: string }): Parts {
   const p: Parts = { rssMiB: 0, anonMiB: 0, nodeBinary: 0, libduckdb: 0, otherFiles: 0, brkHeap: 0, arenaHeaps: 0, arenaCount: 0, otherAnon: 0, lazyFree: 0 };
   let kind: keyof Parts = "otherAnon";
-  for (const line of readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+  for (const line of (snapshot?.smaps ?? readFileSync(`/proc/${pid}/smaps`, "utf8")).split("\n")) {
     const header = /^([0-9a-f]+)-([0-9a-f]+)\s+(\S+)\s+\S+\s+\S+\s+\d+\s*(.*)$/.exec(line);
     if (header !== null) {
       const [, start, , perms, path] = header;
@@ -110,7 +125,7 @@ function parts(pid: number): Parts {
     const lazy = /^LazyFree:\s+(\d+) kB/.exec(line);
     if (lazy !== null) p.lazyFree += Number(lazy[1]) / 1024;
   }
-  p.rssMiB = Number(/^VmRSS:\s*(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+  p.rssMiB = Number(/^VmRSS:\s*(\d+)/m.exec(snapshot?.status ?? readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
   return p;
 }
 
@@ -137,31 +152,40 @@ const JE_STATS = ["resident", "active", "mapped", "metadata", "retained"] as con
 /** Pages of all arenas (MALLCTL_ARENAS_ALL) freed but not given back (dirty), and given back with MADV_FREE (muzzy: resident until the kernel wants them). */
 const JE_PAGES = ["pdirty", "pmuzzy"] as const;
 
-function nativeStats(pid: number): Native | undefined {
+/**
+ * A process's parts (smaps) and its allocators' statistics, taken while gdb holds it stopped: the
+ * copy takes and frees a delivery's DuckDB memory within a second, so read apart (smaps, then a
+ * gdb attach ~1 s later) the two need not describe the same moment. Without gdb, its parts read live.
+ */
+function account(pid: number): { parts: Parts; native?: Native } {
   const file = join(tmpdir(), `vane-malloc-info-${pid}.xml`);
+  const [smapsCopy, statusCopy] = [`${file}.smaps`, `${file}.status`];
   const duck = readFileSync(`/proc/${pid}/maps`, "utf8").includes("libduckdb");
   // jemalloc's statistics are refreshed by writing "epoch"; each read wants its length in *$sz.
   const je = duck
     ? ["set $v = (unsigned long*)malloc(8)", "set $sz = (unsigned long*)malloc(8)", "set *$sz = 8", 'call (int)duckdb_je_mallctl("epoch", $v, $sz, $v, 8)', ...JE_STATS.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v`]), ...JE_PAGES.flatMap((stat) => ["set *$sz = 8", `call (int)duckdb_je_mallctl("stats.arenas.4096.${stat}", $v, $sz, 0, 0)`, `printf "je ${stat} %lu\\n", *$v * 4096`])]
     : [];
   try {
-    const out = gdb(pid, [`set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)", ...je], duck ? ["libc.so", "libduckdb"] : ["libc.so"]);
+    const out = gdb(pid, [`shell cat /proc/${pid}/smaps > ${smapsCopy}; cat /proc/${pid}/status > ${statusCopy}`, `set $f = (void*)fopen("${file}", "w")`, "call (int)malloc_info(0, $f)", "call (int)fclose($f)", ...je], duck ? ["libc.so", "libduckdb"] : ["libc.so"]);
     const xml = readFileSync(file, "utf8");
     const tail = xml.slice(xml.lastIndexOf("</heap>"));
     const size = (type: string) => Number(new RegExp(`<(?:total|system) type="${type}"[^>]*size="(\\d+)"`).exec(tail)?.[1] ?? 0) / 1024 / 1024;
     const jeStat = (stat: string) => Number(new RegExp(`^je ${stat} (\\d+)`, "m").exec(out)?.[1] ?? Number.NaN) / 1024 / 1024;
     return {
-      arenas: (xml.match(/<heap nr=/g) ?? []).length,
-      systemMiB: size("current"),
-      freeMiB: size("fast") + size("rest"),
-      mmapMiB: size("mmap"),
-      ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), mappedMiB: jeStat("mapped"), metadataMiB: jeStat("metadata"), retainedMiB: jeStat("retained"), dirtyMiB: jeStat("pdirty"), muzzyMiB: jeStat("pmuzzy") } } : {}),
+      parts: parts(pid, { smaps: readFileSync(smapsCopy, "utf8"), status: readFileSync(statusCopy, "utf8") }),
+      native: {
+        arenas: (xml.match(/<heap nr=/g) ?? []).length,
+        systemMiB: size("current"),
+        freeMiB: size("fast") + size("rest"),
+        mmapMiB: size("mmap"),
+        ...(duck ? { jemalloc: { residentMiB: jeStat("resident"), activeMiB: jeStat("active"), mappedMiB: jeStat("mapped"), metadataMiB: jeStat("metadata"), retainedMiB: jeStat("retained"), dirtyMiB: jeStat("pdirty"), muzzyMiB: jeStat("pmuzzy") } } : {}),
+      },
     };
   } catch (error) {
     process.stderr.write(`gdb: ${String(error)}\n`);
-    return undefined;
+    return { parts: parts(pid) };
   } finally {
-    rmSync(file, { force: true });
+    for (const f of [file, smapsCopy, statusCopy]) rmSync(f, { force: true });
   }
 }
 
@@ -208,6 +232,19 @@ function gcDuring(before: GcTally, after: GcTally, pid: number): Record<string, 
   });
 }
 
+/**
+ * CPU seconds of the copies `pid` started so far: those that ended and were reaped (its cutime +
+ * cstime) and those alive. Over the load and the 30 s after it (the copy ends ~12 s after the
+ * load), divided by the load's requests: the copy's cost a resolve, beside its memory.
+ */
+function copiesCpuS(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // state is field 3: cutime is 16, cstime 17
+  const ticks = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  const reaped = (Number(fields[13]) + Number(fields[14])) / ticks;
+  return reaped + processTree([pid]).filter((child) => child !== pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), 0);
+}
+
 const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" }, out: { type: "string", default: "memory-account-latest.json" } } });
 const runs: unknown[] = [];
 for (const name of values.variants!.split(",")) {
@@ -227,7 +264,9 @@ for (const name of values.variants!.split(",")) {
     }
   };
   const moments: Record<string, unknown> = {};
+  const copyCpuS: Record<string, number> = {};
   const probe = async (moment: string, pid: number) => {
+    copyCpuS[moment] = copiesCpuS(pid);
     if (moment === "idle") gcAtIdle = new Map([...gcSoFar].map(([address, t]) => [address, { ...t }]));
     if (moment === "loaded") gcOverLoad = gcDuring(gcAtIdle, gcSoFar, pid);
     const now = Date.now();
@@ -237,32 +276,34 @@ for (const name of values.variants!.split(",")) {
       .filter((member) => member !== pid)
       .flatMap((child) => {
         try {
-          return [{ pid: child, parts: parts(child), native: nativeStats(child) }];
+          return [{ pid: child, ...account(child) }];
         } catch {
           return []; // it ended meanwhile
         }
       });
-    moments[moment] = { parts: parts(pid), children, treeRssMiB: treeRssMiB(pid), treeUniqueMiB: treeUniqueRssMiB(pid), treePssMiB: treePssMiB(pid), native: nativeStats(pid), isolates: threads };
+    moments[moment] = { ...account(pid), children, treeRssMiB: treeRssMiB(pid), treeUniqueMiB: treeUniqueRssMiB(pid), treePssMiB: treePssMiB(pid), isolates: threads };
     if (moment === "after") {
       gdb(pid, ["call (int)malloc_trim(0)"]);
       await new Promise((r) => setTimeout(r, 1000));
-      moments.afterTrim = { parts: parts(pid), native: nativeStats(pid) };
+      moments.afterTrim = account(pid);
     }
   };
   const saved = { ...process.env };
-  const copyEnv = { VANE_PROBE_COPY_FLAGS: (variant.copyFlags ?? []).join(" "), VANE_PROBE_COPY_ENV: JSON.stringify(variant.copyEnv ?? {}) };
+  const copyEnv = { VANE_PROBE_COPY_FLAGS: (variant.copyFlags ?? []).join(" "), VANE_PROBE_COPY_ENV: JSON.stringify({ ...variant.copyEnv, VANE_PROBE_DUCK_SETTINGS: JSON.stringify(variant.copyDuck ?? {}) }) };
   Object.assign(process.env, variant.env ?? {}, copyEnv); // the server inherits the bench's environment
   const started = new Date().toISOString();
   try {
     const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
-    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, moments };
+    // The load's requests: its warm-up second's are not counted, so this errs high by ~1/60.
+    const copyUsPerRequest = ((copyCpuS.after! - copyCpuS.idle!) * 1e6) / (figures.reqPerSec * Number(process.env.BENCH_MEMORY_LOAD_S ?? 60));
+    const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, copyCpuS, copyUsPerRequest, moments };
     runs.push(run);
     process.stdout.write(`${JSON.stringify(run)}\n`);
     const f = (x: number) => `${x.toFixed(0)} MiB`;
     process.stderr.write(
       `${name}: end of the load: server ${f(figures.endOfLoadMiB)}, tree RSS ${f(figures.treeRssMiB.endOfLoad)} (a file's pages once: ${f(figures.treeUniqueMiB.endOfLoad)}), tree PSS ${f(figures.treePssMiB.endOfLoad)}; ` +
         `+${process.env.BENCH_MEMORY_AFTER_S ?? 30} s: server ${f(figures.afterMiB)}, tree RSS ${f(figures.treeRssMiB.after)} (${f(figures.treeUniqueMiB.after)}), tree PSS ${f(figures.treePssMiB.after)} (load average ${run.load}); ` +
-        `${Math.round(figures.reqPerSec)} req/s; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
+        `${Math.round(figures.reqPerSec)} req/s; the copy's CPU ${copyUsPerRequest.toFixed(1)} µs a request; over the load the event loop's isolate ${gcOverLoad.filter((g) => g.thread === "event loop").map((g) => `${String(g.scavenges)} scavenges (${String(g.scavengeMs)} ms), ${String(g.markCompacts)} mark-compacts (${String(g.markCompactMs)} ms)`).join(", ")}\n`,
     );
   } finally {
     for (const key of [...Object.keys(variant.env ?? {}), ...Object.keys(copyEnv)]) if (saved[key] === undefined) delete process.env[key];

@@ -24,6 +24,18 @@ if (cacheKiB !== undefined) {
   };
 }
 
+// VANE_PROBE_DUCK_SETTINGS (a JSON object, set for the copy by bench/memory-account.ts's variants):
+// DuckDB settings over those the copy opens its DuckDB with (duck-writer.ts's memory_limit and
+// flush thresholds), to measure a constant's value without a build.
+const duckSettings = JSON.parse(process.env.VANE_PROBE_DUCK_SETTINGS || "{}");
+if (Object.keys(duckSettings).length > 0) {
+  const { DuckDBInstance } = require(createRequire(`${process.cwd()}/`).resolve("@duckdb/node-api"));
+  const create = DuckDBInstance.create;
+  DuckDBInstance.create = function (path, options) {
+    return create.call(this, path, { ...options, ...duckSettings });
+  };
+}
+
 // In the server, every fork (the Parquet copy's child process) gets this probe too, and the copy's
 // flags and environment of the variants that measure its levers (copy-flags.cjs).
 if (process.send === undefined) require("./copy-flags.cjs").forkWithProbe(__filename);

@@ -1,6 +1,7 @@
 // The Parquet copy's child process: it yields the core to requests (every thread of it 10 nice
 // levels below the server), copies what is stored, reports itself idle when its looks find nothing,
 // and exits when closed.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -69,6 +70,23 @@ describe.skipIf(process.platform !== "linux")("ParquetProcess (Linux: nice value
       await copy.close();
       await stores.close();
     }
+  });
+});
+
+describe("the copy's V8 flags", () => {
+  it("bound its young generation at 4 MiB (semi-spaces of 2 MiB), which V8 grows to 32 MiB by default under a churn that keeps survivors", () => {
+    // The copy holds a delivery's rows across scavenges, as this ring does: V8 grows the new space to its maximum.
+    const churn = `const v8 = require("node:v8");
+      let most = 0;
+      const ring = new Array(200000);
+      for (let i = 0; i < 3000000; i++) {
+        ring[i % ring.length] = { i, s: "row-" + i };
+        if (i % 10000 === 0) most = Math.max(most, v8.getHeapSpaceStatistics().find((s) => s.space_name === "new_space").space_size);
+      }
+      console.log(most);`;
+    const newSpace = (flags: readonly string[]) => Number(execFileSync(process.execPath, [...flags, "-e", churn], { encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } }));
+    expect(newSpace([])).toBeGreaterThan(8 * 1024 * 1024); // the churn does grow it
+    expect(newSpace(COPY_V8_FLAGS)).toBeLessThanOrEqual(4 * 1024 * 1024);
   });
 });
 

@@ -31,12 +31,13 @@ export const PARQUET_KILL_MS = 1_000;
 /** The copy's niceness above the server's: it yields the core to requests (parquet-worker.ts renices its threads too). */
 const PARQUET_NICENESS = 10;
 /**
- * The copy's V8 flags (its own, not the server's): semi-spaces of 4 MiB, as the thread's 8 MiB
- * young generation had, and an old-generation bound that keeps V8's growth factor low (the copy,
- * ~40 MiB live while catching up, grew to 100–180 MiB between full collections at the default).
- * Semi-spaces of 1 MiB saved 6 MiB but cost 40 % more CPU an event (docs/performance.md, section 6).
+ * The copy's V8 flags (its own, not the server's): semi-spaces of 2 MiB, and an old-generation
+ * bound that keeps V8's growth factor low (the copy, ~40 MiB live while catching up, grew to
+ * 100–180 MiB between full collections at the default). At 2 MiB, not 4, the copy's heap held
+ * 4–10 MiB less while it copied, at +0–12 % of its CPU an event in alternated runs; 1 MiB cost
+ * +40 % (docs/performance.md, section 6, sessions 12 and 16).
  */
-export const COPY_V8_FLAGS: readonly string[] = ["--max-semi-space-size=4", "--max-old-space-size=512"];
+export const COPY_V8_FLAGS: readonly string[] = ["--max-semi-space-size=2", "--max-old-space-size=512"];
 /**
  * The copy's allocators, unless the server's environment sets them: glibc's malloc in two arenas
  * (as the image sets for the server; glibc reads it once at start, so the fork is the only place
