@@ -10,7 +10,7 @@
 // `--keep DIR` keeps the rows (made again only when DIR has none), each count's callgrind files
 // and perf map.
 //
-//   node --import tsx bench/copy-count.bench.ts [--sizes 1000,150] [--deliveries 4] [--against ../main] [--keep DIR]
+//   npm run bench:copy-count -- [--sizes 1000,150] [--deliveries 4] [--against ../main] [--keep DIR]
 import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
