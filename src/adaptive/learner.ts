@@ -22,7 +22,7 @@
 import type { ArmRow, CommitListener, CommitReads, DecisionRecord, LearningCommit, LearningEvent, LearningStore, LeaseClaim, PendingDecision, PendingKey, RewardRecord } from "../store/types.js";
 import type { AdaptiveCatalog, AdaptivePolicy } from "./policy.js";
 import { BINS } from "./delay.js";
-import { isoTimeMs } from "../store/iso-time-ms.js";
+import { parseTimeMs } from "../store/iso-time-ms.js";
 import { learnable } from "../store/learning-records.js";
 import { Additions, NONE } from "./additions.js";
 import { IdWords } from "./decision-id.js";
@@ -456,8 +456,7 @@ class Clock {
   parse(iso: string): number {
     if (iso !== this.iso) {
       this.iso = iso;
-      const ms = isoTimeMs(iso);
-      this.ms = Number.isNaN(ms) ? Date.parse(iso) : ms;
+      this.ms = parseTimeMs(iso);
     }
     return this.ms;
   }

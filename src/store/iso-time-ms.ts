@@ -40,6 +40,12 @@ export function isoTimeMs(s: string, start = 0, end = s.length): number {
   return ((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000 + millis;
 }
 
+/** Date.parse of s[start, end): by isoTimeMs's arithmetic in toISOString's form, by Date.parse in any other. */
+export function parseTimeMs(s: string, start = 0, end = s.length): number {
+  const ms = isoTimeMs(s, start, end);
+  return Number.isNaN(ms) ? Date.parse(start === 0 && end === s.length ? s : s.slice(start, end)) : ms;
+}
+
 /** The number written by `count` ASCII digits at `at`, or -1 when one is not a digit. */
 export function digitsAt(s: string, at: number, count: number): number {
   let value = 0;

@@ -12,7 +12,8 @@ import type { DuckDBConnection } from "@duckdb/node-api";
 import { describe, expect, it, vi } from "vitest";
 import { openDuck } from "../../src/store/columnar/duck.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
-import { fileRowsOfText, isoMillis, stageRawRows } from "../../src/store/parquet/duck-text.js";
+import { fileRowsOfText, stageRawRows } from "../../src/store/parquet/duck-text.js";
+import { parseTimeMs } from "../../src/store/iso-time-ms.js";
 import { DuckArchiveWriter, PLANNED_WITHOUT } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import type { StoredEvent } from "../../src/store/types.js";
@@ -31,7 +32,7 @@ describe("the copy's statement from the rows' text", () => {
       const { text, format } = encodeLogRow([decision("a"), decision("b")]);
       const parse = vi.spyOn(Date, "parse");
       const raw = await stageRawRows(duck.connection, [{ seq: 1, count: 2, text, format, from: 1 }], []);
-      expect(parse).not.toHaveBeenCalled(); // the row's receivedAt is read by isoMillis's arithmetic
+      expect(parse).not.toHaveBeenCalled(); // the row's receivedAt is read by parseTimeMs's arithmetic
       parse.mockRestore();
       expect(raw.firstReceivedMs).toBe(Date.parse(RECEIVED));
       const sql = fileRowsOfText(raw);
@@ -46,7 +47,7 @@ describe("the copy's statement from the rows' text", () => {
   });
 });
 
-describe("isoMillis", () => {
+describe("parseTimeMs", () => {
   it("reads a time as Date.parse does, toISOString's form or not", () => {
     const texts = [
       RECEIVED, "2026-02-29T00:00:00.000Z", "2026-02-31T23:59:59.999Z", "2026-04-31T12:00:00.000Z", "2024-02-29T12:00:00.000Z",
@@ -59,9 +60,9 @@ describe("isoMillis", () => {
     for (let i = 0; i < 5000; i++) texts.push(new Date(Date.UTC(1000 + Math.floor(Math.random() * 9000), 0, 1) + Math.floor(Math.random() * 366 * 86_400_000)).toISOString());
     // Days 29–31 of every month, a year in four: carried into the next month where it has fewer.
     for (let year = 1996; year <= 2104; year += 4) for (let month = 1; month <= 12; month++) for (const day of [28, 29, 30, 31]) texts.push(`${year}-${String(month).padStart(2, "0")}-${day}T23:59:59.999Z`);
-    for (const text of texts) expect([text, isoMillis(text)]).toEqual([text, Date.parse(text)]);
+    for (const text of texts) expect([text, parseTimeMs(text)]).toEqual([text, Date.parse(text)]);
     // Within a row's text, as compactReceivedMs reads it.
-    for (const text of texts.slice(0, 40)) expect([text, isoMillis(`["${text}",[`, 2, 2 + text.length)]).toEqual([text, Date.parse(text)]);
+    for (const text of texts.slice(0, 40)) expect([text, parseTimeMs(`["${text}",[`, 2, 2 + text.length)]).toEqual([text, Date.parse(text)]);
   });
 });
 

@@ -10,7 +10,7 @@
 // decoded in JavaScript and appended as before.
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DEFAULT_MAX_EVENT_AGE_MS, storedEventTimeMs } from "../event-time.js";
-import { isoTimeMs } from "../iso-time-ms.js";
+import { parseTimeMs } from "../iso-time-ms.js";
 import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeRowFrom } from "../log-row.js";
 import { FILE_COLUMNS, LAYER_SHAPE, TYPED_LAYER_SHAPE, appendEvents, createEventTable, layersOf, valueOf } from "../columnar/event-table.js";
 import { runHere } from "./duck-here.js";
@@ -213,14 +213,8 @@ function compactReceivedMs(row: LogRowFrom): number | undefined {
   if (row.format !== LOG_FORMAT_COMPACT || !text.startsWith('["') || rewritten(text)) return undefined;
   const end = text.indexOf('"', 2);
   if (text.charCodeAt(end + 1) !== 0x2c || text.lastIndexOf("\\", end) >= 2) return undefined; // `",` before the first event, no escape in the time
-  const ms = isoMillis(text, 2, end);
+  const ms = parseTimeMs(text, 2, end);
   return Number.isNaN(ms) ? undefined : ms;
-}
-
-/** Date.parse of text[start, end): by arithmetic in toISOString's form (every row the server writes), in place (iso-time-ms.ts). */
-export function isoMillis(text: string, start = 0, end = text.length): number {
-  const ms = isoTimeMs(text, start, end);
-  return Number.isNaN(ms) ? Date.parse(text.slice(start, end)) : ms;
 }
 
 /**
