@@ -82,13 +82,13 @@ export function decisionRow(texts: VersionTexts, decided: readonly Decided[], pa
     const arm = armOf(decision);
     const part = parts[i]!;
     rowPieces.push(",[");
-    rowPieces.quoted(eventIds[i]!);
+    rowPieces.quotedId(eventIds[i]!);
     rowPieces.push(',{"type":"decision","unitKey":');
     rowPieces.quoted(decision.unit);
     rowPieces.push(',"timestamp":', timestamp, ',"assignments":', part.assignments);
     rowPieces.push(',"layers":[', arm.layerHead, JSON.stringify(decision.bucket), arm.layerTail, JSON.stringify(decision.probability), '}],"latencyMs":', latency);
     rowPieces.push(',"decisionId":');
-    rowPieces.quoted(decisionId);
+    rowPieces.quotedId(decisionId);
     rowPieces.push(tenant);
     if (decision.entityId !== undefined) rowPieces.push(',"entityId":', JSON.stringify(decision.entityId));
     if (decision.features !== undefined) rowPieces.push(',"features":', JSON.stringify(Array.from(decision.features)));
@@ -122,7 +122,7 @@ export function batchAnswer(outcomes: readonly (Decided | { readonly error: unkn
 function pushAnswer(decision: Decision, decisionId: string, parts: SharedParts, version: string, timestamp: string): void {
   const arm = armOf(decision);
   pieces.push('{"decisionId":');
-  pieces.quoted(decisionId);
+  pieces.quotedId(decisionId);
   pieces.push(arm.answerHead, parts.assignments, ',"probability":', JSON.stringify(decision.probability));
   // The bundle version and the learned state's revision: either changing may change the arm.
   pieces.push(',"stateVersion":', JSON.stringify(`${version}#${decision.stateRevision}`), ',"metadata":{"timestamp":', quotedTime(timestamp), ',"unitKeyValue":');

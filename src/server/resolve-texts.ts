@@ -79,13 +79,21 @@ const rowPieces = new TextPieces();
 interface AssignmentsNode {
   readonly next: Map<string, AssignmentsNode>;
   text: EncodedText | undefined;
+  /** On a layer's last step (its allocation id): that layer's head and tail, found once for every walk through it. */
+  layer: WalkedLayer | undefined;
+}
+
+/** A layer's head and its outcome's tail as served (not attribution only: every parameter was resolved). */
+interface WalkedLayer {
+  readonly tails: LayerTails;
+  readonly served: LayerTail;
 }
 
 /** Steps and characters of text kept at most per version (~1.6 MB): a bundle with many layers and arms has more combinations than are worth keeping. */
 export const MAX_ASSIGNMENT_STEPS = 4_096;
 const MAX_ASSIGNMENT_CHARS = 1_000_000;
 
-const assignmentsNode = (): AssignmentsNode => ({ next: new Map(), text: undefined });
+const assignmentsNode = (): AssignmentsNode => ({ next: new Map(), text: undefined, layer: undefined });
 
 /** A bundle version's texts, quoted once: each layer's head, each outcome's tail, the decision event's tenant fields. */
 export class VersionTexts {
@@ -93,6 +101,13 @@ export class VersionTexts {
   private readonly assignments = assignmentsNode();
   private assignmentSteps = 0;
   private assignmentChars = 0;
+  /**
+   * The layers of the resolution the assignments' walk last went all through (`walkedFor`), as the
+   * walk found them: the row and the answer written next take each layer's head and tail from
+   * here, where each looked them up again (three Map gets a layer a text).
+   */
+  private readonly walked: WalkedLayer[] = [];
+  private walkedFor: Resolution | undefined;
   /** `,"configVersion":…,"orgId":…,"projectId":…,"env":…` for the bundle's own tenant. */
   private readonly ownTenantTail: EncodedText;
   private readonly version: string;
@@ -131,10 +146,13 @@ export class VersionTexts {
   private assignmentsText(resolution: Resolution): string | EncodedText {
     let node: AssignmentsNode | undefined = this.assignments;
     const { layers } = resolution;
+    const walked = this.walked;
     for (let i = 0; i < layers.length && node !== undefined; i++) {
       const layer = layers[i]!;
       node = this.step(this.step(this.step(node, layer.layerId), layer.policyId ?? ""), layer.allocationId ?? "");
+      if (node !== undefined) walked[i] = node.layer ??= this.walkedLayer(layer);
     }
+    this.walkedFor = node === undefined ? undefined : resolution;
     if (node?.text !== undefined) return node.text;
     const text = JSON.stringify(resolution.assignments);
     if (node !== undefined && this.assignmentChars + text.length <= MAX_ASSIGNMENT_CHARS) {
@@ -160,18 +178,20 @@ export class VersionTexts {
     const tail = this.tenantTail(source.orgId, source.projectId, source.env, source.configVersion);
     const timestamp = quotedTime(source.timestamp);
     rowPieces.push("[", timestamp, ",[");
-    rowPieces.quoted(eventId);
+    rowPieces.quotedId(eventId);
     rowPieces.push(TYPE_UNIT_KEY);
     rowPieces.quoted(unitKey);
     rowPieces.push(TIMESTAMP, timestamp, ASSIGNMENTS, parts.encodedAssignments ?? parts.assignments, LAYERS);
     const { layers } = resolution;
+    const walked = this.walkedFor === resolution ? this.walked : undefined;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
-      const tails = this.tailsOf(layer);
-      rowPieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tailOf(tails, layer).event);
+      const tails = walked?.[i]!.tails ?? this.tailsOf(layer);
+      const tail = walked?.[i]!.served ?? tailOf(tails, layer);
+      rowPieces.push(i === 0 ? tails.head : tails.nextHead, String(layer.bucket), tail.event);
     }
     rowPieces.push(LATENCY, JSON.stringify(source.latencyMs), DECISION_ID);
-    rowPieces.quoted(source.decisionId);
+    rowPieces.quotedId(source.decisionId);
     rowPieces.push(tail);
     if (parts.filteredContext !== undefined) rowPieces.push(FILTERED_CONTEXT, parts.filteredContext);
     rowPieces.push("}]]");
@@ -182,7 +202,7 @@ export class VersionTexts {
   resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
     const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
     pieces.push('{"decisionId":');
-    pieces.quoted(ids.decisionId);
+    pieces.quotedId(ids.decisionId);
     pieces.push(',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
     if (resolution.unitKeyValue !== undefined) {
       pieces.push(',"unitKeyValue":');
@@ -190,10 +210,12 @@ export class VersionTexts {
     }
     pieces.push(',"layers":[');
     const { layers } = resolution;
+    const walked = this.walkedFor === resolution ? this.walked : undefined;
     for (let i = 0; i < layers.length; i++) {
       const layer = layers[i]!;
-      const tails = this.tailsOf(layer);
-      pieces.push(i === 0 ? tails.head.text : tails.nextHead.text, String(layer.bucket), tailOf(tails, layer).answer);
+      const tails = walked?.[i]!.tails ?? this.tailsOf(layer);
+      const tail = walked?.[i]!.served ?? tailOf(tails, layer);
+      pieces.push(i === 0 ? tails.head.text : tails.nextHead.text, String(layer.bucket), tail.answer);
     }
     pieces.push('],"configVersion":', version);
     if (parts.filteredContext !== undefined) pieces.push(',"filteredContext":', parts.filteredContext);
@@ -201,6 +223,12 @@ export class VersionTexts {
     if (resolution.unitKeyMissing) pieces.push(',"unitKeyMissing":true');
     pieces.push('},"stateVersion":', version, ',"suggestedRefreshMs":', String(SUGGESTED_REFRESH_MS), "}");
     return pieces.join();
+  }
+
+  /** A layer's texts for the walk's node of its allocation: as served, as every parameter was resolved. */
+  private walkedLayer(layer: LayerResolution): WalkedLayer {
+    const tails = this.tailsOf(layer);
+    return { tails, served: tailOf(tails, layer) };
   }
 
   private tailsOf(layer: LayerResolution): LayerTails {

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { EncodedText } from "../../src/server/encoded-text.js";
 import { TextPieces } from "../../src/server/text-pieces.js";
+import { uuidv7 } from "../../src/ids/uuidv7.js";
 import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 
 describe("TextPieces", () => {
@@ -33,6 +34,18 @@ describe("TextPieces", () => {
         pieces.quoted(text);
         pieces.push(around);
         expect(pieces.join()).toBe(`${around}${JSON.stringify(text)}${around}`);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("quotes the ids uuidv7 makes as JSON.stringify does, without searching them", () => {
+    const pieces = new TextPieces();
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 48 - 1 }), (ms) => {
+        const id = uuidv7(ms);
+        pieces.quotedId(id);
+        expect(pieces.join()).toBe(JSON.stringify(id));
       }),
       { numRuns: 1000 },
     );
