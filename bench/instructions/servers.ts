@@ -70,9 +70,13 @@ const vaneYoungMiB = (): number => Number(/--max-semi-space-size=(\d+)/.exec(bin
 /** BENCH_VANE_NODE_FLAGS (space-separated): more node flags for `vane serve` (not the hello-world), counted or not, to compare a V8 setting in the same period. */
 const EXTRA_NODE_FLAGS = (process.env.BENCH_VANE_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
 
-/** Child processes are traced too (the Parquet copy), each its own callgrind, its files named by its pid. */
+/**
+ * Child processes are traced too (the Parquet copy), each its own callgrind, its files named by its
+ * pid; not tsx's esbuild service (Go), whose runtime reads the clock with RDTSCP where the CPU has it
+ * (AMD EPYC), an instruction valgrind 3.19 stops on with SIGILL.
+ */
 function callgrind(dir: string): string[] {
-  return ["valgrind", "-q", "--tool=callgrind", "--trace-children=yes", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
+  return ["valgrind", "-q", "--tool=callgrind", "--trace-children=yes", "--trace-children-skip=*esbuild*", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
 }
 
 /** A dump's files (callgrind.out.PID.N-TID) and the ones a process writes as it exits (callgrind.out.PID-TID). */
