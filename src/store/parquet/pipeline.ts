@@ -5,7 +5,7 @@
 // from the same place. Before its first run, and after a failed one, it sweeps the archive: files
 // written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
 // compacted one contains (a crash mid-compaction); a file that is not whole is written again.
-import { type LogRowFrom, eventsFrom } from "../log-row.js";
+import { type LogRowRead, eventsFrom } from "../log-row.js";
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
 import { Delivery } from "./delivery.js";
 import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
@@ -231,7 +231,7 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /** About `limit` events after `after` from the store: its log rows' text when it gives them (readLogAfter), else decoded. */
-  private async readStore(after: number, limit: number): Promise<{ rows: LogRowFrom[]; events: number } | { list: SequencedEvent[]; events: number }> {
+  private async readStore(after: number, limit: number): Promise<{ rows: LogRowRead[]; events: number } | { list: SequencedEvent[]; events: number }> {
     if (this.events.readLogAfter === undefined) {
       const list = await this.events.readAfter(after, limit);
       return { list, events: list.length };
@@ -262,10 +262,10 @@ function positiveInteger(name: string, value: number): number {
   throw new RangeError(`${name} must be a positive integer, got ${value}`);
 }
 
-const endOf = (row: LogRowFrom): number => row.seq + row.count - 1;
+const endOf = (row: LogRowRead): number => row.seq + row.count - 1;
 
 /** The events the rows hold from their `from` on. */
-function eventsIn(rows: readonly LogRowFrom[]): number {
+function eventsIn(rows: readonly LogRowRead[]): number {
   let count = 0;
   for (const row of rows) count += eventsFrom(row);
   return count;
