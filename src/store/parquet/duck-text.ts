@@ -1,7 +1,8 @@
 // The Parquet copy's staging of log rows in DuckDB from their text: each compact row (log-row.ts,
-// format 2) is cut into its events' id and body in JavaScript (cutEvents: positions, no parse),
-// whose bytes go in as BLOBs that DuckDB decodes (checking their UTF-8) into VARCHARs, so the text
-// is never a V8 string between SQLite's C and DuckDB's C++; and one statement turns them into the files' columns
+// format 2) is cut into its events in JavaScript (cutEvents: positions, no parse), whose bytes (id
+// and body, one BLOB an event) DuckDB slices and decodes (checking their UTF-8) into VARCHARs, so
+// the text is never a V8 string between SQLite's C and DuckDB's C++; and one statement turns them
+// into the files' columns
 // (columnar/event-table.ts FILE_COLUMNS), a staged table's or straight a file's (fileRowsOfText,
 // duck-writer.ts): DuckDB's JSON reader (C++) reads each body once, for its envelope, `layers` and
 // `value` together, so the copy parses no event and appends no value in JavaScript, and
@@ -18,7 +19,10 @@ import { FILE_COLUMNS, LAYER_SHAPE, TYPED_LAYER_SHAPE, appendEvents, createEvent
 import { runHere } from "./duck-here.js";
 import type { SequencedEvent } from "../types.js";
 
-/** The delivery's events cut from their rows (cutEvents): seq, receive time, id and body (their UTF-8 bytes), discovered. */
+/**
+ * The delivery's events cut from their rows (cutEvents): seq, receive time, the event's bytes from
+ * its id to its body's end (`<id>",{…}`) with the id's length in bytes, discovered.
+ */
 const RAW = "log_events";
 /** Events decoded in JavaScript, in createEventTable's columns, on their way into the delivery's table. */
 const DECODED = "decoded";
@@ -88,7 +92,7 @@ export async function createTextStage(connection: DuckDBConnection): Promise<voi
 }
 
 function createRawTable(connection: DuckDBConnection): Promise<unknown> {
-  return connection.run(`CREATE OR REPLACE TABLE ${RAW} (seq BIGINT NOT NULL, received_ms BIGINT NOT NULL, id BLOB NOT NULL, body BLOB NOT NULL, discovered BOOLEAN)`);
+  return connection.run(`CREATE OR REPLACE TABLE ${RAW} (seq BIGINT NOT NULL, received_ms BIGINT NOT NULL, event BLOB NOT NULL, id_bytes INTEGER NOT NULL, discovered BOOLEAN)`);
 }
 
 /** A delivery's rows in the raw table (stageRawRows): what DuckDB reads from text, and what JavaScript decoded. */
@@ -143,10 +147,11 @@ function cutEvents(text: string, count: number, first: number): number[] | undef
  *
  * Each row is searched and cut in its bytes' latin1 view, a character a byte (a copy, no decode),
  * so that positions are byte offsets: every mark searched is ASCII, and no byte of a multi-byte
- * UTF-8 character is, so each check finds what it found in the text. The id and body go to the
- * appender as those bytes. A row given as text (a store that gives strings) is encoded first; one
- * whose bytes are not UTF-8 (never written by this server) is decoded in JavaScript, as a string
- * read from SQLite would have had it.
+ * UTF-8 character is, so each check finds what it found in the text. Each event goes to the
+ * appender as one slice of those bytes, id and body together (a Buffer slice and an appended value
+ * each cost ~1 k instructions in V8 and the binding; DuckDB's slicing costs far less). A row given
+ * as text (a store that gives strings) is encoded first; one whose bytes are not UTF-8 (never
+ * written by this server) is decoded in JavaScript, as a string read from SQLite would have had it.
  */
 export async function stageRawRows(connection: DuckDBConnection, rows: readonly LogRowRead[], events: readonly SequencedEvent[]): Promise<RawRows> {
   await createRawTable(connection);
@@ -173,8 +178,8 @@ export async function stageRawRows(connection: DuckDBConnection, rows: readonly 
         const bodyEnd = cuts[3 * i + 2]!;
         appender.appendBigInt(BigInt(row.seq + i));
         appender.appendBigInt(received);
-        appender.appendBlob(bytes.subarray(start + 2, idEnd));
-        appender.appendBlob(bytes.subarray(idEnd + 2, bodyEnd));
+        appender.appendBlob(bytes.subarray(start + 2, bodyEnd));
+        appender.appendInteger(idEnd - start - 2);
         if (text.charCodeAt(bodyEnd) === 0x2c) appender.appendBoolean(true);
         else appender.appendNull();
         appender.endRow();
@@ -251,7 +256,7 @@ SELECT seq, id, make_timestamptz(received_ms * 1000) AS received_at, b.orgId AS 
   received_ms
 FROM (SELECT *, CASE WHEN b.eventTime IS NULL THEN ${ISO_MS("b.timestamp")} END AS timestamp_ms
   FROM (SELECT *, json_transform(body, ${bodyShape(typed ? TYPED_LAYER_SHAPE : LAYER_SHAPE)}) AS b
-    FROM (SELECT seq, received_ms, decode(id) AS id, decode(body) AS body, discovered FROM ${RAW})))`;
+    FROM (SELECT seq, received_ms, decode(event[1:id_bytes]) AS id, decode(event[id_bytes + 3:]) AS body, discovered FROM ${RAW})))`;
 
 /**
  * The raw rows' events in the files' columns, for a COPY straight from the text (no table between):
