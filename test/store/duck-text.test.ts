@@ -339,8 +339,9 @@ function nonAsciiBatches(): StoredEvent[][] {
     // Non-ASCII in ids, in bodies' strings and keys, in a tenant id: cut on their bytes.
     [event("é-1", DAY_1, "track", { event: "日本", value: 1, s: "é日本語😀", ключ: "ü" }), event("😀-2", DAY_1, "exposure", { layers, note: "ß" })],
     [event("o1", DAY_1, "track", { event: "buy", orgId: "org-é", value: 2 })],
-    // A receivedAt not in toISOString's form: Date.parse reads it from its own characters.
-    [event("r1", "Fri, 20 Nov 2026 10:00:00 GMT", "track", { event: "buy", value: 3, s: "日本" })],
+    // A receivedAt not in toISOString's form, non-ASCII: Date.parse reads it from its own characters
+    // (its bytes a character each, the no-break space is two, and it reads NaN).
+    [event("r1", "20\u00a0Nov 2026 10:00:00 GMT", "track", { event: "buy", value: 3, s: "日本" })],
     // Bytes that are not UTF-8 (set by notUtf8; no Vane writes them): decoded in JavaScript, as a string read from SQLite has them.
     [event("x1", DAY_1, "track", { event: "bad", s: "BAD" })],
   ];
