@@ -30,6 +30,7 @@ const DEFAULT_FLUSH_ROWS = 10_000;
  * ~2 KB bodies did not (a delivery that fails is retried smaller: `share`). 10,000 of bench:http's
  * events (~590 characters each in the log, 5.6 Mi) stay one delivery. After a delivery's first
  * page, pages shrink to what is left of it (pageRows), so a delivery passes it by about one row.
+ * Rows read as bytes (SQLite's) count their bytes: what DuckDB holds of them.
  */
 const DEFAULT_FLUSH_CHARS = 6 * 1024 * 1024;
 /** The smallest share of the bounds a delivery is cut to after failed writes (ParquetPipeline.share): ~10 events of 10,000. */
@@ -54,7 +55,7 @@ export interface ParquetPipelineOptions {
   readonly batchRows?: number;
   /** Rows read before a run writes files and advances the checkpoint; default 10,000. */
   readonly flushRows?: number;
-  /** Characters of row text read before a run writes files and advances the checkpoint; default 6 Mi. */
+  /** Characters of row text (bytes, of rows read as bytes) read before a run writes files and advances the checkpoint; default 6 Mi. */
   readonly flushChars?: number;
 }
 
