@@ -121,14 +121,34 @@ export interface LogRowFrom extends CommittedRow {
   readonly from: number;
 }
 
+/**
+ * A log row read as its text's UTF-8 bytes, undecoded: for a reader that hands the text on to C++
+ * (the Parquet copy's DuckDB), so that it is never decoded into a V8 string and encoded back.
+ */
+export interface LogRowBytesFrom {
+  readonly seq: number;
+  readonly count: number;
+  readonly format: LogFormat;
+  readonly from: number;
+  readonly bytes: Buffer;
+}
+
+/** A log row as a store gives it to a reader of the log: its text, or its text's bytes (SQLite's). */
+export type LogRowRead = LogRowFrom | LogRowBytesFrom;
+
+/** The row's text, decoded from its bytes when it was read so (invalid UTF-8 replaced, as a V8 string read from SQLite has it). */
+export function rowText(row: LogRowRead): string {
+  return "text" in row ? row.text : row.bytes.toString("utf8");
+}
+
 /** How many of the row's events are from `from` on. */
-export function eventsFrom(row: LogRowFrom): number {
+export function eventsFrom(row: LogRowRead): number {
   return row.seq + row.count - Math.max(row.seq, row.from);
 }
 
 /** The row's events from `from` on, decoded, with their seqs. */
-export function decodeRowFrom(row: LogRowFrom): { seq: number; event: StoredEvent }[] {
-  const events = decodeLogRow(row.text, row.format);
+export function decodeRowFrom(row: LogRowRead): { seq: number; event: StoredEvent }[] {
+  const events = decodeLogRow(rowText(row), row.format);
   const out: { seq: number; event: StoredEvent }[] = [];
   for (let i = Math.max(0, row.from - row.seq); i < events.length; i++) out.push({ seq: row.seq + i, event: events[i]! });
   return out;

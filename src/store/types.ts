@@ -3,7 +3,7 @@
 // store implement the same interfaces later, checked by the same contract test
 // (test/store/contract.ts).
 import type { Bundle } from "../bundle/types.js";
-import type { LogRowFrom, LogRowText } from "./log-row.js";
+import type { LogRowRead, LogRowText } from "./log-row.js";
 
 export type KeyKind = "pk" | "sk" | "mk" | "ak";
 
@@ -187,9 +187,10 @@ export interface EventStore {
   /**
    * The same events as the log's rows, undecoded (log-row.ts), for a reader that takes their text
    * (the Parquet copy's DuckDB): whole rows from the one holding `afterSeq` + 1, until they hold
-   * `limit` events or more. Only a store that keeps such rows has it.
+   * `limit` events or more, as text or as the text's UTF-8 bytes (SQLite's: no V8 string between
+   * its C and DuckDB's C++). Only a store that keeps such rows has it.
    */
-  readLogAfter?(afterSeq: number, limit: number): Promise<LogRowFrom[]>;
+  readLogAfter?(afterSeq: number, limit: number): Promise<LogRowRead[]>;
   /** Deletes what the rule lets go, oldest first, in chunks; never an event a derived copy has not passed. */
   prune(rule: PruneRule): Promise<PruneReceipt>;
   discovered(): Promise<DiscoveredEvent[]>;

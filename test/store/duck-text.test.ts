@@ -4,14 +4,16 @@
 // toISOString's form), from rows taken whole or from the middle.
 import { dirname, join } from "node:path";
 import { createRequire } from "node:module";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { LOG_FORMAT_COMPACT, LOG_FORMAT_EVENTS, encodeLogRow } from "../../src/store/log-row.js";
+import { stageRawRows } from "../../src/store/parquet/duck-text.js";
 import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
-import { openSqliteStores } from "../../src/store/sqlite/index.js";
+import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
 
 import { tempDirs } from "./fixtures.js";
@@ -317,5 +319,91 @@ describe("the copy's work per event", () => {
     // The first mixed delivery is copied again, sorted; the next is sorted at once, and so is the
     // first of decisions after it (which shows the one after may go unsorted again).
     expect(copies).toEqual(["unsorted", "unsorted", "unsorted", "sorted", "sorted", "sorted"]);
+  });
+});
+
+/** What the copy hands DuckDB as bytes (the appender's appendBlob) from now on, decoded: each event's `<id>",{…}`. */
+function appendedAsBytes(): string[] {
+  const values: string[] = [];
+  const appendBlob = duckApi.DuckDBAppender.prototype.appendBlob;
+  vi.spyOn(duckApi.DuckDBAppender.prototype, "appendBlob").mockImplementation(function (this: InstanceType<typeof duckApi.DuckDBAppender>, value) {
+    values.push(Buffer.from(value).toString("utf8"));
+    return appendBlob.call(this, value);
+  });
+  return values;
+}
+
+/** Rows of non-ASCII text for the bytes path, and rows it leaves to JavaScript; the comment says what each one checks. */
+function nonAsciiBatches(): StoredEvent[][] {
+  return [
+    // Non-ASCII in ids, in bodies' strings and keys, in a tenant id: cut on their bytes.
+    [event("é-1", DAY_1, "track", { event: "日本", value: 1, s: "é日本語😀", ключ: "ü" }), event("😀-2", DAY_1, "exposure", { layers, note: "ß" })],
+    [event("o1", DAY_1, "track", { event: "buy", orgId: "org-é", value: 2 })],
+    // A receivedAt not in toISOString's form, non-ASCII: Date.parse reads it from its own characters
+    // (its bytes a character each, the no-break space is two, and it reads NaN).
+    [event("r1", "20\u00a0Nov 2026 10:00:00 GMT", "track", { event: "buy", value: 3, s: "日本" })],
+    // Bytes that are not UTF-8 (set by notUtf8; no Vane writes them): decoded in JavaScript, as a string read from SQLite has them.
+    [event("x1", DAY_1, "track", { event: "bad", s: "BAD" })],
+  ];
+}
+
+/** Replaces "BAD" in the row holding `seq` by bytes no UTF-8 decoder takes (a lone continuation byte, an overlong form). */
+function notUtf8(dataDir: string, seq: number): void {
+  const raw = new Database(join(dataDir, DB_FILE_NAME));
+  try {
+    const bytes = raw.prepare("SELECT CAST(events AS BLOB) FROM event_log WHERE seq = ?").pluck().get(seq) as Buffer;
+    const at = bytes.indexOf("BAD");
+    raw.prepare("UPDATE event_log SET events = CAST(? AS TEXT) WHERE seq = ?").run(Buffer.concat([bytes.subarray(0, at), Buffer.from([0x80, 0xc0, 0xaf]), bytes.subarray(at + 3)]), seq);
+  } finally {
+    raw.close();
+  }
+}
+
+describe("the copy from the log rows' bytes", () => {
+  it("hands DuckDB the bytes SQLite holds, non-ASCII text too, and decodes in JavaScript a row that is not UTF-8: the same files as the appender path", async () => {
+    const all = nonAsciiBatches();
+    const dataDir = await storeWithBatches(all);
+    notUtf8(dataDir, 5);
+    const stores = openSqliteStores({ dataDir });
+    const rows = await stores.events.readLogAfter!(0, 100);
+    await stores.close();
+    expect(rows.map((row) => "bytes" in row && Buffer.isBuffer(row.bytes))).toEqual([true, true, true, true]);
+
+    const [appender, bytes] = [join(dataDir, "appender"), join(dataDir, "bytes")];
+    await deliver(dataDir, appender, false, 1);
+    const appended = appendedAsBytes();
+    await deliver(dataDir, bytes, true, 1);
+    const [old, fromBytes] = [await archive(appender), await archive(bytes)];
+    expect([...fromBytes.keys()]).toEqual([...old.keys()]);
+    for (const [path, rows] of old) expect(fromBytes.get(path), path).toEqual(rows);
+    expect(appended.map((event) => event.slice(0, event.indexOf('"')))).toEqual(["é-1", "😀-2", "o1", "r1"]);
+    expect(appended[0]).toBe(`é-1",${JSON.stringify(all[0]![0]!.body)}`);
+    const x1 = [...fromBytes.values()].flat().map((row) => JSON.parse(row) as Record<string, unknown>).find((row) => row.id === "x1");
+    expect(x1?.body).toBe(JSON.stringify({ ...all[3]![0]!.body, s: "\ufffd\ufffd\ufffd" }));
+
+    // The same rows given as text (a store that gives strings) are written alike.
+    const { files } = await deliverRows(all.slice(0, 3));
+    const fromText = [...files.values()].flat().map((row) => JSON.stringify(row)).sort();
+    expect(fromText).toEqual([...old.values()].flat().filter((row) => !row.includes('"x1"')).sort());
+  });
+
+  it("stages each event's id and body from its row's bytes, and leaves to JavaScript a row with a lone surrogate (escaped by JSON) or bytes that are not UTF-8", async () => {
+    const all = [...nonAsciiBatches(), [event("u1", DAY_1, "track", { event: "lone", s: "a\ud800b日本" })]];
+    const dataDir = await storeWithBatches(all);
+    notUtf8(dataDir, 5);
+    const stores = openSqliteStores({ dataDir });
+    const rows = await stores.events.readLogAfter!(0, 100);
+    await stores.close();
+    const duck = await openDuck({ threads: 1 });
+    try {
+      const raw = await stageRawRows(duck.connection, rows, []);
+      expect(raw.decoded.map(({ event }) => event.id)).toEqual(["x1", "u1"]);
+      expect(raw.texts).toBe(4);
+      const staged = (await duck.connection.runAndReadAll("SELECT seq, decode(event[1:id_bytes]), decode(event[id_bytes + 3:]), discovered FROM log_events ORDER BY seq")).getRows();
+      const expected = all.flat().slice(0, 4).map((e, i) => [BigInt(i + 1), e.id, JSON.stringify(e.body), null]);
+      expect(staged).toEqual(expected);
+    } finally {
+      duck.close();
+    }
   });
 });

@@ -1,13 +1,13 @@
 // What one run of the Parquet copy writes: committed events in seq order, held as the log's row
-// text where the log gave them so (a writer that reads JSON itself, DuckDB, takes that
-// text as it is: duck-writer.ts), and as decoded events where the store gave those (PostgreSQL,
-// the in-memory store).
-import { type LogRowFrom, decodeRowFrom, eventsFrom } from "../log-row.js";
+// text (or its bytes) where the log gave them so (a writer that reads JSON itself, DuckDB, takes
+// that text as it is: duck-writer.ts), and as decoded events where the store gave those
+// (PostgreSQL, the in-memory store).
+import { type LogRowRead, decodeRowFrom, eventsFrom } from "../log-row.js";
 import type { SequencedEvent } from "../types.js";
 
 export class Delivery {
   /** Log rows, ascending seq. */
-  readonly rows: LogRowFrom[] = [];
+  readonly rows: LogRowRead[] = [];
   /** Decoded events, ascending seq. */
   readonly events: SequencedEvent[] = [];
   private held = 0;
@@ -19,7 +19,7 @@ export class Delivery {
     return this.held;
   }
 
-  /** Characters of the log rows' text held: what DuckDB loads (decoded events are not counted). */
+  /** Characters of the log rows' text held (bytes, for rows read as bytes): what DuckDB loads (decoded events are not counted). */
   get chars(): number {
     return this.heldChars;
   }
@@ -29,10 +29,10 @@ export class Delivery {
     return this.lastSeq;
   }
 
-  addRow(row: LogRowFrom): void {
+  addRow(row: LogRowRead): void {
     this.rows.push(row);
     this.held += eventsFrom(row);
-    this.heldChars += row.text.length;
+    this.heldChars += "text" in row ? row.text.length : row.bytes.length;
     this.lastSeq = row.seq + row.count - 1;
   }
 

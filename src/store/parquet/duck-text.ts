@@ -1,6 +1,8 @@
 // The Parquet copy's staging of log rows in DuckDB from their text: each compact row (log-row.ts,
-// format 2) is cut into its events' id and body text in JavaScript (cutEvents: slices, no parse),
-// which go in as VARCHARs, and one statement turns them into the files' columns
+// format 2) is cut into its events in JavaScript (cutEvents: positions, no parse), whose bytes (id
+// and body, one BLOB an event) DuckDB slices and decodes (checking their UTF-8) into VARCHARs, so
+// the text is never a V8 string between SQLite's C and DuckDB's C++; and one statement turns them
+// into the files' columns
 // (columnar/event-table.ts FILE_COLUMNS), a staged table's or straight a file's (fileRowsOfText,
 // duck-writer.ts): DuckDB's JSON reader (C++) reads each body once, for its envelope, `layers` and
 // `value` together, so the copy parses no event and appends no value in JavaScript, and
@@ -8,15 +10,19 @@
 // FILE_COLUMNS) gives the same events, value for value (test/store/duck-text.test.ts); a row whose
 // text DuckDB would give back otherwise, one that cannot be cut exactly, and a format-1 row, are
 // decoded in JavaScript and appended as before.
+import { isUtf8 } from "node:buffer";
 import type { DuckDBConnection } from "@duckdb/node-api";
 import { DEFAULT_MAX_EVENT_AGE_MS, storedEventTimeMs } from "../event-time.js";
-import { parseTimeMs } from "../iso-time-ms.js";
-import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeRowFrom } from "../log-row.js";
+import { isoTimeMs, parseTimeMs } from "../iso-time-ms.js";
+import { LOG_FORMAT_COMPACT, type LogRowRead, decodeRowFrom } from "../log-row.js";
 import { FILE_COLUMNS, LAYER_SHAPE, TYPED_LAYER_SHAPE, appendEvents, createEventTable, layersOf, valueOf } from "../columnar/event-table.js";
 import { runHere } from "./duck-here.js";
 import type { SequencedEvent } from "../types.js";
 
-/** The delivery's events cut from their rows' text (cutEvents): seq, receive time, id, body text, discovered. */
+/**
+ * The delivery's events cut from their rows (cutEvents): seq, receive time, the event's bytes from
+ * its id to its body's end (`<id>",{…}`) with the id's length in bytes, discovered.
+ */
 const RAW = "log_events";
 /** Events decoded in JavaScript, in createEventTable's columns, on their way into the delivery's table. */
 const DECODED = "decoded";
@@ -86,7 +92,7 @@ export async function createTextStage(connection: DuckDBConnection): Promise<voi
 }
 
 function createRawTable(connection: DuckDBConnection): Promise<unknown> {
-  return connection.run(`CREATE OR REPLACE TABLE ${RAW} (seq BIGINT NOT NULL, received_ms BIGINT NOT NULL, id VARCHAR NOT NULL, body VARCHAR NOT NULL, discovered BOOLEAN)`);
+  return connection.run(`CREATE OR REPLACE TABLE ${RAW} (seq BIGINT NOT NULL, received_ms BIGINT NOT NULL, event BLOB NOT NULL, id_bytes INTEGER NOT NULL, discovered BOOLEAN)`);
 }
 
 /** A delivery's rows in the raw table (stageRawRows): what DuckDB reads from text, and what JavaScript decoded. */
@@ -138,8 +144,16 @@ function cutEvents(text: string, count: number, first: number): number[] | undef
  * Puts the events DuckDB can read from their rows' text into the raw table (anew: a run that failed
  * midway may have left one), cut from it (cutEvents), and decodes the others, with `events`, for
  * stageRows. The raw table stays until stageRows or dropRawRows.
+ *
+ * Each row is searched and cut in its bytes' latin1 view, a character a byte (a copy, no decode),
+ * so that positions are byte offsets: every mark searched is ASCII, and no byte of a multi-byte
+ * UTF-8 character is, so each check finds what it found in the text. Each event goes to the
+ * appender as one slice of those bytes, id and body together (a Buffer slice and an appended value
+ * each cost ~1 k instructions in V8 and the binding; DuckDB's slicing costs far less). A row given
+ * as text (a store that gives strings) is encoded first; one whose bytes are not UTF-8 (never
+ * written by this server) is decoded in JavaScript, as a string read from SQLite would have had it.
  */
-export async function stageRawRows(connection: DuckDBConnection, rows: readonly LogRowFrom[], events: readonly SequencedEvent[]): Promise<RawRows> {
+export async function stageRawRows(connection: DuckDBConnection, rows: readonly LogRowRead[], events: readonly SequencedEvent[]): Promise<RawRows> {
   await createRawTable(connection);
   const decoded: SequencedEvent[] = [...events];
   const appender = await connection.createAppender(RAW);
@@ -149,8 +163,9 @@ export async function stageRawRows(connection: DuckDBConnection, rows: readonly 
   let typed = true;
   try {
     for (const row of rows) {
-      const { text } = row;
-      const receivedMs = compactReceivedMs(row);
+      const bytes = "bytes" in row ? row.bytes : Buffer.from(row.text);
+      const text = bytes.toString("latin1");
+      const receivedMs = "bytes" in row && !isUtf8(bytes) ? undefined : compactReceivedMs(row, text, bytes);
       const cuts = receivedMs === undefined ? undefined : cutEvents(text, row.count, text.indexOf('"', 2) + 2);
       if (receivedMs === undefined || cuts === undefined) {
         for (const event of decodeRowFrom(row)) decoded.push(event);
@@ -163,8 +178,8 @@ export async function stageRawRows(connection: DuckDBConnection, rows: readonly 
         const bodyEnd = cuts[3 * i + 2]!;
         appender.appendBigInt(BigInt(row.seq + i));
         appender.appendBigInt(received);
-        appender.appendVarchar(text.slice(start + 2, idEnd));
-        appender.appendVarchar(text.slice(idEnd + 2, bodyEnd));
+        appender.appendBlob(bytes.subarray(start + 2, bodyEnd));
+        appender.appendInteger(idEnd - start - 2);
         if (text.charCodeAt(bodyEnd) === 0x2c) appender.appendBoolean(true);
         else appender.appendNull();
         appender.endRow();
@@ -207,13 +222,17 @@ export async function stageRows(connection: DuckDBConnection, table: string, raw
   await createEventTable(connection, DECODED);
 }
 
-/** Epoch millis of a compact row's receivedAt when DuckDB can take its text; undefined when JavaScript decodes it. */
-function compactReceivedMs(row: LogRowFrom): number | undefined {
-  const text = row.text;
+/**
+ * Epoch millis of a compact row's receivedAt when DuckDB can take its text; undefined when
+ * JavaScript decodes it. `text`: the row's bytes a character each (stageRawRows); a time not in
+ * toISOString's (ASCII) form is read from its own characters, decoded.
+ */
+function compactReceivedMs(row: LogRowRead, text: string, bytes: Buffer): number | undefined {
   if (row.format !== LOG_FORMAT_COMPACT || !text.startsWith('["') || rewritten(text)) return undefined;
   const end = text.indexOf('"', 2);
   if (text.charCodeAt(end + 1) !== 0x2c || text.lastIndexOf("\\", end) >= 2) return undefined; // `",` before the first event, no escape in the time
-  const ms = parseTimeMs(text, 2, end);
+  const iso = isoTimeMs(text, 2, end);
+  const ms = Number.isNaN(iso) ? parseTimeMs(bytes.toString("utf8", 2, end)) : iso;
   return Number.isNaN(ms) ? undefined : ms;
 }
 
@@ -236,7 +255,8 @@ SELECT seq, id, make_timestamptz(received_ms * 1000) AS received_at, b.orgId AS 
   CASE WHEN b.type = 'track' THEN ${valueOf("b.value")} END AS value,
   received_ms
 FROM (SELECT *, CASE WHEN b.eventTime IS NULL THEN ${ISO_MS("b.timestamp")} END AS timestamp_ms
-  FROM (SELECT seq, received_ms, id, body, discovered, json_transform(body, ${bodyShape(typed ? TYPED_LAYER_SHAPE : LAYER_SHAPE)}) AS b FROM ${RAW}))`;
+  FROM (SELECT *, json_transform(body, ${bodyShape(typed ? TYPED_LAYER_SHAPE : LAYER_SHAPE)}) AS b
+    FROM (SELECT seq, received_ms, decode(event[1:id_bytes]) AS id, decode(event[id_bytes + 3:]) AS body, discovered FROM ${RAW})))`;
 
 /**
  * The raw rows' events in the files' columns, for a COPY straight from the text (no table between):

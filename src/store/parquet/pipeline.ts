@@ -5,7 +5,7 @@
 // from the same place. Before its first run, and after a failed one, it sweeps the archive: files
 // written past the checkpoint (a crash between file and checkpoint) are deleted, as are files a
 // compacted one contains (a crash mid-compaction); a file that is not whole is written again.
-import { type LogRowFrom, eventsFrom } from "../log-row.js";
+import { type LogRowRead, eventsFrom } from "../log-row.js";
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
 import { Delivery } from "./delivery.js";
 import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
@@ -30,6 +30,7 @@ const DEFAULT_FLUSH_ROWS = 10_000;
  * ~2 KB bodies did not (a delivery that fails is retried smaller: `share`). 10,000 of bench:http's
  * events (~590 characters each in the log, 5.6 Mi) stay one delivery. After a delivery's first
  * page, pages shrink to what is left of it (pageRows), so a delivery passes it by about one row.
+ * Rows read as bytes (SQLite's) count their bytes: what DuckDB holds of them.
  */
 const DEFAULT_FLUSH_CHARS = 6 * 1024 * 1024;
 /** The smallest share of the bounds a delivery is cut to after failed writes (ParquetPipeline.share): ~10 events of 10,000. */
@@ -54,7 +55,7 @@ export interface ParquetPipelineOptions {
   readonly batchRows?: number;
   /** Rows read before a run writes files and advances the checkpoint; default 10,000. */
   readonly flushRows?: number;
-  /** Characters of row text read before a run writes files and advances the checkpoint; default 6 Mi. */
+  /** Characters of row text (bytes, of rows read as bytes) read before a run writes files and advances the checkpoint; default 6 Mi. */
   readonly flushChars?: number;
 }
 
@@ -231,7 +232,7 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /** About `limit` events after `after` from the store: its log rows' text when it gives them (readLogAfter), else decoded. */
-  private async readStore(after: number, limit: number): Promise<{ rows: LogRowFrom[]; events: number } | { list: SequencedEvent[]; events: number }> {
+  private async readStore(after: number, limit: number): Promise<{ rows: LogRowRead[]; events: number } | { list: SequencedEvent[]; events: number }> {
     if (this.events.readLogAfter === undefined) {
       const list = await this.events.readAfter(after, limit);
       return { list, events: list.length };
@@ -262,10 +263,10 @@ function positiveInteger(name: string, value: number): number {
   throw new RangeError(`${name} must be a positive integer, got ${value}`);
 }
 
-const endOf = (row: LogRowFrom): number => row.seq + row.count - 1;
+const endOf = (row: LogRowRead): number => row.seq + row.count - 1;
 
 /** The events the rows hold from their `from` on. */
-function eventsIn(rows: readonly LogRowFrom[]): number {
+function eventsIn(rows: readonly LogRowRead[]): number {
   let count = 0;
   for (const row of rows) count += eventsFrom(row);
   return count;

@@ -19,7 +19,7 @@ import type {
 import type { Durability } from "./wal-sync.js";
 import { fromDiscoveredRow, type DiscoveredRow } from "./event-rows.js";
 import { LOG_END_MARKER, LogEvents } from "./log-events.js";
-import { type LogRowFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
+import { type LogRowBytesFrom, type LogRowText, decodeLogRow, encodeLogRow } from "../log-row.js";
 import type { CommitHook, LogWriter } from "./writer/log-writer.js";
 import { rowFacts } from "./writer/row-facts.js";
 
@@ -190,7 +190,7 @@ export class SqliteEventStore implements EventStore {
     return this.log.after(afterSeq, limit);
   }
 
-  async readLogAfter(afterSeq: number, limit: number): Promise<LogRowFrom[]> {
+  async readLogAfter(afterSeq: number, limit: number): Promise<LogRowBytesFrom[]> {
     checkCount("afterSeq", afterSeq);
     checkCount("limit", limit);
     return this.log.rowsAfter(afterSeq, limit);

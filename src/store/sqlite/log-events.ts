@@ -4,7 +4,7 @@
 // are the events' seqs, and the log's end is the last seq ever used: the larger of its newest
 // batch's end and the end marker retention leaves when it deletes batches.
 import type { Database, Statement } from "better-sqlite3";
-import { type LogFormat, type LogRowFrom, decodeLogRow } from "../log-row.js";
+import { type LogFormat, type LogRowBytesFrom, type LogRowFrom, decodeLogRow } from "../log-row.js";
 import type { SequencedEvent } from "../types.js";
 
 /** The checkpoint row holding the end of the newest batch retention deleted (never lowered). */
@@ -20,17 +20,27 @@ interface LogRow {
   format: number;
 }
 
+/** A row with its text as bytes: CAST(… AS BLOB) hands SQLite's UTF-8 over as it is (a Buffer), no V8 string made. */
+interface LogRowBytes {
+  seq: number;
+  count: number;
+  events: Buffer;
+  format: number;
+}
+
 /** `seq` of the batch holding event `seq` (or, when that event is gone, the first batch after it). */
 const BATCH_OF = "coalesce((SELECT max(seq) FROM event_log WHERE seq <= ?), 0)";
 
 export class LogEvents {
   private readonly fromStmt: Statement<[number, number], LogRow>;
+  private readonly bytesFromStmt: Statement<[number, number], LogRowBytes>;
   private readonly throughStmt: Statement<[number, number], LogRow>;
   private readonly endStmt: Statement<[], number | null>;
   private readonly markerStmt: Statement<[string], number>;
 
   constructor(db: Database) {
     this.fromStmt = db.prepare(`SELECT seq, count, events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
+    this.bytesFromStmt = db.prepare(`SELECT seq, count, CAST(events AS BLOB) AS events, format FROM event_log WHERE seq >= ${BATCH_OF} ORDER BY seq LIMIT ?`);
     this.throughStmt = db.prepare(`SELECT seq, count, events, format FROM event_log WHERE seq >= ${BATCH_OF} AND seq <= ? ORDER BY seq`);
     this.endStmt = db.prepare<[], number | null>("SELECT seq + count - 1 FROM event_log ORDER BY seq DESC LIMIT 1").pluck();
     this.markerStmt = db.prepare<[string], number>("SELECT seq FROM checkpoints WHERE pipeline = ?").pluck();
@@ -74,17 +84,20 @@ export class LogEvents {
     }
   }
 
-  /** The rows holding the events with seq > afterSeq, ascending, until they hold `limit` or more of them, undecoded. */
-  rowsAfter(afterSeq: number, limit: number): LogRowFrom[] {
-    const out: LogRowFrom[] = [];
+  /**
+   * The rows holding the events with seq > afterSeq, ascending, until they hold `limit` or more of
+   * them, undecoded, their text as bytes: for the Parquet copy, which hands them to DuckDB.
+   */
+  rowsAfter(afterSeq: number, limit: number): LogRowBytesFrom[] {
+    const out: LogRowBytesFrom[] = [];
     let from = afterSeq + 1;
     let events = 0;
     while (events < limit) {
-      const rows = this.fromStmt.all(from, ROWS_PER_READ);
+      const rows = this.bytesFromStmt.all(from, ROWS_PER_READ);
       for (const row of rows) {
         const end = row.seq + row.count;
         if (events >= limit || end <= from) continue;
-        out.push({ seq: row.seq, count: row.count, text: row.events, format: row.format as LogFormat, from });
+        out.push({ seq: row.seq, count: row.count, bytes: row.events, format: row.format as LogFormat, from });
         events += end - Math.max(from, row.seq);
         from = end;
       }
