@@ -166,6 +166,25 @@ describe("the Parquet copy from the log rows' text", () => {
     expect(all.find((row) => row.id === "b1")?.body).toBe(JSON.stringify(batches()[1]![0]!.body));
   });
 
+  it("archives events holding lone surrogates, with U+FFFD in their place, and the events after them, by either path", async () => {
+    const lone = [
+      event("s1", DAY_1, "track", { event: "buy", value: 2, properties: { high: "x\ud800y", low: "\udc00", [`key\ud83d`]: true, pair: "😀", path: "C:\\udir" } }),
+      event("s2", DAY_1, "exposure", { unitKey: "unit-\udbff", layers }),
+    ];
+    const after = [event("s3", DAY_1, "track", { event: "buy", value: 1 })];
+    const dataDir = await storeWithBatches([lone, after]);
+    for (const fromText of [false, true]) {
+      const folder = join(dataDir, `from-text-${fromText}`);
+      await deliver(dataDir, folder, fromText);
+      const rows = [...(await archive(folder)).values()].flat().map((row) => JSON.parse(row) as Record<string, unknown>);
+      expect(rows.map((row) => row.id).sort()).toEqual(["s1", "s2", "s3"]);
+      const body = JSON.parse(rows.find((row) => row.id === "s1")!.body as string) as { properties: Record<string, unknown> };
+      expect(body.properties).toEqual({ high: "x\ufffdy", low: "\ufffd", "key\ufffd": true, pair: "😀", path: "C:\\udir" });
+      expect(rows.find((row) => row.id === "s1")!.value).toBe(2);
+      expect(rows.find((row) => row.id === "s2")!.layers).not.toBeNull();
+    }
+  });
+
   it("takes rows from the middle, as a page that ended mid-row left them", async () => {
     const dataDir = await storeWithBatches();
     const [whole, paged] = [join(dataDir, "whole"), join(dataDir, "paged")];

@@ -63,6 +63,29 @@ export async function appendEvents(connection: DuckDBConnection, table: string, 
   }
 }
 
+/**
+ * An event's body as JSON that DuckDB's reader takes. A lone surrogate (a client's `"\ud800"` is
+ * valid JSON, and JSON.stringify writes it back as that escape) makes DuckDB's JSON functions fail
+ * the whole statement ("no low surrogate in string"): one such event stopped every delivery after
+ * it. UTF-8 cannot hold it anyway, so the archive holds U+FFFD in its place, as TextEncoder writes
+ * it; the log keeps the event as sent. JSON.stringify escapes nothing else as `\ud…` (a surrogate
+ * pair is written as it is), so only a text holding that (or a backslash before "ud") is looked at again.
+ */
+export function bodyText(body: unknown): string {
+  const text = JSON.stringify(body);
+  return text.includes("\\ud") ? JSON.stringify(wellFormed(body)) : text;
+}
+
+/** `value` with every string, keys too, made well-formed (String#toWellFormed). */
+function wellFormed(value: unknown): unknown {
+  if (typeof value === "string") return value.toWellFormed();
+  if (Array.isArray(value)) return value.map(wellFormed);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) out[key.toWellFormed()] = wellFormed(inner);
+  return out;
+}
+
 function appendEvent(appender: DuckDBAppender, row: SequencedEvent): void {
   const { seq, event } = row;
   const receivedMs = receivedAtMillis(row);
@@ -74,7 +97,7 @@ function appendEvent(appender: DuckDBAppender, row: SequencedEvent): void {
     if (text === undefined) appender.appendNull();
     else appender.appendVarchar(text);
   }
-  appender.appendVarchar(JSON.stringify(event.body));
+  appender.appendVarchar(bodyText(event.body));
   if (event.discovered === undefined) appender.appendNull();
   else appender.appendBoolean(event.discovered);
   appender.appendBigInt(BigInt(storedEventTimeMs(event.body, event.timestamp, Number(receivedMs))));
