@@ -6,59 +6,87 @@
 // stored as one compact row whose text is what encodeLogRow gives for their events together, so
 // every reader (the log's, the copy's DuckDB path) finds the same events at the same seqs.
 import type { AppendInput, LogAppend } from "./event-log.js";
+import type { InlineRecord } from "./append-ring.js";
 import { LOG_FORMAT_COMPACT } from "../../log-row.js";
 
 /**
- * Whether the append may share a row: a compact row (`["<receivedAt>",` then its events) with no
- * sender's id (nothing to deduplicate: it is stored whole) and no discovered name to count.
+ * Whether a ring's record may share a row: a compact row (`["<receivedAt>",` then its events,
+ * then `]`) whose receivedAt is its newest time verbatim. Read off its UTF-8 bytes, no string made
+ * of them. A record has no sender's id to deduplicate nor discovered name to count: such appends
+ * cross as messages (append-ring.ts), stored alone.
  */
-export function mayShareRow(input: AppendInput): boolean {
-  const { text, facts } = input;
-  const at = facts.newest;
-  return (
-    input.format === LOG_FORMAT_COMPACT &&
-    facts.senders.length === 0 &&
-    facts.discovered.length === 0 &&
-    // The row's receivedAt is the first JSON string: `newest` verbatim, with nothing JSON escapes.
-    !at.includes('"') &&
-    !at.includes("\\") &&
-    text.charCodeAt(0) === 0x5b && // [
-    text.charCodeAt(1) === 0x22 && // "
-    text.startsWith(at, 2) &&
-    text.charCodeAt(at.length + 2) === 0x22 &&
-    text.charCodeAt(at.length + 3) === 0x2c && // ,
-    text.charCodeAt(text.length - 1) === 0x5d // ]
-  );
+export function mayShareRow(record: InlineRecord): boolean {
+  const { bytes, textAt, textBytes, newest } = record;
+  const at = newest.length;
+  if (
+    record.format !== LOG_FORMAT_COMPACT ||
+    textBytes < at + 5 ||
+    bytes[textAt] !== 0x5b || // [
+    bytes[textAt + 1] !== 0x22 || // "
+    bytes[textAt + at + 2] !== 0x22 ||
+    bytes[textAt + at + 3] !== 0x2c || // ,
+    bytes[textAt + textBytes - 1] !== 0x5d // ]
+  ) {
+    return false;
+  }
+  // The row's receivedAt is the first JSON string: `newest` verbatim, ASCII (one byte a
+  // character), with nothing JSON escapes.
+  for (let i = 0; i < at; i++) {
+    const byte = bytes[textAt + 2 + i]!;
+    if (byte !== newest.charCodeAt(i) || byte >= 0x80 || byte === 0x22 || byte === 0x5c) return false;
+  }
+  return true;
 }
 
-/** Appends (each mayShareRow, each of the same receivedAt) gathered into one row. */
+/**
+ * Records (each mayShareRow, each of the same receivedAt) gathered into one row: their bytes'
+ * places in the ring until input() copies them out, the first's prefix and events, then each
+ * next one's events after a comma, then the closing bracket.
+ */
 export class SharedRow {
-  /** Each append's events as text: the row's text between the prefix and its closing bracket. */
-  private readonly parts: string[] = [];
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  /** The row's bytes. */
+  private size = 1;
   private events = 0;
-  private readonly prefixChars: number;
+  /** `["<receivedAt>",`: ASCII, one byte a character (mayShareRow). */
+  private readonly prefixBytes: number;
 
-  constructor(readonly receivedAt: string) {
-    this.prefixChars = receivedAt.length + 4; // ["<receivedAt>",
+  constructor(
+    private readonly ring: Buffer,
+    readonly receivedAt: string,
+  ) {
+    this.prefixBytes = receivedAt.length + 4;
   }
 
-  /** Whether `input` (mayShareRow) joins this row. */
-  takes(input: AppendInput): boolean {
-    return input.facts.newest === this.receivedAt;
+  /** Whether `record` (mayShareRow) joins this row. */
+  takes(record: InlineRecord): boolean {
+    return record.newest === this.receivedAt;
   }
 
-  /** Adds an append; its events are the row's from the returned offset on. */
-  add(input: AppendInput): number {
+  /** Adds a record; its events are the row's from the returned offset on. */
+  add(record: InlineRecord): number {
     const offset = this.events;
-    this.parts.push(input.text.slice(this.prefixChars, -1));
-    this.events += input.count;
+    // The first keeps its prefix; a next one's events take its place, as many bytes with the comma.
+    const first = this.starts.length === 0;
+    this.starts.push(first ? record.textAt : record.textAt + this.prefixBytes);
+    this.ends.push(record.textAt + record.textBytes - 1);
+    this.size += first ? record.textBytes - 1 : record.textBytes - this.prefixBytes;
+    this.events += record.count;
     return offset;
   }
 
-  /** The row to store. */
+  /** The row to store: its bytes copied out of the ring, whose room is freed before the row commits. */
   input(): AppendInput {
+    const utf8 = Buffer.allocUnsafe(this.size);
+    let to = 0;
+    for (let i = 0; i < this.starts.length; i++) {
+      if (i > 0) utf8[to++] = 0x2c; // ,
+      to += this.ring.copy(utf8, to, this.starts[i], this.ends[i]);
+    }
+    utf8[to] = 0x5d; // ]
     const facts = { senders: NONE, discovered: NONE, newest: this.receivedAt };
-    return { text: `["${this.receivedAt}",${this.parts.join(",")}]`, format: LOG_FORMAT_COMPACT, count: this.events, facts };
+    return { text: utf8, format: LOG_FORMAT_COMPACT, count: this.events, facts };
   }
 }
 

@@ -9,7 +9,7 @@ import { GroupCommit } from "../group-commit.js";
 import type { LogFormat } from "../../log-row.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
-import { RingReader } from "./append-ring.js";
+import { type InlineRecord, RingReader } from "./append-ring.js";
 import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
 
 const port = parentPort!;
@@ -80,22 +80,21 @@ function sleep(): void {
 
 /**
  * Submits the ring's records in order, consecutive ones that may share a log row (shared-row.ts)
- * as one, and frees their room.
+ * as one, and frees their room. Their rows are their bytes copied out of the ring, never a string.
  */
 function take(): void {
   stalled = false;
   let row: SharedRow | undefined;
-  let first: AppendInput | undefined;
   let sentAt = 0;
   const ids: number[] = [];
   const offsets: number[] = [];
   const endRow = (): void => {
-    if (first === undefined) return;
+    if (row === undefined) return;
     if (ids.length === 1) {
       offsets.length = 0;
-      submit(first, sentAt, ids.splice(0), NO_OFFSETS);
-    } else submit(row!.input(), sentAt, ids.splice(0), offsets.splice(0));
-    row = first = undefined;
+      submit(row.input(), sentAt, ids.splice(0), NO_OFFSETS);
+    } else submit(row.input(), sentAt, ids.splice(0), offsets.splice(0));
+    row = undefined;
   };
   for (let record = ring.peek(); record !== undefined; record = ring.peek()) {
     if (record.kind === "message") {
@@ -107,26 +106,29 @@ function take(): void {
       arrived.delete(record.id);
       endRow();
       submit(item, item.sentAt, [item.id], NO_OFFSETS);
+    } else if (!mayShareRow(record)) {
+      endRow();
+      submit(rowOf(record), record.sentAt, [record.id], NO_OFFSETS);
     } else {
-      const input: AppendInput = { text: record.text, format: record.format as LogFormat, count: record.count, facts: { senders: NONE, discovered: NONE, newest: record.newest } };
-      if (!mayShareRow(input)) {
-        endRow();
-        submit(input, record.sentAt, [record.id], NO_OFFSETS);
-      } else {
-        if (row !== undefined && !row.takes(input)) endRow();
-        if (row === undefined) {
-          row = new SharedRow(record.newest);
-          first = input;
-          sentAt = record.sentAt;
-        }
-        offsets.push(row.add(input));
-        ids.push(record.id);
+      if (row !== undefined && !row.takes(record)) endRow();
+      if (row === undefined) {
+        row = new SharedRow(record.bytes, record.newest);
+        sentAt = record.sentAt;
       }
+      offsets.push(row.add(record));
+      ids.push(record.id);
     }
     ring.take();
   }
   endRow();
   if (ring.release()) send({ type: "room" });
+}
+
+/** A record stored alone, as it is: its bytes copied out of the ring. */
+function rowOf(record: InlineRecord): AppendInput {
+  const text = Buffer.allocUnsafe(record.textBytes);
+  record.bytes.copy(text, 0, record.textAt, record.textAt + record.textBytes);
+  return { text, format: record.format as LogFormat, count: record.count, facts: { senders: NONE, discovered: NONE, newest: record.newest } };
 }
 
 /** Appends `input`, the row of the appends `ids` (their events from `offsets` on, when it is shared). */
