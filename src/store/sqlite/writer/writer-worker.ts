@@ -6,11 +6,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
-import type { LogFormat } from "../../log-row.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
-import { type InlineRecord, RingReader } from "./append-ring.js";
-import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
+import { RingReader } from "./append-ring.js";
+import { SharedRow, aloneRow, mayShareRow, shareOf } from "./shared-row.js";
 
 const port = parentPort!;
 const options = workerData as WriterData;
@@ -108,7 +107,7 @@ function take(): void {
       submit(item, item.sentAt, [item.id], NO_OFFSETS);
     } else if (!mayShareRow(record)) {
       endRow();
-      submit(rowOf(record), record.sentAt, [record.id], NO_OFFSETS);
+      submit(aloneRow(record), record.sentAt, [record.id], NO_OFFSETS);
     } else {
       if (row !== undefined && !row.takes(record)) endRow();
       if (row === undefined) {
@@ -122,13 +121,6 @@ function take(): void {
   }
   endRow();
   if (ring.release()) send({ type: "room" });
-}
-
-/** A record stored alone, as it is: its bytes copied out of the ring. */
-function rowOf(record: InlineRecord): AppendInput {
-  const text = Buffer.allocUnsafe(record.textBytes);
-  record.bytes.copy(text, 0, record.textAt, record.textAt + record.textBytes);
-  return { text, format: record.format as LogFormat, count: record.count, facts: { senders: NONE, discovered: NONE, newest: record.newest } };
 }
 
 /** Appends `input`, the row of the appends `ids` (their events from `offsets` on, when it is shared). */
@@ -148,7 +140,6 @@ function submit(input: AppendInput, sentAt: number, ids: readonly number[], offs
   );
 }
 
-const NONE: readonly never[] = Object.freeze([]);
 const NO_OFFSETS: readonly number[] = Object.freeze([]);
 
 /** Answers of a group go back in one message. */
