@@ -106,7 +106,7 @@ export class SharedRow {
   }
 }
 
-/** A record that may not share a row, stored alone as it is: its bytes copied out of the ring. */
+/** A record stored alone (it may not share a row, or none of its millisecond came with it), as it is: its bytes copied out of the ring. */
 export function aloneRow(record: InlineRecord): AppendInput {
   const text = Buffer.allocUnsafe(record.textBytes);
   // Not Buffer#copy: its argument checks and view cost ~1.2 k instructions a call more than this.

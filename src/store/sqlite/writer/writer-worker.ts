@@ -8,7 +8,7 @@ import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
-import { RingReader } from "./append-ring.js";
+import { type InlineRecord, RingReader } from "./append-ring.js";
 import { SharedRow, aloneRow, mayShareRow, shareOf } from "./shared-row.js";
 
 const port = parentPort!;
@@ -84,16 +84,18 @@ function sleep(): void {
 function take(): void {
   stalled = false;
   let row: SharedRow | undefined;
+  let first: InlineRecord | undefined;
   let sentAt = 0;
   const ids: number[] = [];
   const offsets: number[] = [];
   const endRow = (): void => {
     if (row === undefined) return;
     if (ids.length === 1) {
+      // Alone after all: its text is the row's, one copy and no moves.
       offsets.length = 0;
-      submit(row.input(), sentAt, ids.splice(0), NO_OFFSETS);
+      submit(aloneRow(first!), sentAt, ids.splice(0), NO_OFFSETS);
     } else submit(row.input(), sentAt, ids.splice(0), offsets.splice(0));
-    row = undefined;
+    row = first = undefined;
   };
   for (let record = ring.peek(); record !== undefined; record = ring.peek()) {
     if (record.kind === "message") {
@@ -112,6 +114,7 @@ function take(): void {
       if (row !== undefined && !row.takes(record)) endRow();
       if (row === undefined) {
         row = new SharedRow(record.bytes, record.newest);
+        first = record;
         sentAt = record.sentAt;
       }
       offsets.push(row.add(record));
