@@ -7,7 +7,7 @@
 // every reader (the log's, the copy's DuckDB path) finds the same events at the same seqs. The row
 // is built from the appends' UTF-8 bytes in the ring (append-ring.ts) and stored as those bytes:
 // a string made of them (utf8Slice), their join, and the INSERT's encoding of it back to UTF-8
-// were ~4.5 k instructions of a resolve's ~47 k on this thread.
+// were ~4.7 k instructions of a resolve's 42–49 k on this thread (docs/performance.md, "Session 17").
 import type { AppendInput, LogAppend } from "./event-log.js";
 import type { InlineRecord } from "./append-ring.js";
 import { LOG_FORMAT_COMPACT, type LogFormat } from "../../log-row.js";
