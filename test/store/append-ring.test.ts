@@ -2,7 +2,7 @@
 // across the ring's end, and a ring without room refuses a record whole.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RingReader, RingWriter, ringMemory } from "../../src/store/sqlite/writer/append-ring.js";
+import { type RingRecord, RingReader, RingWriter, ringMemory } from "../../src/store/sqlite/writer/append-ring.js";
 import { EncodedText } from "../../src/server/encoded-text.js";
 import { TextPieces } from "../../src/server/text-pieces.js";
 import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
@@ -10,11 +10,18 @@ import { LOG_FORMAT_COMPACT } from "../../src/store/log-row.js";
 const AT = "2026-11-28T04:00:00.123Z";
 const row = (text: string) => ({ text, format: LOG_FORMAT_COMPACT }) as const;
 
+/** A record with its text's bytes decoded, before their room is freed. */
+function withText(record: RingRecord): unknown {
+  if (record.kind === "message") return record;
+  const { bytes, textAt, textBytes, ...rest } = record;
+  return { ...rest, text: bytes.toString("utf8", textAt, textAt + textBytes) };
+}
+
 /** Takes every published record; its room is freed. */
 function takeAll(reader: RingReader): unknown[] {
   const taken = [];
   for (let record = reader.peek(); record !== undefined; record = reader.peek()) {
-    taken.push(record);
+    taken.push(withText(record));
     reader.take();
   }
   reader.release();

@@ -6,6 +6,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import { SharedRow, mayShareRow, shareOf } from "../../src/store/sqlite/writer/shared-row.js";
+import { type InlineRecord, RingReader, RingWriter, ringMemory } from "../../src/store/sqlite/writer/append-ring.js";
+import type { AppendInput } from "../../src/store/sqlite/writer/event-log.js";
 import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import type { StoredEvent } from "../../src/store/types.js";
@@ -21,34 +23,66 @@ function decision(tag: string, receivedAt = AT, body: Record<string, unknown> = 
 
 const appendOf = (events: StoredEvent[]) => ({ ...encodeLogRow(events), count: events.length, facts: rowFacts(events) });
 
+/** The records the writer's thread reads for these appends (each through the ring, as the server writes them). */
+function recordsOf(appends: ReturnType<typeof appendOf>[]): InlineRecord[] {
+  const memory = ringMemory(1 << 20);
+  const writer = new RingWriter(memory);
+  const reader = new RingReader(memory);
+  appends.forEach((append, i) => expect(writer.put(i + 1, 0, append, append.count, append.facts.newest)).toBe(true));
+  writer.publish();
+  const records: InlineRecord[] = [];
+  for (let record = reader.peek(); record !== undefined; record = reader.peek()) {
+    records.push(record as InlineRecord);
+    reader.take();
+  }
+  return records;
+}
+
+const mayShare = (events: StoredEvent[]) => mayShareRow(recordsOf([appendOf(events)])[0]!);
+
+/** An append's row as the log stores it: its text a string. */
+const stored = (input: AppendInput) => ({ ...input, text: input.text.toString() });
+
 describe("a shared log row", () => {
   it("is the text encodeLogRow gives the appends' events together, each append's events at its offset", () => {
     const batch = fc.array(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 2 }), { minLength: 1, maxLength: 3 });
     fc.assert(
-      fc.property(fc.array(batch, { minLength: 1, maxLength: 5 }), (bodies) => {
-        const batches = bodies.map((extras, b) => extras.map((extra, i) => decision(`${b}-${i}`, AT, extra)));
-        const row = new SharedRow(AT);
-        const offsets = batches.map((events) => {
-          const input = appendOf(events);
-          expect(mayShareRow(input) && row.takes(input)).toBe(true);
-          return row.add(input);
+      // The receive time's length moves the texts against the ring's words (input() copies by their alignment).
+      fc.property(fc.array(batch, { minLength: 1, maxLength: 5 }), fc.nat(8), (bodies, longer) => {
+        const at = AT + "0".repeat(longer);
+        const batches = bodies.map((extras, b) => extras.map((extra, i) => decision(`${b}-${i}`, at, extra)));
+        const records = recordsOf(batches.map(appendOf));
+        const row = new SharedRow(records[0]!.bytes, at);
+        const offsets = records.map((record) => {
+          expect(mayShareRow(record) && row.takes(record)).toBe(true);
+          return row.add(record);
         });
         const all = batches.flat();
-        expect(row.input()).toStrictEqual(appendOf(all));
+        const input = row.input();
+        expect(Buffer.isBuffer(input.text)).toBe(true);
+        expect(stored(input)).toStrictEqual(appendOf(all));
         expect(offsets).toEqual(batches.map((_, b) => batches.slice(0, b).flat().length));
       }),
     );
   });
 
   it("takes only compact appends with nothing to deduplicate or count, of its own millisecond", () => {
-    expect(mayShareRow(appendOf([decision("a")]))).toBe(true);
-    expect(mayShareRow(appendOf([makeEvent("full-format")]))).toBe(false);
-    const sent = decision("sent");
-    expect(mayShareRow(appendOf([{ ...sent, clientId: "c-1", body: { ...sent.body, id: "c-1" } }]))).toBe(false);
-    const row = new SharedRow(AT);
-    expect(row.takes(appendOf([decision("later", "2026-11-28T04:00:00.124Z")]))).toBe(false);
+    expect(mayShare([decision("a")])).toBe(true);
+    expect(mayShare([makeEvent("full-format")])).toBe(false);
+    const [later] = recordsOf([appendOf([decision("later", "2026-11-28T04:00:00.124Z")])]);
+    expect(new SharedRow(later!.bytes, AT).takes(later!)).toBe(false);
   });
 
+  it("takes no append whose receive time is not ASCII with nothing JSON escapes (one byte a character, verbatim)", () => {
+    expect(mayShare([decision("a", "2026-11-28T04:00:00.123Z")])).toBe(true);
+    expect(mayShare([decision("b", "2026-11-28T04:00:00.123é")])).toBe(false);
+    expect(mayShare([decision("c", '2026-11-28T04:00:00.123"')])).toBe(false);
+    expect(mayShare([decision("d", "2026-11-28T04:00:00.123\\")])).toBe(false);
+    // A newest time whose bytes in the ring (latin1) are the row's receivedAt's UTF-8 (é): not the same time.
+    const row = encodeLogRow([decision("e", "2026-11-28T04:00:00.123\u00e9")]);
+    const [record] = recordsOf([{ ...row, count: 1, facts: { senders: [], discovered: [], newest: "2026-11-28T04:00:00.123\u00c3\u00a9" } }]);
+    expect(mayShareRow(record!)).toBe(false);
+  });
   it("gives each append its own receipt", () => {
     expect(shareOf({ firstSeq: 10, lastSeq: 14, stored: 5, duplicates: 0, skipped: [] }, 2, 3)).toEqual({ firstSeq: 12, lastSeq: 14, stored: 3, duplicates: 0, skipped: [] });
   });

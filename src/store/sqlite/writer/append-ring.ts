@@ -22,7 +22,6 @@ declare global {
   interface Buffer {
     utf8Write(text: string, offset: number): number;
     latin1Write(text: string, offset: number): number;
-    utf8Slice(start: number, end: number): string;
     latin1Slice(start: number, end: number): string;
   }
   interface Atomics {
@@ -177,10 +176,25 @@ export class RingWriter extends RingView {
   }
 }
 
+/**
+ * An append as the reader finds it in the ring: its text is `bytes` (the ring's own memory) from
+ * `textAt`, `textBytes` of them, as UTF-8. The log writer stores those bytes as they are (no JS
+ * string made of them), copied out before release() frees their room.
+ */
+export interface InlineRecord {
+  readonly kind: "inline";
+  readonly id: number;
+  readonly sentAt: number;
+  readonly format: number;
+  readonly count: number;
+  readonly newest: string;
+  readonly bytes: Buffer;
+  readonly textAt: number;
+  readonly textBytes: number;
+}
+
 /** A record as the reader finds it. */
-export type RingRecord =
-  | { readonly kind: "inline"; readonly id: number; readonly sentAt: number; readonly text: string; readonly format: number; readonly count: number; readonly newest: string }
-  | { readonly kind: "message"; readonly id: number };
+export type RingRecord = InlineRecord | { readonly kind: "message"; readonly id: number };
 
 /** The log writer's side: takes the published records in order and frees their room. */
 export class RingReader extends RingView {
@@ -216,7 +230,9 @@ export class RingReader extends RingView {
       format: this.ints[word + 6]!,
       count: this.ints[word + 7]!,
       newest: this.bytes.latin1Slice(at + HEADER_BYTES, textAt),
-      text: this.bytes.utf8Slice(textAt, textAt + this.ints[word + 9]!),
+      bytes: this.bytes,
+      textAt,
+      textBytes: this.ints[word + 9]!,
     };
   }
 

@@ -11,11 +11,17 @@
 import type { Database, Statement } from "better-sqlite3";
 import { countDiscovered, type DiscoveredRow } from "../event-rows.js";
 import { LogEvents } from "../log-events.js";
-import { type LogRowText, decodeLogRow, encodeLogRow } from "../../log-row.js";
+import { type LogFormat, decodeLogRow, encodeLogRow } from "../../log-row.js";
 import { type RowFacts, newestOf } from "./row-facts.js";
 
-/** A batch to append: its log row's text (log-row.ts), how many events it holds, and what the writer needs of them (row-facts.ts). */
-export interface AppendInput extends LogRowText {
+/**
+ * A batch to append: its log row's text (log-row.ts) or that text's UTF-8 bytes (the ring's
+ * records, stored as they are: no JS string made of them, none encoded again by the INSERT), how
+ * many events it holds, and what the writer needs of them (row-facts.ts).
+ */
+export interface AppendInput {
+  readonly text: string | Buffer;
+  readonly format: LogFormat;
   readonly count: number;
   readonly facts: RowFacts;
 }
@@ -38,7 +44,7 @@ export interface LogAppend {
 }
 
 export class EventLog {
-  private readonly insertLogStmt: Statement<[number, number, string, string, number]>;
+  private readonly insertLogStmt: Statement<[number, number, string, string | Buffer, number]>;
   private readonly rememberIdStmt: Statement<[string, string, string, number]>;
   private readonly discoveredUpsertStmt: Statement<[DiscoveredRow]>;
   private readonly events: LogEvents;
@@ -51,7 +57,10 @@ export class EventLog {
   private groupEnd: number | undefined;
 
   constructor(db: Database) {
-    this.insertLogStmt = db.prepare("INSERT INTO event_log (seq, count, received_at, events, format) VALUES (?, ?, ?, ?, ?)");
+    // A row's bytes bind as a BLOB, which SQLite would store as one: the CAST stores them as TEXT,
+    // taken as the database's UTF-8 unchanged (a text bound is TEXT already), so every reader
+    // finds the same text of the same type either way.
+    this.insertLogStmt = db.prepare("INSERT INTO event_log (seq, count, received_at, events, format) VALUES (?, ?, ?, CAST(? AS TEXT), ?)");
     this.rememberIdStmt = db.prepare("INSERT OR IGNORE INTO event_ids (org_id, project_id, event_id, seen_at) VALUES (?, ?, ?, ?)");
     this.discoveredUpsertStmt = db.prepare(
       `INSERT INTO discovered_events (org_id, project_id, env, name, count, first_seen, last_seen)
@@ -84,17 +93,18 @@ export class EventLog {
       this.groupEnd = end;
       return { firstSeq: end + 1, lastSeq: end, stored: 0, duplicates: skipped.length, skipped };
     }
-    let row: LogRowText = input;
+    let { text, format } = input;
     let { newest, discovered } = input.facts;
     if (skipped.length > 0) {
       // Only now is the row parsed: its duplicates are cut out, and the rest counted again.
       const cut = new Set(skipped);
-      const fresh = decodeLogRow(input.text, input.format).filter((_, i) => !cut.has(i));
-      row = encodeLogRow(fresh);
+      // (A row of the ring's bytes has no senders, so it is never cut; toString() is a string's own.)
+      const fresh = decodeLogRow(input.text.toString(), input.format).filter((_, i) => !cut.has(i));
+      ({ text, format } = encodeLogRow(fresh));
       newest = newestOf(fresh);
       discovered = countDiscovered(fresh);
     }
-    this.insertLogStmt.run(end + 1, stored, newest, row.text, row.format);
+    this.insertLogStmt.run(end + 1, stored, newest, text, format);
     for (const counted of discovered) this.discoveredUpsertStmt.run(counted);
     // Last: a call that threw before here is rolled back with its savepoint, and the end stands.
     this.groupEnd = end + stored;

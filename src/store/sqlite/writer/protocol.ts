@@ -19,10 +19,11 @@ export interface WriterData extends WriterOptions {
 }
 
 /**
- * An append that crosses as a message (its stand-in is in the ring, append-ring.ts). `sentAt`:
- * Date.now() on the server's thread; the lock wait counts from then, not from when this thread is free.
+ * An append that crosses as a message (its stand-in is in the ring, append-ring.ts), its text a
+ * string. `sentAt`: Date.now() on the server's thread; the lock wait counts from then, not from
+ * when this thread is free.
  */
-export type AppendItem = { readonly id: number; readonly sentAt: number } & AppendInput;
+export type AppendItem = { readonly id: number; readonly sentAt: number; readonly text: string } & AppendInput;
 
 /** Messages of a turn go together, one for all the appends that cross as messages. */
 export type ToWriter =

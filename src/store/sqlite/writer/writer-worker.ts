@@ -6,11 +6,10 @@
 import { parentPort, workerData } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { GroupCommit } from "../group-commit.js";
-import type { LogFormat } from "../../log-row.js";
 import { EventLog, MAX_GROUP_EVENTS } from "./event-log.js";
 import { type AppendInput, type AppendItem, type Answer, type FromWriter, type ToWriter, type WriterData, failureOf } from "./protocol.js";
-import { RingReader } from "./append-ring.js";
-import { SharedRow, mayShareRow, shareOf } from "./shared-row.js";
+import { type InlineRecord, RingReader } from "./append-ring.js";
+import { SharedRow, aloneRow, mayShareRow, shareOf } from "./shared-row.js";
 
 const port = parentPort!;
 const options = workerData as WriterData;
@@ -80,21 +79,22 @@ function sleep(): void {
 
 /**
  * Submits the ring's records in order, consecutive ones that may share a log row (shared-row.ts)
- * as one, and frees their room.
+ * as one, and frees their room. Their rows are their bytes copied out of the ring, never a string.
  */
 function take(): void {
   stalled = false;
   let row: SharedRow | undefined;
-  let first: AppendInput | undefined;
+  let first: InlineRecord | undefined;
   let sentAt = 0;
   const ids: number[] = [];
   const offsets: number[] = [];
   const endRow = (): void => {
-    if (first === undefined) return;
+    if (row === undefined) return;
     if (ids.length === 1) {
+      // Alone after all: its text is the row's, one copy and no moves.
       offsets.length = 0;
-      submit(first, sentAt, ids.splice(0), NO_OFFSETS);
-    } else submit(row!.input(), sentAt, ids.splice(0), offsets.splice(0));
+      submit(aloneRow(first!), sentAt, ids.splice(0), NO_OFFSETS);
+    } else submit(row.input(), sentAt, ids.splice(0), offsets.splice(0));
     row = first = undefined;
   };
   for (let record = ring.peek(); record !== undefined; record = ring.peek()) {
@@ -107,21 +107,18 @@ function take(): void {
       arrived.delete(record.id);
       endRow();
       submit(item, item.sentAt, [item.id], NO_OFFSETS);
+    } else if (!mayShareRow(record)) {
+      endRow();
+      submit(aloneRow(record), record.sentAt, [record.id], NO_OFFSETS);
     } else {
-      const input: AppendInput = { text: record.text, format: record.format as LogFormat, count: record.count, facts: { senders: NONE, discovered: NONE, newest: record.newest } };
-      if (!mayShareRow(input)) {
-        endRow();
-        submit(input, record.sentAt, [record.id], NO_OFFSETS);
-      } else {
-        if (row !== undefined && !row.takes(input)) endRow();
-        if (row === undefined) {
-          row = new SharedRow(record.newest);
-          first = input;
-          sentAt = record.sentAt;
-        }
-        offsets.push(row.add(input));
-        ids.push(record.id);
+      if (row !== undefined && !row.takes(record)) endRow();
+      if (row === undefined) {
+        row = new SharedRow(record.bytes, record.newest);
+        first = record;
+        sentAt = record.sentAt;
       }
+      offsets.push(row.add(record));
+      ids.push(record.id);
     }
     ring.take();
   }
@@ -146,7 +143,6 @@ function submit(input: AppendInput, sentAt: number, ids: readonly number[], offs
   );
 }
 
-const NONE: readonly never[] = Object.freeze([]);
 const NO_OFFSETS: readonly number[] = Object.freeze([]);
 
 /** Answers of a group go back in one message. */
