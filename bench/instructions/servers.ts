@@ -93,7 +93,10 @@ function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dum
   const files = () => readdirSync(dir).filter((f) => OUT_FILE.test(f));
   // Bounded: asked of a child that exits as it is asked (the copy ends after its empty looks),
   // callgrind_control waits for an answer for ever; the child's exit wrote its files anyway.
-  const callgrindControl = (args: string[]) => new Promise<boolean>((done) => execFile("callgrind_control", args, { timeout: CONTROL_TIMEOUT_MS }, (error) => done(error === null)));
+  // callgrind_control exits 0 for a process that is not a callgrind task (it says "not detected"):
+  // tsx's esbuild service, a child left untraced, was then waited for as a counted child that never dumps.
+  const callgrindControl = (args: string[]) =>
+    new Promise<boolean>((done) => execFile("callgrind_control", args, { timeout: CONTROL_TIMEOUT_MS }, (error, stdout, stderr) => done(error === null && !`${stdout}${stderr}`.includes("not detected"))));
   /** Child processes counting in this window: a copy forked meanwhile counts from the poll that finds it (its start's first ≤ 250 ms are not counted). */
   let counting = new Set<number>();
   let poll: NodeJS.Timeout | undefined;
