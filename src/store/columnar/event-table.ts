@@ -71,7 +71,7 @@ export async function appendEvents(connection: DuckDBConnection, table: string, 
  * it; the log keeps the event as sent. JSON.stringify escapes nothing else as `\ud…` (a surrogate
  * pair is written as it is), so only a text holding that (or a backslash before "ud") is looked at again.
  */
-export function bodyText(body: unknown): string {
+function bodyText(body: unknown): string {
   const text = JSON.stringify(body);
   return text.includes("\\ud") ? JSON.stringify(wellFormed(body)) : text;
 }
