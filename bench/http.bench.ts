@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchServer } from "./http/child-server.js";
-import { binNodeOptions } from "./vane-serve.js";
+import { binEnv } from "./vane-serve.js";
 import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
 import { type Acknowledged, checkStored } from "./http/durability.js";
 import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
@@ -97,9 +97,10 @@ const QUIET = { maxPercent: profiled ? 30 : 5, windowMs: 500, timeoutMs: 300_000
 async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
   if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-http-"));
-  // bin/vane.js's #! line's node options first (serve-vane.ts is not started through it), so the row measures `vane serve` as users start it.
-  const binFlags = binNodeOptions(new URL("../", import.meta.url)).split(" ").filter((flag) => flag !== "");
-  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: [...binFlags, ...serverFlags] });
+  // bin/vane.js's #! line's environment, its node options as flags first (serve-vane.ts is not started through it), so the row measures `vane serve` as users start it.
+  const { NODE_OPTIONS: binOptions = "", ...binVariables } = binEnv(new URL("../", import.meta.url));
+  const binFlags = binOptions.split(" ").filter((flag) => flag !== "");
+  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: [...binFlags, ...serverFlags], env: binVariables });
   serverCpus = vane.cpus;
   const { url } = vane.info;
   const key = String(vane.info.key);

@@ -1,7 +1,8 @@
 // bench:memory-account: where `vane serve`'s resident memory goes at the end of a 60 s resolve load
 // and 30 s later (bench/instructions/memory.ts runs the load), by part, and what the cheap levers
-// change. Each variant runs in turn, so alternating them (`--variants base,arena2,base,arena2`)
-// spreads the machine's noise over both.
+// change. Each variant runs in turn, so alternating them (`--variants base,semi4,base,semi4`)
+// spreads the machine's noise over both. `vane serve` runs with its #! line's environment (two malloc
+// arenas, 8 MiB semi-spaces: vane-serve.ts binEnv), as users start it.
 //
 // By part, for the server and for each process under it (the Parquet copy's child, while it
 // runs): /proc/PID/smaps (the node binary, libduckdb, other files; malloc's [heap]; glibc's
@@ -11,7 +12,7 @@
 // caches for the variant that measures them. After the last figure, gdb
 // calls malloc_trim(0) in the server, to measure what a trim would give back (Node has no binding).
 //
-//   node --import tsx bench/memory-account.ts [--variants base,arena2,semi4] [--out memory-account-latest.json]
+//   node --import tsx bench/memory-account.ts [--variants base,semi4] [--out memory-account-latest.json]
 // (--out: the results file's name under bench/results/; each run also says its collections over the load, by isolate)
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -33,8 +34,6 @@ interface Variant {
 }
 const VARIANTS: Record<string, Variant> = {
   base: {},
-  /** (a) at most two malloc arenas (the main one and one more) for all threads. */
-  arena2: { env: { MALLOC_ARENA_MAX: "2" } },
   /** (d) the event loop's semi-spaces at 4 MiB (V8's default on 64-bit: up to 16). */
   semi4: { nodeFlags: ["--max-semi-space-size=4"] },
   /** (e) every SQLite connection's page cache at SQLite's default 2,000 KiB, not better-sqlite3's 16,000. */
@@ -245,7 +244,7 @@ function copiesCpuS(pid: number): number {
   return reaped + processTree([pid]).filter((child) => child !== pid).reduce((sum, child) => sum + (cpuSeconds(child) ?? 0), 0);
 }
 
-const { values } = parseArgs({ options: { variants: { type: "string", default: "base,arena2,base,arena2" }, out: { type: "string", default: "memory-account-latest.json" } } });
+const { values } = parseArgs({ options: { variants: { type: "string", default: "base,semi4,base,semi4" }, out: { type: "string", default: "memory-account-latest.json" } } });
 const runs: unknown[] = [];
 for (const name of values.variants!.split(",")) {
   const variant = variantOf(name);

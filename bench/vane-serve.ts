@@ -58,13 +58,21 @@ export function checkBuilt(root = new URL("../", import.meta.url)): void {
 }
 
 /**
- * The node options bin/vane.js's #! line puts ahead of the user's NODE_OPTIONS (V8's semi-spaces):
- * the benches run node on that file, past its #! line, so they add them the same way, to measure
- * `vane serve` as users start it. Node flags on the command line win over them.
+ * The environment bin/vane.js's #! line starts node with: its malloc arenas' bound, and its node
+ * options (V8's semi-spaces) ahead of the user's NODE_OPTIONS. The benches run node on that file,
+ * past its #! line, so they set the same, to measure `vane serve` as users start it. Node flags on
+ * the command line win over the options.
  */
-export function binNodeOptions(root: URL): string {
+export function binEnv(root: URL): Record<string, string> {
   const first = readFileSync(new URL("bin/vane.js", root), "utf8").split("\n", 1)[0]!;
-  return [/NODE_OPTIONS="([^"$]*)/.exec(first)?.[1] ?? "", process.env.NODE_OPTIONS ?? ""].join(" ").trim();
+  const env: Record<string, string> = {};
+  for (const [, name, quoted, bare] of first.matchAll(/ ([A-Z_]+)=(?:"([^"]*)"|(\S*))/g)) env[name!] = (quoted ?? bare!).replace(/\$\{(\w+)\}/g, (_, from: string) => process.env[from] ?? "").trim();
+  return env;
+}
+
+/** The node options of bin/vane.js's #! line, the user's NODE_OPTIONS after them. */
+export function binNodeOptions(root: URL): string {
+  return binEnv(root).NODE_OPTIONS ?? process.env.NODE_OPTIONS ?? "";
 }
 
 export async function startVaneServe(options: VaneServeOptions = {}): Promise<VaneServe> {
@@ -74,7 +82,7 @@ export async function startVaneServe(options: VaneServeOptions = {}): Promise<Va
   const program = [...(options.wrapper ?? []), process.execPath, ...(options.nodeFlags ?? []), fileURLToPath(new URL("bin/vane.js", root))];
   const argv = [...program.slice(1), "serve", "--port", "0", "--host", "127.0.0.1", "--data", dataDir, ...(options.args ?? [])];
   const { command, args } = options.cores === undefined ? { command: program[0]!, args: argv } : onCore(options.cores, program[0]!, argv);
-  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(root) } });
+  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...binEnv(root) } });
   const exited = new Promise<string>((done) => child.once("exit", (code, signal) => done(signal ?? String(code))));
   const printer = options.onLine === undefined ? echo(label) : undefined;
   const onLine = options.onLine ?? printer!.line;

@@ -24,6 +24,8 @@ export interface LaunchOptions {
   readonly cores?: string;
   /** A command the server runs under, e.g. valgrind and its options (it must keep the process's pid). */
   readonly wrapper?: readonly string[];
+  /** Environment variables over this process's. */
+  readonly env?: Record<string, string>;
   /** How long the server may take to print its line; START_TIMEOUT_MS when absent (valgrind needs longer). */
   readonly startTimeoutMs?: number;
 }
@@ -32,7 +34,7 @@ export async function launchServer(script: URL, args: readonly string[], options
   const node = [...(options.nodeFlags ?? []), "--import", "tsx", fileURLToPath(script), ...args];
   const [program, ...programArgs] = [...(options.wrapper ?? []), process.execPath, ...node];
   const { command, args: argv } = onCore(options.cores ?? SERVER_CORE, program!, programArgs);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
   const exited = new Promise<string>((done) => child.on("exit", (code, signal) => done(signal ?? String(code))));
   createInterface({ input: child.stderr! }).on("line", (line) => process.stderr.write(`  [${options.label}] ${line}\n`));
   const info = await firstJsonLine(child, exited, options.label, options.startTimeoutMs ?? START_TIMEOUT_MS);

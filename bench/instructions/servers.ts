@@ -12,7 +12,7 @@ import { launchServer } from "../http/child-server.js";
 import { SERVER_CORE, onCore } from "../http/pinning.js";
 import { processTree } from "../http/proc-stats.js";
 import { seedBenchFolder } from "../http/seed.js";
-import { binNodeOptions } from "../vane-serve.js";
+import { binEnv, binNodeOptions } from "../vane-serve.js";
 import { COPY_V8_FLAGS } from "../../src/store/parquet/parquet-process.js";
 
 export interface CountedServer {
@@ -164,7 +164,7 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...(realPace ? COPY_FLAGS_PRELOAD : []), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
   const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
   const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, NODE_OPTIONS: binNodeOptions(ROOT), ...(realPace && copyRealPace()) } });
+  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...binEnv(ROOT), ...(realPace && copyRealPace()) } });
   const onOutput = options.onOutput;
   if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
   const banner = await bannerOf(child);

@@ -1,8 +1,9 @@
-// `vane serve` runs with V8's semi-spaces at 8 MiB (bin/vane.js's first line), started as users start
-// it: the installed bin or the image's entrypoint (the file executed, through its #! line) and
-// `npm start`; and a user's own NODE_OPTIONS still win. What is checked is V8's new space in the
-// server's own process: a preload, passed as a user would (NODE_OPTIONS), churns short-lived objects
-// until the new space has grown to its maximum (two semi-spaces) and prints its size.
+// `vane serve` runs with V8's semi-spaces at 8 MiB and two malloc arenas (bin/vane.js's first line),
+// started as users start it: the installed bin or the image's entrypoint (the file executed, through
+// its #! line) and `npm start`; and a user's own NODE_OPTIONS still win. What is checked is V8's new
+// space in the server's own process: a preload, passed as a user would (NODE_OPTIONS), churns
+// short-lived objects until the new space has grown to its maximum (two semi-spaces) and prints its
+// size, and the arenas' bound glibc read from the process's environment.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +23,7 @@ if (process.argv.includes("serve")) {
   }
   const space = require("node:v8").getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
   process.stderr.write("NEW_SPACE " + space.space_size + "\\n");
+  process.stderr.write("MALLOC_ARENA_MAX " + process.env.MALLOC_ARENA_MAX + "\\n");
 }
 `;
 
@@ -32,8 +34,8 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Starts `command` (in its own process group) with the probe in NODE_OPTIONS after `userOptions`; the new space's size once the server is listening. */
-async function newSpaceOf(command: readonly string[], userOptions = ""): Promise<number> {
+/** Starts `command` (in its own process group) with the probe in NODE_OPTIONS after `userOptions`; the new space's size once the server is listening, and its MALLOC_ARENA_MAX. */
+async function serverOf(command: readonly string[], userOptions = ""): Promise<{ newSpace: number; arenaMax: string }> {
   const dir = mkdtempSync(join(tmpdir(), "vane-semi-"));
   dirs.push(dir);
   const probe = join(dir, "probe.cjs");
@@ -55,20 +57,21 @@ async function newSpaceOf(command: readonly string[], userOptions = ""): Promise
     child.on("exit", (code) => fail(new Error(`exited (${code}) before it was ready:\n${out}\n${err}`)));
   });
   const size = /NEW_SPACE (\d+)/.exec(err);
-  if (size === null) throw new Error(`the probe said nothing:\n${err}`);
-  return Number(size[1]);
+  const arenaMax = /MALLOC_ARENA_MAX (\S+)/.exec(err);
+  if (size === null || arenaMax === null) throw new Error(`the probe said nothing:\n${err}`);
+  return { newSpace: Number(size[1]), arenaMax: arenaMax[1]! };
 }
 
-describe.skipIf(process.platform === "win32")("vane serve's young generation", () => {
-  it("is two semi-spaces of 8 MiB when the bin is executed (installed bin, the image's entrypoint)", async () => {
-    expect(await newSpaceOf(["bin/vane.js", "serve"])).toBe(16 * MiB);
+describe.skipIf(process.platform === "win32")("vane serve's young generation and malloc arenas", () => {
+  it("is two semi-spaces of 8 MiB and two arenas when the bin is executed (installed bin, the image's entrypoint)", async () => {
+    expect(await serverOf(["bin/vane.js", "serve"])).toEqual({ newSpace: 16 * MiB, arenaMax: "2" });
   });
 
   it("is the same under npm start", async () => {
-    expect(await newSpaceOf(["npm", "start", "--silent", "--"])).toBe(16 * MiB);
+    expect(await serverOf(["npm", "start", "--silent", "--"])).toEqual({ newSpace: 16 * MiB, arenaMax: "2" });
   });
 
   it("follows the user's own NODE_OPTIONS", async () => {
-    expect(await newSpaceOf(["bin/vane.js", "serve"], "--max-semi-space-size=16")).toBe(32 * MiB);
+    expect((await serverOf(["bin/vane.js", "serve"], "--max-semi-space-size=16")).newSpace).toBe(32 * MiB);
   });
 });
