@@ -242,7 +242,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   mount(app, decideRoutes({ auth, bundles, events: stores.events, learner, clock, reportError }), door);
   const owners = new ProjectOwners({ bundles: stores.bundles, clock, refreshMs: limits.bundleRefreshMs, staleMs: limits.bundleStaleMs, shareChecks: options.shareStoreChecks });
   const failures = new ValidationFailures(() => clock.now());
-  mount(app, eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs }), door);
+  mount(app, eventsRoutes({ auth, bundles, events: stores.events, owners, pipelines, clock, metrics: observed.metrics, failures, maxEventAgeMs: limits.maxEventAgeMs, reportError }), door);
 
   const hub = new ChangeHub({ bundles, clock, watchMs: limits.changeWatchMs, heartbeatMs: limits.streamHeartbeatMs, perStream: options.shareStoreChecks === false });
   options.shutdown?.addEventListener("abort", () => hub.close(), { once: true });

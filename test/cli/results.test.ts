@@ -176,6 +176,22 @@ describe("vane results POLICY", () => {
     expect(sums(bounded)).toEqual([["control", 0, 0, 0], ["b", 1, 1, 3]]);
   });
 
+  it("one unit's value past floating point's squares leaves that allocation without a lift; the rest of the report stands", async () => {
+    const experiment = simulateExperiment(CHECKOUT, CHECKOUT_ARMS, { seed: 18, hours: 48 });
+    // A valid finite value whose square is Infinity: a buggy client's, or an adversary's.
+    const gold = experiment.units.find((u) => u.allocationKey === "gold" && u.counted.purchase!.events > 0)!;
+    const huge = track("purchase", { ms: gold.exposedMs + HOUR_MS, unit: gold.unit, value: 1e200 });
+    const data = await storeWith([...experiment.events, huge], [CHECKOUT]);
+    const got = await results(data, "checkout-exp", "--metric", "purchase:value", "--metric", "purchase", "--until", "2026-11-10T00:00:00Z");
+    const [value, conversion] = got.metrics;
+    expect(value!.allocations.map((a) => [a.allocationKey, a.lift === undefined])).toEqual([["control", true], ["green", false], ["gold", true]]);
+    expect(value!.allocations[2]!.mean).toBeGreaterThan(1e196);
+    expectMetric(conversion!, experiment.units, "control"); // the unit had converted: the conversions are the simulation's
+    const text = await vane("results", "checkout-exp", "--metric", "purchase:value", "--data", data);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/\ngold +500 +\d+ +[\d.]+e\+19\d +- +- +- +- +-\n/);
+  });
+
   it("reads only the policy's org, project and env; skips attribution-only decisions", async () => {
     const policy = staticPolicy("pol-ten", "ten-test", [{ key: "control", buckets: 500 }, { key: "b", buckets: 500 }]);
     const at = { ms: START_MS };

@@ -221,6 +221,17 @@ describe.each(TARGETS)("OFREP over HTTP on %s", (target) => {
       expect(await noBundle.json()).toEqual({ error: { code: "NOT_FOUND", message: `Bundle not found for ${GENERATED_PROJECT}/nope` } });
     });
 
+    it("quotes a long env or project of the caller's cut to 100 characters, as every message does", async () => {
+      const long = (c: string) => c.repeat(300);
+      const cut = (c: string) => `${c.repeat(100)}… (300 characters)`;
+      const noBundle = await bulk({ context: { targetingKey: "u" } }, sk, { "X-Env": long("e") });
+      expect(await noBundle.json()).toEqual({ error: { code: "NOT_FOUND", message: `Bundle not found for ${GENERATED_PROJECT}/${cut("e")}` } });
+      const streamEnv = await call(server, `/ofrep/v1/changes/${GENERATED_PROJECT}?env=${long("e")}`, { key: sk });
+      expect(await streamEnv.json()).toEqual({ error: { code: "NOT_FOUND", message: `Bundle not found for ${GENERATED_PROJECT}/${cut("e")}` } });
+      const streamProject = await call(server, `/ofrep/v1/changes/${long("p")}`, { key: sk });
+      expect(await streamProject.json()).toEqual({ error: { code: "FORBIDDEN", message: `API key is not valid for project ${cut("p")}` } });
+    });
+
     it("another tenant's key never learns that a flag exists", async () => {
       const existing = await single(flag(), { context: { targetingKey: "u" } }, otherOrg, { "X-Project-Id": GENERATED_PROJECT });
       const missing = await single("no.such.flag", { context: { targetingKey: "u" } }, otherOrg, { "X-Project-Id": GENERATED_PROJECT });

@@ -4,6 +4,7 @@ import { parquetRows } from "../store/parquet-files.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileSinkFor } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
+import { COPY_FAILING } from "../../src/server/routes/events.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
 import { sampleBundle } from "../bundle/bundles.js";
 import { FaultyStores } from "./faulty-stores.js";
@@ -15,7 +16,7 @@ class SwitchableSink implements FileSink {
   down = false;
   constructor(private readonly inner: FileSink) {}
   write(path: string, bytes: Uint8Array): Promise<void> {
-    return this.down ? Promise.reject(new Error("injected fault: parquet disk full")) : this.inner.write(path, bytes);
+    return this.down ? Promise.reject(new Error(`injected fault: parquet disk full writing ${path}`)) : this.inner.write(path, bytes);
   }
   list(): Promise<string[]> {
     return this.inner.list();
@@ -155,19 +156,28 @@ describe("Parquet pipeline", () => {
     expect(await ok.json()).toMatchObject({ accepted: 1, pipelineWritten: 1, parquetPipelineWritten: 1 });
 
     sink.down = true;
+    const reported = server.errors.length;
     const partial = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-2"), track("pq-3")] } });
+    // Another tenant's batch meets the same failing copy; the failure's text names the first one's folder.
+    const otherKey = await server.key({ orgId: "org-other", projectId: "proj-other", scopes: ["sdk:write"] });
+    const other = await call(server, "/v1/events", { key: otherKey, body: { events: [track("pq-other")] } });
     sink.down = false;
     expect(partial.status).toBe(200);
     const body = (await partial.json()) as Record<string, unknown>;
     expect(body).toMatchObject({ accepted: 2, pipelineWritten: 2, parquetPipelineWritten: 0 });
-    expect(body.pipelineErrors).toEqual([{ pipeline: "parquet", error: "injected fault: parquet disk full" }]);
-    expect((await loggedEvents(server.stores.events).list({ limit: 2 })).map((s) => s.event.unitKey).sort()).toEqual(["pq-2", "pq-3"]);
+    expect(body.pipelineErrors).toEqual([{ pipeline: "parquet", error: COPY_FAILING }]);
+    // The copy's failure is every tenant's: clients read that it fails, the operator's log reads why, once.
+    const otherText = await other.text();
+    expect(JSON.parse(otherText)).toMatchObject({ accepted: 1, parquetPipelineWritten: 0, pipelineErrors: [{ pipeline: "parquet", error: COPY_FAILING }] });
+    expect(otherText).not.toContain("proj-1");
+    expect(server.errors.slice(reported).map((error) => String(error))).toEqual([expect.stringMatching(/the parquet copy failed: injected fault: parquet disk full writing events\/org=org-1\/project=proj-1\//)]);
+    expect((await loggedEvents(server.stores.events).list({ limit: 3 })).map((s) => s.event.unitKey).sort()).toEqual(["pq-2", "pq-3", "pq-other"]);
     expect((await parquetUnits(server.dataDir)).filter((u) => u.startsWith("pq-"))).toEqual(["pq-1"]);
 
     const next = await call(server, "/v1/events", { key: writeKey, body: { events: [track("pq-4")] } });
     expect(await next.json()).toMatchObject({ accepted: 1, parquetPipelineWritten: 1 });
     const units = await parquetUnits(server.dataDir);
-    expect(units.filter((u) => u.startsWith("pq-")).sort()).toEqual(["pq-1", "pq-2", "pq-3", "pq-4"]);
+    expect(units.filter((u) => u.startsWith("pq-")).sort()).toEqual(["pq-1", "pq-2", "pq-3", "pq-4", "pq-other"]);
     expect(units.length).toBe(await loggedEvents(server.stores.events).count());
   });
 });

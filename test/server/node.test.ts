@@ -59,6 +59,16 @@ describe("the Node server", () => {
     expect(await res.json()).toEqual({ error: { code: "NOT_FOUND", message: "Route not found: POST /v1/nowhere" } });
   });
 
+  it("answers a request before a malformed one sent on the same connection, then refuses the malformed one", async () => {
+    // The first answer was lost (the socket destroyed while the app made it): for an events POST,
+    // a batch stored and never acknowledged, which a client resends.
+    const answer = await rawExchange(server.url, "GET /health HTTP/1.1\r\nHost: x\r\n\r\nBREW /health HTTP/1.1\r\nHost: x\r\n\r\n");
+    const statuses = [...answer.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    expect(statuses).toEqual([200, 400]);
+    expect(answer).toContain('"status":"ok"');
+    expect(answer.endsWith(JSON.stringify({ error: { code: "BAD_REQUEST", message: "Malformed HTTP request" } }))).toBe(true);
+  });
+
   it("answers an unknown method with 400 in the contract's error shape", async () => {
     const answer = parseRaw(await rawExchange(server.url, "BREW /health HTTP/1.1\r\nHost: x\r\n\r\n"));
     expect(answer).toEqual({ status: 400, contentType: "application/json", body: { error: { code: "BAD_REQUEST", message: "Malformed HTTP request" } } });

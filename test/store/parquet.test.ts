@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import type { Delivery } from "../../src/store/parquet/delivery.js";
-import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
+import { groupByPartition, partitionFile, partitionFolder } from "../../src/store/parquet/partitions.js";
 import { encodeEvents } from "../../src/store/parquet/rows.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
@@ -221,6 +221,20 @@ describe("ParquetPipeline", () => {
     expect(rows.map((row) => [Number(row.seq), row.file.split("/")[4]])).toEqual([
       [1, "day=2025-03-09"], [2, "day=2025-03-09"], [3, "day=2025-03-09"], [4, "day=2025-03-10"], [5, "day=2025-03-09"],
     ]);
+  });
+
+  it("names a long value's folder by its start and a hash: every name within 255 bytes, one folder per value", () => {
+    const day = Date.parse("2025-03-09T10:00:00Z");
+    const names = (env: string) => partitionFolder({ orgId: "org_1", projectId: "p".repeat(400), env }, day).split("/");
+    const values = ["e".repeat(300), "e".repeat(301), "é".repeat(60), "é".repeat(61), `${"e".repeat(180)}${"é".repeat(5)}`] // the last: a character across the cut;
+    const folders = values.map((env) => names(env));
+    for (const parts of folders) for (const part of parts) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(255);
+    expect(new Set(folders.map((parts) => parts[3])).size).toBe(values.length);
+    for (const parts of folders) {
+      expect(parts[3]).toMatch(/^env=(?:[A-Za-z0-9_-]|%[0-9A-F]{2})+\.[0-9a-f]{16}$/);
+      expect(() => decodeURIComponent(parts[3]!.slice("env=".length).split(".")[0]!)).not.toThrow(); // whole characters: Hive readers decode it
+    }
+    expect(names("staging eu/1")[3]).toBe("env=staging%20eu%2F1"); // a short value as before
   });
 
   it("rejects with the sink's error and keeps the checkpoint, then delivers backlog and new events once", async () => {

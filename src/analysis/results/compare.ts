@@ -35,13 +35,18 @@ export interface Lift {
 export const CONFIDENCE = 0.95;
 const ALPHA = 1 - CONFIDENCE;
 
-/** The lift, or undefined when either side has fewer than two units (no variance to estimate). */
+/**
+ * The lift, or undefined when either side has fewer than two units (no variance to estimate) or
+ * figures past floating point: one unit's value of 1e155 squares to Infinity, and its NaN degrees
+ * of freedom stopped the whole report (every metric, every allocation) with a RangeError.
+ */
 export function compare(treatment: Summary, control: Summary): Lift | undefined {
   if (treatment.units < 2 || control.units < 2) return undefined;
   const et = treatment.variance / treatment.units;
   const ec = control.variance / control.units;
   const lift = treatment.mean - control.mean;
   const se = Math.sqrt(et + ec);
+  if (!Number.isFinite(se) || !Number.isFinite(lift)) return undefined;
   const df = welchDegrees(et, ec, [treatment.units, control.units]);
   const half = se === 0 ? 0 : studentCritical(ALPHA, df) * se;
   const pValue = se === 0 ? (lift === 0 ? 1 : 0) : studentTwoSided(lift / se, df);

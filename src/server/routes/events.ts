@@ -20,7 +20,7 @@ import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import type { ServiceMetrics } from "../observability/types.js";
 import { DEFAULT_ENV, MAX_JSON_DEPTH, isObject, readJson } from "../request.js";
 import type { ValidationFailures } from "../events/validation-failures.js";
-import { keyOf } from "../middleware/request-scope.js";
+import { keyOf, requestIdOf } from "../middleware/request-scope.js";
 
 export const MAX_BATCH_EVENTS = 1000;
 
@@ -36,7 +36,16 @@ export interface EventsDependencies {
   readonly failures?: ValidationFailures;
   /** How long before its arrival an event can have happened (events/event-time.ts). */
   readonly maxEventAgeMs: number;
+  /** The operator's log of faults: a copy's failure is told there, once per distinct failure. */
+  readonly reportError?: (error: unknown, requestId?: string) => void;
 }
+
+/**
+ * What a client reads of a copy that is failing. Not its error: a copy's failure is every tenant's
+ * (one tenant's event can be what it failed on, and its text can name that event's org, project,
+ * env or content, and the server's folders), so it goes to the operator's log instead.
+ */
+export const COPY_FAILING = "this copy is failing or not running: the batch is stored (do not resend it) and the copy catches up from its checkpoint";
 
 interface PipelineError {
   readonly pipeline: string;
@@ -59,6 +68,8 @@ const reason = (error: unknown): string => (error instanceof Error ? error.messa
 
 export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  // Every events request meets a failing copy until it recovers: the log hears each failure once.
+  const lastTold = new Map<string, string>();
   const access = authenticate(deps.auth, {
     scope: "sdk:write",
     keyKinds: "any",
@@ -149,9 +160,11 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       try {
         if (accepted > 0) await pipeline.deliverThrough(lastSeq);
         written[pipeline.name] = accepted;
+        if (lastTold.size > 0) lastTold.delete(pipeline.name); // a failure after a recovery is told again
       } catch (error) {
         written[pipeline.name] = 0;
-        pipelineErrors.push({ pipeline: pipeline.name, error: reason(error) });
+        pipelineErrors.push({ pipeline: pipeline.name, error: COPY_FAILING });
+        copyFailed(c, pipeline.name, error);
       }
     }
     return json(c, {
@@ -163,6 +176,13 @@ export function eventsRoutes(deps: EventsDependencies): Hono<AppEnv> {
       schemaWarnings: schemaWarnings.length > 0 ? schemaWarnings : undefined,
       pipelineErrors: pipelineErrors.length > 0 ? pipelineErrors : undefined,
     });
+  };
+
+  const copyFailed = (c: Context<AppEnv>, pipeline: string, error: unknown): void => {
+    const told = reason(error);
+    if (lastTold.get(pipeline) === told) return;
+    lastTold.set(pipeline, told);
+    deps.reportError?.(new Error(`the ${pipeline} copy failed: ${told}`, { cause: error }), requestIdOf(c));
   };
 
   const ingestAuthorized = (c: Context<AppEnv>) => access(c, ingest);

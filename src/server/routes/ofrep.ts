@@ -8,7 +8,7 @@ import { vaneContext } from "../../bundle/openfeature.js";
 import { empty, json, servedStale, text } from "../answer.js";
 import type { ChangeHub } from "../changes/change-hub.js";
 import type { AppEnv } from "../env.js";
-import { RETRY_AFTER_SECONDS, configUnavailable, fail } from "../errors.js";
+import { RETRY_AFTER_SECONDS, clip, configUnavailable, fail } from "../errors.js";
 import { refusal } from "../refusals.js";
 import { type AuthDependencies, authenticate } from "../middleware/auth.js";
 import { bulkFailure, evaluation, flagFailure, weakMatch } from "../ofrep/answers.js";
@@ -97,7 +97,7 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
   function flagsFound(c: Context<AppEnv>, where: Where, started: number, asked: OfrepContext, found: BundleFound | NotServed): Response | Promise<Response> {
     if (!found.ok) {
       if (found.reason === "unavailable") return configUnavailable(c);
-      return fail(c, "NOT_FOUND", `Bundle not found for ${where.projectId}/${where.env}`);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(where.projectId)}/${clip(where.env)}`);
     }
     const context = vaneContext(asked, found.entry.bundle.hashing.unitKey);
     const ifNoneMatch = c.req.header("if-none-match");
@@ -122,13 +122,13 @@ export function ofrepRoutes(deps: OfrepDependencies): Hono<AppEnv> {
   async function openStream(c: Context<AppEnv, "/ofrep/v1/changes/:projectId">): Promise<Response> {
     const projectId = c.req.param("projectId");
     const key = keyOf(c);
-    if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${projectId}`);
+    if (key.projectId !== undefined && key.projectId !== projectId) return fail(c, "FORBIDDEN", `API key is not valid for project ${clip(projectId)}`);
     if (deps.admitStream?.() === false) return fail(c, "SERVICE_UNAVAILABLE", STREAMS_FULL, RETRY_AFTER_SECONDS.config);
     const env = c.req.query("env") || envOf(c);
     const found = await bundleFor(deps.bundles, { orgId: key.orgId, projectId, env });
     if (!found.ok) {
       if (found.reason === "unavailable") return configUnavailable(c);
-      return fail(c, "NOT_FOUND", `Bundle not found for ${projectId}/${env}`);
+      return fail(c, "NOT_FOUND", `Bundle not found for ${clip(projectId)}/${clip(env)}`);
     }
     const lastSeen = c.req.header("Last-Event-ID") || undefined;
     return changeStream(deps.hub, { projectId, env, version: found.entry.bundle.version, lastSeen });

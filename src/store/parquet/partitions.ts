@@ -102,10 +102,35 @@ export function receivedAtMillis(row: SequencedEvent): bigint {
   return BigInt(millis);
 }
 
+/**
+ * An escaped value's longest form in a folder name: file systems refuse a name over 255 bytes
+ * (ENAMETOOLONG), and `project=` leaves 247. An event's env is the sender's, of any length.
+ */
+export const MAX_ESCAPED_VALUE = 200;
+/**
+ * A longer value's name is its escaped start, whole characters only (a reader's URL decoding
+ * refuses half a UTF-8 sequence), then `.` and 16 hex digits of the whole value's hash. `.` is
+ * escaped in every other name (%2E), so no short value's folder is one of these; two long values
+ * of one hash would share a folder, which readers never mind: each row holds its own org,
+ * project and env, and the archive is read with hive_partitioning off.
+ */
+const HASH_TAIL = 17;
+
 function escapeValue(value: string): string {
   let escaped = "";
+  /** Where the last whole character that leaves room for the hash ends. */
+  let cut = 0;
   for (const char of value) {
     escaped += PLAIN.test(char) ? char : [...new TextEncoder().encode(char)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+    if (escaped.length <= MAX_ESCAPED_VALUE - HASH_TAIL) cut = escaped.length;
   }
-  return escaped === "" ? "%00" : escaped;
+  if (escaped === "") return "%00";
+  return escaped.length <= MAX_ESCAPED_VALUE ? escaped : `${escaped.slice(0, cut)}.${fnv1a64(value)}`;
+}
+
+/** FNV-1a over the value's UTF-8, 64 bits as 16 hex digits: runtime-free (the edge's writer shares this module). */
+function fnv1a64(value: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of new TextEncoder().encode(value)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return hash.toString(16).padStart(16, "0");
 }
