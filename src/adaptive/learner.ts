@@ -385,13 +385,16 @@ export class Learner implements LearnedStateSource {
 
   /**
    * Stored pending decisions the page may name: looked up only for ids no pending decision of
-   * the same tenant in memory answers, and only while the store holds any.
+   * the same tenant in memory answers, and only while the store holds any. A decision this process
+   * minted the id of is new (MINTED_DECISION): past the bound, where the store always holds some,
+   * that is every resolve's and decide's decision, each looked up in vain before.
    */
   private async storedFor(events: readonly LearningEvent[], stored: number, turns: Turns): Promise<Map<string, Pending[]>> {
     const byId = new Map<string, Pending[]>();
     if (stored === 0) return byId;
     const unheld = new Set<string>();
     for (const event of events) {
+      if (event.type !== "track" && event.minted) continue;
       if (!unheld.has(event.decisionId) && !heldFor(this.book.of(event.decisionId), event)) unheld.add(event.decisionId);
       if (turns.spent()) await turns.next();
     }
@@ -582,9 +585,11 @@ class Step {
       if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
       if (bucket === NONE) {
         bucket = added.probe(event.decisionId);
-        // A held decision with this id (a repeat: rare) is made into objects only then.
-        held = this.book.has(event.decisionId) ? this.book.of(event.decisionId) : undefined;
-        stored = this.stored.size === 0 ? undefined : this.stored.get(event.decisionId);
+        // A held decision with this id (a repeat: rare) is made into objects only then; a minted id is held nowhere.
+        if (!event.minted) {
+          held = this.book.has(event.decisionId) ? this.book.of(event.decisionId) : undefined;
+          stored = this.stored.size === 0 ? undefined : this.stored.get(event.decisionId);
+        }
       }
       // The same decision logged again (a retried batch, an exposure of a server decision): once.
       if (this.addedSame(bucket, event, policy.id) || holdsSame(held, event, policy.id) || holdsSame(stored, event, policy.id)) continue;

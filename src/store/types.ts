@@ -99,6 +99,13 @@ export const BUNDLE_HISTORY_LIMIT = 50;
 
 export type EventType = "exposure" | "track" | "decision";
 
+/**
+ * Marks a decision event whose decisionId this process minted for it (resolve, OFREP, decide): no
+ * earlier event can name that id, so the learner looks it up nowhere (learner.ts). A symbol, so no
+ * store writes it: only this process's commit listeners see it, never a scan or another process.
+ */
+export const MINTED_DECISION: unique symbol = Symbol("vane.mintedDecision");
+
 /** An accepted event with what the server adds: its id, receive time and tenant. */
 export interface StoredEvent {
   /** Server-assigned id (UUID). */
@@ -121,6 +128,8 @@ export interface StoredEvent {
   readonly discovered?: boolean;
   /** The event as accepted, with orgId/projectId/env set from the key. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** True on a decision event this process minted the id of (MINTED_DECISION). */
+  readonly [MINTED_DECISION]?: true;
 }
 
 /** A stored event and its place in commit order. */
@@ -354,6 +363,8 @@ export interface DecisionRecord extends LearningEventBase {
   readonly features: readonly unknown[] | undefined;
   /** What `logContextFields` kept (read only when the fields above are missing). */
   readonly filteredContext: Readonly<Record<string, unknown>> | undefined;
+  /** The event's id was minted for it by this process (MINTED_DECISION): false from a scan, whatever made the event. */
+  readonly minted: boolean;
 }
 
 /** A track event naming a decision. */
