@@ -335,11 +335,26 @@ export class Learner implements LearnedStateSource {
     }
   }
 
-  /** Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time. */
+  /**
+   * Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time,
+   * those that counted as a trial when made without being read back (closeCounted, where the store
+   * has it): past the bound every decision closes there, and reading each back cost more than
+   * inserting it (bench/past-bound.ts). The rest (from before trials were counted at once) are read.
+   */
   private async closeStep(turns: Turns): Promise<void> {
     const now = this.options.now();
     this.closed += this.book.closeDue(now);
     if (this.stored === 0) return;
+    const { store, lease } = this.options;
+    if (store.closeCounted !== undefined) {
+      for (;; await turns.between()) {
+        const limit = Math.min(turns.rows(STORE_CHUNK), this.pageSize());
+        const { closed, unrewarded } = await store.closeCounted(now, limit, lease);
+        this.stored -= closed;
+        this.closed += unrewarded;
+        if (closed < limit) break;
+      }
+    }
     for (;; await turns.between()) {
       const due = await this.options.store.due(now, Math.min(turns.rows(STORE_CHUNK), this.pageSize()));
       if (due.length === 0) return;

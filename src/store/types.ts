@@ -427,6 +427,12 @@ export interface LearningStore {
   openTrialBins(bins: number): Promise<OpenTrialBin[]>;
   /** Stored pending decisions whose window closed at or before `nowMs`, earliest first. */
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
+  /**
+   * Deletes up to `limit` of the due stored decisions that counted as a trial when made, earliest
+   * first, without reading them back: their close changes no statistics. Fenced by `lease` as a
+   * commit is. A store without it has them closed through `due` and `commit`.
+   */
+  closeCounted?(nowMs: number, limit: number, lease: LeaseClaim | undefined): Promise<ClosedCounted>;
   commit(step: LearningCommit): Promise<void>;
   /**
    * Changes the open trials published for the other servers (the ones the learner holds in
@@ -436,6 +442,12 @@ export interface LearningStore {
   publishOpenTrials(changes: OpenTrialChanges): Promise<void>;
   /** What publishOpenTrials last stored. */
   publishedOpenTrials(): Promise<OpenTrialBin[]>;
+}
+
+/** What closeCounted deleted: how many, and how many of them were never rewarded. */
+export interface ClosedCounted {
+  readonly closed: number;
+  readonly unrewarded: number;
 }
 
 /** A lease and who claims it. */

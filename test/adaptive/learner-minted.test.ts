@@ -3,6 +3,8 @@
 // resolve and decide just made too, whose id this process minted for it and no earlier event can
 // name. Those are marked (MINTED_DECISION) and looked up nowhere; a client's events (a repeat of a
 // spilled decision, its reward hours later) and everything a scan reads (a restart) still are.
+// And every decision closes in the store there: one that counted as a trial when made is deleted
+// without being read back (closeCounted).
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,7 +21,7 @@ import { decideEvent } from "../../src/server/routes/decide.js";
 import { learningRecord } from "../../src/store/learning-records.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { type SqliteStores, openSqliteStores } from "../../src/store/sqlite/index.js";
-import { type DecisionRecord, type LearningStore, MINTED_DECISION, type StoredEvent } from "../../src/store/types.js";
+import { type DecisionRecord, type LearningStore, MINTED_DECISION, type PendingDecision, type StoredEvent } from "../../src/store/types.js";
 import { ctaBanditBundle } from "./fixtures.js";
 import { LearnerLog, T0, twoPolicyCatalogs } from "./learner-log.js";
 
@@ -119,6 +121,43 @@ describe("decisions this process minted the id of", () => {
       expect(learner.progress()).toMatchObject({ decisions: 1, rewards: 1 });
     } finally {
       learner.close();
+      stores.close();
+    }
+  });
+
+  it("close in the store without being read back once they counted as trials; a decision from before that (uncounted) is still read and learned", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vane-minted-"));
+    dirs.push(dir);
+    const stores = open(dir);
+    const read: string[] = [];
+    const store = Object.assign(Object.create(stores.learning) as LearningStore, {
+      due: async (nowMs: number, limit: number) => {
+        const rows = await stores.learning.due(nowMs, limit);
+        read.push(...rows.map((r) => r.decisionId));
+        return rows;
+      },
+    });
+    let now = T0;
+    try {
+      // A pending row as a store from before trials were counted at once holds it.
+      const old: PendingDecision = { decisionId: "old", policyId: "pol2", orgId: "org", projectId: "proj", env: "production", armKey: "k1", entity: "", features: undefined, rewardEvent: "win", decidedAt: T0, closesAt: T0 + 45_000, counted: false, rewarded: false };
+      await stores.learning.commit({ arms: [], addPending: [old], rewardPending: [], removePending: [], checkpoint: 0, memoryFrom: 0 });
+      const learner = new Learner({ store, catalogs, now: () => now, maxPendingInMemory: 2, feed: (l, reads) => stores.events.onCommitted(l, reads) });
+      await stores.events.append(Array.from({ length: 6 }, (_, i) => minted(`m${i}`, 0)));
+      await learner.catchUp();
+      await stores.events.append([log.reward("m1")]);
+      await learner.catchUp();
+      expect(learner.progress()).toMatchObject({ inMemory: 2, stored: 5, rewards: 1 });
+
+      now = T0 + 200_000; // every window closed
+      await learner.catchUp();
+      expect(learner.progress()).toMatchObject({ inMemory: 0, stored: 0, closedWithoutReward: 6 });
+      expect((await stores.learning.positions()).stored).toBe(0);
+      expect(read).toEqual(["old"]);
+      // The old decision's trial is counted as it closes; the others' were when they were made.
+      expect(Array.from(learner.state.policy("proj", "production", "pol2").population.get("k1")!).slice(0, 2)).toEqual([1, 0]);
+      expect(arm(learner, "k0")).toEqual([6, 1]);
+    } finally {
       stores.close();
     }
   });

@@ -5,7 +5,7 @@
 // records the feed makes (learning-records.ts): a row is one JSON.parse, ~2 µs an event, where
 // SQLite's json_each expanded every event of the span and re-parsed its text per field (~76 µs).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import { type ArmRow, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision } from "../types.js";
+import { type ArmRow, type ClosedCounted, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
 import { logScanPage } from "../learning-records.js";
 import type { Durability } from "./wal-sync.js";
@@ -66,6 +66,7 @@ export class SqliteLearningStore implements LearningStore {
   private readonly pendingChunkStmt: Statement<string[], PendingValues>;
   private readonly pendingOneStmt: Statement<[string], PendingValues>;
   private readonly dueStmt: Statement<[number, number], PendingValues>;
+  private readonly closeCountedTx: Transaction<(nowMs: number, limit: number, lease: LeaseClaim | undefined) => number[]>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
   private readonly log: LogEvents;
 
@@ -111,6 +112,18 @@ export class SqliteLearningStore implements LearningStore {
     this.pendingChunkStmt = db.prepare<string[], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`).raw();
     this.pendingOneStmt = db.prepare<[string], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`).raw();
     this.dueStmt = db.prepare<[number, number], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`).raw();
+    // By the close-time index, as due reads them; each row's key is not bound, nor its columns read.
+    const closeCounted = db
+      .prepare<[number, number], number>(
+        `DELETE FROM pending_decisions WHERE (decision_id, policy_id, project_id, env) IN
+           (SELECT decision_id, policy_id, project_id, env FROM pending_decisions WHERE closes_at <= ? AND counted = 1 ORDER BY closes_at LIMIT ?)
+         RETURNING rewarded`,
+      )
+      .pluck();
+    this.closeCountedTx = db.transaction((nowMs: number, limit: number, lease: LeaseClaim | undefined) => {
+      if (lease !== undefined && !this.holds(lease)) throw new LeaseLost(lease);
+      return closeCounted.all(nowMs, limit);
+    });
     this.log = new LogEvents(db);
     this.clearPublishedStmt = db.prepare("DELETE FROM published_open_trials");
     this.publishStmt = db.prepare(
@@ -187,6 +200,14 @@ export class SqliteLearningStore implements LearningStore {
 
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
     return this.dueStmt.all(nowMs, limit).map(fromPendingValues);
+  }
+
+  async closeCounted(nowMs: number, limit: number, lease: LeaseClaim | undefined): Promise<ClosedCounted> {
+    const rewarded = await this.durability.write(() => this.closeCountedTx(nowMs, limit, lease));
+    this.durability.sync().catch(() => undefined); // as commit's: the closes are derived from the log
+    let unrewarded = 0;
+    for (const r of rewarded) if (r === 0) unrewarded++;
+    return { closed: rewarded.length, unrewarded };
   }
 
   async commit(step: LearningCommit): Promise<void> {
