@@ -65,11 +65,15 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default, the rest spilled to the store: ~51 MB at the ~51 B
- * each (Thompson; contextual d = 8 ~125 B) that `npm run bench:adaptive` measures
- * (docs/adaptive.md). A bound of 100,000 (~5 MB) halved decide's rate over HTTP once ~10 k
- * decisions a second had filled it: every later decision was spilled and looked up in the store on
- * the event loop (13.4 k against 6.5 k req/s, p99 15.7 against 35.1 ms, bench:http 2026-11-28).
+ * Pending decisions held in memory by default, the rest spilled to the store: ~43 MB at the ~43 B
+ * each (Thompson; contextual d = 8 ~117 B) that `npm run bench:adaptive` measures
+ * (docs/adaptive.md). Any bound is passed for good once rate × window exceeds it (this one in 17
+ * minutes at 1,000 decisions/s with a window of hours): from then on every decision is spilled and
+ * closes in the store, on the event loop, whatever the bound. A bound of 100,000 halved decide's
+ * rate over HTTP once ~10 k decisions a second had filled it (13.4 k against 6.5 k req/s, p99 15.7
+ * against 35.1 ms, bench:http 2026-11-28): that is the steady state of every long-running server.
+ * bench/past-bound.ts counts it: 251 k instructions a decision of two layers past the bound
+ * against 63 k under it before 2026-11-29, 174 k since (docs/adaptive.md).
  */
 export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
 /**
@@ -338,8 +342,9 @@ export class Learner implements LearnedStateSource {
   /**
    * Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time,
    * those that counted as a trial when made without being read back (closeCounted, where the store
-   * has it): past the bound every decision closes there, and reading each back cost more than
-   * inserting it (bench/past-bound.ts). The rest (from before trials were counted at once) are read.
+   * has it): past the bound every decision closes there, and reading each back, its objects and its
+   * keyed delete cost ~25 k instructions a row (bench/past-bound.ts). The rest (from before trials
+   * were counted at once) are read.
    */
   private async closeStep(turns: Turns): Promise<void> {
     const now = this.options.now();
