@@ -22,7 +22,7 @@ import { crc32 } from "node:zlib";
 import { Learner } from "../src/adaptive/learner.js";
 import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
-import { type LearningStore, MINTED_DECISION, type StoredEvent } from "../src/store/types.js";
+import { type LearningStore, type LeaseClaim, MINTED_DECISION, type StoredEvent } from "../src/store/types.js";
 import { LearnerLog, T0, twoPolicyCatalogs } from "../test/adaptive/learner-log.js";
 
 const { values } = parseArgs({
@@ -42,8 +42,9 @@ const MS_PER_DECISION = Number(values["ms-per-decision"]);
 const APPEND = 20;
 const LEARN_EVERY = 2000;
 
-type Call = "pendingFor" | "commit" | "due" | "scan";
-const spent: Record<Call, { ms: number; calls: number; rows: number }> = { pendingFor: { ms: 0, calls: 0, rows: 0 }, commit: { ms: 0, calls: 0, rows: 0 }, due: { ms: 0, calls: 0, rows: 0 }, scan: { ms: 0, calls: 0, rows: 0 } };
+const CALLS = ["pendingFor", "commit", "closeCounted", "due", "scan"] as const;
+type Call = (typeof CALLS)[number];
+const spent = Object.fromEntries(CALLS.map((c) => [c, { ms: 0, calls: 0, rows: 0 }])) as Record<Call, { ms: number; calls: number; rows: number }>;
 
 /** The store with the learner's calls timed (SQLite's are synchronous under their promises). */
 function timed(learning: LearningStore): LearningStore {
@@ -61,6 +62,7 @@ function timed(learning: LearningStore): LearningStore {
     pendingFor: (ids: readonly string[]) => time("pendingFor", ids.length, () => learning.pendingFor(ids)),
     commit: (step: Parameters<LearningStore["commit"]>[0]) => time("commit", step.addPending.length + step.removePending.length, () => learning.commit(step)),
     due: (now: number, limit: number) => time("due", 0, () => learning.due(now, limit)),
+    closeCounted: learning.closeCounted && ((now: number, limit: number, lease: LeaseClaim | undefined) => time("closeCounted", 0, () => learning.closeCounted!(now, limit, lease))),
     scan: (after: number, limit: number, span: number) => time("scan", 0, () => learning.scan(after, limit, span)),
   });
 }
@@ -109,7 +111,7 @@ try {
   crc32("counted decisions end");
   const after = learner.progress();
   const us = (ms: number) => `${((ms * 1000) / DECISIONS).toFixed(2)} µs`;
-  const calls = (Object.keys(spent) as Call[]).map((c) => `${c} ${us(spent[c].ms)} (${spent[c].calls} calls, ${spent[c].rows} rows)`).join("; ");
+  const calls = CALLS.map((c) => `${c} ${us(spent[c].ms)} (${spent[c].calls} calls, ${spent[c].rows} rows)`).join("; ");
   console.log(`bound ${BOUND.toLocaleString("en-US")}, ${values.unmarked ? "unmarked" : "minted"} decisions, ${MS_PER_DECISION} ms apart: after ${FILL.toLocaleString("en-US")}, ${DECISIONS.toLocaleString("en-US")} counted`);
   console.log(`held ${after.inMemory.toLocaleString("en-US")}, stored ${after.stored.toLocaleString("en-US")}; over the counted: closed ${(after.closedWithoutReward - before.closedWithoutReward).toLocaleString("en-US")}, fed ${(after.fed - before.fed).toLocaleString("en-US")}, scanned ${(after.scanned - before.scanned).toLocaleString("en-US")}`);
   console.log(`learner per decision: ${us(learningMs)}; its store calls: ${calls}`);
