@@ -31,6 +31,8 @@ interface Variant {
   readonly copyEnv?: Record<string, string>;
   /** DuckDB settings over the copy's own (memory-probe.cjs sets them as it opens its DuckDB): duck-writer.ts's constants, measured without a build. */
   readonly copyDuck?: Record<string, string>;
+  /** More `vane serve` arguments. */
+  readonly serveArgs?: readonly string[];
 }
 const VARIANTS: Record<string, Variant> = {
   base: {},
@@ -64,6 +66,10 @@ const VARIANTS: Record<string, Variant> = {
   copyFlush4: { copyDuck: { allocator_flush_threshold: "4MiB", allocator_bulk_deallocation_flush_threshold: "4MiB" } },
   /** The copy's DuckDB memory_limit at 32 MiB, not WRITER_MEMORY_BYTES. */
   copyMem32: { copyDuck: { memory_limit: "32MiB" } },
+  /** Candidate bounds on the learner's pending decisions in memory (1,000,000 by default): past it the oldest wait in SQLite. */
+  pending100k: { serveArgs: ["--pending-in-memory", "100000"] },
+  pending250k: { serveArgs: ["--pending-in-memory", "250000"] },
+  pending500k: { serveArgs: ["--pending-in-memory", "500000"] },
 };
 
 /** `a+b`: the variants' environments and flags together. */
@@ -79,6 +85,7 @@ function variantOf(name: string): Variant {
     copyFlags: parts.flatMap((v) => v.copyFlags ?? []),
     copyEnv: Object.assign({}, ...parts.map((v) => v.copyEnv ?? {})),
     copyDuck: Object.assign({}, ...parts.map((v) => v.copyDuck ?? {})),
+    serveArgs: parts.flatMap((v) => v.serveArgs ?? []),
   };
 }
 
@@ -292,7 +299,7 @@ for (const name of values.variants!.split(",")) {
   Object.assign(process.env, variant.env ?? {}, copyEnv); // the server inherits the bench's environment
   const started = new Date().toISOString();
   try {
-    const figures = await memoryPhase([], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
+    const figures = await memoryPhase(variant.serveArgs ?? [], { nodeFlags: ["--require", new URL("./instructions/memory-probe.cjs", import.meta.url).pathname, ...(variant.nodeFlags ?? [])], onOutput, probe });
     // The load's requests: its warm-up second's are not counted, so this errs high by ~1/60.
     const copyUsPerRequest = ((copyCpuS.after! - copyCpuS.idle!) * 1e6) / (figures.reqPerSec * Number(process.env.BENCH_MEMORY_LOAD_S ?? 60));
     const run = { variant: name, started, load: readFileSync("/proc/loadavg", "utf8").split(" ")[0], figures, gcOverLoad, copyCpuS, copyUsPerRequest, moments };

@@ -65,11 +65,15 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default, the rest spilled to the store: ~51 MB at the ~51 B
- * each (Thompson; contextual d = 8 ~125 B) that `npm run bench:adaptive` measures
- * (docs/adaptive.md). A bound of 100,000 (~5 MB) halved decide's rate over HTTP once ~10 k
- * decisions a second had filled it: every later decision was spilled and looked up in the store on
- * the event loop (13.4 k against 6.5 k req/s, p99 15.7 against 35.1 ms, bench:http 2026-11-28).
+ * Pending decisions held in memory by default, the rest spilled to the store: ~43 MB at the ~43 B
+ * each (Thompson; contextual d = 8 ~117 B) that `npm run bench:adaptive` measures
+ * (docs/adaptive.md). Any bound is passed for good once rate × window exceeds it (this one in 17
+ * minutes at 1,000 decisions/s with a window of hours): from then on every decision is spilled and
+ * closes in the store, on the event loop, whatever the bound. A bound of 100,000 halved decide's
+ * rate over HTTP once ~10 k decisions a second had filled it (13.4 k against 6.5 k req/s, p99 15.7
+ * against 35.1 ms, bench:http 2026-11-28): that is the steady state of every long-running server.
+ * bench/past-bound.ts counts it: 251 k instructions a decision of two layers past the bound
+ * against 63 k under it before 2026-11-29, 174 k since (docs/adaptive.md).
  */
 export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
 /**
@@ -335,11 +339,27 @@ export class Learner implements LearnedStateSource {
     }
   }
 
-  /** Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time. */
+  /**
+   * Forgets the decisions whose window closed: in memory at no cost, in the store a page at a time,
+   * those that counted as a trial when made without being read back (closeCounted, where the store
+   * has it): past the bound every decision closes there, and reading each back, its objects and its
+   * keyed delete cost ~25 k instructions a row (bench/past-bound.ts). The rest (from before trials
+   * were counted at once) are read.
+   */
   private async closeStep(turns: Turns): Promise<void> {
     const now = this.options.now();
     this.closed += this.book.closeDue(now);
     if (this.stored === 0) return;
+    const { store, lease } = this.options;
+    if (store.closeCounted !== undefined) {
+      for (;; await turns.between()) {
+        const limit = Math.min(turns.rows(STORE_CHUNK), this.pageSize());
+        const { closed, unrewarded } = await store.closeCounted(now, limit, lease);
+        this.stored -= closed;
+        this.closed += unrewarded;
+        if (closed < limit) break;
+      }
+    }
     for (;; await turns.between()) {
       const due = await this.options.store.due(now, Math.min(turns.rows(STORE_CHUNK), this.pageSize()));
       if (due.length === 0) return;
@@ -385,13 +405,16 @@ export class Learner implements LearnedStateSource {
 
   /**
    * Stored pending decisions the page may name: looked up only for ids no pending decision of
-   * the same tenant in memory answers, and only while the store holds any.
+   * the same tenant in memory answers, and only while the store holds any. A decision this process
+   * minted the id of is new (MINTED_DECISION): past the bound, where the store always holds some,
+   * that is every resolve's and decide's decision, each looked up in vain before.
    */
   private async storedFor(events: readonly LearningEvent[], stored: number, turns: Turns): Promise<Map<string, Pending[]>> {
     const byId = new Map<string, Pending[]>();
     if (stored === 0) return byId;
     const unheld = new Set<string>();
     for (const event of events) {
+      if (event.type !== "track" && event.minted) continue;
       if (!unheld.has(event.decisionId) && !heldFor(this.book.of(event.decisionId), event)) unheld.add(event.decisionId);
       if (turns.spent()) await turns.next();
     }
@@ -582,9 +605,11 @@ class Step {
       if (policy.dimension > 0 && !features) continue; // an exposure of a contextual arm carries no context to learn from
       if (bucket === NONE) {
         bucket = added.probe(event.decisionId);
-        // A held decision with this id (a repeat: rare) is made into objects only then.
-        held = this.book.has(event.decisionId) ? this.book.of(event.decisionId) : undefined;
-        stored = this.stored.size === 0 ? undefined : this.stored.get(event.decisionId);
+        // A held decision with this id (a repeat: rare) is made into objects only then; a minted id is held nowhere.
+        if (!event.minted) {
+          held = this.book.has(event.decisionId) ? this.book.of(event.decisionId) : undefined;
+          stored = this.stored.size === 0 ? undefined : this.stored.get(event.decisionId);
+        }
       }
       // The same decision logged again (a retried batch, an exposure of a server decision): once.
       if (this.addedSame(bucket, event, policy.id) || holdsSame(held, event, policy.id) || holdsSame(stored, event, policy.id)) continue;

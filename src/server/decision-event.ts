@@ -1,7 +1,7 @@
 // The decision event every resolution records (runtime-api.md "Decision event"), with the tenant
 // and the LayerAssignment fields warehouses match on (policyKey, allocationKey, probability).
 import type { Resolution } from "../bundle/resolve.js";
-import type { StoredEvent } from "../store/types.js";
+import { MINTED_DECISION, type StoredEvent } from "../store/types.js";
 import { uuidv7 } from "../ids/uuidv7.js";
 import { isoTime as writeIsoTime } from "./events/iso-time.js";
 
@@ -48,6 +48,7 @@ export function decisionEvent(resolution: Resolution, source: DecisionSource, un
     timestamp: source.timestamp,
     decisionId: source.decisionId,
     body,
+    [MINTED_DECISION]: true, // its id was minted for it (resolution.ts): the learner looks it up nowhere
   };
 }
 

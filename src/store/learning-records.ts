@@ -3,7 +3,7 @@
 // embedded store's scan from the log's rows it decodes (logScanPage). One rule for both, so what
 // a restart reads back is what the feed would have handed over.
 import { LOG_FORMAT_COMPACT, type LogRowFrom, decodeLogRow } from "./log-row.js";
-import type { DecidedArm, DecisionRecord, LearningEvent, LearningScan, RewardRecord, SequencedEvent, StoredEvent } from "./types.js";
+import { type DecidedArm, type DecisionRecord, type LearningEvent, type LearningScan, MINTED_DECISION, type RewardRecord, type SequencedEvent, type StoredEvent } from "./types.js";
 
 /** The fields of an event's envelope a record takes; a compact log row's body repeats them (log-row.ts). */
 type Envelope = Pick<StoredEvent, "type" | "orgId" | "projectId" | "env" | "decisionId">;
@@ -27,10 +27,10 @@ function isArm(layer: unknown): layer is { readonly policyId: string; readonly a
 
 /** The learner's record of a committed event, or undefined when the learner has no use for it. */
 export function learningRecord({ seq, event }: SequencedEvent): LearningEvent | undefined {
-  return recordOf(seq, event, event.receivedAt, event.name, event.body);
+  return recordOf(seq, event, event.receivedAt, event.name, event.body, event[MINTED_DECISION] === true);
 }
 
-function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: string | undefined, body: Body): LearningEvent | undefined {
+function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: string | undefined, body: Body, minted = false): LearningEvent | undefined {
   const decisionId = envelope.decisionId;
   if (decisionId === undefined) return undefined;
   if (envelope.type === "track") {
@@ -54,6 +54,7 @@ function recordOf(seq: number, envelope: Envelope, receivedAt: string, name: str
     typeof entityId === "string" && entityId !== "" ? entityId : undefined,
     Array.isArray(features) ? features : undefined,
     typeof filteredContext === "object" && filteredContext !== null && !Array.isArray(filteredContext) ? (filteredContext as Record<string, unknown>) : undefined,
+    minted,
   );
 }
 
@@ -179,5 +180,6 @@ class Decision implements DecisionRecord {
     readonly entityId: string | undefined,
     readonly features: readonly unknown[] | undefined,
     readonly filteredContext: Readonly<Record<string, unknown>> | undefined,
+    readonly minted: boolean,
   ) {}
 }

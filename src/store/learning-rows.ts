@@ -124,6 +124,7 @@ class ScannedDecision {
   readonly decisionId: string;
   readonly receivedAt: string;
   readonly entityId: string | undefined;
+  readonly minted = false; // a scan does not know who made the event
   private parsedFeatures: readonly unknown[] | undefined | null = null;
   private parsedFiltered: Readonly<Record<string, unknown>> | undefined | null = null;
 

@@ -99,6 +99,13 @@ export const BUNDLE_HISTORY_LIMIT = 50;
 
 export type EventType = "exposure" | "track" | "decision";
 
+/**
+ * Marks a decision event whose decisionId this process minted for it (resolve, OFREP, decide): no
+ * earlier event can name that id, so the learner looks it up nowhere (learner.ts). A symbol, so no
+ * store writes it: only this process's commit listeners see it, never a scan or another process.
+ */
+export const MINTED_DECISION: unique symbol = Symbol("vane.mintedDecision");
+
 /** An accepted event with what the server adds: its id, receive time and tenant. */
 export interface StoredEvent {
   /** Server-assigned id (UUID). */
@@ -121,6 +128,8 @@ export interface StoredEvent {
   readonly discovered?: boolean;
   /** The event as accepted, with orgId/projectId/env set from the key. */
   readonly body: Readonly<Record<string, unknown>>;
+  /** True on a decision event this process minted the id of (MINTED_DECISION). */
+  readonly [MINTED_DECISION]?: true;
 }
 
 /** A stored event and its place in commit order. */
@@ -354,6 +363,8 @@ export interface DecisionRecord extends LearningEventBase {
   readonly features: readonly unknown[] | undefined;
   /** What `logContextFields` kept (read only when the fields above are missing). */
   readonly filteredContext: Readonly<Record<string, unknown>> | undefined;
+  /** The event's id was minted for it by this process (MINTED_DECISION): false from a scan, whatever made the event. */
+  readonly minted: boolean;
 }
 
 /** A track event naming a decision. */
@@ -416,6 +427,12 @@ export interface LearningStore {
   openTrialBins(bins: number): Promise<OpenTrialBin[]>;
   /** Stored pending decisions whose window closed at or before `nowMs`, earliest first. */
   due(nowMs: number, limit: number): Promise<PendingDecision[]>;
+  /**
+   * Deletes up to `limit` of the due stored decisions that counted as a trial when made, earliest
+   * first, without reading them back: their close changes no statistics. Fenced by `lease` as a
+   * commit is. A store without it has them closed through `due` and `commit`.
+   */
+  closeCounted?(nowMs: number, limit: number, lease: LeaseClaim | undefined): Promise<ClosedCounted>;
   commit(step: LearningCommit): Promise<void>;
   /**
    * Changes the open trials published for the other servers (the ones the learner holds in
@@ -425,6 +442,12 @@ export interface LearningStore {
   publishOpenTrials(changes: OpenTrialChanges): Promise<void>;
   /** What publishOpenTrials last stored. */
   publishedOpenTrials(): Promise<OpenTrialBin[]>;
+}
+
+/** What closeCounted deleted: how many, and how many of them were never rewarded. */
+export interface ClosedCounted {
+  readonly closed: number;
+  readonly unrewarded: number;
 }
 
 /** A lease and who claims it. */

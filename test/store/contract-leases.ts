@@ -54,5 +54,18 @@ export function describeLeaseContract(stores: () => Stores): void {
       expect((await learning.positions()).learned).toBe(5);
       expect(await learning.arms()).toHaveLength(1);
     });
+
+    it("closes counted pending decisions without reading them only under a held lease (where the store has closeCounted)", async () => {
+      const { leases, learning } = stores();
+      if (learning.closeCounted === undefined) return; // closed through due and commit instead
+      const pending = (decisionId: string, closesAt: number, rewarded: boolean) => ({ decisionId, policyId: "pol", orgId: "o", projectId: "p", env: "production", armKey: "a", entity: "", features: undefined, rewardEvent: "win", decidedAt: 0, closesAt, counted: true, rewarded });
+      await learning.commit({ ...step(1), addPending: [pending("d1", 10, false), pending("d2", 20, true), pending("d3", 30, false), pending("d4", 99, false)] });
+      await leases.acquire("learner", "server-a", 60_000);
+      await expect(learning.closeCounted(50, 10, { name: "learner", holder: "server-b" })).rejects.toBeInstanceOf(LeaseLost);
+      expect((await learning.positions()).stored).toBe(4);
+      expect(await learning.closeCounted(50, 2, { name: "learner", holder: "server-a" })).toEqual({ closed: 2, unrewarded: 1 }); // the earliest: d1, d2
+      expect(await learning.closeCounted(50, 2, { name: "learner", holder: "server-a" })).toEqual({ closed: 1, unrewarded: 1 });
+      expect((await learning.pendingFor(["d1", "d2", "d3", "d4"])).map((p) => p.decisionId)).toEqual(["d4"]);
+    });
   });
 }

@@ -6,7 +6,7 @@ import { type Decision, decide } from "../../adaptive/decide.js";
 import type { LearnedStateSource } from "../../adaptive/state.js";
 import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
-import type { EventStore, StoredEvent } from "../../store/types.js";
+import { type EventStore, MINTED_DECISION, type StoredEvent } from "../../store/types.js";
 import { servedStale, text } from "../answer.js";
 import { type BundleCache, type BundleEntry, type BundleLookup, foundFor } from "../bundle-cache.js";
 import type { Clock } from "../clock.js";
@@ -296,5 +296,6 @@ export function decideEvent(decision: Decision, decisionId: string, source: Even
     timestamp,
     decisionId,
     body,
+    [MINTED_DECISION]: true, // its id was minted for it (decideItem): the learner looks it up nowhere
   };
 }
