@@ -2,7 +2,8 @@
 // writes each append into in place, its header as numbers and its text as UTF-8 bytes, where a
 // message per turn cost a structured clone of every item (an object, its strings and facts) on
 // both threads: 6.7 % of the event loop's time under resolve, ~16 % of the writer's. A decision's
-// row is written straight from its pieces (text-pieces.ts), never joined into a string here.
+// row is written straight from its pieces (text-pieces.ts), never joined into a string here: into
+// an unshared staging buffer at the ring's alignment, then one copy into the ring (putPieces).
 //
 //   control (Int32): HEAD (the reader's position) | TAIL (the writer's, published once a turn) |
 //                    SLEEPING (the reader waits on TAIL) | WANT_ROOM (appends wait for space)
