@@ -1,7 +1,7 @@
 // TextPieces (src/server/text-pieces.ts) against plain concatenation: texts of random lengths one
 // after another, a short one after a long one among them, each equal to its pieces joined.
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { EncodedText } from "../../src/server/encoded-text.js";
 import { TextPieces } from "../../src/server/text-pieces.js";
 import { uuidv7 } from "../../src/ids/uuidv7.js";
@@ -67,6 +67,15 @@ describe("TextPieces", () => {
     );
     pieces.push("a", new EncodedText("é"));
     expect(pieces.join()).toBe("aé");
+  });
+
+  it("counts a row's characters once, however often they are asked (the log writer asks twice a put)", () => {
+    const pieces = new TextPieces();
+    const counted = vi.spyOn(pieces, "chars");
+    pieces.push("ab", new EncodedText("é€"), "c");
+    const row = pieces.row(LOG_FORMAT_COMPACT);
+    expect([row.chars, row.chars]).toEqual([5, 5]);
+    expect(counted).toHaveBeenCalledTimes(1);
   });
 
   it("copies an encoded piece's bytes as they are, without encoding its text again", () => {

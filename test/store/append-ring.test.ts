@@ -120,4 +120,24 @@ describe("the append ring", () => {
       { numRuns: 500 },
     );
   });
+
+  it("writes pieces longer than its staging buffer held, and shorter ones after them, whole", () => {
+    // The pieces go through a staging buffer of the writer's own (8 KiB at first, up to 3 bytes a
+    // character): rows past it make it grow, and a short row after a long one must not carry
+    // what the long one left there.
+    const memory = ringMemory(1 << 17);
+    const writer = new RingWriter(memory);
+    const reader = new RingReader(memory);
+    const pieces = new TextPieces();
+    const long = (n: number) => Array.from({ length: n }, (_, i) => (i % 3 === 0 ? new EncodedText(`é${i}`.repeat(40)) : `"${i}€"`.repeat(30)));
+    const sent = [];
+    for (const [parts, time] of [[long(30), "1"], [["a", new EncodedText("b")], "12"], [long(200), ""], [[new EncodedText("ü".repeat(50)), "c"], "123"]] as const) {
+      for (const part of parts) pieces.push(part);
+      expect(writer.put(1, 0, pieces.row(LOG_FORMAT_COMPACT), 1, time)).toBe(true);
+      sent.push({ text: parts.join(""), newest: time });
+    }
+    expect(sent[2]!.text.length * 3).toBeGreaterThan(8192 * 4);
+    writer.publish();
+    expect(takeAll(reader).map((record) => ({ text: (record as { text: string }).text, newest: (record as { newest: string }).newest }))).toEqual(sent);
+  });
 });
