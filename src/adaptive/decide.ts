@@ -5,7 +5,7 @@ import type { Engine } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
 import { ENTITY_DRAWS, chooseArm } from "./choose.js";
-import { encodeFeatures } from "./features.js";
+import { encodeFeatures, oversizedFeature } from "./features.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { POPULATION, type PolicyState } from "./state.js";
 
@@ -45,6 +45,10 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   if (policy.entityKey !== undefined) {
     entityId = input.entityId ?? unitValue(context, policy.entityKey);
     if (entityId === undefined) return { problem: `context lacks the entity key "${policy.entityKey}" (or give entityId)` };
+  }
+  if (policy.dimension > 0) {
+    const oversized = oversizedFeature(policy.params.features, context, policy.params.lambda);
+    if (oversized !== undefined) return { problem: oversized };
   }
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;

@@ -1,5 +1,6 @@
 // A contextual policy's view of a context: [1 (intercept), numeric fields, one-hot categories].
 // A missing or non-numeric numeric field reads 0; an unknown or missing category sets no bit.
+// A decision asked for with numeric values too large to score is refused (oversizedFeature): see there.
 import type { FeatureSpec } from "../bundle/policy-params.js";
 import { featureDimension } from "../bundle/policy-params.js";
 
@@ -23,4 +24,28 @@ export function encodeFeatures(features: readonly FeatureSpec[], context: Readon
     at += f.values.length;
   }
   return x;
+}
+
+/**
+ * The refusal of a context too large to score, naming its largest numeric field; undefined when it
+ * fits. The engine's spread of an arm is xᵀA⁻¹x with A ⪰ λI, so at most |x|²/λ: while that is
+ * finite no arm's spread overflows, whatever the learned state. A value past ~1.3e154 (its square
+ * overflows) never fits; the learner refuses the same values in logged contexts (stats.ts).
+ */
+export function oversizedFeature(features: readonly FeatureSpec[], context: Readonly<Record<string, unknown>>, lambda: number): string | undefined {
+  let squares = 1; // the intercept (the one-hot bits add a few 1s: nowhere near an overflow)
+  let largest: FeatureSpec | undefined;
+  let largestSize = 0;
+  for (const f of features) {
+    if (f.type !== "numeric") continue;
+    const value = context[f.name];
+    if (typeof value !== "number" || !Number.isFinite(value)) continue;
+    squares += value * value;
+    if (Math.abs(value) > largestSize) {
+      largestSize = Math.abs(value);
+      largest = f;
+    }
+  }
+  if (Number.isFinite(squares / lambda) || largest === undefined) return undefined;
+  return `context.${largest.name} is too large to score (${context[largest.name] as number}): the numeric features' sum of squares over lambda must be a finite number, so each at most about 1.3e154 in size`;
 }
