@@ -46,15 +46,13 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
     entityId = input.entityId ?? unitValue(context, policy.entityKey);
     if (entityId === undefined) return { problem: `context lacks the entity key "${policy.entityKey}" (or give entityId)` };
   }
-  if (policy.dimension > 0) {
-    const oversized = oversizedFeature(policy.params.features, context, policy.params.lambda);
-    if (oversized !== undefined) return { problem: oversized };
-  }
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
   const cache = state.cache(entity, policy, input.now);
   const arms = cache.arms!;
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
+  const oversized = features && oversizedFeature(policy.params.features, features, policy.params.lambda);
+  if (oversized !== undefined) return { problem: oversized };
   const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);
   return {

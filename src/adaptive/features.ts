@@ -27,25 +27,29 @@ export function encodeFeatures(features: readonly FeatureSpec[], context: Readon
 }
 
 /**
- * The refusal of a context too large to score, naming its largest numeric field; undefined when it
- * fits. The engine's spread of an arm is xᵀA⁻¹x with A ⪰ λI, so at most |x|²/λ: while that is
- * finite no arm's spread overflows, whatever the learned state. A value past ~1.3e154 (its square
- * overflows) never fits; the learner refuses the same values in logged contexts (stats.ts).
+ * The refusal of an encoded context too large to score, naming its largest numeric field;
+ * undefined when it fits. The engine's spread of an arm is xᵀA⁻¹x with A ⪰ λI, so at most
+ * |x|²/λ: while that is finite no arm's spread overflows, whatever the learned state. A value past
+ * ~1.3e154 (its square overflows) never fits; the learner refuses such values in logged contexts
+ * (stats.ts). Read from x, which decide has in hand: a few multiplications per decision.
  */
-export function oversizedFeature(features: readonly FeatureSpec[], context: Readonly<Record<string, unknown>>, lambda: number): string | undefined {
-  let squares = 1; // the intercept (the one-hot bits add a few 1s: nowhere near an overflow)
-  let largest: FeatureSpec | undefined;
-  let largestSize = 0;
+export function oversizedFeature(features: readonly FeatureSpec[], x: Float64Array, lambda: number): string | undefined {
+  let squares = 0;
+  for (let i = 0; i < x.length; i++) squares += x[i]! * x[i]!;
+  if (Number.isFinite(squares / lambda)) return undefined;
+  let largest = "";
+  let largestSize = -1;
+  let at = 1;
   for (const f of features) {
-    if (f.type !== "numeric") continue;
-    const value = context[f.name];
-    if (typeof value !== "number" || !Number.isFinite(value)) continue;
-    squares += value * value;
-    if (Math.abs(value) > largestSize) {
-      largestSize = Math.abs(value);
-      largest = f;
+    if (f.type !== "numeric") {
+      at += f.values.length;
+      continue;
+    }
+    const size = Math.abs(x[at++]!);
+    if (size > largestSize) {
+      largestSize = size;
+      largest = f.name;
     }
   }
-  if (Number.isFinite(squares / lambda) || largest === undefined) return undefined;
-  return `context.${largest.name} is too large to score (${context[largest.name] as number}): the numeric features' sum of squares over lambda must be a finite number, so each at most about 1.3e154 in size`;
+  return `context.${largest} is too large to score (${largestSize}): the numeric features' sum of squares over lambda must be a finite number, so each at most about 1.3e154 in size`;
 }

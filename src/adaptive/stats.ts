@@ -37,14 +37,21 @@ export function squaredDeviations(s: ArmStats): number {
 }
 
 /**
+ * The most the diagonal of A and Σr² may hold. A is a sum of x xᵀ, so |A_ij| ≤ √(A_ii·A_jj)
+ * (Cauchy–Schwarz): with the diagonal kept under half the largest double, no entry overflows,
+ * rounding included, and checking the d diagonal entries guards all d² of them.
+ */
+const BOUND = Number.MAX_VALUE / 2;
+
+/**
  * A decision of the arm: one trial (n) and, for contextual arms, its x in A. Counted when the
  * decision is made, so an arm whose rewards are still on their way is not judged by its
- * successes alone. Refused whole (false, nothing changed) when any entry would stop being finite
- * (a logged context of 1e300 squares to Infinity): one such event would otherwise break every
- * later decision of the policy, and stays in the log for every restart to read again.
+ * successes alone. Refused whole (false, nothing changed) when A's diagonal would pass BOUND (a
+ * logged context of 1e300 squares to Infinity): one such event would otherwise break every later
+ * decision of the policy, and stays in the log for every restart to read again.
  */
 export function observeTrial(s: ArmStats, x?: ArrayLike<number>): boolean {
-  if (x && !finiteAfterTrial(s, x)) return refused();
+  if (x && !fitsTrial(s, x)) return refused();
   s[N]! += 1;
   if (!x) return true;
   const d = x.length;
@@ -57,24 +64,20 @@ export function observeTrial(s: ArmStats, x?: ArrayLike<number>): boolean {
   return true;
 }
 
-/** Whether adding x xᵀ to A leaves every entry finite (checked before any is changed: a sum past the largest double cannot be undone). */
-function finiteAfterTrial(s: ArmStats, x: ArrayLike<number>): boolean {
+/** Whether A's diagonal stays within BOUND with x xᵀ added (checked before anything changes: a sum past the largest double cannot be undone). */
+function fitsTrial(s: ArmStats, x: ArrayLike<number>): boolean {
   const d = x.length;
-  for (let i = 0; i < d; i++) {
-    const xi = x[i]!;
-    if (xi === 0) continue;
-    const row = HEAD + i * d;
-    for (let j = 0; j < d; j++) if (!Number.isFinite(s[row + j]! + xi * x[j]!)) return false;
-  }
+  for (let i = 0; i < d; i++) if (!(s[HEAD + i * d + i]! + x[i]! * x[i]! <= BOUND)) return false; // NaN fails too
   return true;
 }
 
 /**
  * The reward of a decision already counted as a trial: Σr, Σr² and, for contextual arms, b.
- * Refused whole (false) when any of them would stop being finite, as observeTrial.
+ * Refused whole (false) when Σr² would pass BOUND, b would stop being finite, or x is one a trial
+ * could never take (its decision's trial was refused: b without the matching A would make θ huge).
  */
 export function observeReward(s: ArmStats, reward: number, x?: ArrayLike<number>): boolean {
-  if (!finiteAfterReward(s, reward, x)) return refused();
+  if (!fitsReward(s, reward, x)) return refused();
   s[SUM]! += reward;
   s[SUM_SQ]! += reward * reward;
   if (!x || reward === 0) return true;
@@ -83,11 +86,14 @@ export function observeReward(s: ArmStats, reward: number, x?: ArrayLike<number>
   return true;
 }
 
-function finiteAfterReward(s: ArmStats, reward: number, x: ArrayLike<number> | undefined): boolean {
-  if (!Number.isFinite(s[SUM]! + reward) || !Number.isFinite(s[SUM_SQ]! + reward * reward)) return false;
+function fitsReward(s: ArmStats, reward: number, x: ArrayLike<number> | undefined): boolean {
+  if (!(s[SUM_SQ]! + reward * reward <= BOUND) || !Number.isFinite(s[SUM]! + reward)) return false;
   if (!x || reward === 0) return true;
   const d = x.length;
-  for (let i = 0; i < d; i++) if (!Number.isFinite(s[HEAD + d * d + i]! + reward * x[i]!)) return false;
+  for (let i = 0; i < d; i++) {
+    const xi = x[i]!;
+    if (!(xi * xi <= BOUND) || !Number.isFinite(s[HEAD + d * d + i]! + reward * xi)) return false;
+  }
   return true;
 }
 

@@ -17,12 +17,20 @@ describe("updates that would overflow", () => {
     expect(refusedUpdates()).toBe(refused + 1);
   });
 
-  it("a sum that overflows only after several finite squares is refused too", () => {
+  it("a sum that would pass half the largest double only after several finite squares is refused too", () => {
     const s = emptyStats(2);
-    expect(observeTrial(s, [1, 1e154])).toBe(true);
-    expect(observeTrial(s, [1, 1e154])).toBe(false); // 1e308 + 1e308
-    expect(s[0]).toBe(1);
+    expect(observeTrial(s, [1, 6e153])).toBe(true);
+    expect(observeTrial(s, [1, 6e153])).toBe(true); // A's diagonal 7.2e307
+    expect(observeTrial(s, [1, 6e153])).toBe(false); // 1.08e308: past Number.MAX_VALUE / 2
+    expect(s[0]).toBe(2);
     expect(allFinite(s)).toBe(true);
+  });
+
+  it("a reward of a context no trial could take is refused, so b never holds what A lacks", () => {
+    const s = emptyStats(2);
+    expect(observeTrial(s, [1, 1e300])).toBe(false);
+    expect(observeReward(s, 1, [1, 1e300])).toBe(false);
+    expect(s).toEqual(emptyStats(2));
   });
 
   it("a reward whose square overflows is refused: Σr, Σr² and b unchanged", () => {
@@ -36,14 +44,11 @@ describe("updates that would overflow", () => {
     expect(observeReward(s, 5, [1, 3])).toBe(true);
   });
 
-  it("squared deviations stay finite where (Σr)² would overflow", () => {
+  it("squared deviations stay right where (Σr)² would overflow", () => {
     const s = emptyStats(0);
-    observe(s, 9e153);
-    observe(s, 9e153);
-    expect(Number.isFinite(s[2]!)).toBe(true);
-    expect(squaredDeviations(s)).toBe(0);
-    observe(s, 0);
-    expect(squaredDeviations(s)).toBeGreaterThan(1e307); // (Σr)² / n overflowed: the clamp made it 0
+    for (let i = 0; i < 3; i++) expect(observe(s, 5e153)).toBe(true); // Σr² 7.5e307; (Σr)² 2.25e308 overflows
+    expect(observe(s, 0)).toBe(true);
+    expect(squaredDeviations(s) / 1.875e307).toBeCloseTo(1, 9); // (Σr)² / n overflowed: the clamp made it 0
   });
 });
 

@@ -70,6 +70,13 @@ describe("a context value whose square overflows", () => {
     const after = await decide(sk, "pol-ctx", { userId: "u-2", visits: 3 });
     expect(after.status).toBe(200);
 
+    // Its reward, sent with the same key: b alone would make θ huge and every score overflow.
+    const reward = { type: "track", event: "purchase", unitKey: "u-1", timestamp: T, decisionId: "d-huge" };
+    expect((await call(server, "/v1/events", { key: pk, body: { events: [reward] } })).status).toBeLessThan(300);
+    await server.learner.catchUp();
+    expect(server.learner.progress().rewards).toBe(1);
+    expect((await decide(sk, "pol-ctx", { userId: "u-2", visits: 1000 })).status).toBe(200);
+
     const dataDir = server.dataDir;
     await server.stop();
     const again = await started(dataDir);
