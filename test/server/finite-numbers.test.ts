@@ -1,6 +1,8 @@
 // One client's extreme number must not break a bandit: a context value or a reward whose square
 // overflows, sent once over real HTTP, and what it used to do to every later decide (a 500, after
 // a restart too), to the weights publication of other tenants, and to the rest of a decide batch.
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { WeightsPublisher } from "../../src/adaptive/publisher.js";
 import type { Bundle, Policy } from "../../src/bundle/types.js";
@@ -82,6 +84,19 @@ describe("a context value whose square overflows", () => {
     const again = await started(dataDir);
     await server.learner.catchUp();
     expect((await decide(again.sk, "pol-ctx", { userId: "u-3", visits: 3 })).status).toBe(200);
+  });
+
+  it("learned before the learner refused it (a stored arm with Infinity in A) is not loaded: decide answers after a restart", async () => {
+    await started();
+    await server.putBundle(bundle("proj-1", [contextual]));
+    const dataDir = server.dataDir;
+    await server.stop();
+    const poisoned = new Float64Array([1, 0, 0, 1, 1e300, 1e300, Infinity, 0, 0]); // [n, Σr, Σr², A (2×2), b]
+    const db = new Database(join(dataDir, "vane.db"));
+    db.prepare("INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats) VALUES (?, ?, ?, ?, ?, ?)").run("proj-1", "production", "pol-ctx", "", "arm-a", Buffer.from(poisoned.buffer));
+    db.close();
+    const again = await started(dataDir);
+    expect((await decide(again.sk, "pol-ctx", { userId: "u-1", visits: 3 })).status).toBe(200);
   });
 
   it("in a decide's context is a 400 naming the field, in the contract's error shape", async () => {
