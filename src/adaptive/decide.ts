@@ -5,7 +5,7 @@ import type { Engine } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
 import { ENTITY_DRAWS, chooseArm } from "./choose.js";
-import { encodeFeatures } from "./features.js";
+import { encodeFeatures, oversizedFeature } from "./features.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { POPULATION, type PolicyState } from "./state.js";
 
@@ -51,6 +51,8 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   const cache = state.cache(entity, policy, input.now);
   const arms = cache.arms!;
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
+  const oversized = features && oversizedFeature(policy.params.features, features, policy.params.lambda);
+  if (oversized !== undefined) return { problem: oversized };
   const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
   if (features) state.rememberContext(features);
   return {

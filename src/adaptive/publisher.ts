@@ -55,32 +55,48 @@ export class WeightsPublisher {
     return this.held;
   }
 
-  /** One pass over the stored bundles; returns the versions it published. */
+  /**
+   * One pass over the stored bundles; returns the versions it published. A bundle whose weighing
+   * fails (its engine refuses a policy's state) does not hold up the bundles after it, which are
+   * often other tenants': the pass goes on, then throws the failures together for the caller to
+   * report (the versions it published are stored all the same).
+   */
   async publish(): Promise<Publication[]> {
     const published: Publication[] = [];
+    const failures: Error[] = [];
     this.held = 0;
     for (const summary of await this.options.bundles.list()) {
-      if (!(await this.due(summary.projectId, summary.env))) {
-        this.held += 1;
-        continue;
-      }
-      const stored = await this.options.bundles.get(summary.projectId, summary.env);
-      if (!stored) continue;
-      const key = `${summary.projectId}\u0000${summary.env}`;
-      const weighed = this.fingerprint(stored.bundle);
-      if (weighed !== undefined && this.unmoved.get(key) === weighed) continue;
-      const next = this.reweighted(stored.bundle);
-      if (!next) {
-        if (weighed !== undefined) this.unmoved.set(key, weighed);
-        continue;
-      }
-      this.unmoved.delete(key);
-      const storedAt = new Date(this.options.now()).toISOString();
-      if (await this.options.bundles.replace(next, storedAt, stored.bundle.version)) {
-        published.push({ projectId: next.projectId, env: next.env, version: next.version });
+      try {
+        const publication = await this.publishOne(summary.projectId, summary.env);
+        if (publication !== undefined) published.push(publication);
+      } catch (error) {
+        failures.push(new Error(`weights for ${summary.projectId}/${summary.env}: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
       }
     }
+    if (failures.length > 0) throw new AggregateError(failures, `weights publication failed for ${failures.length} bundle(s): ${failures.map((f) => f.message).join("; ")}`);
     return published;
+  }
+
+  /** The pass for one project and env: the version it published, if it did. */
+  private async publishOne(projectId: string, env: string): Promise<Publication | undefined> {
+    if (!(await this.due(projectId, env))) {
+      this.held += 1;
+      return undefined;
+    }
+    const stored = await this.options.bundles.get(projectId, env);
+    if (!stored) return undefined;
+    const key = `${projectId}\u0000${env}`;
+    const weighed = this.fingerprint(stored.bundle);
+    if (weighed !== undefined && this.unmoved.get(key) === weighed) return undefined;
+    const next = this.reweighted(stored.bundle);
+    if (!next) {
+      if (weighed !== undefined) this.unmoved.set(key, weighed);
+      return undefined;
+    }
+    this.unmoved.delete(key);
+    const storedAt = new Date(this.options.now()).toISOString();
+    if (!(await this.options.bundles.replace(next, storedAt, stored.bundle.version))) return undefined;
+    return { projectId: next.projectId, env: next.env, version: next.version };
   }
 
   /** Whether the learner's last publication for this project and env is old enough for another. */

@@ -130,6 +130,11 @@ function sameStats(a: readonly ArmStats[], b: readonly ArmStats[]): boolean {
   return true;
 }
 
+function allFinite(stats: ArmStats): boolean {
+  for (let i = 0; i < stats.length; i++) if (!Number.isFinite(stats[i]!)) return false;
+  return true;
+}
+
 function fitting(stats: ArmStats | undefined, d: number): ArmStats {
   return stats && dimensionOf(stats) === d ? stats : emptyStats(d);
 }
@@ -167,9 +172,14 @@ export class LearnedState {
     }
   }
 
-  /** Loads stored rows (at start) or applies committed ones, bumping the versions they touch. */
+  /**
+   * Loads stored rows (at start) or applies committed ones, bumping the versions they touch. A
+   * row with a non-finite entry (stored before the learner refused such updates, stats.ts) is left
+   * out: the arm starts again rather than failing every decision of its policy.
+   */
   apply(rows: Iterable<ArmRow>): void {
     for (const row of rows) {
+      if (!allFinite(row.stats)) continue;
       const state = this.policy(row.projectId, row.env, row.policyId);
       state.arms(row.entity).set(row.armKey, row.stats);
       state.version++;

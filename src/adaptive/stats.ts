@@ -30,20 +30,30 @@ export function mean(s: ArmStats): number {
   return s[N]! > 0 ? s[SUM]! / s[N]! : 0;
 }
 
-/** Sum of squared deviations from the mean (≥ 0 despite rounding). */
+/** Sum of squared deviations from the mean (≥ 0 despite rounding). Σr · mean, not (Σr)² / n: (Σr)² may overflow where Σr² did not. */
 export function squaredDeviations(s: ArmStats): number {
   const n = s[N]!;
-  return n > 0 ? Math.max(0, s[SUM_SQ]! - (s[SUM]! * s[SUM]!) / n) : 0;
+  return n > 0 ? Math.max(0, s[SUM_SQ]! - s[SUM]! * (s[SUM]! / n)) : 0;
 }
+
+/**
+ * The most the diagonal of A and Σr² may hold. A is a sum of x xᵀ, so |A_ij| ≤ √(A_ii·A_jj)
+ * (Cauchy–Schwarz): with the diagonal kept under half the largest double, no entry overflows,
+ * rounding included, and checking the d diagonal entries guards all d² of them.
+ */
+const BOUND = Number.MAX_VALUE / 2;
 
 /**
  * A decision of the arm: one trial (n) and, for contextual arms, its x in A. Counted when the
  * decision is made, so an arm whose rewards are still on their way is not judged by its
- * successes alone.
+ * successes alone. Refused whole (false, nothing changed) when A's diagonal would pass BOUND (a
+ * logged context of 1e300 squares to Infinity): one such event would otherwise break every later
+ * decision of the policy, and stays in the log for every restart to read again.
  */
-export function observeTrial(s: ArmStats, x?: ArrayLike<number>): void {
+export function observeTrial(s: ArmStats, x?: ArrayLike<number>): boolean {
+  if (x && !fitsTrial(s, x)) return refused();
   s[N]! += 1;
-  if (!x) return;
+  if (!x) return true;
   const d = x.length;
   for (let i = 0; i < d; i++) {
     const xi = x[i]!;
@@ -51,21 +61,58 @@ export function observeTrial(s: ArmStats, x?: ArrayLike<number>): void {
     const row = HEAD + i * d;
     for (let j = 0; j < d; j++) s[row + j]! += xi * x[j]!;
   }
+  return true;
 }
 
-/** The reward of a decision already counted as a trial: Σr, Σr² and, for contextual arms, b. */
-export function observeReward(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
+/** Whether A's diagonal stays within BOUND with x xᵀ added (checked before anything changes: a sum past the largest double cannot be undone). */
+function fitsTrial(s: ArmStats, x: ArrayLike<number>): boolean {
+  const d = x.length;
+  for (let i = 0; i < d; i++) if (!(s[HEAD + i * d + i]! + x[i]! * x[i]! <= BOUND)) return false; // NaN fails too
+  return true;
+}
+
+/**
+ * The reward of a decision already counted as a trial: Σr, Σr² and, for contextual arms, b.
+ * Refused whole (false) when Σr² would pass BOUND, b would stop being finite, or x is one a trial
+ * could never take (its decision's trial was refused: b without the matching A would make θ huge).
+ */
+export function observeReward(s: ArmStats, reward: number, x?: ArrayLike<number>): boolean {
+  if (!fitsReward(s, reward, x)) return refused();
   s[SUM]! += reward;
   s[SUM_SQ]! += reward * reward;
-  if (!x || reward === 0) return;
+  if (!x || reward === 0) return true;
   const d = x.length;
   for (let i = 0; i < d; i++) s[HEAD + d * d + i]! += reward * x[i]!;
+  return true;
+}
+
+function fitsReward(s: ArmStats, reward: number, x: ArrayLike<number> | undefined): boolean {
+  if (!(s[SUM_SQ]! + reward * reward <= BOUND) || !Number.isFinite(s[SUM]! + reward)) return false;
+  if (!x || reward === 0) return true;
+  const d = x.length;
+  for (let i = 0; i < d; i++) {
+    const xi = x[i]!;
+    if (!(xi * xi <= BOUND) || !Number.isFinite(s[HEAD + d * d + i]! + reward * xi)) return false;
+  }
+  return true;
+}
+
+/** Updates refused since the process started (refusedUpdates()); the first is told once. */
+let refusedCount = 0;
+
+function refused(): false {
+  if (refusedCount++ === 0) console.warn("vane: a learning update was skipped: a logged context or reward would make an arm's statistics overflow (further ones are skipped silently; refusedUpdates() counts them)");
+  return false;
+}
+
+/** How many trials and rewards were skipped because they would have made statistics non-finite. */
+export function refusedUpdates(): number {
+  return refusedCount;
 }
 
 /** A decision and its reward at once (a trial and its outcome). */
-export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): void {
-  observeTrial(s, x);
-  observeReward(s, reward, x);
+export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): boolean {
+  return observeTrial(s, x) && observeReward(s, reward, x);
 }
 
 /** The statistics with n replaced (the delay correction's effective trial count). */

@@ -130,12 +130,22 @@ function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
 // live through the commit, and young-generation GCs meanwhile would copy and promote them. The
 // answer is written first, and only it waits for the commit.
 function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Response | Promise<Response> {
-  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now)));
+  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideAlone(c, deps, entry, tenant, item, now)));
   const decided = outcomes.filter((o): o is Decided => "decision" in o);
   const source = eventSource(tenant, entry, now, started);
   const parts = decided.map((o) => decisionParts(o.decision));
   const answer = batchAnswer(outcomes, parts, source.version, source.timestamp);
   return sendWhenStored(c, record(deps.events, entry, decided, parts, source), answer);
+}
+
+/** A batch's item: a fault deciding it (the engine refusing a policy's state) is its own 500 error in its place, reported, and the other items are still decided. */
+function decideAlone(c: Context<AppEnv>, deps: DecideDependencies, entry: BundleEntry, tenant: Tenant, item: unknown, now: number): Outcome {
+  try {
+    return decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now);
+  } catch (error) {
+    deps.reportError?.(error, requestIdOf(c));
+    return { error: { code: "INTERNAL_ERROR", message: "Internal error" } };
+  }
 }
 
 function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Response | Promise<Response> {
