@@ -65,17 +65,19 @@ const DEFAULT_PAGE = 5000;
 /** Log seqs scanned per step at most, so a step over a log of mostly other events stays short. */
 const SCAN_SPAN = 50_000;
 /**
- * Pending decisions held in memory by default, the rest spilled to the store: ~43 MB at the ~43 B
- * each (Thompson; contextual d = 8 ~117 B) that `npm run bench:adaptive` measures
- * (docs/adaptive.md). Any bound is passed for good once rate × window exceeds it (this one in 17
- * minutes at 1,000 decisions/s with a window of hours): from then on every decision is spilled and
+ * Pending decisions held in memory by default, the rest spilled to the store: ~13.5 MiB at the
+ * ~57 B each (Thompson; contextual d = 8 ~117 B) that `npm run bench:adaptive` measures at this
+ * size (docs/adaptive.md). Any bound is passed for good once rate × window exceeds it (this one in
+ * 4 minutes at 1,000 decisions/s with a window of hours): from then on every decision is spilled and
  * closes in the store, on the event loop, whatever the bound. A bound of 100,000 halved decide's
  * rate over HTTP once ~10 k decisions a second had filled it (13.4 k against 6.5 k req/s, p99 15.7
  * against 35.1 ms, bench:http 2026-11-28): that is the steady state of every long-running server.
  * bench/past-bound.ts counts it: 251 k instructions a decision of two layers past the bound
- * against 63 k under it before 2026-11-29, 174 k since (docs/adaptive.md).
+ * against 63 k under it before 2026-11-29, 174 k since (docs/adaptive.md). So the bound sets memory,
+ * not the steady state's cost: 250,000 rather than 1,000,000 took 16–37 MiB off the server at the
+ * end of a 60 s load and 30 s later, at the same rate (bench/memory-account.ts, session 18).
  */
-export const DEFAULT_MAX_PENDING_IN_MEMORY = 1_000_000;
+export const DEFAULT_MAX_PENDING_IN_MEMORY = 250_000;
 /**
  * A pending decision this many seqs behind the learned position is spilled whatever the bound, so
  * a restart re-reads at most this much of the log to rebuild the memory.

@@ -59,7 +59,7 @@ ${WEIGHTS_HELP}
                an event resent with the same id within H hours is stored once (default ${DEDUP_HOURS})
   --pending-in-memory N
                adaptive decisions waiting for their reward kept in memory at most (default
-               ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~51 B each, ~125 B contextual); older ones wait in the store
+               ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~57 B each, ~125 B contextual); older ones wait in the store
   --admin-token T
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
                VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
