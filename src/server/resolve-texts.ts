@@ -199,11 +199,11 @@ export class VersionTexts {
   }
 
   /** POST /v1/resolve's answer (bundle/response.ts resolveResponse), as JSON. */
-  resolveAnswer(resolution: Resolution, ids: { readonly decisionId: string; readonly timestamp: string; readonly version: string }, parts: SharedParts): string {
-    const version = ids.version === this.bundle.version ? this.version : JSON.stringify(ids.version);
+  resolveAnswer(resolution: Resolution, decisionId: string, timestamp: string, configVersion: string, parts: SharedParts): string {
+    const version = configVersion === this.bundle.version ? this.version : JSON.stringify(configVersion);
     pieces.push('{"decisionId":');
-    pieces.quotedId(ids.decisionId);
-    pieces.push(',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(ids.timestamp));
+    pieces.quotedId(decisionId);
+    pieces.push(',"assignments":', parts.assignments, ',"metadata":{"timestamp":', quotedTime(timestamp));
     if (resolution.unitKeyValue !== undefined) {
       pieces.push(',"unitKeyValue":');
       pieces.quoted(resolution.unitKeyValue);

@@ -59,7 +59,7 @@ describe("texts written straight from a resolution", () => {
         expect(ring.toString("utf8", 0, row.writeUtf8(ring, 0))).toBe(encodeLogRow([event]).text);
         expect(JSON.stringify(event.body.layers)).toBe(JSON.stringify(resolution.layers.map(assignedLayer)));
         const ids = { decisionId, timestamp, version: tenant.configVersion };
-        expect(texts.resolveAnswer(resolution, ids, parts)).toBe(JSON.stringify(resolveResponse(resolution, ids)));
+        expect(texts.resolveAnswer(resolution, decisionId, timestamp, tenant.configVersion, parts)).toBe(JSON.stringify(resolveResponse(resolution, ids)));
       }),
       { numRuns: 500 },
     );

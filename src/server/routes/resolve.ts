@@ -58,20 +58,20 @@ export function resolveRoutes(deps: ResolveDependencies): Hono<AppEnv> {
       if (found.reason === "missing") return fail(c, "NOT_FOUND", `Bundle not found for ${clip(asked.projectId)}/${clip(asked.env)}`);
       return configUnavailable(c);
     }
-    return resolveAndRecord(deps, asked, found, answerOf, childSpanRunner(c, "vane.resolve")).then((served) => respond(c, served));
+    return resolveAndRecord(deps, asked, found, answerOf, childSpanRunner(c, "vane.resolve")).then((served) => respond(c, found.stale, served));
   }
 }
 
-/** The answer's text, written before the decision's commit is awaited. */
-function answerOf(served: Served): { readonly ok: true; readonly text: string; readonly stale: boolean } {
-  const { decisionId, timestamp, entry } = served;
-  return { ok: true, text: entry.texts.resolveAnswer(served.resolution, { decisionId, timestamp, version: entry.bundle.version }, served.parts), stale: served.stale };
+/** The answer's text, written before the decision's commit is awaited: a string, no record around it (allocation, issue 33). */
+function answerOf(served: Served): string {
+  const { entry } = served;
+  return entry.texts.resolveAnswer(served.resolution, served.decisionId, served.timestamp, entry.bundle.version, served.parts);
 }
 
-function respond(c: Context<AppEnv>, served: ReturnType<typeof answerOf> | Refused): Response {
-  if (!served.ok) return refusal(c, served, badRequest);
-  if (served.stale) servedStale(c);
-  return text(c, served.text, "application/json");
+function respond(c: Context<AppEnv>, stale: boolean, served: string | Refused): Response {
+  if (typeof served !== "string") return refusal(c, served, badRequest);
+  if (stale) servedStale(c);
+  return text(c, served, "application/json");
 }
 
 /** The request from its JSON body; not async (the body is read by the caller), as each async frame costs a promise and its state. */
