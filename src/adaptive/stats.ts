@@ -101,7 +101,7 @@ function fitsReward(s: ArmStats, reward: number, x: ArrayLike<number> | undefine
 let refusedCount = 0;
 
 function refused(): false {
-  if (refusedCount++ === 0) console.warn("vane: a learning update was skipped: a logged context or reward would make an arm's statistics overflow (further ones are skipped silently; refusedUpdates() counts them)");
+  if (refusedCount++ === 0) console.warn("vane: a learning update was skipped: a logged context or reward would make an arm's statistics overflow (further ones are skipped silently; the metric vane_learner_skipped_updates_total counts them)");
   return false;
 }
 

@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { LearnerProgress } from "../../adaptive/learner.js";
 import type { LearnedStateSource } from "../../adaptive/state.js";
 import { DELAYS } from "../../adaptive/state.js";
-import { count } from "../../adaptive/stats.js";
+import { count, refusedUpdates } from "../../adaptive/stats.js";
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { EventStore } from "../../store/types.js";
 import { clusterScrape } from "./cluster-metrics.js";
@@ -107,6 +107,19 @@ export class PrometheusMetrics implements ServiceMetrics {
             if (arm !== DELAYS) this.set({ project: projectId, env, policy: policyId, arm }, count(stats));
           }
         }
+      },
+    });
+    // The process's count, from when this registry started watching: the learner logs only the first.
+    const skippedBefore = refusedUpdates();
+    let skippedReported = 0;
+    new Counter({
+      name: "vane_learner_skipped_updates_total",
+      help: "Learning updates (a decision's trial or its reward) skipped because a logged context value or reward would make an arm's statistics overflow; the events stay stored",
+      registers,
+      collect() {
+        const skipped = refusedUpdates() - skippedBefore;
+        if (skipped > skippedReported) this.inc(skipped - skippedReported);
+        skippedReported = skipped;
       },
     });
   }

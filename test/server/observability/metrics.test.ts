@@ -3,6 +3,7 @@
 // metrics`, and no label value is a secret, a key id, a unit or a decision id.
 import { trace } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Policy } from "../../../src/bundle/types.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../../src/cli/demo-bundle.js";
 import { observeStores } from "../../../src/server/observability/observed-stores.js";
 import { PrometheusMetrics } from "../../../src/server/observability/prometheus.js";
@@ -64,6 +65,7 @@ describe("GET /metrics", () => {
       vane_rate_limited_total: "COUNTER",
       vane_bundle_info: "GAUGE",
       vane_learner_lag_events: "GAUGE",
+      vane_learner_skipped_updates_total: "COUNTER",
       vane_learner_decisions: "GAUGE",
       process_cpu_user_seconds_total: "COUNTER",
     };
@@ -151,6 +153,29 @@ describe("GET /metrics", () => {
     const arms = samples(after, "vane_learner_decisions", { project: DEMO_PROJECT, env: "production", policy: "recs-strategy" });
     expect(arms.length).toBeGreaterThan(0);
     expect(arms.reduce((sum, arm) => sum + Number(arm.value), 0)).toBe(users.length);
+  });
+
+  it("counts the learning updates skipped because a client's reward would overflow an arm's statistics", async () => {
+    const allocations = ["a", "b"].map((name) => ({ id: `alloc-${name}`, name, key: `arm-${name}`, bucketRange: [0, 999] as [number, number], overrides: { price: name } }));
+    const valued: Policy = { id: "pol-value", key: "value", state: "running", kind: "thompson", conditions: [], allocations, reward: { event: "purchase", type: "value", windowSeconds: 3600 } };
+    await server.putBundle({
+      version: V1,
+      orgId: DEMO_ORG,
+      projectId: "proj-valued",
+      env: "production",
+      hashing: { unitKey: "userId" },
+      parameters: [{ key: "price", type: "string", default: "none", layerId: "layer-1", namespace: "shop" }],
+      layers: [{ id: "layer-1", policies: [valued] }],
+    });
+    const key = await server.key({ orgId: DEMO_ORG, projectId: "proj-valued", scopes: WRITE });
+    const track = (decisionId: string, value: number) => ({ type: "track", event: "purchase", unitKey: "u-1", timestamp: V1, decisionId, value });
+    const decisions: string[] = [];
+    for (let i = 0; i < 3; i++) decisions.push(((await (await call(server, "/v1/decide/pol-value", { key, body: { context: { userId: `u-${i}` } } })).json()) as { decisionId: string }).decisionId);
+    const sent = await call(server, "/v1/events", { key, body: { events: [track(decisions[0]!, 1.7e308), track(decisions[1]!, 2), track(decisions[2]!, 1.7e308)] } });
+    expect(sent.status).toBe(200);
+    await server.learner.catchUp();
+    expect(server.learner.progress().rewards).toBe(3);
+    expect(value(await read(), "vane_learner_skipped_updates_total")).toBe(2); // the finite reward is learned
   });
 
   it("still scrapes while the event store is down, the learner's lag unknown (NaN)", async () => {
