@@ -1,7 +1,7 @@
 // One adaptive decision (decisions.md §6–§7): the policy's arm for a unit (and entity) from the
 // freshest learned state, its propensity, and what the response and the decision event carry.
 import type { CompiledAllocation, CompiledBundle } from "../bundle/compile.js";
-import type { Engine } from "../engine/engine.js";
+import { type Engine, ScoreRangeError } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
 import { ENTITY_DRAWS, chooseArm } from "./choose.js";
@@ -53,7 +53,14 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
   const oversized = features && oversizedFeature(policy.params.features, features, policy.params.lambda);
   if (oversized !== undefined) return { problem: oversized };
-  const choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
+  let choice: ReturnType<typeof chooseArm>;
+  try {
+    choice = chooseArm(engine, policy, arms, features, cache, entity === POPULATION ? policy.params.probabilityDraws : Math.min(policy.params.probabilityDraws, ENTITY_DRAWS));
+  } catch (error) {
+    // Accepted features times a learned θ near its bound (value rewards of ~1e153) can still score past 1e300.
+    if (error instanceof ScoreRangeError) return { problem: "context is too large to score against this policy's learned state: an arm's score would pass 1e300; send smaller numeric features" };
+    throw error;
+  }
   if (features) state.rememberContext(features);
   return {
     decision: {

@@ -8,6 +8,11 @@ import { checkArms, checkCount, checkNonNegative, exactMean, exactSd, finite, no
 import { LinearArms, type LinearArmState, checkContext, isLinearArms, packLinearArms } from "./linear.js";
 import { markBuilt } from "./tables.js";
 
+/** A context whose scores under the given arms are beyond what the engine computes exactly: the input's size, not a fault. */
+export class ScoreRangeError extends RangeError {
+  override readonly name = "ScoreRangeError";
+}
+
 export type ArmPosteriors =
   | { readonly kind: "beta"; readonly alpha: ArrayLike<number>; readonly beta: ArrayLike<number> }
   | { readonly kind: "gaussian"; readonly mean: ArrayLike<number>; readonly sd: ArrayLike<number> };
@@ -186,7 +191,7 @@ export class Engine extends BatchBucketEngine {
   linearWinProbabilitiesExact(arms: LinearArms, x: ArrayLike<number>, v: number): Float64Array {
     const n = this.linearScores(arms, x, checkNonNegative("v", v));
     if (!this.wasm.gaussianWinProbabilities(n)) {
-      throw new RangeError("x and v give a mean or sd beyond 1e300; scale the features or v down");
+      throw new ScoreRangeError("x and v give a mean or sd beyond 1e300; scale the features or v down");
     }
     return this.readArmOut(new Float64Array(n), n);
   }
@@ -210,7 +215,7 @@ export class Engine extends BatchBucketEngine {
     }
     this.f64.set(x, this.at.context >>> 3);
     if (!this.wasm.linearScores(arms.armCount, arms.dimension, spread)) {
-      throw new RangeError("x and the spread give scores too large for floating point; scale the features down");
+      throw new ScoreRangeError("x and the spread give scores too large for floating point; scale the features down");
     }
     return arms.armCount;
   }

@@ -136,6 +136,31 @@ describe("a context value whose square overflows", () => {
   });
 });
 
+describe("a learned state near its bound times a large accepted feature", () => {
+  it("is a 400 naming the cause, not a 500: other contexts still decide", async () => {
+    const { sk } = await started();
+    const ctxValued = policy({ ...contextual, id: "pol-ctxv", key: "ctxv", reward: { event: "purchase", type: "value", windowSeconds: 3600 } });
+    await server.putBundle(bundle("proj-1", [ctxValued]));
+    // Rewards of 1e153 (their squares fit under the statistics' bound) teach a θ near 1e153.
+    const tracks = [];
+    for (let i = 0; i < 6; i++) {
+      const decided = (await (await decide(sk, "pol-ctxv", { userId: `u-${i}`, visits: 1 })).json()) as { decisionId: string };
+      tracks.push({ type: "track", event: "purchase", unitKey: `u-${i}`, timestamp: T, decisionId: decided.decisionId, value: 1e153 });
+    }
+    expect((await call(server, "/v1/events", { key: sk, body: { events: tracks } })).status).toBe(200);
+    await server.learner.catchUp();
+    expect(server.learner.progress().rewards).toBe(6);
+
+    // visits = 1e150 is accepted alone (its square is finite), but θ·x passes the engine's 1e300.
+    const large = await decide(sk, "pol-ctxv", { userId: "u-9", visits: 1e150 });
+    expect(large.status).toBe(400);
+    const body = (await large.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("BAD_REQUEST");
+    expect(body.error.message).toMatch(/too large to score against this policy's learned state/);
+    expect((await decide(sk, "pol-ctxv", { userId: "u-9", visits: 2 })).status).toBe(200);
+  });
+});
+
 describe("a reward whose square overflows", () => {
   it("is not learned by a value-reward Thompson policy: decide still answers", async () => {
     const { sk } = await started();
