@@ -141,7 +141,7 @@ function learnedState(policy: AdaptivePolicy, contexts: readonly Record<string, 
     const r = reward(policy, arm);
     const entities = policy.entityKey === undefined ? [POPULATION] : [POPULATION, String(context[policy.entityKey])];
     for (const entity of entities) {
-      const arms = state.arms(entity);
+      const arms = entity === POPULATION ? state.population : state.admit(entity, []).arms;
       const key = policy.armKeys[arm]!;
       if (!arms.has(key)) arms.set(key, emptyStats(policy.dimension));
       observe(arms.get(key)!, r, x);
@@ -268,6 +268,8 @@ function timedStore(learning: LearningStore, timings: Timings): LearningStore {
   return {
     scan: (after, limit, span) => timed("readLog", () => learning.scan(after, limit, span)),
     arms: () => learning.arms(),
+    populationArms: () => learning.populationArms(),
+    entityArms: (projectId, env, policyId, entities) => learning.entityArms(projectId, env, policyId, entities),
     positions: () => learning.positions(),
     openTrialBins: (bins) => learning.openTrialBins(bins),
     pendingFor: (ids) => timed("pendingLookups", () => learning.pendingFor(ids)),

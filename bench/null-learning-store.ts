@@ -5,6 +5,8 @@ import type { LearningStore } from "../src/store/types.js";
 export const nullLearningStore: LearningStore = {
   scan: async (after) => ({ events: [], through: after }),
   arms: async () => [],
+  populationArms: async () => [],
+  entityArms: async () => [],
   positions: async () => ({ learned: 0, memoryFrom: 0, stored: 0 }),
   openTrialBins: async () => [],
   pendingFor: async () => [],

@@ -5,6 +5,7 @@ import { type Engine, ScoreRangeError } from "../engine/engine.js";
 import { unitValue } from "../bundle/resolve.js";
 import type { JsonValue } from "../bundle/types.js";
 import { ENTITY_DRAWS, chooseArm } from "./choose.js";
+import type { EntityArms } from "./entity-memory.js";
 import { encodeFeatures, oversizedFeature } from "./features.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { POPULATION, type PolicyState } from "./state.js";
@@ -15,6 +16,8 @@ export interface DecideInput {
   readonly entityId?: string;
   /** ms since the epoch: open decisions are judged at this time. */
   readonly now: number;
+  /** Entities' statistics read for this decision (PolicyState.load) after it found them not held. */
+  readonly loaded?: ReadonlyMap<string, EntityArms>;
 }
 
 export interface Decision {
@@ -34,7 +37,8 @@ export interface Decision {
   readonly stateRevision: number;
 }
 
-export type DecideOutcome = { readonly decision: Decision } | { readonly problem: string };
+/** `unloaded`: the entity's statistics are not in memory; decide again with them read (PolicyState.load). */
+export type DecideOutcome = { readonly decision: Decision } | { readonly problem: string } | { readonly unloaded: string };
 
 export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy, state: PolicyState, input: DecideInput): DecideOutcome {
   const { context } = input;
@@ -48,7 +52,8 @@ export function decide(compiled: CompiledBundle<Engine>, policy: AdaptivePolicy,
   }
   const { engine } = compiled;
   const entity = entityId ?? POPULATION;
-  const cache = state.cache(entity, policy, input.now);
+  const cache = state.cache(entity, policy, input.now, input.loaded);
+  if (cache === undefined) return { unloaded: entity };
   const arms = cache.arms!;
   const features = policy.dimension > 0 ? encodeFeatures(policy.params.features, context) : undefined;
   const oversized = features && oversizedFeature(policy.params.features, features, policy.params.lambda);

@@ -29,6 +29,8 @@ import { IdWords } from "./decision-id.js";
 import { Feed } from "./feed.js";
 import { encodeFeatures } from "./features.js";
 import { NO_SLOT, Pending, PendingBook, type PolicyRef, REWARDED, UNCOUNTED } from "./pending.js";
+import { EntityBases } from "./entity-bases.js";
+import { EntityMemory } from "./entity-memory.js";
 import { DELAYS, LearnedState, type LearnedStateSource, POPULATION, stateKey } from "./state.js";
 import { type ArmStats, emptyStats, observe, observeReward, observeTrial } from "./stats.js";
 import { TURN_MS, Turns } from "./turns.js";
@@ -53,6 +55,8 @@ export interface LearnerOptions {
   readonly pageSize?: number;
   /** Pending decisions held in memory at most; the oldest past it are spilled to the store. */
   readonly maxPendingInMemory?: number;
+  /** Entities whose statistics are held in memory at most (entity-memory.ts); the others are read from the store. */
+  readonly maxEntitiesInMemory?: number;
   /** This process's committed events (EventStore.onCommitted): learned from memory instead of read back. */
   readonly feed?: (listener: CommitListener, reads: CommitReads) => () => void;
   /** The lease under which this learner learns, when servers share the store: every commit is fenced by it. */
@@ -107,7 +111,7 @@ export interface LearnerProgress {
 }
 
 export class Learner implements LearnedStateSource {
-  readonly state = new LearnedState();
+  readonly state: LearnedState;
   /** The id read last, shared by the book and the additions: a decision's id is parsed once (decision-id.ts). */
   private readonly words = new IdWords();
   private readonly book = new PendingBook(this.words);
@@ -132,6 +136,8 @@ export class Learner implements LearnedStateSource {
   private running: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: LearnerOptions) {
+    const { store } = options;
+    this.state = new LearnedState(new EntityMemory(options.maxEntitiesInMemory, (projectId, env, policyId, entities) => store.entityArms(projectId, env, policyId, entities)));
     this.maxInMemory = options.maxPendingInMemory ?? DEFAULT_MAX_PENDING_IN_MEMORY;
     if (!Number.isSafeInteger(this.maxInMemory) || this.maxInMemory < 0) throw new RangeError(`maxPendingInMemory must be a non-negative integer, got ${this.maxInMemory}`);
     this.feed = new Feed(options.now);
@@ -199,7 +205,8 @@ export class Learner implements LearnedStateSource {
 
   private async load(): Promise<void> {
     const { store } = this.options;
-    const [rows, positions, bins] = await Promise.all([store.arms(), store.positions(), store.openTrialBins(BINS)]);
+    // Entities are read as decide and learning need them: the store keeps no time of last use to pick some by.
+    const [rows, positions, bins] = await Promise.all([store.populationArms(), store.positions(), store.openTrialBins(BINS)]);
     this.state.apply(rows);
     for (const bin of bins) this.state.policy(bin.projectId, bin.env, bin.policyId).opened(bin.armKey, bin.atMs, bin.windowMs, bin.count);
     this.position = positions.learned;
@@ -218,7 +225,7 @@ export class Learner implements LearnedStateSource {
     while (this.rebuildAt < this.rebuildTo) {
       const { events, through } = await this.scan(this.rebuildAt, Math.min(SCAN_SPAN, this.rebuildTo - this.rebuildAt), turns);
       if (through === this.rebuildAt) return false;
-      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), true, this.additions);
+      const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), true, this.additions, this.bases());
       await this.walk(step, events, turns);
       await this.hold(step.added, turns);
       // The decisions held are open trials; nothing is removed from the book before the rebuild ends.
@@ -227,6 +234,11 @@ export class Learner implements LearnedStateSource {
       if (this.rebuildAt === this.rebuildTo) await this.spill(turns); // a bound lowered since the last run
     }
     return true;
+  }
+
+  /** A step's entity statistics to change: held, or read from the store. */
+  private bases(): EntityBases {
+    return new EntityBases(this.state, this.state.memory.read);
   }
 
   private pageSize(): number {
@@ -270,8 +282,13 @@ export class Learner implements LearnedStateSource {
   private async readStep(pastFeed: boolean, turns: Turns): Promise<boolean> {
     const { events, through } = await this.nextPage(pastFeed, turns);
     if (through === this.position) return false;
-    const step = new Step(this.state, this.book, await this.storedFor(events, this.stored, turns), false, this.additions);
-    await this.walk(step, events, turns);
+    const stored = await this.storedFor(events, this.stored, turns);
+    const bases = this.bases();
+    let step: Step;
+    do {
+      step = new Step(this.state, this.book, stored, false, this.additions, bases);
+      await this.walk(step, events, turns);
+    } while (await bases.readUnread());
     const rows = step.touched;
     const oldest = this.book.oldestSeq() ?? (step.added.count > 0 ? step.added.seqs[0] : undefined);
     await this.commit({
@@ -365,8 +382,12 @@ export class Learner implements LearnedStateSource {
     for (;; await turns.between()) {
       const due = await this.options.store.due(now, Math.min(turns.rows(STORE_CHUNK), this.pageSize()));
       if (due.length === 0) return;
-      const step = new Step(this.state, this.book, new Map(), false, this.additions);
-      for (const pending of due) step.close(fromStored(pending));
+      const bases = this.bases();
+      let step: Step;
+      do {
+        step = new Step(this.state, this.book, new Map(), false, this.additions, bases);
+        for (const pending of due) step.close(fromStored(pending));
+      } while (await bases.readUnread());
       const rows = step.touched;
       const oldest = this.book.oldestSeq();
       await this.commit({
@@ -561,6 +582,7 @@ class Step {
     private readonly stored: ReadonlyMap<string, readonly Pending[]>,
     private readonly replay: boolean,
     added: Additions,
+    private readonly bases: EntityBases,
   ) {
     added.reset();
     this.added = added;
@@ -708,7 +730,8 @@ class Step {
     if (!arms) entities.set(entity, (arms = new Map()));
     let row = arms.get(armKey);
     if (!row) {
-      const live = this.state.policyAt(ref.stateKey).arms(entity).get(armKey);
+      // An entity still to be read starts empty here: the walk is done again once it is (EntityBases).
+      const live = entity === POPULATION ? this.state.policyAt(ref.stateKey).population.get(armKey) : this.bases.of(ref, entity)?.get(armKey);
       const stats: ArmStats = live && live.length === emptyStats(dimension).length ? Float64Array.from(live) : emptyStats(dimension);
       row = { projectId: ref.projectId, env: ref.env, policyId: ref.policyId, entity, armKey, stats };
       arms.set(armKey, row);

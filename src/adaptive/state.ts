@@ -1,12 +1,14 @@
 // The learned state in memory: per (project, env, policy) the population's statistics per arm
-// and, for per-entity policies, each entity's own, with the observed reward delays and the
-// decisions whose windows are open (src/adaptive/delay.ts). The learner writes it (after the store
-// has committed the same change); decide reads it, so a decision sees the freshest committed state.
+// and, for per-entity policies, the entities' own (the recently used ones: entity-memory.ts), with
+// the observed reward delays and the decisions whose windows are open (src/adaptive/delay.ts). The
+// learner writes it (after the store has committed the same change); decide reads it, so a
+// decision sees the freshest committed state.
 import type { ArmRow } from "../store/types.js";
 import type { AdaptivePolicy } from "./policy.js";
 import { type DecisionCache, emptyCache } from "./choose.js";
 import { OpenTrials, meanDelay } from "./delay.js";
-import { type ArmStats, addScaled, count, dimensionOf, emptyStats, withCount } from "./stats.js";
+import { EntityArms, EntityMemory } from "./entity-memory.js";
+import { type ArmStats, addScaled, allFinite, count, dimensionOf, emptyStats, withCount } from "./stats.js";
 
 export const POPULATION = "";
 
@@ -22,23 +24,105 @@ const MAX_CACHES = 10_000;
 /** How many recent decision contexts a contextual policy keeps for its published weights. */
 const RECENT_CONTEXTS = 64;
 
+/** An entity's read from the store under way: rows committed meanwhile, which the read may predate, go on top of it. */
+interface Reading {
+  readonly late: Map<string, ArmStats>;
+  readonly done: Promise<ReadonlyMap<string, EntityArms>>;
+}
+
 export class PolicyState {
   /** Bumped on every committed change; an entity's effective statistics depend on the population, so one version serves all. */
   version = 0;
   readonly population = new Map<string, ArmStats>();
-  readonly entities = new Map<string, Map<string, ArmStats>>();
+  /** The entities held in memory (the memory's bound forgets the least recently used; the store has every one). */
+  readonly entities = new Map<string, EntityArms>();
   readonly recentContexts: Float64Array[] = [];
   /** Per arm, the trials whose reward window is open. */
   readonly open = new Map<string, OpenTrials>();
   private recentAt = 0;
   /** Decide's caches for the current version: the population's, and each entity's. */
   private readonly caches = new Map<string, DecisionCache>();
+  private readonly reading = new Map<string, Reading>();
 
-  arms(entity: string): Map<string, ArmStats> {
-    if (entity === POPULATION) return this.population;
-    let arms = this.entities.get(entity);
-    if (!arms) this.entities.set(entity, (arms = new Map()));
-    return arms;
+  constructor(
+    private readonly memory = new EntityMemory(),
+    readonly projectId = "",
+    readonly env = "",
+    readonly policyId = "",
+  ) {
+    memory.hold(this.entities);
+  }
+
+  /** The population's arms, or a held entity's (undefined when not held: the store has it). */
+  arms(entity: string): ReadonlyMap<string, ArmStats> | undefined {
+    return entity === POPULATION ? this.population : this.entities.get(entity)?.arms;
+  }
+
+  /** A committed row: the population's, a held entity's, or one being read (kept for the read); an entity neither held nor read has it in the store. */
+  committed(entity: string, armKey: string, stats: ArmStats): void {
+    if (entity === POPULATION) this.population.set(armKey, stats);
+    else (this.entities.get(entity)?.arms ?? this.reading.get(entity)?.late)?.set(armKey, stats);
+  }
+
+  /** Holds an entity's statistics as the store has them; one held already keeps its own (commits have kept it current). */
+  admit(entity: string, arms: Iterable<readonly [string, ArmStats]>): EntityArms {
+    let own = this.entities.get(entity);
+    if (own) return own;
+    own = new EntityArms();
+    for (const [armKey, stats] of arms) own.arms.set(armKey, stats);
+    this.entities.set(entity, own);
+    this.memory.used(own);
+    this.memory.added();
+    return own;
+  }
+
+  /**
+   * The entities' statistics: held ones at once, the others read from the store in one read and
+   * held. An entity forgotten meanwhile is still in the answer, as read.
+   */
+  async load(entities: Iterable<string>): Promise<ReadonlyMap<string, EntityArms>> {
+    const found = new Map<string, EntityArms>();
+    const unread = new Set<string>();
+    const waits: Promise<unknown>[] = [];
+    for (const entity of entities) {
+      if (found.has(entity)) continue;
+      const own = this.entities.get(entity);
+      if (own) {
+        this.memory.used(own);
+        found.set(entity, own);
+        continue;
+      }
+      const reading = this.reading.get(entity);
+      if (reading) waits.push(reading.done.then((read) => found.set(entity, read.get(entity)!)));
+      else unread.add(entity);
+    }
+    if (unread.size > 0) waits.push(this.read([...unread]).then((read) => read.forEach((own, entity) => found.set(entity, own))));
+    await Promise.all(waits);
+    return found;
+  }
+
+  private read(entities: readonly string[]): Promise<ReadonlyMap<string, EntityArms>> {
+    const lates = entities.map(() => new Map<string, ArmStats>());
+    const done = this.memory.read(this.projectId, this.env, this.policyId, entities).then(
+      (rows) => {
+        const byEntity = new Map<string, Map<string, ArmStats>>(entities.map((entity) => [entity, new Map()]));
+        for (const row of rows) if (allFinite(row.stats)) byEntity.get(row.entity)?.set(row.armKey, row.stats);
+        const held = new Map<string, EntityArms>();
+        entities.forEach((entity, i) => {
+          this.reading.delete(entity);
+          const arms = byEntity.get(entity)!;
+          for (const [armKey, stats] of lates[i]!) arms.set(armKey, stats);
+          held.set(entity, this.admit(entity, arms));
+        });
+        return held;
+      },
+      (error: unknown) => {
+        for (const entity of entities) this.reading.delete(entity);
+        throw error;
+      },
+    );
+    entities.forEach((entity, i) => this.reading.set(entity, { late: lates[i]!, done }));
+    return done;
   }
 
   /**
@@ -72,8 +156,7 @@ export class PolicyState {
    * scaled down to at most `populationWeight` observations per arm, so a new entity starts from
    * what everyone taught and its own data soon dominates.
    */
-  entityArms(policy: AdaptivePolicy, entity: string, nowMs: number): ArmStats[] {
-    const own = this.entities.get(entity);
+  entityArms(policy: AdaptivePolicy, own: ReadonlyMap<string, ArmStats> | undefined, nowMs: number): ArmStats[] {
     const cap = policy.params.populationWeight;
     const population = this.populationArms(policy, nowMs);
     return policy.armKeys.map((key, i) => {
@@ -94,13 +177,24 @@ export class PolicyState {
    * policy, its `arms` filled; while decisions are open, also refreshed every
    * CORRECTION_REFRESH_MS, and kept when the refresh finds the same effective statistics (no
    * delay learned yet, or none of its decisions' outcomes moved): what it holds would be drawn
-   * again from the same numbers.
+   * again from the same numbers. Undefined when it needs an entity's statistics that are neither
+   * held nor `loaded` (load() reads them).
    */
-  cache(entity: string, policy: AdaptivePolicy, nowMs: number): DecisionCache {
+  cache(entity: string, policy: AdaptivePolicy, nowMs: number, loaded?: ReadonlyMap<string, EntityArms>): DecisionCache | undefined {
     let cache = this.caches.get(entity);
     const current = cache?.version === this.version && cache.policy === policy;
-    if (current && (this.open.size === 0 || nowMs - cache!.at < CORRECTION_REFRESH_MS)) return cache!;
-    const arms = entity === POPULATION ? this.populationArms(policy, nowMs) : this.entityArms(policy, entity, nowMs);
+    if (current && (this.open.size === 0 || nowMs - cache!.at < CORRECTION_REFRESH_MS)) {
+      if (entity !== POPULATION) this.used(entity);
+      return cache!;
+    }
+    let arms: ArmStats[];
+    if (entity === POPULATION) arms = this.populationArms(policy, nowMs);
+    else {
+      const own = this.entities.get(entity) ?? loaded?.get(entity);
+      if (own === undefined) return undefined;
+      this.memory.used(own);
+      arms = this.entityArms(policy, own.arms, nowMs);
+    }
     if (current && sameStats(cache!.arms!, arms)) {
       cache!.at = nowMs;
       return cache!;
@@ -110,6 +204,12 @@ export class PolicyState {
     cache = { ...emptyCache(), version: this.version, policy, at: nowMs, arms };
     this.caches.set(entity, cache);
     return cache;
+  }
+
+  /** A decision from an entity's cache is a use of its statistics, when held. */
+  private used(entity: string): void {
+    const own = this.entities.get(entity);
+    if (own !== undefined) this.memory.used(own);
   }
 
   /** A context seen by a contextual decision: a ring of the latest few. */
@@ -127,11 +227,6 @@ function sameStats(a: readonly ArmStats[], b: readonly ArmStats[]): boolean {
     if (x.length !== y.length) return false;
     for (let j = 0; j < x.length; j++) if (!Object.is(x[j], y[j])) return false;
   }
-  return true;
-}
-
-function allFinite(stats: ArmStats): boolean {
-  for (let i = 0; i < stats.length; i++) if (!Number.isFinite(stats[i]!)) return false;
   return true;
 }
 
@@ -153,6 +248,9 @@ export interface LearnedStateSource {
 export class LearnedState {
   private readonly policies = new Map<string, PolicyState>();
 
+  /** `memory` bounds the entities held and reads the others from the store. */
+  constructor(readonly memory = new EntityMemory()) {}
+
   policy(projectId: string, env: string, policyId: string): PolicyState {
     return this.policyAt(stateKey(projectId, env, policyId));
   }
@@ -160,28 +258,29 @@ export class LearnedState {
   /** policy() by a key made once (a PolicyRef's): a string used again keeps its hash, a new one is hashed each time. */
   policyAt(key: string): PolicyState {
     let state = this.policies.get(key);
-    if (!state) this.policies.set(key, (state = new PolicyState()));
+    if (!state) {
+      const [projectId = "", env = "", policyId = ""] = key.split("\u0000");
+      this.policies.set(key, (state = new PolicyState(this.memory, projectId, env, policyId)));
+    }
     return state;
   }
 
   /** Every policy's state with its tenant (for reporting: the metrics read decisions per arm here). */
   *entries(): Iterable<{ readonly projectId: string; readonly env: string; readonly policyId: string; readonly state: PolicyState }> {
-    for (const [key, state] of this.policies) {
-      const [projectId = "", env = "", policyId = ""] = key.split("\u0000");
-      yield { projectId, env, policyId, state };
-    }
+    for (const state of this.policies.values()) yield { projectId: state.projectId, env: state.env, policyId: state.policyId, state };
   }
 
   /**
-   * Loads stored rows (at start) or applies committed ones, bumping the versions they touch. A
-   * row with a non-finite entry (stored before the learner refused such updates, stats.ts) is left
-   * out: the arm starts again rather than failing every decision of its policy.
+   * Loads stored rows (at start) or applies committed ones, bumping the versions they touch; an
+   * entity's go only where the entity is held or being read (PolicyState.committed). A row with a
+   * non-finite entry (stored before the learner refused such updates, stats.ts) is left out: the
+   * arm starts again rather than failing every decision of its policy.
    */
   apply(rows: Iterable<ArmRow>): void {
     for (const row of rows) {
       if (!allFinite(row.stats)) continue;
       const state = this.policy(row.projectId, row.env, row.policyId);
-      state.arms(row.entity).set(row.armKey, row.stats);
+      state.committed(row.entity, row.armKey, row.stats);
       state.version++;
     }
   }

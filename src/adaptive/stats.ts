@@ -115,6 +115,12 @@ export function observe(s: ArmStats, reward: number, x?: ArrayLike<number>): boo
   return observeTrial(s, x) && observeReward(s, reward, x);
 }
 
+/** False for statistics stored before updates that would overflow were refused: they are not loaded (the arm starts again). */
+export function allFinite(stats: ArmStats): boolean {
+  for (let i = 0; i < stats.length; i++) if (!Number.isFinite(stats[i]!)) return false;
+  return true;
+}
+
 /** The statistics with n replaced (the delay correction's effective trial count). */
 export function withCount(s: ArmStats, n: number): ArmStats {
   const out = Float64Array.from(s);

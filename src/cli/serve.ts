@@ -1,6 +1,7 @@
 // `vane serve`: the HTTP API on the data folder's store until SIGINT or SIGTERM. On an empty
 // store it first seeds the demo project and prints its keys and curl commands (first-run.ts).
 import { randomBytes } from "node:crypto";
+import { DEFAULT_MAX_ENTITIES_IN_MEMORY } from "../adaptive/entity-memory.js";
 import { DEFAULT_MAX_PENDING_IN_MEMORY } from "../adaptive/learner.js";
 import { adminTokenProblem } from "../server/admin/admin-token.js";
 import { packageVersion, startNodeServer } from "../server/node.js";
@@ -30,7 +31,7 @@ const DEDUP_HOURS = DEFAULT_RETENTION.dedupWindowMs / HOUR_MS;
 const USAGE = `Usage: vane serve [--port 8787] [--host 127.0.0.1] [--data ${DEFAULT_DATA_DIR}] [--store URL] [--weights-every 60]
                   [--weights-threshold 0.05] [--weights-min-minutes 10]
                   [--retain-days ${RETAIN_DAYS}] [--dedup-hours ${DEDUP_HOURS}] [--archive-retain-days D]
-                  [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}]
+                  [--pending-in-memory ${DEFAULT_MAX_PENDING_IN_MEMORY}] [--entities-in-memory ${DEFAULT_MAX_ENTITIES_IN_MEMORY}]
                   [--metrics off] [--log-level info] [--log-requests errors] [--redis redis://HOST:PORT] [--workers 1] [--parquet DIR]
                   [--admin-token T] [--console]
 
@@ -60,6 +61,10 @@ ${WEIGHTS_HELP}
   --pending-in-memory N
                adaptive decisions waiting for their reward kept in memory at most (default
                ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~57 B each, ~125 B contextual); older ones wait in the store
+  --entities-in-memory N
+               per-entity policies' entities whose statistics are kept in memory at most (default
+               ${DEFAULT_MAX_ENTITIES_IN_MEMORY}, ~1 KB each at 3 arms); the least recently used are read
+               from the store at their next decision
   --admin-token T
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
                VANE_ADMIN_TOKEN environment variable, which keeps it out of the process list;
@@ -98,12 +103,13 @@ export const serveVerb: Verb = {
   async run(args, io) {
     const { values } = parseVerbArgs(args, {
       usage: USAGE,
-      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "log-requests": { type: "string", default: "errors" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS, ...BENCH_OPTIONS },
+      options: { port: { type: "string", default: "8787" }, host: { type: "string", default: "127.0.0.1" }, ...STORE_OPTIONS, "weights-every": { type: "string", default: "60" }, "retain-days": { type: "string", default: String(RETAIN_DAYS) }, "dedup-hours": { type: "string", default: String(DEDUP_HOURS) }, "archive-retain-days": { type: "string" }, metrics: { type: "string", default: "off" }, "log-level": { type: "string", default: "info" }, "log-requests": { type: "string", default: "errors" }, "pending-in-memory": { type: "string", default: String(DEFAULT_MAX_PENDING_IN_MEMORY) }, "entities-in-memory": { type: "string", default: String(DEFAULT_MAX_ENTITIES_IN_MEMORY) }, redis: { type: "string" }, "admin-token": { type: "string" }, console: { type: "boolean", default: false }, parquet: { type: "string" }, workers: { type: "string", default: "1" }, ...WEIGHTS_OPTIONS, ...BENCH_OPTIONS },
       positionals: [0, 0],
     });
     const port = integerOption(values.port, "--port", { min: 0, max: 65535, usage: USAGE });
     const weightsSeconds = integerOption(values["weights-every"], "--weights-every", { min: 1, max: 86_400, usage: USAGE });
     const maxPendingInMemory = integerOption(values["pending-in-memory"], "--pending-in-memory", { min: 0, max: 1_000_000_000, usage: USAGE });
+    const maxEntitiesInMemory = integerOption(values["entities-in-memory"], "--entities-in-memory", { min: 0, max: 1_000_000_000, usage: USAGE });
     const workers = workersOption(values.workers, USAGE);
     const weights = weightsOptions(values, USAGE);
     // Listen first, seed after: a start that fails (port taken) must not store demo keys whose
@@ -123,7 +129,7 @@ export const serveVerb: Verb = {
     if (storeUrl !== undefined) checkedStoreUrl(storeUrl);
     checkDataFolder({ data: values.data, storeUrl });
     const periodScale = periodScaleOption(values["bench-period-scale"]);
-    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, periodScale, retention, archiveRetainMs, metrics, log, maxPendingInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
+    const options = { port, host: values.host, dataDir: values.data, storeUrl, parquetDir: values.parquet, weightsMs: weightsSeconds * 1000, ...weights, periodScale, retention, archiveRetainMs, metrics, log, maxPendingInMemory, maxEntitiesInMemory, redisUrl, adminToken, ...(values.console && { console: { sessionSecret: randomBytes(32).toString("hex") } }) };
     const server = await (workers === 1 ? startNodeServer({ ...options, consoleResults: nodeConsoleResults }) : startCluster(options, { workers, log: io.err })).catch((error: unknown) => {
       throw listenError(error, { host: values.host, port, metrics });
     });

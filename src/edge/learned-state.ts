@@ -15,8 +15,9 @@ export class ReloadedState implements LearnedStateSource {
     store: LearningStore,
     private readonly everyMs: number,
     private readonly now: () => number,
+    maxEntities?: number,
   ) {
-    this.mirror = new StateMirror(store);
+    this.mirror = new StateMirror(store, maxEntities);
   }
 
   get state(): LearnedState {

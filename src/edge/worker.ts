@@ -67,6 +67,12 @@ const newId = () => uuidv7(Date.now());
 const LEARN_MS = 1_000;
 /** The learner object's memory is 128 MB: decisions waiting for a reward past this many (~220 B each) wait in D1. */
 const MAX_PENDING_IN_MEMORY = 100_000;
+/**
+ * Entities' statistics an isolate holds at most (~1 KB each at 3 arms): it reloads them from D1 at
+ * each reload (every LEARN_MS when decisions come), 87 to a statement, and reads the others at
+ * their next decision. The learner object holds none: only decide keeps entities in memory.
+ */
+const MAX_ENTITIES_IN_MEMORY = 1_000;
 
 function appFor(env: WorkerEnv): Hono<AppEnv> {
   if (app !== undefined) return app;
@@ -79,7 +85,7 @@ function appFor(env: WorkerEnv): Hono<AppEnv> {
     streamSecret: env.VANE_STREAM_SECRET === undefined ? undefined : new TextEncoder().encode(env.VANE_STREAM_SECRET),
     rateLimiter: new DurableRateLimiter(env.RATE_LIMITS),
     schemaCompiler: edgeSchemaCompiler,
-    learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now()),
+    learner: new ReloadedState(stores.learning, LEARN_MS, () => Date.now(), MAX_ENTITIES_IN_MEMORY),
     shareStoreChecks: false,
     readEvents: storeReads(stores.events),
     adminToken: env.VANE_ADMIN_TOKEN === undefined || env.VANE_ADMIN_TOKEN === "" ? undefined : env.VANE_ADMIN_TOKEN,

@@ -19,6 +19,8 @@ export interface LearnerDeps {
   readonly clock: Clock;
   /** Pending decisions held in memory at most (the learner's default when absent). */
   readonly maxPendingInMemory?: number;
+  /** Entities' statistics held in memory at most, learning or mirroring (the learner's default when absent). */
+  readonly maxEntitiesInMemory?: number;
   /** The lease it learns under, when servers share the store. */
   readonly lease?: LeaseClaim;
 }
@@ -29,6 +31,7 @@ export function createLearner(deps: LearnerDeps): Learner {
     store: deps.stores.learning,
     now: () => deps.clock.now(),
     maxPendingInMemory: deps.maxPendingInMemory,
+    maxEntitiesInMemory: deps.maxEntitiesInMemory,
     lease: deps.lease,
     feed: (listener, reads) => deps.stores.events.onCommitted(listener, reads),
     catalogs: async ({ orgId, projectId, env }) => {
@@ -51,7 +54,7 @@ export class SharedLearning implements LearnedStateSource {
   private published = new PublishedTrials();
 
   constructor(private readonly deps: LearnerDeps & { readonly lease: LeaseClaim }) {
-    this.mirror = new StateMirror(deps.stores.learning);
+    this.mirror = new StateMirror(deps.stores.learning, deps.maxEntitiesInMemory);
   }
 
   get state(): LearnedState {

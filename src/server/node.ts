@@ -75,6 +75,8 @@ export interface NodeServerOptions {
   readonly periodScale?: number;
   /** Adaptive decisions waiting for a reward held in memory at most; older ones wait in the store. */
   readonly maxPendingInMemory?: number;
+  /** Entities' statistics (per-entity policies) held in memory at most; the others are read from the store when used. */
+  readonly maxEntitiesInMemory?: number;
   /** How often learned weights are recomputed (and published when they moved). */
   readonly weightsMs?: number;
   /** Publish learned weights only when an arm's weight moved by at least this (publisher.ts's default when absent). */
@@ -184,7 +186,7 @@ export async function startNodeServer(options: NodeServerOptions): Promise<Runni
   );
   const engine = await loadEngine();
   const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, lease: { name: "learner", holder } });
+  const learning = new SharedLearning({ stores, engine, clock: systemClock, maxPendingInMemory: options.maxPendingInMemory, maxEntitiesInMemory: options.maxEntitiesInMemory, lease: { name: "learner", holder } });
   metrics?.watchLearner(learning, stores.events);
   metrics?.watchArchive(stores.events);
   const publisher = new WeightsPublisher({ bundles: stores.bundles, learned: learning, engine, now: () => systemClock.now(), threshold: options.weightsThreshold, minIntervalMs: options.weightsMinIntervalMs });

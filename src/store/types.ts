@@ -419,7 +419,12 @@ export interface OpenTrialChanges {
 export interface LearningStore {
   /** The learner's events after `afterSeq`, ascending: at most `limit`, from at most `span` seqs of the log. */
   scan(afterSeq: number, limit: number, span: number): Promise<LearningScan>;
+  /** Every stored row: the population's and every entity's. */
   arms(): Promise<ArmRow[]>;
+  /** The population's rows (entity ""), every policy's: what a start loads (entities are read as they are needed). */
+  populationArms(): Promise<ArmRow[]>;
+  /** The stored rows of these entities of one policy (none for an entity never learned). */
+  entityArms(projectId: string, env: string, policyId: string, entities: readonly string[]): Promise<ArmRow[]>;
   positions(): Promise<LearningPositions>;
   /** Stored pending decisions with these decision ids, of any tenant (the caller matches the tenant). */
   pendingFor(decisionIds: readonly string[]): Promise<PendingDecision[]>;

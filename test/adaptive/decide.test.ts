@@ -24,7 +24,7 @@ describe("decide", () => {
     const byArm = new Map<number, object>();
     for (let i = 0; i < 200; i++) {
       const outcome = decide(compiled, policy, state, { context: { userId: `u${i}` }, now: 0 });
-      if (!("decision" in outcome)) throw new Error(outcome.problem);
+      if (!("decision" in outcome)) throw new Error(JSON.stringify(outcome));
       const { arm, assignments } = outcome.decision;
       expect(assignments).toEqual({ variant: `v${arm}`, size: 3 });
       expect(Object.isFrozen(assignments)).toBe(true);
@@ -35,7 +35,7 @@ describe("decide", () => {
     // Another compiled bundle (another version) has its own.
     const again = compileBundle(bundle, engine);
     const outcome = decide(again, adaptiveCatalog(again).get("pol")!, state, { context: { userId: "u0" }, now: 0 });
-    if (!("decision" in outcome)) throw new Error(outcome.problem);
+    if (!("decision" in outcome)) throw new Error(JSON.stringify(outcome));
     expect(outcome.decision.assignments).not.toBe(byArm.get(outcome.decision.arm));
   });
 });

@@ -7,7 +7,8 @@ import { type AdaptiveCatalog, adaptiveCatalog } from "../../src/adaptive/policy
 import { compileBundle } from "../../src/bundle/compile.js";
 import type { Bundle } from "../../src/bundle/types.js";
 import { loadEngine } from "../../src/engine/loader.js";
-import type { StoredEvent } from "../../src/store/types.js";
+import type { LearningStore, StoredEvent } from "../../src/store/types.js";
+import { expect } from "vitest";
 import { policyBundle } from "./fixtures.js";
 
 export const T0 = Date.parse("2026-11-21T12:00:00.000Z");
@@ -38,13 +39,19 @@ export async function twoPolicyCatalogs(): Promise<{ readonly catalog: AdaptiveC
   return { catalog, catalogs: async ({ orgId, projectId }) => (orgId === "org" && projectId === "proj" ? catalog : undefined) };
 }
 
-/** Every arm's statistics, population and entities, of both policies. */
-export function snapshot(learner: Learner): Record<string, number[]> {
+/**
+ * Every arm's statistics, population and entities, of both policies: the population's as the
+ * learner holds them, the entities' as its store has them (the learner holds only the entities
+ * decide used, each as stored: checked here).
+ */
+export async function snapshot(learner: Learner, store: LearningStore): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
+  const stored = await store.arms();
   for (const policyId of ["pol", "pol2"]) {
     const state = learner.state.policy("proj", "production", policyId);
     for (const [arm, stats] of state.population) out[`${policyId}/${JSON.stringify(arm)}`] = Array.from(stats);
-    for (const [entity, arms] of state.entities) for (const [arm, stats] of arms) out[`${policyId}/${entity}/${arm}`] = Array.from(stats);
+    for (const row of stored) if (row.policyId === policyId && row.entity !== "") out[`${policyId}/${row.entity}/${row.armKey}`] = Array.from(row.stats);
+    for (const [entity, { arms }] of state.entities) for (const [arm, stats] of arms) expect(Array.from(stats), `${policyId}/${entity}/${arm} held as stored`).toEqual(out[`${policyId}/${entity}/${arm}`]);
   }
   return out;
 }

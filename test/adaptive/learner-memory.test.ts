@@ -109,10 +109,10 @@ describe("pending decisions in memory, bounded", () => {
       const [none, one, five, huge] = runs.map((r) => r.learner);
       expect(huge!.progress().stored).toBe(0);
       expect(none!.progress()).toMatchObject({ inMemory: 0 });
-      const reference = snapshot(huge!);
+      const reference = await snapshot(huge!, runs[3]!.stores.learning);
       expect(Object.keys(reference).length).toBeGreaterThan(10);
-      for (const learner of [none, one, five]) {
-        expect(snapshot(learner!)).toEqual(reference);
+      for (const [i, learner] of [none, one, five].entries()) {
+        expect(await snapshot(learner!, runs[i]!.stores.learning)).toEqual(reference);
         expect(learner!.progress()).toMatchObject({ decisions: huge!.progress().decisions, rewards: huge!.progress().rewards, closedWithoutReward: huge!.progress().closedWithoutReward });
       }
       expect(huge!.progress().rewards).toBeGreaterThan(50);
@@ -126,8 +126,8 @@ describe("pending decisions in memory, bounded", () => {
     const steady = await play(log, 10_000_000);
     const restarted = [await play(log, 10_000_000, [3, 9, 17, 18, 30]), await play(log, 8, [3, 9, 17, 18, 30]), await play(log, 0, [5, 25])];
     try {
-      const reference = snapshot(steady.learner);
-      for (const run of restarted) expect(snapshot(run.learner)).toEqual(reference);
+      const reference = await snapshot(steady.learner, steady.stores.learning);
+      for (const run of restarted) expect(await snapshot(run.learner, run.stores.learning)).toEqual(reference);
     } finally {
       steady.stores.close();
       for (const r of restarted) r.stores.close();
@@ -158,7 +158,7 @@ describe("pending decisions in memory, bounded", () => {
     try {
       expect(spilled.learner.progress().stored).toBeGreaterThan(0);
       expect(spilled.learner.progress().inMemory).toBe(4);
-      expect(snapshot(spilled.learner)).toEqual(snapshot(steady.learner));
+      expect(await snapshot(spilled.learner, spilled.stores.learning)).toEqual(await snapshot(steady.learner, steady.stores.learning));
       expect(effective(spilled.learner)).toEqual(effective(steady.learner));
     } finally {
       steady.stores.close();
@@ -199,7 +199,7 @@ describe("pending decisions in memory, bounded", () => {
       }
       events.now = T0 + log.length * 5000 + 200_000;
       await learner.catchUp();
-      expect(snapshot(learner)).toEqual(snapshot(steady.learner));
+      expect(await snapshot(learner, stores.learning)).toEqual(await snapshot(steady.learner, steady.stores.learning));
     } finally {
       stores.close();
       steady.stores.close();
@@ -345,7 +345,7 @@ describe("the feed of this process's commits", () => {
     const fed = await play(log, 5, [8, 20], true);
     try {
       expect(fed.learner.progress().fed).toBeGreaterThan(0);
-      expect(snapshot(fed.learner)).toEqual(snapshot(scanning.learner));
+      expect(await snapshot(fed.learner, fed.stores.learning)).toEqual(await snapshot(scanning.learner, scanning.stores.learning));
     } finally {
       scanning.stores.close();
       fed.stores.close();

@@ -58,7 +58,7 @@ describe("decisions this process minted the id of", () => {
     const resolved = decisionEvent(resolution, { decisionId: "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a50", ...tenant, configVersion: "v", nowMs: T0, timestamp, latencyMs: 0.1 }, "u1");
     const policy = adaptiveCatalog(compiled).get("pol-cta")!;
     const outcome = decide(compiled, policy, new PolicyState(), { context: { userId: "u2" }, entityId: undefined, now: T0 });
-    if ("problem" in outcome) throw new Error(outcome.problem);
+    if (!("decision" in outcome)) throw new Error(JSON.stringify(outcome));
     const decided = decideEvent(outcome.decision, "0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a51", { ...tenant, version: "v", now: T0, timestamp, latencyMs: 0.1 });
 
     for (const event of [resolved, decided]) {

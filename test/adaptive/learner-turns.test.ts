@@ -63,7 +63,7 @@ describe("the learner's turns", () => {
     expect(await turnsDuring(() => slicedLearner.catchUp())).toBeGreaterThan(20);
     expect(await turnsDuring(() => wholeLearner.catchUp())).toBeLessThanOrEqual(1);
     expect(slicedLearner.progress()).toMatchObject({ decisions: 2250, rewards: 750, scanned: events.length });
-    expect(snapshot(slicedLearner)).toEqual(snapshot(wholeLearner));
+    expect(await snapshot(slicedLearner, sliced.learning)).toEqual(await snapshot(wholeLearner, whole.learning));
     sliced.close();
     whole.close();
   });
@@ -78,7 +78,7 @@ describe("the learner's turns", () => {
     // Past the bound: 2,150 decisions spilled, a thousand at a time.
     expect(await turnsDuring(() => first.catchUp(false))).toBeGreaterThan(20);
     expect(first.progress()).toMatchObject({ decisions: 2250, rewards: 750, fed: 2000, scanned: 0, inMemory: 100, stored: 2150 });
-    const learned = snapshot(first);
+    const learned = await snapshot(first, stores.learning);
     first.close();
     stores.close();
 
@@ -86,14 +86,14 @@ describe("the learner's turns", () => {
     stores = open(dir);
     first = learner(stores, { turnMs: 0, maxPendingInMemory: 10_000 });
     expect(await turnsDuring(() => first.catchUp())).toBeGreaterThan(2);
-    expect(snapshot(first)).toEqual(learned);
+    expect(await snapshot(first, stores.learning)).toEqual(learned);
     expect(first.progress()).toMatchObject({ decisions: 0, rewards: 0, stored: 2150 });
 
     // Every window closed: the stored decisions are closed a thousand at a time.
     log.now = T0 + 3_600_000;
     expect(await turnsDuring(() => first.catchUp())).toBeGreaterThan(1);
     expect(first.progress()).toMatchObject({ stored: 0, inMemory: 0, closedWithoutReward: 1500 });
-    expect(snapshot(first)).toEqual(learned);
+    expect(await snapshot(first, stores.learning)).toEqual(learned);
     stores.close();
   });
 });

@@ -51,7 +51,13 @@ function reward(decisionId: string, name = "win", body: Record<string, unknown> 
 }
 
 function stats(learner: Learner, armKey: string, entity = "") {
-  const s = learner.state.policy("proj", "production", "pol").arms(entity).get(armKey);
+  const s = learner.state.policy("proj", "production", "pol").arms(entity)?.get(armKey);
+  return s ? [s[0], s[1]] : [0, 0];
+}
+
+/** An entity's statistics as decide reads them: held, or read from the store. */
+async function entityStats(learner: Learner, armKey: string, entity: string) {
+  const s = (await learner.state.policy("proj", "production", "pol").load([entity])).get(entity)!.arms.get(armKey);
   return s ? [s[0], s[1]] : [0, 0];
 }
 
@@ -122,8 +128,10 @@ describe("Learner", () => {
     await sqlite.events.append([decision("d1", "k0", { entityId: "acct-1" }), decision("d2", "k0", { filteredContext: { accountId: "acct-2" } }), reward("d1"), reward("d2")]);
     await learner.catchUp();
     expect(stats(learner, "k0")).toEqual([2, 2]);
-    expect(stats(learner, "k0", "acct-1")).toEqual([1, 1]);
-    expect(stats(learner, "k0", "acct-2")).toEqual([1, 1]);
+    // Learned, never decided: in the store, read at their next use.
+    expect(stats(learner, "k0", "acct-1")).toEqual([0, 0]);
+    expect(await entityStats(learner, "k0", "acct-1")).toEqual([1, 1]);
+    expect(await entityStats(learner, "k0", "acct-2")).toEqual([1, 1]);
   });
 
   it("ignores static layers, other projects and arms the policy no longer has", async () => {

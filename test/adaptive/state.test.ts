@@ -19,7 +19,7 @@ describe("per-entity statistics", () => {
     const everyone = emptyStats(0);
     for (let i = 0; i < 1000; i++) observe(everyone, i < 300 ? 1 : 0);
     state.population.set("k0", everyone);
-    const [fresh] = state.entityArms(policy, "acct-new", 0);
+    const [fresh] = state.entityArms(policy, undefined, 0);
     expect(fresh![0]).toBeCloseTo(10, 9); // n
     expect(fresh![1]).toBeCloseTo(3, 9); // Σr: the population's 30% kept
   });
@@ -32,8 +32,7 @@ describe("per-entity statistics", () => {
     const everyone = Float64Array.from(mine);
     for (let i = 0; i < 1000; i++) observe(everyone, 0);
     state.population.set("k0", everyone);
-    state.arms("acct-1").set("k0", mine);
-    const [own] = state.entityArms(policy, "acct-1", 0);
+    const [own] = state.entityArms(policy, new Map([["k0", mine]]), 0);
     expect(own![0]).toBeCloseTo(50 + 10, 9);
     expect(own![1]).toBeCloseTo(50, 9);
   });
@@ -44,7 +43,7 @@ describe("per-entity statistics", () => {
     const everyone = emptyStats(0);
     for (let i = 0; i < 4; i++) observe(everyone, 1);
     state.population.set("k0", everyone);
-    expect(Array.from(state.entityArms(policy, "x", 0)[0]!)).toEqual(Array.from(everyone));
+    expect(Array.from(state.entityArms(policy, undefined, 0)[0]!)).toEqual(Array.from(everyone));
   });
 });
 
@@ -85,7 +84,7 @@ describe("decision caches", () => {
     for (let i = 0; i < 50; i++) observe(seen, i % 4 === 0 ? 1 : 0);
     state.population.set(policy.armKeys[0]!, seen);
     state.opened(policy.armKeys[0]!, 0, 60_000, 20);
-    const cache = state.cache("", policy, 0);
+    const cache = state.cache("", policy, 0)!;
     cache.probabilities = new Float64Array([0.5, 0.5]);
     // No reward delay learned yet: the open decisions hide nothing, the numbers stay.
     expect(state.cache("", policy, CORRECTION_REFRESH_MS)).toBe(cache);
@@ -94,7 +93,7 @@ describe("decision caches", () => {
     const delays = new Float64Array(3);
     for (let i = 0; i < 10; i++) observeDelay(delays, 5_000);
     state.population.set(DELAYS, delays);
-    const refreshed = state.cache("", policy, 2 * CORRECTION_REFRESH_MS);
+    const refreshed = state.cache("", policy, 2 * CORRECTION_REFRESH_MS)!;
     expect(refreshed).not.toBe(cache);
     expect(refreshed.probabilities).toBeUndefined();
     expect(refreshed.arms).toEqual(state.populationArms(policy, 2 * CORRECTION_REFRESH_MS));

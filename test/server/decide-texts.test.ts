@@ -5,6 +5,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Decision, decide } from "../../src/adaptive/decide.js";
+import { EntityArms } from "../../src/adaptive/entity-memory.js";
 import { adaptiveCatalog } from "../../src/adaptive/policy.js";
 import { PolicyState } from "../../src/adaptive/state.js";
 import { compileBundle } from "../../src/bundle/compile.js";
@@ -63,7 +64,11 @@ describe("texts written straight from a decision", () => {
         items.forEach((context, i) => {
           const state = new PolicyState();
           state.version = revision;
-          const outcome = decide(compiled, policies[i % policies.length]!, state, { context, entityId: entityId ?? undefined, now: NOW });
+          const input = { context, entityId: entityId ?? undefined, now: NOW };
+          const first = decide(compiled, policies[i % policies.length]!, state, input);
+          // An entity new to this state: decided from empty statistics, as the store would give them.
+          const outcome = "unloaded" in first ? decide(compiled, policies[i % policies.length]!, state, { ...input, loaded: new Map([[first.unloaded, new EntityArms()]]) }) : first;
+          if ("unloaded" in outcome) throw new Error("decided unloaded twice");
           outcomes.push("problem" in outcome ? { error: { code: "BAD_REQUEST", message: outcome.problem } } : { decision: outcome.decision, decisionId: `0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5${i}` });
         });
         const decided = outcomes.filter((o): o is Decided => "decision" in o);

@@ -137,7 +137,7 @@ async function track(decisionId: string, unitKey: string, event = "purchase", ex
 }
 
 function armStats(learner: Learner, policyId: string, armKey: string, entity = "") {
-  const stats = learner.state.policy("proj-1", "production", policyId).arms(entity).get(armKey);
+  const stats = learner.state.policy("proj-1", "production", policyId).arms(entity)?.get(armKey);
   return stats ? { n: stats[0]!, sum: stats[1]! } : { n: 0, sum: 0 };
 }
 

@@ -37,7 +37,7 @@ async function learned(projectId: string): Promise<{ trials: number; rewards: nu
   await server.learner.catchUp();
   let trials = 0;
   let rewards = 0;
-  for (const [arm, stats] of server.learner.state.policy(projectId, "production", "pol").arms(POPULATION)) {
+  for (const [arm, stats] of server.learner.state.policy(projectId, "production", "pol").arms(POPULATION)!) {
     if (arm === DELAYS) continue;
     trials += stats[0]!;
     rewards += stats[1]!;

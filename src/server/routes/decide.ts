@@ -3,7 +3,8 @@
 // with the chosen arm's propensity, before it is answered.
 import { Hono, type Context } from "hono";
 import { type Decision, decide } from "../../adaptive/decide.js";
-import type { LearnedStateSource } from "../../adaptive/state.js";
+import type { EntityArms } from "../../adaptive/entity-memory.js";
+import type { LearnedStateSource, PolicyState } from "../../adaptive/state.js";
 import { adaptiveCatalog } from "../../adaptive/policy.js";
 import { contextProblems } from "../../bundle/resolve.js";
 import { type EventStore, MINTED_DECISION, type StoredEvent } from "../../store/types.js";
@@ -44,7 +45,11 @@ interface Item {
 }
 
 type ItemError = { readonly error: { readonly code: string; readonly message: string } };
+/** A per-entity decision whose entity's statistics are not in memory: decided again once they are read (PolicyState.load). */
+type Unloaded = { readonly unloaded: string; readonly state: PolicyState };
 type Outcome = Decided | ItemError;
+/** Entities' statistics read for a request, by the policy state they belong to. */
+type Loaded = ReadonlyMap<PolicyState, ReadonlyMap<string, EntityArms>>;
 
 interface Tenant {
   readonly orgId: string;
@@ -129,8 +134,13 @@ function batchItems(c: Context<AppEnv>, items: unknown): unknown[] | Response {
 // decideBatch and decideOne are not async: their locals (the outcomes, the events, the row) would
 // live through the commit, and young-generation GCs meanwhile would copy and promote them. The
 // answer is written first, and only it waits for the commit.
-function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, items: readonly unknown[]): Response | Promise<Response> {
-  const outcomes = inChildSpan(c, "vane.decide", () => items.map((item) => decideAlone(c, deps, entry, tenant, item, now)));
+function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, prepared: Prepared, items: readonly unknown[], loaded?: Loaded): Response | Promise<Response> {
+  const { tenant, entry, now, started } = prepared;
+  const decidedOrNot = inChildSpan(c, "vane.decide", () => items.map((item) => decideAlone(c, deps, entry, tenant, item, now, loaded)));
+  const unloaded = decidedOrNot.filter((o): o is Unloaded => "unloaded" in o);
+  // Every item is decided again with what was read: a batch with an entity not in memory is rare, and costs a read anyway.
+  if (unloaded.length > 0) return loadThen(c, deps, unloaded, loaded, (read) => decideBatch(c, deps, prepared, items, read));
+  const outcomes = decidedOrNot as Outcome[];
   const decided = outcomes.filter((o): o is Decided => "decision" in o);
   const source = eventSource(tenant, entry, now, started);
   const parts = decided.map((o) => decisionParts(o.decision));
@@ -139,24 +149,48 @@ function decideBatch(c: Context<AppEnv>, deps: DecideDependencies, { tenant, ent
 }
 
 /** A batch's item: a fault deciding it (the engine refusing a policy's state) is its own 500 error in its place, reported, and the other items are still decided. */
-function decideAlone(c: Context<AppEnv>, deps: DecideDependencies, entry: BundleEntry, tenant: Tenant, item: unknown, now: number): Outcome {
+function decideAlone(c: Context<AppEnv>, deps: DecideDependencies, entry: BundleEntry, tenant: Tenant, item: unknown, now: number, loaded: Loaded | undefined): Outcome | Unloaded {
   try {
-    return decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now);
+    return decideItem(entry, deps.learner, tenant, isObject(item) ? (item as Item) : undefined, now, loaded);
   } catch (error) {
     deps.reportError?.(error, requestIdOf(c));
     return { error: { code: "INTERNAL_ERROR", message: "Internal error" } };
   }
 }
 
-function decideOne(c: Context<AppEnv>, deps: DecideDependencies, { tenant, entry, now, started }: Prepared, body: Record<string, unknown>): Response | Promise<Response> {
+function decideOne(c: Context<AppEnv>, deps: DecideDependencies, prepared: Prepared, body: Record<string, unknown>, loaded?: Loaded): Response | Promise<Response> {
+  const { tenant, entry, now, started } = prepared;
   const item = { policyId: c.req.param("policyId"), context: body.context, entityId: body.entityId };
   const traced = childSpanRunner(c, "vane.decide");
-  const outcome = traced === undefined ? decideItem(entry, deps.learner, tenant, item, now) : traced(() => decideItem(entry, deps.learner, tenant, item, now));
+  const outcome = traced === undefined ? decideItem(entry, deps.learner, tenant, item, now, loaded) : traced(() => decideItem(entry, deps.learner, tenant, item, now, loaded));
+  if ("unloaded" in outcome) return loadThen(c, deps, [outcome], loaded, (read) => decideOne(c, deps, prepared, body, read));
   if ("error" in outcome) return fail(c, outcome.error.code as "BAD_REQUEST" | "NOT_FOUND", outcome.error.message);
   const source = eventSource(tenant, entry, now, started);
   const parts = decisionParts(outcome.decision);
   const answer = decideAnswer(outcome, parts, source.version, source.timestamp);
   return sendWhenStored(c, record(deps.events, entry, [outcome], [parts], source), answer);
+}
+
+/**
+ * Reads the entities' statistics (one read per policy), then decides again with them and what was
+ * read before; a store that fails the read is a 503, as when the learned state cannot be loaded.
+ */
+function loadThen(c: Context<AppEnv>, deps: DecideDependencies, unloaded: readonly Unloaded[], before: Loaded | undefined, decideAgain: (loaded: Loaded) => Response | Promise<Response>): Promise<Response> {
+  const entities = new Map<PolicyState, string[]>();
+  for (const { state, unloaded: entity } of unloaded) {
+    const list = entities.get(state);
+    if (list) list.push(entity);
+    else entities.set(state, [entity]);
+  }
+  const loaded = new Map(before);
+  const reads = [...entities].map(([state, list]) => state.load(list).then((read) => void loaded.set(state, new Map([...(before?.get(state) ?? []), ...read]))));
+  return Promise.all(reads).then(
+    () => decideAgain(loaded),
+    (error: unknown) => {
+      deps.reportError?.(error, requestIdOf(c));
+      return configUnavailable(c);
+    },
+  );
 }
 
 /** The answer once the decisions' events are stored (resolution.ts's whenStored); the 503 when that fails: nothing was served. */
@@ -241,7 +275,7 @@ function itemError(code: "BAD_REQUEST" | "NOT_FOUND", message: string): ItemErro
   return { error: { code, message } };
 }
 
-function decideItem(entry: BundleEntry, learner: LearnedStateSource, tenant: Tenant, item: Item | undefined, now: number): Outcome {
+function decideItem(entry: BundleEntry, learner: LearnedStateSource, tenant: Tenant, item: Item | undefined, now: number, loaded: Loaded | undefined): Outcome | Unloaded {
   if (!item) return itemError("BAD_REQUEST", "each decision must be an object");
   const { policyId, context, entityId } = item;
   if (typeof policyId !== "string" || policyId === "") return itemError("BAD_REQUEST", "policyId must be a non-empty string");
@@ -254,8 +288,9 @@ function decideItem(entry: BundleEntry, learner: LearnedStateSource, tenant: Ten
   const problems = contextProblems(compiled, context);
   if (problems.length > 0) return itemError("BAD_REQUEST", problems.join("; "));
   const state = learner.state.policy(tenant.projectId, tenant.env, policyId);
-  const outcome = decide(compiled, policy, state, { context, entityId, now });
+  const outcome = decide(compiled, policy, state, { context, entityId, now, loaded: loaded?.get(state) });
   if ("problem" in outcome) return itemError("BAD_REQUEST", outcome.problem);
+  if ("unloaded" in outcome) return { unloaded: outcome.unloaded, state };
   return { decision: outcome.decision, decisionId: uuidv7(now) };
 }
 

@@ -14,6 +14,11 @@ const PENDING_KEY = "decision_id = ?1 AND policy_id = ?2 AND project_id = ?3 AND
 const BIN_COLUMNS = "project_id, env, policy_id, arm_key, window_ms, at_ms, count";
 /** Bound parameters per D1 statement stay under its limit of 100. */
 const LOOKUP_CHUNK = 90;
+/** Entities per entityArms statement: with its project, env and policy, under the same limit. */
+const ENTITY_CHUNK = LOOKUP_CHUNK - 3;
+const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+
+type D1ArmRow = { project_id: string; env: string; policy_id: string; entity: string; arm_key: string; stats: Blob };
 
 const bytesOf = (values: Float64Array): Uint8Array => new Uint8Array(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength));
 
@@ -22,6 +27,8 @@ const floatsOf = (blob: Blob): Float64Array => floats(bytesOfBlob(blob));
 
 /** A row as D1 returns it: the features' BLOB as byte values. */
 type D1PendingRow = Omit<PendingRow, "features"> & { features: Blob | null };
+
+const fromD1ArmRow = (row: D1ArmRow): ArmRow => ({ projectId: row.project_id, env: row.env, policyId: row.policy_id, entity: row.entity, armKey: row.arm_key, stats: floatsOf(row.stats) });
 
 const fromD1PendingRow = (row: D1PendingRow): PendingDecision => fromPendingRow({ ...row, features: row.features === null ? null : bytesOfBlob(row.features) });
 
@@ -36,8 +43,24 @@ export class D1LearningStore implements LearningStore {
   }
 
   async arms(): Promise<ArmRow[]> {
-    const { results } = await this.db.prepare("SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms").all<{ project_id: string; env: string; policy_id: string; entity: string; arm_key: string; stats: Blob }>();
-    return results.map((row) => ({ projectId: row.project_id, env: row.env, policyId: row.policy_id, entity: row.entity, armKey: row.arm_key, stats: floatsOf(row.stats) }));
+    const { results } = await this.db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms`).all<D1ArmRow>();
+    return results.map(fromD1ArmRow);
+  }
+
+  async populationArms(): Promise<ArmRow[]> {
+    const { results } = await this.db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`).all<D1ArmRow>();
+    return results.map(fromD1ArmRow);
+  }
+
+  async entityArms(projectId: string, env: string, policyId: string, entities: readonly string[]): Promise<ArmRow[]> {
+    const found: ArmRow[] = [];
+    for (let at = 0; at < entities.length; at += ENTITY_CHUNK) {
+      const chunk = entities.slice(at, at + ENTITY_CHUNK);
+      const marks = chunk.map((_, i) => `?${i + 4}`).join(", ");
+      const { results } = await this.db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE project_id = ?1 AND env = ?2 AND policy_id = ?3 AND entity IN (${marks})`).bind(projectId, env, policyId, ...chunk).all<D1ArmRow>();
+      for (const row of results) found.push(fromD1ArmRow(row));
+    }
+    return found;
   }
 
   async positions(): Promise<LearningPositions> {

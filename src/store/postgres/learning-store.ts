@@ -10,7 +10,7 @@ import { read, run, transaction } from "./db.js";
 import { scanLearningEvents } from "./learning-scan.js";
 import { checkLease } from "./lease-store.js";
 
-/** Decision ids per pendingFor query. */
+/** Decision ids per pendingFor query, entities per entityArms query. */
 const LOOKUP_CHUNK = 10_000;
 
 interface PendingRow {
@@ -29,6 +29,27 @@ interface PendingRow {
   rewarded: boolean;
 }
 
+const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+
+/** entity and arm_key are bytea (schema.ts: the learner's own rows name themselves with a NUL). */
+interface ArmDbRow {
+  project_id: string;
+  env: string;
+  policy_id: string;
+  entity: Buffer;
+  arm_key: Buffer;
+  stats: Buffer;
+}
+
+const fromArmDbRow = (row: ArmDbRow): ArmRow => ({
+  projectId: row.project_id,
+  env: row.env,
+  policyId: row.policy_id,
+  entity: row.entity.toString("utf8"),
+  armKey: row.arm_key.toString("utf8"),
+  stats: floats(row.stats),
+});
+
 const PENDING = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
 
 export class PostgresLearningStore implements LearningStore {
@@ -39,18 +60,21 @@ export class PostgresLearningStore implements LearningStore {
   }
 
   async arms(): Promise<ArmRow[]> {
-    const rows = await read<{ project_id: string; env: string; policy_id: string; entity: Buffer; arm_key: Buffer; stats: Buffer }>(
-      this.pool,
-      "SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms",
-    );
-    return rows.map((row) => ({
-      projectId: row.project_id,
-      env: row.env,
-      policyId: row.policy_id,
-      entity: row.entity.toString("utf8"),
-      armKey: row.arm_key.toString("utf8"),
-      stats: floats(row.stats),
-    }));
+    return (await read<ArmDbRow>(this.pool, `SELECT ${ARM_COLUMNS} FROM learned_arms`)).map(fromArmDbRow);
+  }
+
+  async populationArms(): Promise<ArmRow[]> {
+    return (await read<ArmDbRow>(this.pool, `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = $1`, [Buffer.alloc(0)])).map(fromArmDbRow);
+  }
+
+  async entityArms(projectId: string, env: string, policyId: string, entities: readonly string[]): Promise<ArmRow[]> {
+    const found: ArmRow[] = [];
+    for (let at = 0; at < entities.length; at += LOOKUP_CHUNK) {
+      const keys = entities.slice(at, at + LOOKUP_CHUNK).map((entity) => Buffer.from(entity, "utf8"));
+      const rows = await read<ArmDbRow>(this.pool, `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE project_id = $1 AND env = $2 AND policy_id = $3 AND entity = ANY($4::bytea[])`, [projectId, env, policyId, keys]);
+      for (const row of rows) found.push(fromArmDbRow(row));
+    }
+    return found;
   }
 
   async positions(): Promise<LearningPositions> {

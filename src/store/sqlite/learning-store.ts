@@ -55,6 +55,9 @@ export const PUBLISHED_KEY = "project_id, env, policy_id, arm_key, at_ms";
 
 export class SqliteLearningStore implements LearningStore {
   private readonly armsStmt: Statement<[], ArmDbRow>;
+  private readonly populationStmt: Statement<[], ArmDbRow>;
+  private readonly entityChunkStmt: Statement<string[], ArmDbRow>;
+  private readonly entityOneStmt: Statement<[string, string, string, string], ArmDbRow>;
   private readonly upsertArmStmt: Statement<[ArmDbRow]>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
@@ -82,7 +85,12 @@ export class SqliteLearningStore implements LearningStore {
     /** Inside the commit's transaction: whether the claim still holds its lease. */
     private readonly holds: (claim: LeaseClaim) => boolean,
   ) {
-    this.armsStmt = db.prepare("SELECT project_id, env, policy_id, entity, arm_key, stats FROM learned_arms");
+    this.armsStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms`);
+    this.populationStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`);
+    // By the primary key's prefix (project, env, policy, entity).
+    const entityMarks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
+    this.entityChunkStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE project_id = ? AND env = ? AND policy_id = ? AND entity IN (${entityMarks})`);
+    this.entityOneStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE project_id = ? AND env = ? AND policy_id = ? AND entity = ?`);
     this.upsertArmStmt = db.prepare(
       `INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
        VALUES (@project_id, @env, @policy_id, @entity, @arm_key, @stats)
@@ -157,14 +165,21 @@ export class SqliteLearningStore implements LearningStore {
   }
 
   async arms(): Promise<ArmRow[]> {
-    return this.armsStmt.all().map((row) => ({
-      projectId: row.project_id,
-      env: row.env,
-      policyId: row.policy_id,
-      entity: row.entity,
-      armKey: row.arm_key,
-      stats: floats(row.stats),
-    }));
+    return this.armsStmt.all().map(fromArmDbRow);
+  }
+
+  async populationArms(): Promise<ArmRow[]> {
+    return this.populationStmt.all().map(fromArmDbRow);
+  }
+
+  async entityArms(projectId: string, env: string, policyId: string, entities: readonly string[]): Promise<ArmRow[]> {
+    const found: ArmRow[] = [];
+    let at = 0;
+    for (; at + LOOKUP_CHUNK <= entities.length; at += LOOKUP_CHUNK) {
+      for (const row of this.entityChunkStmt.all(projectId, env, policyId, ...entities.slice(at, at + LOOKUP_CHUNK))) found.push(fromArmDbRow(row));
+    }
+    for (; at < entities.length; at++) for (const row of this.entityOneStmt.all(projectId, env, policyId, entities[at]!)) found.push(fromArmDbRow(row));
+    return found;
   }
 
   async positions(): Promise<LearningPositions> {
@@ -221,6 +236,12 @@ export class SqliteLearningStore implements LearningStore {
 
 function bytes(values: Float64Array): Buffer {
   return Buffer.from(values.buffer, values.byteOffset, values.byteLength);
+}
+
+const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+
+function fromArmDbRow(row: ArmDbRow): ArmRow {
+  return { projectId: row.project_id, env: row.env, policyId: row.policy_id, entity: row.entity, armKey: row.arm_key, stats: floats(row.stats) };
 }
 
 function toArmRow(arm: ArmRow): ArmDbRow {
