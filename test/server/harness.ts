@@ -45,6 +45,8 @@ export interface TestServerOptions {
   readonly dataDir?: string;
   /** The clock to go on with after a restart. */
   readonly clock?: ManualClock;
+  /** Entities' statistics the learner holds in memory at most (its default when absent). */
+  readonly maxEntitiesInMemory?: number;
   /** Metrics, request logs, tracer (the tests of observability). */
   readonly observability?: Observability;
   /** Where internal faults go; collected into `errors` when absent. */
@@ -81,7 +83,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const stores = options.wrapStores?.(sqlite) ?? sqlite;
   const clock = options.clock ?? new ManualClock();
   const errors: unknown[] = [];
-  const learner = createLearner({ stores, engine, clock });
+  const learner = createLearner({ stores, engine, clock, maxEntitiesInMemory: options.maxEntitiesInMemory });
   const app = createApp({
     learner,
     engine,
