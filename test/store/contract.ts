@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
 import { describeEventContract } from "./contract-events.js";
+import { describeLearnedArmsContract } from "./contract-learned-arms.js";
 import { describeLeaseContract } from "./contract-leases.js";
 import { describePublicationContract } from "./contract-publication.js";
 import { describeTenancyContract } from "./contract-tenancy.js";
@@ -44,6 +45,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores, how:
     describeTenancyContract(stores, how.listsEvents === true);
     describeLeaseContract(stores);
     describe("published open trials", () => describePublicationContract(stores));
+    describe("learned arms", () => describeLearnedArmsContract(stores));
 
     it("reports every store ok when healthy", async () => {
       const health = await stores().health();

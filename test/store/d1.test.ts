@@ -7,6 +7,7 @@ import type { Stores } from "../../src/store/types.js";
 import { seedEdge } from "../edge/targets.js";
 import { describeBundleContract, describeKeyContract, useStores } from "./contract.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
+import { describeLearnedArmsContract } from "./contract-learned-arms.js";
 import { describePublicationContract } from "./contract-publication.js";
 import { itRefusesASecondOwner } from "./contract-tenancy.js";
 
@@ -29,6 +30,7 @@ describe("D1 store contract", () => {
   describeBundleHistoryContract(stores);
   itRefusesASecondOwner(stores);
   describePublicationContract(stores);
+  describeLearnedArmsContract(stores, { entities: 200 });
 
   it("a learning step commits its arms, pending decisions and positions together, read back whole", async () => {
     const learning: Stores["learning"] = stores().learning;
