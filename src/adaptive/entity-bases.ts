@@ -8,6 +8,9 @@ import type { EntityReader } from "./entity-memory.js";
 import type { LearnedState } from "./state.js";
 import { type ArmStats, allFinite } from "./stats.js";
 
+/** Entities read at once: ~20–50 µs each from SQLite (docs/adaptive.md), so a part holds the event loop ~1–3 ms. */
+const READ_PART = 50;
+
 /** The policy a row belongs to, as a pending decision's PolicyRef names it. */
 interface PolicyOf {
   readonly stateKey: string;
@@ -45,17 +48,26 @@ export class EntityBases {
     return held;
   }
 
-  /** Reads the entities a walk found unread; false when there were none (the walk stands). */
-  async readUnread(): Promise<boolean> {
+  /**
+   * Reads the entities a walk found unread, READ_PART at a time with `between` awaited between
+   * parts (SQLite reads on the event loop: the learner's turns); false when there were none (the
+   * walk stands).
+   */
+  async readUnread(between: () => Promise<void>): Promise<boolean> {
     if (this.unread.size === 0) return false;
     const reads = [...this.unread.values()];
     this.unread.clear();
     for (const { policy, entities } of reads) {
       let known = this.known.get(policy.stateKey);
       if (!known) this.known.set(policy.stateKey, (known = new Map()));
-      const byEntity = new Map<string, Map<string, ArmStats>>();
-      for (const entity of entities) known.set(entity, byEntity.set(entity, new Map()).get(entity)!);
-      for (const row of await this.read(policy.projectId, policy.env, policy.policyId, [...entities])) if (allFinite(row.stats)) byEntity.get(row.entity)?.set(row.armKey, row.stats);
+      const all = [...entities];
+      for (let at = 0; at < all.length; at += READ_PART) {
+        const part = all.slice(at, at + READ_PART);
+        const byEntity = new Map<string, Map<string, ArmStats>>();
+        for (const entity of part) known.set(entity, byEntity.set(entity, new Map()).get(entity)!);
+        for (const row of await this.read(policy.projectId, policy.env, policy.policyId, part)) if (allFinite(row.stats)) byEntity.get(row.entity)?.set(row.armKey, row.stats);
+        await between();
+      }
     }
     return true;
   }

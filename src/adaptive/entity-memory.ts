@@ -6,7 +6,7 @@ import type { ArmRow } from "../store/types.js";
 import type { ArmStats } from "./stats.js";
 
 /** Entities held by default (`vane serve --entities-in-memory`; docs/adaptive.md has the measurement behind it). */
-export const DEFAULT_MAX_ENTITIES_IN_MEMORY = 100_000;
+export const DEFAULT_MAX_ENTITIES_IN_MEMORY = 10_000;
 
 /** An entity's statistics per arm as the store has committed them, and when they were last used. */
 export class EntityArms {

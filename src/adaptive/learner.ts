@@ -288,7 +288,7 @@ export class Learner implements LearnedStateSource {
     do {
       step = new Step(this.state, this.book, stored, false, this.additions, bases);
       await this.walk(step, events, turns);
-    } while (await bases.readUnread());
+    } while (await bases.readUnread(() => turns.between()));
     const rows = step.touched;
     const oldest = this.book.oldestSeq() ?? (step.added.count > 0 ? step.added.seqs[0] : undefined);
     await this.commit({
@@ -387,7 +387,7 @@ export class Learner implements LearnedStateSource {
       do {
         step = new Step(this.state, this.book, new Map(), false, this.additions, bases);
         for (const pending of due) step.close(fromStored(pending));
-      } while (await bases.readUnread());
+      } while (await bases.readUnread(() => turns.between()));
       const rows = step.touched;
       const oldest = this.book.oldestSeq();
       await this.commit({

@@ -63,7 +63,7 @@ ${WEIGHTS_HELP}
                ${DEFAULT_MAX_PENDING_IN_MEMORY}, ~57 B each, ~125 B contextual); older ones wait in the store
   --entities-in-memory N
                per-entity policies' entities whose statistics are kept in memory at most (default
-               ${DEFAULT_MAX_ENTITIES_IN_MEMORY}, ~1 KB each at 3 arms); the least recently used are read
+               ${DEFAULT_MAX_ENTITIES_IN_MEMORY}, ~1.1 KB each at 3 arms); the least recently used are read
                from the store at their next decision
   --admin-token T
                open the admin API (/admin/v1) to this token, at least 32 characters (default: the
