@@ -1,9 +1,9 @@
 // What a learning step changes an entity's statistics from: what the store has committed. A held
-// entity's are in memory; the others (forgotten by the bound, entity-memory.ts, or never used by
-// decide) are read from the store, all a step needs in one read per policy, and the step is walked
-// again with them: its changes stay apart from the live state until it commits (learner.ts), so a
+// entity's are in memory; the others (forgotten by the bound, entity-memory.ts, or not read since
+// the start) are read from the store, all a step needs, and the step is walked again with them: its changes stay apart from the live state until it commits (learner.ts), so a
 // walk is discarded at no cost. Steps run one at a time and only the learner commits, so nothing
-// changes a read entity's stored rows before the step commits.
+// changes a read entity's stored rows before the step commits. A read entity is held while the
+// bound has room, so under it a step reads each entity once, as when every entity was held.
 import type { EntityReader } from "./entity-memory.js";
 import type { LearnedState } from "./state.js";
 import { type ArmStats, allFinite } from "./stats.js";
@@ -63,9 +63,10 @@ export class EntityBases {
       const all = [...entities];
       for (let at = 0; at < all.length; at += READ_PART) {
         const part = all.slice(at, at + READ_PART);
-        const byEntity = new Map<string, Map<string, ArmStats>>();
-        for (const entity of part) known.set(entity, byEntity.set(entity, new Map()).get(entity)!);
+        const byEntity = new Map<string, Map<string, ArmStats>>(part.map((entity) => [entity, new Map()]));
         for (const row of await this.read(policy.projectId, policy.env, policy.policyId, part)) if (allFinite(row.stats)) byEntity.get(row.entity)?.set(row.armKey, row.stats);
+        const state = this.state.policyAt(policy.stateKey);
+        for (const [entity, arms] of byEntity) known.set(entity, state.admitIfRoom(entity, arms));
         await between();
       }
     }

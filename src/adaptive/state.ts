@@ -76,6 +76,13 @@ export class PolicyState {
     return own;
   }
 
+  /** Holds an entity's statistics read by the learner while the bound has room (learning never pushes out what decide used); the statistics either way. */
+  admitIfRoom(entity: string, arms: Map<string, ArmStats>): ReadonlyMap<string, ArmStats> {
+    const held = this.entities.get(entity);
+    if (held) return held.arms;
+    return this.memory.size < this.memory.max ? this.admit(entity, arms).arms : arms;
+  }
+
   /**
    * The entities' statistics: held ones at once, the others read from the store in one read and
    * held. An entity forgotten meanwhile is still in the answer, as read.

@@ -106,6 +106,21 @@ describe("entities held in memory, bounded", () => {
     stores.close();
   });
 
+  it("learning holds the entities it reads while the bound has room, and never pushes out those decide used", async () => {
+    const { stores } = open();
+    const learner = learnerOn(stores, 2);
+    await stores.events.append([events.decision("x0", 0, "a")]);
+    await learner.catchUp();
+    expect([...stateOf(learner).entities.keys()]).toEqual(["a"]); // read by the step, and room to hold it
+    await decidedFrom(stateOf(learner), "b");
+    // An SDK's exposures naming other entities: learned from the store, held nowhere.
+    await stores.events.append(["c", "d", "e"].map((entity, i) => events.decision(`x${i + 1}`, 1, entity, false, "exposure")));
+    await learner.catchUp();
+    expect([...stateOf(learner).entities.keys()].sort()).toEqual(["a", "b"]);
+    expect(own(await stores.learning.arms(), "e", "k1").slice(0, 1)).toEqual([1]);
+    stores.close();
+  });
+
   it("a commit applied while an entity is being read reaches it; concurrent reads of one entity read once", async () => {
     let release!: (rows: ArmRow[]) => void;
     let reads = 0;

@@ -128,8 +128,7 @@ describe("Learner", () => {
     await sqlite.events.append([decision("d1", "k0", { entityId: "acct-1" }), decision("d2", "k0", { filteredContext: { accountId: "acct-2" } }), reward("d1"), reward("d2")]);
     await learner.catchUp();
     expect(stats(learner, "k0")).toEqual([2, 2]);
-    // Learned, never decided: in the store, read at their next use.
-    expect(stats(learner, "k0", "acct-1")).toEqual([0, 0]);
+    expect(stats(learner, "k0", "acct-1")).toEqual([1, 1]); // held: the bound has room
     expect(await entityStats(learner, "k0", "acct-1")).toEqual([1, 1]);
     expect(await entityStats(learner, "k0", "acct-2")).toEqual([1, 1]);
   });
