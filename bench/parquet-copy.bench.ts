@@ -15,6 +15,7 @@ import { type LogRowFrom, encodeLogRow } from "../src/store/log-row.js";
 import { Delivery } from "../src/store/parquet/delivery.js";
 import { DuckArchiveWriter, writerSettings } from "../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../src/store/parquet/file-sink.js";
+import { EVERY_ENV } from "../src/store/parquet/partitions.js";
 import type { StoredEvent } from "../src/store/types.js";
 import { EVENTS_PER_BATCH, eventBatchPool } from "./http/scenarios.js";
 
@@ -86,7 +87,7 @@ async function measure(size: number, rows: readonly LogRowFrom[]): Promise<Row> 
     // One warm-up delivery, not counted.
     const warm = new Delivery();
     for (const row of rows.slice(0, perDelivery)) warm.addRow(row);
-    await writer.writeDelivery(warm);
+    await writer.writeDelivery(warm, EVERY_ENV);
     await sink.remove((await sink.list())[0]!);
     let deliveries = 0;
     const cpu0 = cpuUs();
@@ -94,7 +95,7 @@ async function measure(size: number, rows: readonly LogRowFrom[]): Promise<Row> 
     for (let at = 0; at < rows.length; at += perDelivery) {
       const delivery = new Delivery();
       for (const row of rows.slice(at, at + perDelivery)) delivery.addRow(row);
-      await writer.writeDelivery(delivery);
+      await writer.writeDelivery(delivery, EVERY_ENV);
       deliveries += 1;
     }
     const cpu = cpuUs() - cpu0;

@@ -22,7 +22,7 @@ import { DEMO_ORG, demoBundle } from "../src/cli/demo-bundle.js";
 import { type Duck, openDuck, sqlString } from "../src/store/columnar/duck.js";
 import { createEventTable, FILE_COLUMNS } from "../src/store/columnar/event-table.js";
 import { ARCHIVE_ORDER, listArchive } from "../src/store/columnar/archive-files.js";
-import { partitionFolder, rangeFile } from "../src/store/parquet/partitions.js";
+import { EVERY_ENV, partitionFolder, rangeFile } from "../src/store/parquet/partitions.js";
 import { PARQUET_PIPELINE } from "../src/store/parquet/pipeline.js";
 import { DB_FILE_NAME, openSqliteStores } from "../src/store/sqlite/index.js";
 import { median } from "./measure.js";
@@ -71,7 +71,7 @@ function bundle(): Bundle {
 async function writeChunk(duck: Duck, dir: string): Promise<void> {
   const partitions = (await duck.connection.runAndReadAll("SELECT org_id, project_id, env, min(received_ms) AS ms, min(seq) AS first, max(seq) AS last FROM staged GROUP BY org_id, project_id, env, received_ms // 86400000")).getRowObjectsJS();
   for (const p of partitions) {
-    const folder = partitionFolder({ orgId: p.org_id as string, projectId: p.project_id as string, env: p.env as string }, Number(p.ms));
+    const folder = partitionFolder({ orgId: p.org_id as string, projectId: p.project_id as string, env: p.env as string }, Number(p.ms), EVERY_ENV);
     const path = join(dir, "parquet", rangeFile(folder, Number(p.first), Number(p.last)));
     mkdirSync(dirname(path), { recursive: true });
     const where = `org_id = ${sqlString(p.org_id as string)} AND project_id = ${sqlString(p.project_id as string)} AND env = ${sqlString(p.env as string)} AND received_ms // 86400000 = ${Math.floor(Number(p.ms) / 86_400_000)}`;

@@ -32,6 +32,8 @@ describe("the Parquet archive and long partition values", () => {
       const track = (unitKey: string, env?: string) => ({ type: "track", unitKey, timestamp: new Date().toISOString(), event: "signup", ...(env !== undefined && { env }) });
       const long = "e".repeat(300);
       const escapedLong = "é".repeat(60); // 60 characters, 360 bytes once %XX-escaped
+      // Published, so each has a folder of its own (an env without a bundle goes to the project's shared one).
+      for (const env of [long, escapedLong]) expect((await post("/admin/v1/bundles", ADMIN, { bundle: { ...bundle, orgId: "demo-org", projectId: "demo", env } })).status).toBe(200);
       const first = await post("/v1/events", served.sk, { events: [track("long", long), track("escaped", escapedLong)] });
       expect(first.body).toMatchObject({ accepted: 2 });
       for (let i = 0; i < 3; i++) expect((await post("/v1/events", otherKey, { events: [track(`after-${i}`)] })).body).toMatchObject({ accepted: 1 });

@@ -11,7 +11,7 @@ import { openDuck } from "../../src/store/columnar/duck.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { DuckArchiveWriter, SPILL_FOLDER, WRITER_FLUSH_BYTES, WRITER_MEMORY_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
-import { groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
+import { EVERY_ENV, groupByPartition, partitionFile } from "../../src/store/parquet/partitions.js";
 import type { SequencedEvent } from "../../src/store/types.js";
 import { makeEvent, tempDirs } from "./fixtures.js";
 import { parquetRows } from "./parquet-files.js";
@@ -36,7 +36,7 @@ async function smallFiles(dir: string): Promise<NodeFileSink> {
   const writer = await DuckArchiveWriter.open(sink, writerSettings(dir));
   try {
     for (let f = 0; f < FILES; f++) {
-      for (const partition of groupByPartition(events(f * PER_FILE + 1, PER_FILE))) await writer.writeRows(partitionFile(partition), partition.rows);
+      for (const partition of groupByPartition(events(f * PER_FILE + 1, PER_FILE), EVERY_ENV)) await writer.writeRows(partitionFile(partition), partition.rows);
     }
   } finally {
     writer.close();
@@ -96,7 +96,7 @@ describe("the archive writer's staging tables", () => {
       for (let d = 0; d < 24; d++) {
         const delivery = new Delivery();
         delivery.addRow(compactRow(d * 1_000 + 1, 1_000));
-        await writer.writeDelivery(delivery);
+        await writer.writeDelivery(delivery, EVERY_ENV);
       }
     } finally {
       writer.close();
@@ -120,7 +120,7 @@ describe("the archive writer's staging tables", () => {
     const sizes: number[] = [];
     const writeDelivery = (delivery: Delivery): Promise<void> => {
       sizes.push(delivery.size);
-      return writer.writeDelivery(delivery);
+      return writer.writeDelivery(delivery, EVERY_ENV);
     };
     try {
       const pipeline = new ParquetPipeline({ events: store, sink, writeRows: writer.writeRows, writeDelivery, flushRows: 10_000 });
@@ -171,7 +171,7 @@ describe("the archive writer's staging tables", () => {
     const delivery = new Delivery();
     for (let seq = 1; delivery.chars < FLUSH_CHARS - 7_000; seq += 5) delivery.addRow(decisionRow(seq, 5));
     try {
-      await writer.writeDelivery(delivery);
+      await writer.writeDelivery(delivery, EVERY_ENV);
     } finally {
       writer.close();
     }
@@ -204,7 +204,7 @@ describe("the archive writer's staging tables", () => {
       for (let d = 0; d < 3; d++) {
         const delivery = new Delivery();
         delivery.addRow(compactRow(d * 100 + 1, 100));
-        await writer.writeDelivery(delivery);
+        await writer.writeDelivery(delivery, EVERY_ENV);
         writer.release();
         writer.release(); // a second release while closed is nothing
       }

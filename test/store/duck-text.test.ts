@@ -12,6 +12,7 @@ import { stageRawRows } from "../../src/store/parquet/duck-text.js";
 import { DuckArchiveWriter } from "../../src/store/parquet/duck-writer.js";
 import { Delivery } from "../../src/store/parquet/delivery.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
+import { EVERY_ENV } from "../../src/store/parquet/partitions.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import { DB_FILE_NAME, openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { StoredEvent } from "../../src/store/types.js";
@@ -252,7 +253,7 @@ async function deliverRows(batches: StoredEvent[][]): Promise<{ files: Map<strin
       const delivery = new Delivery();
       delivery.addRow({ seq, count: batch.length, text, format, from: seq });
       seq += batch.length;
-      await writer.writeDelivery(delivery);
+      await writer.writeDelivery(delivery, EVERY_ENV);
     }
   } finally {
     writer.close();

@@ -10,6 +10,7 @@ import { Delivery } from "../../src/store/parquet/delivery.js";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
 import { DuckArchiveWriter, MAX_COMPACTION_INPUT_BYTES, SMALL_FILE_BYTES, writerSettings } from "../../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../../src/store/parquet/file-sink.js";
+import { EVERY_ENV } from "../../src/store/parquet/partitions.js";
 import { tempDirs } from "./fixtures.js";
 import { parquetRows } from "./parquet-files.js";
 
@@ -41,7 +42,7 @@ describe("compaction", () => {
       for (const size of sizes) {
         const delivery = new Delivery();
         for (let at = 0; at < size; at += 100) delivery.addRow(logRow(seq + at, 100));
-        await writer.writeDelivery(delivery);
+        await writer.writeDelivery(delivery, EVERY_ENV);
         seq += size;
       }
       const written = await sink.list();
@@ -73,7 +74,7 @@ describe("compaction", () => {
       for (let f = 0; f < FILES; f++) {
         const delivery = new Delivery();
         delivery.addRow(logRow(f * 100 + 1, 100));
-        await writer.writeDelivery(delivery);
+        await writer.writeDelivery(delivery, EVERY_ENV);
       }
       const paths = (await sink.list()).map((path) => sqlString(sink.pathOf(path)));
       const duck = await openDuck({ threads: 1 });

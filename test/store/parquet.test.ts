@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NodeFileSink, fileSinkFor } from "../../src/store/parquet/file-sink.js";
 import { ParquetPipeline } from "../../src/store/parquet/pipeline.js";
 import type { Delivery } from "../../src/store/parquet/delivery.js";
-import { groupByPartition, partitionFile, partitionFolder } from "../../src/store/parquet/partitions.js";
+import { EVERY_ENV, groupByPartition, partitionFile, partitionFolder } from "../../src/store/parquet/partitions.js";
 import { encodeEvents } from "../../src/store/parquet/rows.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { FileSink } from "../../src/store/parquet/sink.js";
@@ -225,7 +225,7 @@ describe("ParquetPipeline", () => {
 
   it("names a long value's folder by its start and a hash: every name within 255 bytes, one folder per value", () => {
     const day = Date.parse("2025-03-09T10:00:00Z");
-    const names = (env: string) => partitionFolder({ orgId: "org_1", projectId: "p".repeat(400), env }, day).split("/");
+    const names = (env: string) => partitionFolder({ orgId: "org_1", projectId: "p".repeat(400), env }, day, EVERY_ENV).split("/");
     const values = ["e".repeat(300), "e".repeat(301), "é".repeat(60), "é".repeat(61), `${"e".repeat(180)}${"é".repeat(5)}`] // the last: a character across the cut;
     const folders = values.map((env) => names(env));
     for (const parts of folders) for (const part of parts) expect(Buffer.byteLength(part)).toBeLessThanOrEqual(255);
@@ -402,7 +402,7 @@ describe("ParquetPipeline reading the log's rows (SQLite's readLogAfter)", () =>
     const writeDelivery = async (delivery: Delivery): Promise<void> => {
       rounds.push(delivery.size);
       if (delivery.size > failAbove) throw new Error("Out of Memory Error: failed to allocate data of size 4.0 MiB");
-      for (const partition of groupByPartition(delivery.decoded())) await recorded.write(partitionFile(partition), encodeEvents(partition.rows));
+      for (const partition of groupByPartition(delivery.decoded(), EVERY_ENV)) await recorded.write(partitionFile(partition), encodeEvents(partition.rows));
     };
     return { rounds, recorded, writeDelivery };
   }

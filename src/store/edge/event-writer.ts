@@ -1,12 +1,16 @@
 // The queue consumer's work: each message's events into D1 exactly once, then into Parquet files
-// in R2 with the Node archive's columns and hourly folders (parquet/rows.ts, partitions.ts).
+// in R2 with the Node archive's columns and daily folders (parquet/rows.ts, partitions.ts).
 // A message may be delivered again (a retry after a failure, a crash after the commit): the D1
 // insert skips events whose id it holds and senders' ids another event stored, in one transaction;
 // the files are named by the first seq D1 gave their rows, so a second delivery writes the same
 // files with the same rows over them. Until its files are in R2, a message's seq range is kept in
 // `unarchived` (in the insert's transaction): retention never deletes those events, and archives
-// them itself when their message was given up on (archiveLeftBehind).
-import { groupByPartition, partitionFile } from "../parquet/partitions.js";
+// them itself when their message was given up on (archiveLeftBehind). An event whose env has no
+// bundle goes to its project's shared folder (partitions.ts); the envs with one are read from D1
+// once a writer, that is once a queue batch or retention run. A message delivered again after its
+// env's first bundle was published between its deliveries writes its events under the env's own
+// folder that time, and they stay in the shared folder's file too (each row keeps its id).
+import { type PublishedEnvs, groupByPartition, partitionFile, publishedEnvs } from "../parquet/partitions.js";
 import { encodeEvents } from "../parquet/rows.js";
 import { EVENT_COLUMNS, type SequencedRow, fromEventRow } from "../sqlite/event-rows.js";
 import type { SequencedEvent, StoredEvent } from "../types.js";
@@ -46,7 +50,12 @@ const LEFT_BEHIND = `SELECT u.first_seq, u.last_seq FROM unarchived u JOIN event
 /** Ranges archiveLeftBehind takes per call (a Worker invocation runs at most 1,000 D1 queries). */
 const LEFT_BEHIND_PER_RUN = 50;
 
+/** The (org, project, env) of every stored bundle: a few rows. */
+const PUBLISHED = "SELECT org_id, project_id, env FROM bundles";
+
 export class EdgeEventWriter {
+  private published: Promise<PublishedEnvs> | undefined;
+
   constructor(
     private readonly db: D1Database,
     private readonly archive: R2Bucket,
@@ -63,9 +72,23 @@ export class EdgeEventWriter {
     return stored;
   }
 
+  /** Read once a writer; a read that failed is tried again by the next message. */
+  private publishedEnvs(): Promise<PublishedEnvs> {
+    this.published ??= this.db
+      .prepare(PUBLISHED)
+      .all<{ org_id: string; project_id: string; env: string }>()
+      .then(({ results }) => publishedEnvs(results.map((row) => ({ orgId: row.org_id, projectId: row.project_id, env: row.env }))))
+      .catch((error: unknown) => {
+        this.published = undefined;
+        throw error;
+      });
+    return this.published;
+  }
+
   /** The Parquet files of a message's rows, then its mark that they were not archived yet. */
   private async archiveRows(rows: readonly SequencedEvent[], firstSeq: number | undefined): Promise<void> {
-    for (const partition of groupByPartition(rows)) await this.archive.put(partitionFile(partition), encodeEvents(partition.rows));
+    const published = await this.publishedEnvs();
+    for (const partition of groupByPartition(rows, published)) await this.archive.put(partitionFile(partition), encodeEvents(partition.rows));
     if (firstSeq !== undefined) await this.db.prepare("DELETE FROM unarchived WHERE first_seq = ?1").bind(firstSeq).run();
   }
 

@@ -14,7 +14,7 @@ import type { Delivery } from "./delivery.js";
 import { HALTED, runHere } from "./duck-here.js";
 import { type RawRows, createTextStage, dropRawRows, fileRowsOfText, stageRawRows, stageRows } from "./duck-text.js";
 import type { NodeFileSink } from "./file-sink.js";
-import { type ArchivePath, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
+import { type ArchivePath, type PublishedEnvs, archivePath, cover, partitionFolder, rangeFile } from "./partitions.js";
 
 const STAGE = "staged";
 /** A delivery's events in the files' columns (duck-text.ts). */
@@ -97,6 +97,33 @@ export function writerSettings(dataDir: string): DuckSettings {
  */
 function emptyStage(connection: DuckDBConnection): Promise<unknown> {
   return createEventTable(connection, STAGE);
+}
+
+/** A delivery's rows of one folder: those of one env, or of every env of a project and day without a bundle. */
+interface FolderRows {
+  readonly folder: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly envs: string[];
+  readonly dayMs: bigint;
+  first: bigint;
+  last: bigint;
+}
+
+/** The delivery's (org, project, env, day) groups by the folder they go to, ordered by first seq. */
+function byFolder(groups: readonly [string, string, string, bigint, bigint, bigint][], published: PublishedEnvs): FolderRows[] {
+  const folders = new Map<string, FolderRows>();
+  for (const [orgId, projectId, env, dayMs, first, last] of groups) {
+    const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs), published);
+    const rows = folders.get(folder);
+    if (rows === undefined) {
+      folders.set(folder, { folder, orgId, projectId, envs: [env], dayMs, first, last });
+      continue;
+    }
+    rows.envs.push(env);
+    if (last > rows.last) rows.last = last; // groups come by first seq: the folder's first is set
+  }
+  return [...folders.values()];
 }
 
 export class DuckArchiveWriter {
@@ -188,19 +215,19 @@ export class DuckArchiveWriter {
    * from its rows' text by one COPY, whose statistics name the file (copyWhole); otherwise
    * it is staged in a table from its text (duck-text.ts) and each partition copied from there.
    */
-  readonly writeDelivery = (delivery: Delivery): Promise<void> => this.call(() => this.writeDeliveryNow(delivery));
+  readonly writeDelivery = (delivery: Delivery, published: PublishedEnvs): Promise<void> => this.call(() => this.writeDeliveryNow(delivery, published));
 
-  private async writeDeliveryNow(delivery: Delivery): Promise<void> {
+  private async writeDeliveryNow(delivery: Delivery, published: PublishedEnvs): Promise<void> {
     const connection = await this.connection();
     const raw = await stageRawRows(connection, delivery.rows, delivery.events);
     if (!this.lastSplit && raw.decoded.length === 0 && raw.texts > 0 && dayOf(raw.firstReceivedMs) === dayOf(raw.lastReceivedMs)) {
-      const written = await this.sink.writeNamed((temp) => this.copyWhole(temp, raw, dayOf(raw.firstReceivedMs)));
+      const written = await this.sink.writeNamed((temp) => this.copyWhole(temp, raw, dayOf(raw.firstReceivedMs), published));
       if (written) {
         await dropRawRows(connection);
         return;
       }
     }
-    await this.writeStaged(connection, raw);
+    await this.writeStaged(connection, raw, published);
   }
 
   /**
@@ -209,7 +236,7 @@ export class DuckArchiveWriter {
    * undefined otherwise (the staged path then writes the delivery). Unsorted after a file of one
    * type and name (lastOneGroup), then copied again, sorted, if this one holds more.
    */
-  private async copyWhole(temp: string, raw: RawRows, dayMs: number): Promise<string | undefined> {
+  private async copyWhole(temp: string, raw: RawRows, dayMs: number, published: PublishedEnvs): Promise<string | undefined> {
     const rows = fileRowsOfText(raw);
     const sorted = !this.lastOneGroup;
     const result = await this.copy(sorted ? `${rows} ORDER BY ${ARCHIVE_ORDER}` : rows, temp, ", RETURN_STATS");
@@ -227,26 +254,26 @@ export class DuckArchiveWriter {
     const seq = stats.get('"seq"');
     if (orgId === undefined || projectId === undefined || env === undefined || seq === undefined || stats.get('"event_time"')?.get("null_count") !== "0") return undefined;
     if (!sorted && !this.lastOneGroup) await this.copy(`${rows} ORDER BY ${ARCHIVE_ORDER}`, temp);
-    return rangeFile(partitionFolder({ orgId, projectId, env }, dayMs), Number(seq.get("min")), Number(seq.get("max")));
+    return rangeFile(partitionFolder({ orgId, projectId, env }, dayMs, published), Number(seq.get("min")), Number(seq.get("max")));
   }
 
-  /** The delivery staged in a table (duck-text.ts), then one COPY per partition. */
-  private async writeStaged(connection: DuckDBConnection, raw: RawRows): Promise<void> {
+  /** The delivery staged in a table (duck-text.ts), then one COPY per partition folder. */
+  private async writeStaged(connection: DuckDBConnection, raw: RawRows, published: PublishedEnvs): Promise<void> {
     await stageRows(connection, DELIVERED, raw);
-    const partitions = (
+    const groups = (
       await connection.runAndReadAll(
         `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${DELIVERED} GROUP BY ALL ORDER BY first`,
       )
     ).getRows() as [string, string, string, bigint, bigint, bigint][];
-    // A delivery of many partitions is likely followed by another: that one is staged at once.
-    this.lastSplit = partitions.length > 1;
-    for (const [orgId, projectId, env, dayMs, first, last] of partitions) {
-      const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs));
+    // A delivery of many envs is likely followed by another: that one is staged at once.
+    this.lastSplit = groups.length > 1;
+    const partitions = byFolder(groups, published);
+    for (const { folder, orgId, projectId, envs, dayMs, first, last } of partitions) {
       // One partition is the whole table: no filter to run over it.
       const where =
         partitions.length === 1
           ? ""
-          : `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
+          : `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env IN (${envs.map(sqlString).join(", ")}) AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
       await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
     await connection.run(`DROP TABLE ${DELIVERED}`); // its memory back before the next delivery

@@ -4,8 +4,8 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { FileSink } from "./sink.js";
 
-/** Path segments the sink accepts: no "..", no absolute paths, nothing a shell must quote (% is partitions.ts's escape). */
-const SEGMENT = /^[A-Za-z0-9_=.%-]+$/;
+/** Path segments the sink accepts: no "..", no absolute paths, nothing a shell must quote (% is partitions.ts's escape, ~ its UNPUBLISHED_ENVS). */
+const SEGMENT = /^[A-Za-z0-9_=.%~-]+$/;
 
 /** The sink for a server's data folder. */
 export function fileSinkFor(dataDir: string): NodeFileSink {

@@ -11,6 +11,7 @@ import { type OpenedStores, openStores } from "../open-stores.js";
 import { shrinkIdleYoungGeneration } from "../young-generation.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
+import { publishedEnvs } from "./partitions.js";
 import { ParquetPipeline } from "./pipeline.js";
 import { type FromParquet, MIN_RUN_GAP_MS, type ParquetOptions, type ToParquet } from "./parquet-protocol.js";
 
@@ -76,7 +77,9 @@ async function open(): Promise<Opened> {
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
     const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir), halted);
-    const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows });
+    // The envs with a bundle, from the store every server publishes to: one small read a run.
+    const published = async () => publishedEnvs(await stores.bundles.list());
+    const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows, published });
     opened = { stores, writer, pipeline };
     return opened;
   } catch (error) {

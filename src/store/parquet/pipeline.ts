@@ -8,7 +8,7 @@
 import { type LogRowRead, eventsFrom } from "../log-row.js";
 import type { EventPipeline, EventStore, SequencedEvent } from "../types.js";
 import { Delivery } from "./delivery.js";
-import { type ArchivePath, archivePath, cover, groupByPartition, partitionFile } from "./partitions.js";
+import { type ArchivePath, EVERY_ENV, type PublishedEnvs, archivePath, cover, groupByPartition, holdsUnpublished, partitionFile } from "./partitions.js";
 import { encodeEvents } from "./rows.js";
 import type { FileSink } from "./sink.js";
 
@@ -48,7 +48,13 @@ export interface ParquetPipelineOptions {
    * all, from the log rows' text as it is (DuckArchiveWriter.writeDelivery); default: the
    * delivery's events decoded, grouped by partition, and each group given to writeRows.
    */
-  readonly writeDelivery?: (delivery: Delivery) => Promise<void>;
+  readonly writeDelivery?: (delivery: Delivery, published: PublishedEnvs) => Promise<void>;
+  /**
+   * The envs that have a bundle, asked once a run (at most once a second: MIN_RUN_GAP_MS), so a
+   * newly published env gets its own folder from the next run on; the others share one
+   * (partitions.ts). Default: every env its own folder, for a pipeline with no bundle store.
+   */
+  readonly published?: () => Promise<PublishedEnvs>;
   /** Whether the file at a sink path is a whole Parquet file (the sweep rewrites one that is not); default: trusted. */
   readonly intact?: (path: string) => Promise<boolean>;
   /** Events per readAfter call; default 1,000. */
@@ -72,7 +78,8 @@ export class ParquetPipeline implements EventPipeline {
   private readonly events: EventStore;
   private readonly sink: FileSink;
   private readonly writeRows: (path: string, rows: readonly SequencedEvent[]) => Promise<void>;
-  private readonly writeDelivery: ((delivery: Delivery) => Promise<void>) | undefined;
+  private readonly writeDelivery: ((delivery: Delivery, published: PublishedEnvs) => Promise<void>) | undefined;
+  private readonly published: () => Promise<PublishedEnvs>;
   private readonly intact: ((path: string) => Promise<boolean>) | undefined;
   private swept = false;
   private readonly batchRows: number;
@@ -93,6 +100,7 @@ export class ParquetPipeline implements EventPipeline {
     this.sink = options.sink;
     this.writeRows = options.writeRows ?? ((path, rows) => this.sink.write(path, encodeEvents(rows)));
     this.writeDelivery = options.writeDelivery;
+    this.published = options.published ?? (() => Promise.resolve(EVERY_ENV));
     this.intact = options.intact;
     this.batchRows = positiveInteger("batchRows", options.batchRows ?? DEFAULT_BATCH_ROWS);
     this.flushRows = positiveInteger("flushRows", options.flushRows ?? DEFAULT_FLUSH_ROWS);
@@ -140,22 +148,23 @@ export class ParquetPipeline implements EventPipeline {
   private async run(target: number): Promise<void> {
     let checkpoint = await this.events.checkpoint(this.name);
     try {
-      if (!this.swept) await this.sweep(checkpoint);
+      const published = await this.published();
+      if (!this.swept) await this.sweep(checkpoint, published);
       this.swept = true;
-      checkpoint = await this.deliver(checkpoint, target);
+      checkpoint = await this.deliver(checkpoint, target, published);
     } catch (error) {
       this.swept = false; // files of the failed run may lie past the checkpoint
       throw error;
     }
   }
 
-  private async deliver(from: number, target: number): Promise<number> {
+  private async deliver(from: number, target: number, published: PublishedEnvs): Promise<number> {
     let checkpoint = from;
     while (checkpoint < target) {
       const { delivery, more } = await this.read(checkpoint, target);
       if (delivery.size === 0) break;
       try {
-        await this.write(delivery);
+        await this.write(delivery, published);
       } catch (error) {
         if (OUT_OF_MEMORY.test(String(error))) this.share = Math.max(MIN_SHARE, this.share / 2);
         throw error;
@@ -168,16 +177,22 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /** Leaves the archive holding each event through `checkpoint` once, in whole files. */
-  private async sweep(checkpoint: number): Promise<void> {
+  private async sweep(checkpoint: number, published: PublishedEnvs): Promise<void> {
     const files = (await this.sink.list()).map(archivePath).filter((f): f is ArchivePath => f !== undefined);
     const kept = new Set(cover(files, checkpoint));
     for (const file of files) if (!kept.has(file)) await this.sink.remove(file.path);
     if (this.intact === undefined) return;
-    for (const file of kept) if (!(await this.intact(file.path))) await this.rewrite(file, checkpoint);
+    for (const file of kept) if (!(await this.intact(file.path))) await this.rewrite(file, checkpoint, published);
   }
 
-  /** The file's events again from the store: those of its folder with seqs first..last. */
-  private async rewrite(file: ArchivePath, checkpoint: number): Promise<void> {
+  /**
+   * The file's events again from the store: those of its folder with seqs first..last. An env's own
+   * folder holds only that env's events, whenever it was published; the shared folder's are
+   * those of the envs without a bundle now, which misses the events of an env published since the
+   * file was written (a rewrite is rare: a file not whole after a crash): a rewrite whose first or
+   * last seq is not the file's is refused.
+   */
+  private async rewrite(file: ArchivePath, checkpoint: number, published: PublishedEnvs): Promise<void> {
     const rows: SequencedEvent[] = [];
     let cursor = file.first - 1;
     while (cursor < Math.min(file.last, checkpoint)) {
@@ -186,9 +201,10 @@ export class ParquetPipeline implements EventPipeline {
       for (const row of page) if (row.seq <= file.last) rows.push(row);
       cursor = page.at(-1)!.seq;
     }
-    const mine = groupByPartition(rows).find((p) => p.folder === file.folder)?.rows ?? [];
-    if (mine[0]?.seq !== file.first) {
-      throw new Error(`Parquet file ${file.path} is not whole, and the store no longer holds its events (seq ${file.first}..${file.last}) to write it again`);
+    const mine = groupByPartition(rows, holdsUnpublished(file.folder) ? published : EVERY_ENV).find((p) => p.folder === file.folder)?.rows ?? [];
+    if (mine[0]?.seq !== file.first || mine.at(-1)!.seq !== file.last) {
+      const why = holdsUnpublished(file.folder) ? "the store no longer holds them, or an env of theirs was published since" : "the store no longer holds them";
+      throw new Error(`Parquet file ${file.path} is not whole, and its events (seq ${file.first}..${file.last}) cannot be read again to write it: ${why}`);
     }
     await this.writeRows(file.path, mine);
   }
@@ -242,9 +258,9 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /** One file per partition, named by the seq range of its rows (partitions.ts). */
-  private async write(delivery: Delivery): Promise<void> {
-    if (this.writeDelivery !== undefined) return this.writeDelivery(delivery);
-    for (const partition of groupByPartition(delivery.decoded())) await this.writeRows(partitionFile(partition), partition.rows);
+  private async write(delivery: Delivery, published: PublishedEnvs): Promise<void> {
+    if (this.writeDelivery !== undefined) return this.writeDelivery(delivery, published);
+    for (const partition of groupByPartition(delivery.decoded(), published)) await this.writeRows(partitionFile(partition), partition.rows);
   }
 }
 
