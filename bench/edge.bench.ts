@@ -11,12 +11,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
-import { LOADGEN_CORE, allowedCpus, pinSelf } from "./http/pinning.js";
-import { waitIdle } from "./http/proc-stats.js";
-import { vaneScenarios } from "./http/scenarios.js";
-import { machine, writeLatest } from "./report.js";
+import { launchServer } from "./harness/child-server.js";
+import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./harness/load.js";
+import { LOADGEN_CORE, allowedCpus, pinSelf } from "./harness/pinning.js";
+import { waitIdle } from "./harness/proc-stats.js";
+import { vaneScenarios } from "./scenarios/http.js";
+import { machine, writeLatest } from "./harness/report.js";
 
 await pinSelf(LOADGEN_CORE);
 

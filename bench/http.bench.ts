@@ -19,18 +19,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { binEnv } from "./vane-serve.js";
+import { launchServer } from "./harness/child-server.js";
+import { binEnv } from "./harness/vane-serve.js";
 import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
-import { type Acknowledged, checkStored } from "./http/durability.js";
+import { type Acknowledged, checkStored } from "./harness/durability.js";
 import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
-import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
-import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
-import { cpuSeconds, waitIdle } from "./http/proc-stats.js";
-import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
+import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./harness/load.js";
+import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./harness/pinning.js";
+import { cpuSeconds, waitIdle } from "./harness/proc-stats.js";
+import { helloScenarios, vaneScenarios } from "./scenarios/http.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
 import { scaleMarkdown } from "./http/scale-report.js";
-import { machine, writeLatest } from "./report.js";
+import { machine, writeLatest } from "./harness/report.js";
 
 await pinSelf(LOADGEN_CORE);
 

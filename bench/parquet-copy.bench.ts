@@ -16,7 +16,7 @@ import { Delivery } from "../src/store/parquet/delivery.js";
 import { DuckArchiveWriter, writerSettings } from "../src/store/parquet/duck-writer.js";
 import { NodeFileSink } from "../src/store/parquet/file-sink.js";
 import type { StoredEvent } from "../src/store/types.js";
-import { EVENTS_PER_BATCH, eventBatchPool } from "./http/scenarios.js";
+import { EVENTS_PER_BATCH, eventBatchPool } from "./scenarios/http.js";
 
 const { values } = parseArgs({
   options: {

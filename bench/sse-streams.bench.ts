@@ -15,11 +15,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type ClientRequest, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { LOADGEN_CORE, pinSelf } from "./http/pinning.js";
-import { rssBytes, waitIdle, watchProcess } from "./http/proc-stats.js";
-import { percentile } from "./measure.js";
-import { machine, machineLine, writeLatest } from "./report.js";
+import { launchServer } from "./harness/child-server.js";
+import { LOADGEN_CORE, pinSelf } from "./harness/pinning.js";
+import { rssBytes, waitIdle, watchProcess } from "./harness/proc-stats.js";
+import { percentile } from "./harness/measure.js";
+import { machine, machineLine, writeLatest } from "./harness/report.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
 
 await pinSelf(LOADGEN_CORE);

@@ -10,16 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStores } from "../../src/store/open-stores.js";
 import { type PostgresService, startPostgres } from "../../test/services/postgres.js";
-import { machine } from "../report.js";
-import { launchServer } from "./child-server.js";
-import { type Acknowledged, checkStored } from "./durability.js";
-import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "./load.js";
-import { allCores, pinning, unpinSelf } from "./pinning.js";
-import { type ProcUsage, childrenNamed, waitIdleTree, watchTree } from "./proc-stats.js";
+import { machine } from "../harness/report.js";
+import { launchServer } from "../harness/child-server.js";
+import { type Acknowledged, checkStored } from "../harness/durability.js";
+import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "../harness/load.js";
+import { allCores, pinning, unpinSelf } from "../harness/pinning.js";
+import { type ProcUsage, childrenNamed, waitIdleTree, watchTree } from "../harness/proc-stats.js";
 import { type ConfigResult, type ScaleConfig, type ScaleReport, throughput } from "./scale-report.js";
-import { helloScenarios, vaneScenarios } from "./scenarios.js";
-import { seedBench } from "./seed.js";
-import { type VaneServe, checkBuilt, startVaneServe } from "../vane-serve.js";
+import { helloScenarios, vaneScenarios } from "../scenarios/http.js";
+import { seedBench } from "../scenarios/seed.js";
+import { type VaneServe, checkBuilt, startVaneServe } from "../harness/vane-serve.js";
 
 export const SCALE_CONFIGS: readonly ScaleConfig[] = [
   { key: "sqlite-1", store: "sqlite", workers: 1 },

@@ -7,8 +7,8 @@
 //   node --import tsx bench/http/serve-edge.ts [--port 0] [--host 127.0.0.1]
 import { parseArgs } from "node:util";
 import type * as Local from "../../src/edge/local.js";
-import { childrenNamed } from "./proc-stats.js";
-import { seedBench } from "./seed.js";
+import { childrenNamed } from "../harness/proc-stats.js";
+import { seedBench } from "../scenarios/seed.js";
 
 const { values } = parseArgs({ options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" } } });
 // The built runner, as `vane edge dev` runs it (npm run build:ts and build:edge first).

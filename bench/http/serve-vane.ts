@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type * as NodeServer from "../../src/server/node.js";
-import { seedBenchFolder } from "./seed.js";
+import { seedBenchFolder } from "../scenarios/seed.js";
 
 const { values } = parseArgs({
   options: {

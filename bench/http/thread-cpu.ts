@@ -12,10 +12,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { launchServer } from "./child-server.js";
-import { loadSettingsFromEnv, runScenario } from "./load.js";
-import { LOADGEN_CORE, pinSelf } from "./pinning.js";
-import { helloScenarios, vaneScenarios } from "./scenarios.js";
+import { launchServer } from "../harness/child-server.js";
+import { loadSettingsFromEnv, runScenario } from "../harness/load.js";
+import { LOADGEN_CORE, pinSelf } from "../harness/pinning.js";
+import { helloScenarios, vaneScenarios } from "../scenarios/http.js";
 
 await pinSelf(LOADGEN_CORE);
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });

@@ -8,11 +8,11 @@ import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_pro
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { launchServer } from "../http/child-server.js";
-import { SERVER_CORE, onCore } from "../http/pinning.js";
-import { processTree } from "../http/proc-stats.js";
-import { seedBenchFolder } from "../http/seed.js";
-import { binEnv, binNodeOptions } from "../vane-serve.js";
+import { launchServer } from "../harness/child-server.js";
+import { SERVER_CORE, onCore } from "../harness/pinning.js";
+import { processTree } from "../harness/proc-stats.js";
+import { seedBenchFolder } from "../scenarios/seed.js";
+import { binEnv, binNodeOptions } from "../harness/vane-serve.js";
 import { COPY_V8_FLAGS } from "../../src/store/parquet/parquet-process.js";
 
 export interface CountedServer {

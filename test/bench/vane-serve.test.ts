@@ -3,7 +3,7 @@
 // temporary data folder removed, and SIGKILL to the server and its workers with none left.
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { checkBuilt, startVaneServe } from "../../bench/vane-serve.js";
+import { checkBuilt, startVaneServe } from "../../bench/harness/vane-serve.js";
 
 /** Alive and not a zombie, as /proc tells it. */
 const running = (pid: number) => existsSync(`/proc/${pid}`) && !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));

@@ -5,7 +5,7 @@
 // once into a pool of bodies that requests pick from at random. OFREP's scenarios send the
 // resolve scenario's contexts with the user as targetingKey.
 import type { RequestSpec } from "autocannon";
-import type { Scenario } from "./load.js";
+import type { Scenario } from "../harness/load.js";
 
 /** The decide scenario's policy, seeded by serve-vane.ts. */
 export const BENCH_POLICY = "bench-recs";

@@ -7,7 +7,7 @@ import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js
 import { createKey } from "../../src/server/auth/key-admin.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { Stores } from "../../src/store/types.js";
-import { BENCH_POLICY } from "./scenarios.js";
+import { BENCH_POLICY } from "./http.js";
 
 const sha256 = (bytes: Uint8Array): Uint8Array => createHash("sha256").update(bytes).digest();
 

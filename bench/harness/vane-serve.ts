@@ -11,8 +11,8 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { onCore } from "./http/pinning.js";
-import { alive, processTree } from "./http/proc-stats.js";
+import { onCore } from "./pinning.js";
+import { alive, processTree } from "./proc-stats.js";
 
 const READY = "Stop with Ctrl-C.";
 const GONE_TIMEOUT_MS = 10_000;
@@ -52,7 +52,7 @@ export interface VaneServe {
 }
 
 /** Throws, naming the command to run, when the build `vane serve` runs from is missing. */
-export function checkBuilt(root = new URL("../", import.meta.url)): void {
+export function checkBuilt(root = new URL("../../", import.meta.url)): void {
   const missing = BUILT.filter((path) => !existsSync(new URL(path, root)));
   if (missing.length > 0) throw new Error(`vane serve runs from the build; missing ${missing.join(", ")}: run \`npm run build\``);
 }
@@ -76,7 +76,7 @@ export function binNodeOptions(root: URL): string {
 }
 
 export async function startVaneServe(options: VaneServeOptions = {}): Promise<VaneServe> {
-  const root = options.root ?? new URL("../", import.meta.url);
+  const root = options.root ?? new URL("../../", import.meta.url);
   const label = options.label ?? "vane";
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vane-bench-serve-"));
   const program = [...(options.wrapper ?? []), process.execPath, ...(options.nodeFlags ?? []), fileURLToPath(new URL("bin/vane.js", root))];
