@@ -1,6 +1,6 @@
 // The Worker under load, as a child process of bench/edge.bench.ts (which pins it, and so the
 // workerd it starts, to a core with taskset): the built dist/edge/ in workerd through the built
-// local runner (`vane edge dev`'s), in memory, seeded like serve-vane.ts (the bench bundle and one
+// local runner (`vane edge dev`'s), in memory, seeded like the bench's `vane serve` (the bench bundle and one
 // server-side key). Prints one JSON line, {"url","key","pid","projectId","bundleVersion"}, where
 // pid is workerd's: the process that answers and whose CPU a request costs. Stops on SIGTERM/SIGINT.
 //

@@ -7,7 +7,7 @@
 import type { RequestSpec } from "autocannon";
 import type { Scenario } from "../harness/load.js";
 
-/** The decide scenario's policy, seeded by serve-vane.ts. */
+/** The decide scenario's policy, seeded by seed.ts. */
 export const BENCH_POLICY = "bench-recs";
 
 export const EVENTS_PER_BATCH = 100;

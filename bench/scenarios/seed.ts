@@ -1,6 +1,6 @@
 // What a benchmarked Vane serves: the demo bundle plus the decide scenario's bandit, and one fresh
 // server-side key (sdk:read + sdk:write), written into a store before the server opens it, so its
-// secret is known to the load generator (serve-vane.ts, and the scale-out phase's `vane serve`).
+// secret is known to the load generator (harness/vane-serve.ts startBenchVane, the edge runner).
 import { createHash } from "node:crypto";
 import type { Bundle } from "../../src/bundle/types.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
