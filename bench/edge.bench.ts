@@ -1,6 +1,6 @@
 // The Worker beside the Node server in one run (issue 28): config 304, resolve and events on
-// workerd (`vane edge dev`'s runner, local D1/KV/R2/Queue/Durable Objects) and on `vane serve`'s
-// server (`vane serve`, harness/vane-serve.ts), with bench:http's harness (bench/harness/: servers pinned to core 0, the
+// workerd (`vane edge dev`'s runner, local D1/KV/R2/Queue/Durable Objects) and on `vane serve`
+// (harness/vane-serve.ts), with bench:http's harness (bench/harness/: servers pinned to core 0, the
 // load generator on core 1, autocannon, a warm-up run dropped). Reports requests per second,
 // latency, and workerd's CPU per request: a bound of the Worker CPU time Cloudflare bills, since
 // locally the same process also runs the queue consumer and the D1, KV and Durable Object
