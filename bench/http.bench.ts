@@ -27,7 +27,7 @@ import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
 import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./harness/load.js";
 import { LOADGEN_CORE, SERVER_CORE, allowedCpus, pinSelf, pinning } from "./harness/pinning.js";
 import { cpuSeconds, waitIdle } from "./harness/proc-stats.js";
-import { helloScenarios, vaneScenarios } from "./scenarios/http.js";
+import { configEtag, helloScenarios, vaneScenarios } from "./scenarios/http.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
 import { scaleMarkdown } from "./http/scale-report.js";
 import { machine, writeLatest } from "./harness/report.js";
@@ -66,9 +66,7 @@ async function helloPhase(): Promise<void> {
 /** One request of each kind before the load, so a setup mistake fails here and not as 10 s of 4xx. */
 async function probe(url: string, key: string, projectId: string): Promise<string> {
   const auth = { Authorization: `Bearer ${key}` };
-  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: auth });
-  const etag = config.headers.get("ETag");
-  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
+  const etag = await configEtag(url, key, projectId);
   const resolve = await fetch(`${url}/v1/resolve`, {
     method: "POST",
     headers: { ...auth, "Content-Type": "application/json" },

@@ -16,7 +16,7 @@ import { launchServer } from "../harness/child-server.js";
 import { loadSettingsFromEnv, runScenario } from "../harness/load.js";
 import { LOADGEN_CORE, SERVER_CORE, pinSelf } from "../harness/pinning.js";
 import { startBenchVane } from "../harness/vane-serve.js";
-import { helloScenarios, vaneScenarios } from "../scenarios/http.js";
+import { configEtag, helloScenarios, vaneScenarios } from "../scenarios/http.js";
 
 await pinSelf(LOADGEN_CORE);
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
@@ -62,12 +62,7 @@ function threadTicks(): Ticks {
 }
 
 try {
-  let etag = "";
-  if (!hello) {
-    const config = await fetch(`${server.url}/v1/config/${server.projectId}`, { headers: { Authorization: `Bearer ${server.key}` } });
-    etag = config.headers.get("ETag") ?? "";
-  }
-  const scenarios = hello ? helloScenarios() : vaneScenarios({ key: server.key, projectId: server.projectId, etag });
+  const scenarios = hello ? helloScenarios() : vaneScenarios({ key: server.key, projectId: server.projectId, etag: await configEtag(server.url, server.key, server.projectId) });
   const scenario = scenarios.find((s) => s.key === key);
   if (scenario === undefined) throw new Error(`no scenario ${key}: ${scenarios.map((s) => s.key).join(", ")}`);
   await runScenario(server.url, scenario, { settings: { ...settings, durationS: 5 }, serverPid: pid, label: "warm-up" });

@@ -138,6 +138,14 @@ export interface VaneTarget {
   readonly etag: string;
 }
 
+/** The config's ETag for the 304 rows, fetched once: a key or project that does not work fails here, not as a load of 4xx. */
+export async function configEtag(url: string, key: string, projectId: string): Promise<string> {
+  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: { Authorization: `Bearer ${key}` } });
+  const etag = config.headers.get("ETag");
+  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
+  return etag;
+}
+
 export function vaneScenarios(vane: VaneTarget): Scenario[] {
   const auth = { Authorization: `Bearer ${vane.key}` };
   const config = `/v1/config/${vane.projectId}`;
