@@ -31,8 +31,8 @@ import { uuidv7 } from "../src/ids/uuidv7.js";
 import { openSqliteStores } from "../src/store/sqlite/open.js";
 import type { CommitListener, CommitReads, LearningStore, SequencedEvent, StoredEvent } from "../src/store/types.js";
 import { normal, seeded } from "./bandit-sim/random.js";
-import { measure, percentile, timeEach } from "./measure.js";
-import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./report.js";
+import { measure, percentile, timeEach } from "./harness/measure.js";
+import { formatDuration, loadAverage, machine, machineLoadLine, writeLatest } from "./harness/report.js";
 import { nullLearningStore as nullStore } from "./null-learning-store.js";
 
 const REWARDS = Number(process.env.ADAPTIVE_REWARDS ?? 100_000);

@@ -15,12 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { serve } from "@hono/node-server";
-import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./http/pinning.js";
+import { LOADGEN_CORE, SERVER_CORE, onCore, pinSelf, pinning } from "./harness/pinning.js";
 import { helloApp } from "./http/hello-app.js";
-import { seedBenchFolder } from "./http/seed.js";
-import { HELLO_GET_HEADERS, eventBatchPool } from "./http/scenarios.js";
+import { seedBenchFolder } from "./scenarios/seed.js";
+import { HELLO_GET_HEADERS, eventBatchPool } from "./scenarios/http.js";
 import type * as NodeServer from "../src/server/node.js";
-import { machine, machineLine, writeLatest } from "./report.js";
+import { machine, machineLine, writeLatest } from "./harness/report.js";
 
 await pinSelf(SERVER_CORE);
 const { values } = parseArgs({ options: { top: { type: "string", default: "0" }, requests: { type: "string", default: "6000" } } });

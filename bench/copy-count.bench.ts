@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { COPY_V8_FLAGS } from "../src/store/parquet/parquet-process.js";
-import { json, resolveBody } from "./http/scenarios.js";
+import { json, resolveBody } from "./scenarios/http.js";
 import { type CallgrindThread, readCallgrind } from "./instructions/callgrind-file.js";
 import { readPerfMap } from "./instructions/perf-map.js";
 import { startVane } from "./instructions/servers.js";

@@ -1,6 +1,6 @@
 // The Worker beside the Node server in one run (issue 28): config 304, resolve and events on
-// workerd (`vane edge dev`'s runner, local D1/KV/R2/Queue/Durable Objects) and on `vane serve`'s
-// server (serve-vane.ts), with bench:http's harness (bench/http/: servers pinned to core 0, the
+// workerd (`vane edge dev`'s runner, local D1/KV/R2/Queue/Durable Objects) and on `vane serve`
+// (harness/vane-serve.ts), with bench:http's harness (bench/harness/: servers pinned to core 0, the
 // load generator on core 1, autocannon, a warm-up run dropped). Reports requests per second,
 // latency, and workerd's CPU per request: a bound of the Worker CPU time Cloudflare bills, since
 // locally the same process also runs the queue consumer and the D1, KV and Durable Object
@@ -11,12 +11,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
-import { LOADGEN_CORE, allowedCpus, pinSelf } from "./http/pinning.js";
-import { waitIdle } from "./http/proc-stats.js";
-import { vaneScenarios } from "./http/scenarios.js";
-import { machine, writeLatest } from "./report.js";
+import { launchServer } from "./harness/child-server.js";
+import { type ScenarioRow, loadSettingsFromEnv, runScenario } from "./harness/load.js";
+import { LOADGEN_CORE, SERVER_CORE, allowedCpus, pinSelf } from "./harness/pinning.js";
+import { waitIdle } from "./harness/proc-stats.js";
+import { startBenchVane } from "./harness/vane-serve.js";
+import { vaneScenarios } from "./scenarios/http.js";
+import { machine, writeLatest } from "./harness/report.js";
 
 await pinSelf(LOADGEN_CORE);
 
@@ -31,26 +32,37 @@ interface HostRows {
   readonly rows: ScenarioRow[];
 }
 
-async function measure(host: HostRows["host"], script: string, args: string[]): Promise<HostRows> {
-  const server = await launchServer(new URL(script, import.meta.url), args, { label: host });
-  const { url, pid } = server.info;
-  const etag = `"${String(server.info.bundleVersion)}"`;
+/** A started server with the bench bundle: where it answers, the process whose CPU a request costs, its key and bundle. */
+interface BenchServer {
+  readonly url: string;
+  readonly pid: number;
+  readonly key: string;
+  readonly projectId: string;
+  readonly version: string;
+  stop(): Promise<unknown>;
+}
+
+async function measure(host: HostRows["host"], server: BenchServer): Promise<HostRows> {
+  const { url, pid } = server;
+  const etag = `"${server.version}"`;
   const rows: ScenarioRow[] = [];
   try {
-    for (const scenario of vaneScenarios({ key: String(server.info.key), projectId: String(server.info.projectId), etag }).filter((s) => SCENARIOS.includes(s.key))) {
+    for (const scenario of vaneScenarios({ key: server.key, projectId: server.projectId, etag }).filter((s) => SCENARIOS.includes(s.key))) {
       await waitIdle(pid, QUIET);
       rows.push(await runScenario(url, scenario, { settings, serverPid: pid, label: `[${host}]` }));
     }
   } finally {
-    await server.stop("SIGTERM");
+    await server.stop();
   }
-  return { host, cpus: server.cpus, rows };
+  return { host, cpus: allowedCpus(pid), rows };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-edge-"));
-const node = await measure("node", "./http/serve-vane.ts", ["--data", dataDir]);
+const vane = await startBenchVane({ dataDir, cores: SERVER_CORE, label: "node" });
+const node = await measure("node", { url: vane.url, pid: vane.pid, ...vane.bench, stop: () => vane.stop() });
 rmSync(dataDir, { recursive: true, force: true });
-const workerd = await measure("workerd", "./http/serve-edge.ts", []);
+const edge = await launchServer(new URL("./http/serve-edge.ts", import.meta.url), [], { label: "workerd" });
+const workerd = await measure("workerd", { ...edge.info, key: String(edge.info.key), projectId: String(edge.info.projectId), version: String(edge.info.bundleVersion), stop: () => edge.stop("SIGTERM") });
 
 /** CPU per request of the answering process, in ms (its CPU share over its request rate). */
 const cpuMsPerRequest = (row: ScenarioRow): number | null => (row.serverCpuPercent === null || row.reqPerSec === 0 ? null : (row.serverCpuPercent / 100 / row.reqPerSec) * 1000);

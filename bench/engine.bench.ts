@@ -4,13 +4,13 @@
 import type { Engine } from "../src/engine/engine.js";
 import { ENGINE_URL, SCALAR_ENGINE_URL, loadEngine } from "../src/engine/loader.js";
 import { bucket as referenceBucket } from "../src/engine/reference.js";
-import { type Workload, measure } from "./measure.js";
+import { type Workload, measure } from "./harness/measure.js";
 import { createHashBucket, oneShotHashBucket } from "./node-crypto.js";
-import { type RatioSpec, formatRatio, machine, machineLine, markdown, ratios, textTable, writeLatest } from "./report.js";
+import { type RatioSpec, formatRatio, machine, machineLine, markdown, ratios, textTable, writeLatest } from "./harness/report.js";
 import {
   ARMS, BATCH_SIZE, BUCKET_COUNT, LAYER_SALTS, MAX_KEY_BYTES, SALT, UNIT_COUNT, UNIT_MASK,
   UNIT_MAX_LENGTH, UNIT_MIN_LENGTH, WIN_DRAWS, makeBatches, makeUnits,
-} from "./workload.js";
+} from "./scenarios/engine.js";
 
 // BENCH_TIME_MS shortens a run for a smoke test; published figures use the default.
 const TIME_MS = Number(process.env.BENCH_TIME_MS ?? 500);

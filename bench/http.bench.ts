@@ -19,18 +19,18 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { binEnv } from "./vane-serve.js";
+import { launchServer } from "./harness/child-server.js";
+import { startBenchVane } from "./harness/vane-serve.js";
 import { archiveCatchUp, archiveLag } from "./http/archive-lag.js";
-import { type Acknowledged, checkStored } from "./http/durability.js";
+import { type Acknowledged, checkStored } from "./harness/durability.js";
 import { type HttpReport, checkTargets, markdown } from "./http/http-report.js";
-import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./http/load.js";
-import { LOADGEN_CORE, allowedCpus, pinSelf, pinning } from "./http/pinning.js";
-import { cpuSeconds, waitIdle } from "./http/proc-stats.js";
-import { helloScenarios, vaneScenarios } from "./http/scenarios.js";
+import { type Scenario, type ScenarioRow, loadSettingsFromEnv, runScenario } from "./harness/load.js";
+import { LOADGEN_CORE, SERVER_CORE, allowedCpus, pinSelf, pinning } from "./harness/pinning.js";
+import { cpuSeconds, waitIdle } from "./harness/proc-stats.js";
+import { configEtag, helloScenarios, vaneScenarios } from "./scenarios/http.js";
 import { scaleOutPhase, scaleSelection } from "./http/scale-out.js";
 import { scaleMarkdown } from "./http/scale-report.js";
-import { machine, writeLatest } from "./report.js";
+import { machine, writeLatest } from "./harness/report.js";
 
 await pinSelf(LOADGEN_CORE);
 
@@ -66,9 +66,7 @@ async function helloPhase(): Promise<void> {
 /** One request of each kind before the load, so a setup mistake fails here and not as 10 s of 4xx. */
 async function probe(url: string, key: string, projectId: string): Promise<string> {
   const auth = { Authorization: `Bearer ${key}` };
-  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: auth });
-  const etag = config.headers.get("ETag");
-  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
+  const etag = await configEtag(url, key, projectId);
   const resolve = await fetch(`${url}/v1/resolve`, {
     method: "POST",
     headers: { ...auth, "Content-Type": "application/json" },
@@ -97,29 +95,25 @@ const QUIET = { maxPercent: profiled ? 30 : 5, windowMs: 500, timeoutMs: 300_000
 async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: string } | undefined> {
   if (selected(vaneScenarios({ key: "", projectId: "", etag: "" })).length === 0) return undefined;
   const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-http-"));
-  // bin/vane.js's #! line's environment, its node options as flags first (serve-vane.ts is not started through it), so the row measures `vane serve` as users start it.
-  const { NODE_OPTIONS: binOptions = "", ...binVariables } = binEnv(new URL("../", import.meta.url));
-  const binFlags = binOptions.split(" ").filter((flag) => flag !== "");
-  const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane", nodeFlags: [...binFlags, ...serverFlags], env: binVariables });
-  serverCpus = vane.cpus;
-  const { url } = vane.info;
-  const key = String(vane.info.key);
-  const projectId = String(vane.info.projectId);
+  const vane = await startBenchVane({ dataDir, cores: SERVER_CORE, nodeFlags: serverFlags, label: "vane" });
+  serverCpus = allowedCpus(vane.pid);
+  const { url } = vane;
+  const { key, projectId } = vane.bench;
   // The probe's resolve and OFREP bulk evaluation are two acknowledged decisions.
   const acknowledged = { batchEvents: 0, decisions: 2 };
   try {
     const etag = await probe(url, key, projectId);
     for (const scenario of selected(vaneScenarios({ key, projectId, etag }))) {
       if (scenario.whileBusy !== true) {
-        const waitedMs = await waitIdle(vane.info.pid, QUIET);
+        const waitedMs = await waitIdle(vane.pid, QUIET);
         if (waitedMs > 1000) process.stderr.write(`waited ${(waitedMs / 1000).toFixed(1)} s for the server to go idle\n`);
       }
-      const cpuAtStart = cpuSeconds(vane.info.pid);
-      let row = await runScenario(url, scenario, { settings, serverPid: vane.info.pid, label: `[vane ${rows.length + 1}]` });
+      const cpuAtStart = cpuSeconds(vane.pid);
+      let row = await runScenario(url, scenario, { settings, serverPid: vane.pid, label: `[vane ${rows.length + 1}]` });
       if (scenario.key === "events") {
         // The busy resolve row needs the backlog this row left: the catch-up is waited for only without it.
         const lag = await archiveLag(dataDir);
-        const catchUp = only?.includes("resolve-busy") === false ? await archiveCatchUp(dataDir, vane.info.pid, cpuAtStart, row.acknowledged.events) : undefined;
+        const catchUp = only?.includes("resolve-busy") === false ? await archiveCatchUp(dataDir, vane.pid, cpuAtStart, row.acknowledged.events) : undefined;
         row = { ...row, archive: { ...lag, ...(catchUp && { catchUp }) } };
       }
       rows.push(row);
@@ -127,7 +121,9 @@ async function vanePhase(): Promise<{ acknowledged: Acknowledged; dataDir: strin
       if (DECIDING.has(scenario.key)) acknowledged.decisions += row.acknowledged.responses2xx;
     }
   } finally {
-    process.stderr.write(`stopping vane with ${stopVaneWith}: ${await vane.stop(stopVaneWith)}\n`);
+    // SIGKILL goes to vane serve and its Parquet copy at once, as a machine's crash would.
+    if (profiled) await vane.stop();
+    else process.stderr.write(`vane serve and its children killed with SIGKILL (${await vane.kill()} processes)\n`);
   }
   return { acknowledged, dataDir };
 }
@@ -159,7 +155,7 @@ const report: HttpReport = {
     pin.disabledReason === undefined
       ? `Pinned with taskset: servers on CPU ${serverCpus}, the load generator (autocannon, one thread) on CPU ${allowedCpus("self")}.`
       : `NOT pinned (${pin.disabledReason}): servers and load generator share the cores.`,
-    "Vane runs with production defaults: the event log on its writer thread with SQLite synchronous=FULL (each group commit is fsynced before any answer; since schema 10 the only copy of the events in vane.db), the Parquet copy in its own process, niced, started when there is something to copy (requests never wait for it), the learner on the event loop, 1 s bundle and key caches, Vane's code from the built dist/ as `vane serve` runs it. All of Vane's threads share the server's one core.",
+    "Vane runs with production defaults: the event log on its writer thread with SQLite synchronous=FULL (each group commit is fsynced before any answer; since schema 10 the only copy of the events in vane.db), the Parquet copy in its own process, niced, started when there is something to copy (requests never wait for it), the learner on the event loop, 1 s bundle and key caches, `vane serve` from the built CLI (bin/vane.js, its #! line's environment). All of Vane's threads share the server's one core.",
     "Each row starts once the server is idle (under 5 % CPU), except the busy resolve row, which starts right after the 64-connection events row: the Parquet copy is still catching up on the events just sent, and every decision is learned from, so its p99 is resolve's p99 while the background work is busy.",
     `Vane was stopped with ${stopVaneWith}${stopVaneWith === "SIGKILL" ? " (as a crash)" : " (for the profiler)"} before its store was counted.`,
     "Latency: every 2xx response's time as autocannon measures it (client side, includes the load generator's own queueing); percentiles at µs resolution. req/s: autocannon's mean of per-second counts.",

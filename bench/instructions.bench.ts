@@ -42,10 +42,10 @@ import { memoryPhase, memoryLines } from "./instructions/memory.js";
 import { readPerfMap } from "./instructions/perf-map.js";
 import { type Rate, longestPeriodMs, periodScaleArgs, slowdown } from "./instructions/pace.js";
 import { lessCompiling, lessIdle, minus } from "./instructions/windows.js";
-import { waitIdleTree } from "./http/proc-stats.js";
+import { waitIdleTree } from "./harness/proc-stats.js";
 import { type CountedServer, pidOfFile, startHello, startVane } from "./instructions/servers.js";
-import { BENCH_POLICY, HELLO_GET_HEADERS, HELLO_KEY, eventBatchPool, json, resolveBody } from "./http/scenarios.js";
-import { machine, machineLine, writeLatest } from "./report.js";
+import { BENCH_POLICY, HELLO_GET_HEADERS, HELLO_KEY, eventBatchPool, json, resolveBody } from "./scenarios/http.js";
+import { machine, machineLine, writeLatest } from "./harness/report.js";
 
 const { values } = parseArgs({
   options: {

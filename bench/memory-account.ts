@@ -19,7 +19,7 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { cpuSeconds, processTree } from "./http/proc-stats.js";
+import { cpuSeconds, processTree } from "./harness/proc-stats.js";
 import { memoryPhase, treePssMiB, treeRssMiB, treeUniqueRssMiB } from "./instructions/memory.js";
 
 interface Variant {

@@ -24,8 +24,8 @@ import { observeStores } from "../src/server/observability/observed-stores.js";
 import { PrometheusMetrics } from "../src/server/observability/prometheus.js";
 import type { Observability } from "../src/server/observability/types.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
-import { median } from "./measure.js";
-import { machine, writeLatest } from "./report.js";
+import { median } from "./harness/measure.js";
+import { machine, writeLatest } from "./harness/report.js";
 
 const ROUNDS = Number(process.env.BENCH_OBSERVE_ROUNDS ?? 9);
 const REQUESTS = Number(process.env.BENCH_OBSERVE_REQUESTS ?? 2000);

@@ -17,7 +17,7 @@ import { DuckArchiveWriter, writerSettings } from "../src/store/parquet/duck-wri
 import { NodeFileSink } from "../src/store/parquet/file-sink.js";
 import { EVERY_ENV } from "../src/store/parquet/partitions.js";
 import type { StoredEvent } from "../src/store/types.js";
-import { EVENTS_PER_BATCH, eventBatchPool } from "./http/scenarios.js";
+import { EVENTS_PER_BATCH, eventBatchPool } from "./scenarios/http.js";
 
 const { values } = parseArgs({
   options: {

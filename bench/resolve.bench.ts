@@ -5,9 +5,9 @@ import { compileBundle, loadEngine, resolve } from "../src/index.js";
 import { resolveParameter } from "../src/bundle/resolve.js";
 import { createClient } from "../src/sdk/index.js";
 import { VaneWebProvider } from "../src/sdk/openfeature/index.js";
-import { LARGE, REALISTIC, makeBundle, makeContexts } from "./bundle-workload.js";
-import { percentile, timeEach } from "./measure.js";
-import { formatDuration, machine, machineLine, writeLatest } from "./report.js";
+import { LARGE, REALISTIC, makeBundle, makeContexts } from "./scenarios/bundle.js";
+import { percentile, timeEach } from "./harness/measure.js";
+import { formatDuration, machine, machineLine, writeLatest } from "./harness/report.js";
 
 const RESOLVES = Number(process.env.BENCH_RESOLVES ?? 1_000_000);
 const engine = await loadEngine();

@@ -25,8 +25,8 @@ import { ARCHIVE_ORDER, listArchive } from "../src/store/columnar/archive-files.
 import { EVERY_ENV, partitionFolder, rangeFile } from "../src/store/parquet/partitions.js";
 import { PARQUET_PIPELINE } from "../src/store/parquet/pipeline.js";
 import { DB_FILE_NAME, openSqliteStores } from "../src/store/sqlite/index.js";
-import { median } from "./measure.js";
-import { writeLatest } from "./report.js";
+import { median } from "./harness/measure.js";
+import { writeLatest } from "./harness/report.js";
 
 const { values } = parseArgs({
   options: {

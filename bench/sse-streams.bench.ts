@@ -1,8 +1,8 @@
 // Open change streams (GET /ofrep/v1/changes/:projectId, docs/openfeature.md), or open console
 // pages (GET /console/api/live, docs/console.md): what idle streams cost a Vane server in memory
 // and CPU, and how long a bundle change takes to reach all of them.
-// Vane runs as a child process (bench/http/serve-vane.ts: production defaults, the demo bundle)
-// pinned to core 0; this process opens the streams from core 1, one socket each, then writes a new
+// Vane runs as a child process (`vane serve` from the built CLI, harness/vane-serve.ts, on the
+// bench bundle) pinned to core 0; this process opens the streams from core 1, one socket each, then writes a new
 // bundle version into the server's data folder (as `vane import` would) and times its arrival on
 // every stream. Memory is the server's RSS (VmRSS) after the streams opened and the server went
 // idle, less its RSS before, per stream; the server's heap is not forced through a GC. CPU is the
@@ -15,11 +15,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type ClientRequest, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { launchServer } from "./http/child-server.js";
-import { LOADGEN_CORE, pinSelf } from "./http/pinning.js";
-import { rssBytes, waitIdle, watchProcess } from "./http/proc-stats.js";
-import { percentile } from "./measure.js";
-import { machine, machineLine, writeLatest } from "./report.js";
+import { LOADGEN_CORE, SERVER_CORE, pinSelf } from "./harness/pinning.js";
+import { rssBytes, waitIdle, watchProcess } from "./harness/proc-stats.js";
+import { percentile } from "./harness/measure.js";
+import { machine, machineLine, writeLatest } from "./harness/report.js";
+import { startBenchVane } from "./harness/vane-serve.js";
 import { openSqliteStores } from "../src/store/sqlite/index.js";
 
 await pinSelf(LOADGEN_CORE);
@@ -40,10 +40,9 @@ interface Stream {
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-sse-"));
-const vane = await launchServer(new URL("./http/serve-vane.ts", import.meta.url), ["--data", dataDir, ...(TARGET === "console" ? ["--console", ADMIN_TOKEN] : [])], { label: "vane" });
-const { url, pid } = vane.info;
-const key = String(vane.info.key);
-const projectId = String(vane.info.projectId);
+const vane = await startBenchVane({ dataDir, cores: SERVER_CORE, args: TARGET === "console" ? ["--console", "--admin-token", ADMIN_TOKEN] : [] });
+const { url, pid } = vane;
+const { key, projectId } = vane.bench;
 const streams: Stream[] = [];
 
 /** What one stream asks for: OFREP's change stream with the SDK key, or a console page's live stream with a session cookie. */
@@ -133,6 +132,6 @@ try {
   writeLatest(TARGET === "console" ? "sse-console" : "sse", md, result);
 } finally {
   for (const stream of streams) stream.request.destroy();
-  await vane.stop("SIGKILL");
+  await vane.kill();
   rmSync(dataDir, { recursive: true, force: true });
 }

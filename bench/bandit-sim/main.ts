@@ -4,7 +4,7 @@
 // check fails. BANDIT_ROUNDS and BANDIT_SEEDS override the defaults (e.g. for a quick look).
 import { writeFileSync } from "node:fs";
 import { loadEngine } from "../../src/engine/loader.js";
-import { RESULTS_DIR, loadAverage, machine, writeLatest } from "../report.js";
+import { RESULTS_DIR, loadAverage, machine, writeLatest } from "../harness/report.js";
 import { type Algorithm, algorithmsFor } from "./algorithms.js";
 import { allChecks } from "./checks.js";
 import { EXPONENTIAL, FEEDBACKS, IMMEDIATE, LOGNORMAL } from "./feedback.js";

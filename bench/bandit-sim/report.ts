@@ -1,6 +1,6 @@
 // The simulation's results as Markdown (a table per problem, the checks, how it was run) and as
 // JSON (the same figures, with each mean regret curve thinned to 101 points).
-import { type Load, type Machine, machineLoadLine } from "../report.js";
+import { type Load, type Machine, machineLoadLine } from "../harness/report.js";
 import type { Check } from "./checks.js";
 import { FEEDBACKS, MEAN_DELAY, WINDOW_ROUNDS } from "./feedback.js";
 import type { Problem } from "./problems.js";

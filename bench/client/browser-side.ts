@@ -6,7 +6,7 @@ import { launchChromium } from "../../test/runtime/chromium.js";
 import { serveStatic } from "../../test/runtime/static-server.js";
 import { type FirstResolution, summarize } from "./first-resolution.js";
 import { firstResolutionPage, throughputPage } from "./pages.js";
-import type { ClientWorkload } from "./workload.js";
+import type { ClientWorkload } from "../scenarios/client.js";
 
 export interface PageThroughput {
   readonly key: string;

@@ -1,7 +1,7 @@
 // The client benchmark's results as Markdown (the tables for the README); client.bench.ts writes
 // them with every figure as JSON.
-import type { Row } from "../measure.js";
-import { type Machine, formatDuration, formatRate, machineLine } from "../report.js";
+import type { Row } from "../harness/measure.js";
+import { type Machine, formatDuration, formatRate, machineLine } from "../harness/report.js";
 import type { BrowserResults } from "./browser-side.js";
 import type { FirstResolution } from "./first-resolution.js";
 

@@ -7,11 +7,11 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { builtClientDir } from "../../test/runtime/client-build.js";
-import { machine, writeLatest } from "../report.js";
+import { machine, writeLatest } from "../harness/report.js";
 import { inChromium } from "./browser-side.js";
 import { type ClientReport, markdown } from "./client-report.js";
 import { nodeFirstResolution, nodeThroughput } from "./node-side.js";
-import { clientWorkloads } from "./workload.js";
+import { clientWorkloads } from "../scenarios/client.js";
 
 const settings = {
   coldRuns: Number(process.env.BENCH_CLIENT_COLD_RUNS ?? 15),

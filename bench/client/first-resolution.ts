@@ -1,6 +1,6 @@
 // Time to the first resolution, from the runtime's time origin (navigation start in a page,
 // process start in Node), over several cold runs: the median and p90 of each mark.
-import { percentile } from "../measure.js";
+import { percentile } from "../harness/measure.js";
 
 /** Marks of one run, ms from the time origin: SDK imported (the script runs), client ready (engine and bundle compiled), first resolve done. */
 export interface Marks {

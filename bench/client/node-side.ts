@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Row, measure } from "../measure.js";
+import { type Row, measure } from "../harness/measure.js";
 import { type FirstResolution, summarize } from "./first-resolution.js";
-import { type ClientWorkload, SINK_FETCH_SOURCE } from "./workload.js";
+import { type ClientWorkload, SINK_FETCH_SOURCE } from "../scenarios/client.js";
 
 interface LocalClient {
   resolveLocal(context: Record<string, unknown>): unknown;

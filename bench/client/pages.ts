@@ -1,7 +1,7 @@
 // The benchmark pages, each with its bundle inlined (as a page that bootstraps does) and the
 // built client imported from /client/. One records when it first resolved; the other runs a
 // timed loop of local resolves on request.
-import { type ClientWorkload, SINK_FETCH_SOURCE } from "./workload.js";
+import { type ClientWorkload, SINK_FETCH_SOURCE } from "../scenarios/client.js";
 
 /** JSON that is safe inside a <script>: no "</script>" or "<!--" can end it early. */
 function inline(value: unknown): string {

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { openStores } from "../../src/store/open-stores.js";
 import { PARQUET_PIPELINE } from "../../src/store/parquet/pipeline.js";
-import { cpuSeconds } from "./proc-stats.js";
+import { cpuSeconds } from "../harness/proc-stats.js";
 
 export interface ArchiveLag {
   /** Events the log holds that the archive does not. */

@@ -1,9 +1,9 @@
 // The HTTP benchmark's figures: issue 15's targets checked against the rows, and the results
 // written as bench/results/http-latest.json and http-latest.md (the engine/resolve benchmarks'
 // style: machine line, settings, a Markdown table to paste).
-import { type Machine, formatRate, machineLine } from "../report.js";
-import type { DurabilityCheck } from "./durability.js";
-import type { LoadSettings, ScenarioRow } from "./load.js";
+import { type Machine, formatRate, machineLine } from "../harness/report.js";
+import type { DurabilityCheck } from "../harness/durability.js";
+import type { LoadSettings, ScenarioRow } from "../harness/load.js";
 
 export interface TargetResult {
   readonly label: string;

@@ -10,16 +10,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStores } from "../../src/store/open-stores.js";
 import { type PostgresService, startPostgres } from "../../test/services/postgres.js";
-import { machine } from "../report.js";
-import { launchServer } from "./child-server.js";
-import { type Acknowledged, checkStored } from "./durability.js";
-import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "./load.js";
-import { allCores, pinning, unpinSelf } from "./pinning.js";
-import { type ProcUsage, childrenNamed, waitIdleTree, watchTree } from "./proc-stats.js";
+import { machine } from "../harness/report.js";
+import { launchServer } from "../harness/child-server.js";
+import { type Acknowledged, checkStored } from "../harness/durability.js";
+import { type LoadSettings, type Scenario, type ScenarioRow, runScenario } from "../harness/load.js";
+import { allCores, pinning, unpinSelf } from "../harness/pinning.js";
+import { type ProcUsage, childrenNamed, waitIdleTree, watchTree } from "../harness/proc-stats.js";
 import { type ConfigResult, type ScaleConfig, type ScaleReport, throughput } from "./scale-report.js";
-import { helloScenarios, vaneScenarios } from "./scenarios.js";
-import { seedBench } from "./seed.js";
-import { type VaneServe, checkBuilt, startVaneServe } from "../vane-serve.js";
+import { configEtag, helloScenarios, vaneScenarios } from "../scenarios/http.js";
+import { seedBench } from "../scenarios/seed.js";
+import { type VaneServe, checkBuilt, startVaneServe } from "../harness/vane-serve.js";
 
 export const SCALE_CONFIGS: readonly ScaleConfig[] = [
   { key: "sqlite-1", store: "sqlite", workers: 1 },
@@ -100,14 +100,6 @@ async function helloBaseline(settings: LoadSettings, cores: string): Promise<Sce
   }
 }
 
-/** Every key the scale phase's requests use works, before 10 s of load would show it as 4xx. */
-async function probe(url: string, key: string, projectId: string): Promise<string> {
-  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: { Authorization: `Bearer ${key}` } });
-  const etag = config.headers.get("ETag");
-  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
-  return etag;
-}
-
 interface ConfigRun {
   readonly settings: LoadSettings;
   readonly scenarios: readonly string[];
@@ -138,7 +130,7 @@ async function runConfig(config: ScaleConfig, run: ConfigRun): Promise<ConfigRes
   const rows: ScenarioRow[] = [];
   const postgresCores: Record<string, number> = {};
   try {
-    const etag = await probe(vane.url, seeded.key, seeded.projectId);
+    const etag = await configEtag(vane.url, seeded.key, seeded.projectId);
     const scenarios: Scenario[] = vaneScenarios({ key: seeded.key, projectId: seeded.projectId, etag });
     for (const key of run.scenarios.filter((k) => k !== "scale-hello-post")) {
       const scenario = scenarios.find((s) => `scale-${s.key}` === key)!;

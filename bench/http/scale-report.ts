@@ -1,9 +1,9 @@
 // The scale-out phase's figures: one table of every configuration × scenario against the phase's
 // own hello-world baseline, with the server side's CPU in cores and the throughput per server core,
 // written as bench/results/http-scale-latest.json and http-scale-latest.md.
-import { type Machine, formatRate, machineLine } from "../report.js";
-import type { DurabilityCheck } from "./durability.js";
-import type { LoadSettings, ScenarioRow } from "./load.js";
+import { type Machine, formatRate, machineLine } from "../harness/report.js";
+import type { DurabilityCheck } from "../harness/durability.js";
+import type { LoadSettings, ScenarioRow } from "../harness/load.js";
 
 export interface ScaleConfig {
   /** e.g. "sqlite-2": a name for BENCH_HTTP_SCALE. */

@@ -1,14 +1,14 @@
 // The Worker under load, as a child process of bench/edge.bench.ts (which pins it, and so the
 // workerd it starts, to a core with taskset): the built dist/edge/ in workerd through the built
-// local runner (`vane edge dev`'s), in memory, seeded like serve-vane.ts (the bench bundle and one
+// local runner (`vane edge dev`'s), in memory, seeded like the bench's `vane serve` (the bench bundle and one
 // server-side key). Prints one JSON line, {"url","key","pid","projectId","bundleVersion"}, where
 // pid is workerd's: the process that answers and whose CPU a request costs. Stops on SIGTERM/SIGINT.
 //
 //   node --import tsx bench/http/serve-edge.ts [--port 0] [--host 127.0.0.1]
 import { parseArgs } from "node:util";
 import type * as Local from "../../src/edge/local.js";
-import { childrenNamed } from "./proc-stats.js";
-import { seedBench } from "./seed.js";
+import { childrenNamed } from "../harness/proc-stats.js";
+import { seedBench } from "../scenarios/seed.js";
 
 const { values } = parseArgs({ options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" } } });
 // The built runner, as `vane edge dev` runs it (npm run build:ts and build:edge first).

@@ -12,10 +12,11 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { launchServer } from "./child-server.js";
-import { loadSettingsFromEnv, runScenario } from "./load.js";
-import { LOADGEN_CORE, pinSelf } from "./pinning.js";
-import { helloScenarios, vaneScenarios } from "./scenarios.js";
+import { launchServer } from "../harness/child-server.js";
+import { loadSettingsFromEnv, runScenario } from "../harness/load.js";
+import { LOADGEN_CORE, SERVER_CORE, pinSelf } from "../harness/pinning.js";
+import { startBenchVane } from "../harness/vane-serve.js";
+import { configEtag, helloScenarios, vaneScenarios } from "../scenarios/http.js";
 
 await pinSelf(LOADGEN_CORE);
 const { values, positionals } = parseArgs({ options: { seconds: { type: "string", default: "10" } }, allowPositionals: true });
@@ -23,10 +24,27 @@ const key = positionals[0] ?? "resolve";
 const settings = { ...loadSettingsFromEnv(), durationS: Number(values.seconds), warmupS: 0 };
 const dataDir = mkdtempSync(join(tmpdir(), "vane-bench-threads-"));
 const hello = key.startsWith("hello");
-const server = hello
-  ? await launchServer(new URL("./serve-hello.ts", import.meta.url), ["--log", join(dataDir, "log")], { label: "hello" })
-  : await launchServer(new URL("./serve-vane.ts", import.meta.url), ["--data", dataDir], { label: "vane" });
-const pid = server.info.pid;
+const server = hello ? await startHello() : await startVane();
+const pid = server.pid;
+
+/** The server under count, as the load needs it (the hello-world has no key or project). */
+interface Counted {
+  readonly url: string;
+  readonly pid: number;
+  readonly key: string;
+  readonly projectId: string;
+  stop(): Promise<unknown>;
+}
+
+async function startHello(): Promise<Counted> {
+  const child = await launchServer(new URL("./serve-hello.ts", import.meta.url), ["--log", join(dataDir, "log")], { label: "hello" });
+  return { url: child.info.url, pid: child.info.pid, key: "", projectId: "", stop: () => child.stop("SIGKILL") };
+}
+
+async function startVane(): Promise<Counted> {
+  const vane = await startBenchVane({ dataDir: join(dataDir, "data"), cores: SERVER_CORE });
+  return { url: vane.url, pid: vane.pid, ...vane.bench, stop: () => vane.kill() };
+}
 
 type Ticks = Map<string, { readonly user: number; readonly system: number }>;
 function threadTicks(): Ticks {
@@ -44,17 +62,12 @@ function threadTicks(): Ticks {
 }
 
 try {
-  let etag = "";
-  if (!hello) {
-    const config = await fetch(`${server.info.url}/v1/config/${server.info.projectId}`, { headers: { Authorization: `Bearer ${server.info.key}` } });
-    etag = config.headers.get("ETag") ?? "";
-  }
-  const scenarios = hello ? helloScenarios() : vaneScenarios({ key: String(server.info.key), projectId: String(server.info.projectId), etag });
+  const scenarios = hello ? helloScenarios() : vaneScenarios({ key: server.key, projectId: server.projectId, etag: await configEtag(server.url, server.key, server.projectId) });
   const scenario = scenarios.find((s) => s.key === key);
   if (scenario === undefined) throw new Error(`no scenario ${key}: ${scenarios.map((s) => s.key).join(", ")}`);
-  await runScenario(server.info.url, scenario, { settings: { ...settings, durationS: 5 }, serverPid: pid, label: "warm-up" });
+  await runScenario(server.url, scenario, { settings: { ...settings, durationS: 5 }, serverPid: pid, label: "warm-up" });
   const before = threadTicks();
-  const row = await runScenario(server.info.url, scenario, { settings, serverPid: pid, label: "counted" });
+  const row = await runScenario(server.url, scenario, { settings, serverPid: pid, label: "counted" });
   const after = threadTicks();
   const requests = row.reqPerSec * settings.durationS;
   const usPerTick = 1e6 / 100; // USER_HZ
@@ -72,6 +85,6 @@ try {
   }
   console.log(`  all threads: user ${user.toFixed(1)}, system ${system.toFixed(1)}, total ${(user + system).toFixed(1)}`);
 } finally {
-  await server.stop("SIGKILL");
+  await server.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }

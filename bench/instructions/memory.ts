@@ -11,9 +11,9 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import { processTree, rssBytes } from "../http/proc-stats.js";
-import { runScenario } from "../http/load.js";
-import { vaneScenarios } from "../http/scenarios.js";
+import { processTree, rssBytes } from "../harness/proc-stats.js";
+import { runScenario } from "../harness/load.js";
+import { vaneScenarios } from "../scenarios/http.js";
 import { startVane } from "./servers.js";
 
 const LOAD_S = Number(process.env.BENCH_MEMORY_LOAD_S ?? 60);

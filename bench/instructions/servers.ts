@@ -4,15 +4,14 @@
 // and the Parquet copy's child process with all of its threads, DuckDB's among them), on a data
 // folder seeded with the bench bundle and a server-side key. Node runs with --perf-basic-prof, so
 // JIT code can be named (perf-map.ts).
-import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { readdirSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { launchServer } from "../http/child-server.js";
-import { SERVER_CORE, onCore } from "../http/pinning.js";
-import { processTree } from "../http/proc-stats.js";
-import { seedBenchFolder } from "../http/seed.js";
-import { binEnv, binNodeOptions } from "../vane-serve.js";
+import { launchServer } from "../harness/child-server.js";
+import { SERVER_CORE } from "../harness/pinning.js";
+import { processTree } from "../harness/proc-stats.js";
+import { binNodeOptions, startBenchVane } from "../harness/vane-serve.js";
 import { COPY_V8_FLAGS } from "../../src/store/parquet/parquet-process.js";
 
 export interface CountedServer {
@@ -79,6 +78,8 @@ function callgrind(dir: string): string[] {
   return ["valgrind", "-q", "--tool=callgrind", "--trace-children=yes", "--trace-children-skip=*esbuild*", "--instr-atstart=no", "--separate-threads=yes", `--callgrind-out-file=${join(dir, "callgrind.out.%p")}`];
 }
 
+/** How long a server under valgrind may take to listen. */
+const VALGRIND_START_TIMEOUT_MS = 300_000;
 /** A dump's files (callgrind.out.PID.N-TID) and the ones a process writes as it exits (callgrind.out.PID-TID). */
 const OUT_FILE = /^callgrind\.out\.(\d+)(?:\.\d+)?-\d+$/;
 /** The pid whose callgrind wrote `file`. */
@@ -139,7 +140,7 @@ function control(pid: number, dir: string): Pick<CountedServer, "countOn" | "dum
 
 export async function startHello(dir: string, options: { readonly optimize?: boolean } = {}): Promise<CountedServer> {
   const nodeFlagList = nodeFlags(options.optimize ?? true, HELLO_YOUNG_MIB);
-  const server = await launchServer(new URL("../http/serve-hello.ts", import.meta.url), [], { label: "hello", wrapper: callgrind(dir), nodeFlags: nodeFlagList, startTimeoutMs: 300_000 });
+  const server = await launchServer(new URL("../http/serve-hello.ts", import.meta.url), [], { label: "hello", wrapper: callgrind(dir), nodeFlags: nodeFlagList, startTimeoutMs: VALGRIND_START_TIMEOUT_MS });
   const pid = server.info.pid;
   return {
     url: server.info.url,
@@ -154,47 +155,34 @@ export async function startHello(dir: string, options: { readonly optimize?: boo
   };
 }
 
-/** Not counted: `nodeFlags` for node, and `onOutput` gets everything the server prints (the memory phase reads `--trace-gc` there). */
+/** Not counted: `nodeFlags` for node, and `onOutput` gets everything the server prints on stdout (the memory phase reads `--trace-gc` there). */
 export async function startVane(dir: string, extraArgs: readonly string[] = [], options: { readonly counted?: boolean; readonly optimize?: boolean; readonly nodeFlags?: readonly string[]; readonly onOutput?: (text: string) => void } = {}): Promise<CountedServer & { readonly dataDir: string }> {
-  const dataDir = join(dir, "data");
-  const { key, projectId } = await seedBenchFolder(dataDir);
   const counted = options.counted ?? true;
   // The copy of a counted server at V8's real-pace settings too; not the guard's (it counts the event loop only).
   const realPace = counted && (options.optimize ?? true);
-  const program = [...(counted ? callgrind(dir) : []), process.execPath, ...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...(realPace ? COPY_FLAGS_PRELOAD : []), ...EXTRA_NODE_FLAGS, fileURLToPath(new URL("bin/vane.js", ROOT))];
-  const args = [...program.slice(1), "serve", "--data", dataDir, "--port", "0", "--host", "127.0.0.1", ...extraArgs];
-  const { command, args: argv } = onCore(SERVER_CORE, program[0]!, args);
-  const child = spawn(command, argv, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...binEnv(ROOT), ...(realPace && copyRealPace()) } });
   const onOutput = options.onOutput;
-  if (onOutput !== undefined) child.stdout!.on("data", (chunk: Buffer) => onOutput(chunk.toString()));
-  const banner = await bannerOf(child);
-  if (options.onOutput === undefined) child.stdout!.resume(); // request lines, when logged, go nowhere
-  const url = /is listening on (\S+)/.exec(banner)![1]!;
-  const pid = child.pid!;
-  const exited = new Promise<void>((done) => child.once("exit", () => done()));
+  const server = await startBenchVane({
+    root: ROOT,
+    dataDir: join(dir, "data"),
+    args: extraArgs,
+    cores: SERVER_CORE,
+    ...(counted && { wrapper: callgrind(dir) }),
+    nodeFlags: [...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...(realPace ? COPY_FLAGS_PRELOAD : []), ...EXTRA_NODE_FLAGS],
+    ...(realPace && { env: copyRealPace() }),
+    // stdout (request lines when logged, --trace-gc) to onOutput or nowhere; stderr shown as is.
+    onLine: (line, stream) => (stream === "stderr" ? process.stderr.write(`${line}\n`) : onOutput?.(`${line}\n`)),
+    startTimeoutMs: VALGRIND_START_TIMEOUT_MS,
+  });
   return {
-    url,
-    pid,
-    key,
-    projectId,
-    dataDir,
-    ...control(pid, dir),
+    url: server.url,
+    pid: server.pid,
+    key: server.bench.key,
+    projectId: server.bench.projectId,
+    dataDir: server.dataDir,
+    ...control(server.pid, dir),
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      await exited;
-      if (existsSync(`/tmp/perf-${pid}.map`)) rmSync(`/tmp/perf-${pid}.map`, { force: true });
+      await server.stop();
+      rmSync(`/tmp/perf-${server.pid}.map`, { force: true });
     },
   };
-}
-
-/** The banner once complete ("Stop with Ctrl-C."); rejects with what it printed if the server exits first. */
-function bannerOf(child: ChildProcess): Promise<string> {
-  let banner = "";
-  return new Promise<string>((ready, fail) => {
-    child.stdout!.on("data", (chunk: Buffer) => {
-      banner += chunk.toString();
-      if (banner.includes("Stop with Ctrl-C.")) ready(banner);
-    });
-    child.on("exit", (code) => fail(new Error(`vane serve exited (${code}):\n${banner}`)));
-  });
 }

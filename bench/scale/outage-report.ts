@@ -1,6 +1,6 @@
 // The outage bench's figures: per second of the run (by when each request was sent), the answers
 // each endpoint got, their p99 latency, stale bundles served and hung requests; then the summary.
-import { percentile } from "../measure.js";
+import { percentile } from "../harness/measure.js";
 import { ENDPOINTS, type Endpoint, type Sample } from "./outage-load.js";
 
 export interface Timeline {

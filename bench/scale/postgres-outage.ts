@@ -18,8 +18,8 @@ import { openPostgresStores } from "../../src/store/postgres/index.js";
 import { startPostgres } from "../../test/services/postgres.js";
 import { OutageLoad } from "./outage-load.js";
 import { type Timeline, outcomeText, progressLine, recovery, secondRows, table } from "./outage-report.js";
-import { writeLatest } from "../report.js";
-import { type VaneServe, startVaneServe } from "../vane-serve.js";
+import { writeLatest } from "../harness/report.js";
+import { type VaneServe, startVaneServe } from "../harness/vane-serve.js";
 import { loggedEvents } from "../../test/store/logged-events.js";
 
 const STEADY_MS = 10_000;

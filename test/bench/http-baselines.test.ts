@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { type AppendOnlyFile, DurableLog } from "../../bench/http/durable-log.js";
 import { helloApp } from "../../bench/http/hello-app.js";
 import { checkTargets } from "../../bench/http/http-report.js";
-import type { ScenarioRow } from "../../bench/http/load.js";
+import type { ScenarioRow } from "../../bench/harness/load.js";
 
 /** A file whose syncs finish only when the test says, recording what each covered. */
 class HeldFile implements AppendOnlyFile {

@@ -10,8 +10,8 @@
 // accepts it, so only what this test is about (a request cancelled as hung) can fail it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalEdge, startLocalEdge } from "../../src/edge/local.js";
-import { BENCH_POLICY, eventBatchPool, resolveBody } from "../../bench/http/scenarios.js";
-import { seedBench } from "../../bench/http/seed.js";
+import { BENCH_POLICY, eventBatchPool, resolveBody } from "../../bench/scenarios/http.js";
+import { seedBench } from "../../bench/scenarios/seed.js";
 
 const CLIENTS = 48;
 const ROUNDS = 24;

@@ -1,8 +1,10 @@
-// `vane serve` as a user starts it (node bin/vane.js, the built dist/), for every bench that runs
-// the whole CLI: the soaks, the PostgreSQL outage, the scale-out phase and bench:instructions'
-// counted server. Ready once its banner is complete ("Stop with Ctrl-C."), the URL and the first
-// run's keys read from that banner. Stopped with SIGTERM, or like a crash: SIGKILL to the server
-// and every worker at once (a primary killed alone leaves its workers to notice the lost channel).
+// `vane serve` as a user starts it (node bin/vane.js, the built dist/, bin/vane.js's #! line's
+// environment), the one launcher of Vane for every bench that runs a server: bench:http and its
+// scale-out phase, bench:edge's Node side, bench:threads, bench:sse, the PostgreSQL outage and
+// bench:instructions' servers. Ready once its banner is complete ("Stop with Ctrl-C."), the URL
+// and the first run's keys read from that banner; startBenchVane seeds the bench bundle and key
+// first. Stopped with SIGTERM, or like a crash: SIGKILL to the server and every worker at once (a
+// primary killed alone leaves its workers to notice the lost channel).
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,8 +13,9 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import Database from "better-sqlite3";
-import { onCore } from "./http/pinning.js";
-import { alive, processTree } from "./http/proc-stats.js";
+import { type Seeded, seedBenchFolder } from "../scenarios/seed.js";
+import { onCore } from "./pinning.js";
+import { alive, processTree } from "./proc-stats.js";
 
 const READY = "Stop with Ctrl-C.";
 const GONE_TIMEOUT_MS = 10_000;
@@ -29,10 +32,12 @@ export interface VaneServeOptions {
   /** A command it runs under, e.g. valgrind and its options (it must keep the process's pid). */
   readonly wrapper?: readonly string[];
   readonly nodeFlags?: readonly string[];
+  /** Environment variables over this process's and bin/vane.js's. */
+  readonly env?: Readonly<Record<string, string>>;
   /** The checkout whose bin/vane.js runs; this one when absent. */
   readonly root?: URL;
   /** Every line it prints (stdout and stderr, the banner too); `echo(label)` when absent. */
-  readonly onLine?: (line: string) => void;
+  readonly onLine?: (line: string, stream: "stdout" | "stderr") => void;
   readonly label?: string;
   readonly startTimeoutMs?: number;
 }
@@ -52,7 +57,7 @@ export interface VaneServe {
 }
 
 /** Throws, naming the command to run, when the build `vane serve` runs from is missing. */
-export function checkBuilt(root = new URL("../", import.meta.url)): void {
+export function checkBuilt(root = new URL("../../", import.meta.url)): void {
   const missing = BUILT.filter((path) => !existsSync(new URL(path, root)));
   if (missing.length > 0) throw new Error(`vane serve runs from the build; missing ${missing.join(", ")}: run \`npm run build\``);
 }
@@ -76,23 +81,23 @@ export function binNodeOptions(root: URL): string {
 }
 
 export async function startVaneServe(options: VaneServeOptions = {}): Promise<VaneServe> {
-  const root = options.root ?? new URL("../", import.meta.url);
+  const root = options.root ?? new URL("../../", import.meta.url);
   const label = options.label ?? "vane";
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), "vane-bench-serve-"));
   const program = [...(options.wrapper ?? []), process.execPath, ...(options.nodeFlags ?? []), fileURLToPath(new URL("bin/vane.js", root))];
   const argv = [...program.slice(1), "serve", "--port", "0", "--host", "127.0.0.1", "--data", dataDir, ...(options.args ?? [])];
   const { command, args } = options.cores === undefined ? { command: program[0]!, args: argv } : onCore(options.cores, program[0]!, argv);
-  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...binEnv(root) } });
+  const child = spawn(command, args, { cwd: fileURLToPath(root), stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...binEnv(root), ...options.env } });
   const exited = new Promise<string>((done) => child.once("exit", (code, signal) => done(signal ?? String(code))));
   const printer = options.onLine === undefined ? echo(label) : undefined;
   const onLine = options.onLine ?? printer!.line;
-  createInterface({ input: child.stderr }).on("line", onLine);
+  createInterface({ input: child.stderr }).on("line", (line) => onLine(line, "stderr"));
   const banner = new Promise<string>((ready, fail) => {
     const seen: string[] = [];
     let done = false;
     const timer = setTimeout(() => fail(new Error(`${label}: no banner within ${options.startTimeoutMs ?? 60_000} ms:\n${seen.join("\n")}`)), options.startTimeoutMs ?? 60_000);
     createInterface({ input: child.stdout }).on("line", (line) => {
-      onLine(line);
+      onLine(line, "stdout");
       if (done) return;
       seen.push(line);
       if (line !== READY) return;
@@ -148,6 +153,17 @@ export async function startVaneServe(options: VaneServeOptions = {}): Promise<Va
       return tree.length;
     },
   };
+}
+
+/** What the load generator needs of a bench server: the seeded bench bundle's project and version, and its sk key. */
+export interface BenchVane extends VaneServe {
+  readonly bench: Seeded;
+}
+
+/** `vane serve` on a data folder seeded with the bench bundle and a server-side key (scenarios/seed.ts) before it starts. */
+export async function startBenchVane(options: VaneServeOptions & { readonly dataDir: string }): Promise<BenchVane> {
+  const bench = await seedBenchFolder(options.dataDir);
+  return { ...(await startVaneServe(options)), bench };
 }
 
 /**

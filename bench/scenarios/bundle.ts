@@ -1,6 +1,6 @@
 // A realistic bundle for the resolve benchmark: 8 layers, 20 policies (2 adaptive), 100
 // parameters of every type, conditions on 3 context fields (country, plan, appVersion).
-import type { Bundle, Layer, Parameter, ParameterType, Policy } from "../src/bundle/types.js";
+import type { Bundle, Layer, Parameter, ParameterType, Policy } from "../../src/bundle/types.js";
 
 const TYPES: readonly ParameterType[] = ["string", "boolean", "number", "integer", "json"];
 const DEFAULTS: Record<ParameterType, (i: number) => Parameter["default"]> = {

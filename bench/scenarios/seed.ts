@@ -1,13 +1,13 @@
 // What a benchmarked Vane serves: the demo bundle plus the decide scenario's bandit, and one fresh
 // server-side key (sdk:read + sdk:write), written into a store before the server opens it, so its
-// secret is known to the load generator (serve-vane.ts, and the scale-out phase's `vane serve`).
+// secret is known to the load generator (harness/vane-serve.ts startBenchVane, the edge runner).
 import { createHash } from "node:crypto";
 import type { Bundle } from "../../src/bundle/types.js";
 import { DEMO_ORG, DEMO_PROJECT, demoBundle } from "../../src/cli/demo-bundle.js";
 import { createKey } from "../../src/server/auth/key-admin.js";
 import { openSqliteStores } from "../../src/store/sqlite/index.js";
 import type { Stores } from "../../src/store/types.js";
-import { BENCH_POLICY } from "./scenarios.js";
+import { BENCH_POLICY } from "./http.js";
 
 const sha256 = (bytes: Uint8Array): Uint8Array => createHash("sha256").update(bytes).digest();
 

@@ -3,9 +3,9 @@
 // 2xx response's own time (autocannon's "response" event, µs resolution): autocannon's histogram
 // truncates to whole milliseconds, too coarse for a 5 ms target. Both are kept in the JSON.
 import autocannon, { type RequestSpec, type Result } from "autocannon";
-import { percentile as percentileOf } from "../measure.js";
+import { percentile as percentileOf } from "./measure.js";
 import { type ProcUsage, watchProcess } from "./proc-stats.js";
-import type { ArchiveCatchUp, ArchiveLag } from "./archive-lag.js";
+import type { ArchiveCatchUp, ArchiveLag } from "../http/archive-lag.js";
 
 export interface Scenario {
   readonly key: string;

@@ -3,7 +3,7 @@
 // contexts, the same in Node and in Chromium.
 import { demoBundle } from "../../src/cli/demo-bundle.js";
 import type { Bundle } from "../../src/bundle/types.js";
-import { REALISTIC, makeBundle, makeContexts } from "../bundle-workload.js";
+import { REALISTIC, makeBundle, makeContexts } from "./bundle.js";
 
 export const CONTEXT_COUNT = 4096; // a power of two: loops pick contexts with a mask
 

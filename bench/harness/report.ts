@@ -156,7 +156,7 @@ export function markdown(report: Report): string {
   ].join("\n");
 }
 
-export const RESULTS_DIR = new URL("./results/", import.meta.url);
+export const RESULTS_DIR = new URL("../results/", import.meta.url);
 
 /**
  * Writes bench/results/<name>-latest.md and, when given, <name>-latest.json; returns their paths.

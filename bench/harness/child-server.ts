@@ -1,4 +1,4 @@
-// Starts a server script (serve-vane.ts, serve-hello.ts) as a child process on its own core and
+// Starts a server script (http/serve-hello.ts, http/serve-edge.ts) as a child process on its own core and
 // waits for the JSON line it prints once it listens. The child's stderr passes through, prefixed.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";

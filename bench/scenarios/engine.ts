@@ -1,6 +1,6 @@
 // The inputs every engine benchmark hashes or samples: realistic unit ids, layer salts and
 // bandit arms. Ids come from a fixed seed so successive runs (and machines) hash the same bytes.
-import { seeded } from "./seeded.js";
+import { seeded } from "../seeded.js";
 
 /** Bucket count for every bucketing task; realistic for percentage splits, irrelevant to cost. */
 export const BUCKET_COUNT = 10_000;

@@ -5,9 +5,9 @@
 // once into a pool of bodies that requests pick from at random. OFREP's scenarios send the
 // resolve scenario's contexts with the user as targetingKey.
 import type { RequestSpec } from "autocannon";
-import type { Scenario } from "./load.js";
+import type { Scenario } from "../harness/load.js";
 
-/** The decide scenario's policy, seeded by serve-vane.ts. */
+/** The decide scenario's policy, seeded by seed.ts. */
 export const BENCH_POLICY = "bench-recs";
 
 export const EVENTS_PER_BATCH = 100;
@@ -136,6 +136,14 @@ export interface VaneTarget {
   readonly key: string;
   readonly projectId: string;
   readonly etag: string;
+}
+
+/** The config's ETag for the 304 rows, fetched once: a key or project that does not work fails here, not as a load of 4xx. */
+export async function configEtag(url: string, key: string, projectId: string): Promise<string> {
+  const config = await fetch(`${url}/v1/config/${projectId}`, { headers: { Authorization: `Bearer ${key}` } });
+  const etag = config.headers.get("ETag");
+  if (config.status !== 200 || etag === null) throw new Error(`config probe: ${config.status} ${await config.text()}`);
+  return etag;
 }
 
 export function vaneScenarios(vane: VaneTarget): Scenario[] {
