@@ -1,4 +1,4 @@
-// A duration given in a unit (days, hours) that may be fractional: retention in tests and soaks
+// A duration given in a unit (days, hours) that may be fractional: retention in tests and short checks
 // is minutes, written as a fraction of a day.
 import { UsageError } from "./args.js";
 
