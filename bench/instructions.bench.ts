@@ -29,6 +29,7 @@
 //   [-- --memory]        also RSS: idle, after a 60 s resolve load at 64 connections, 30 s later (no valgrind)
 //   BENCH_VANE_ROOT=DIR  counts the (built) checkout in DIR instead: another commit in the same run
 //   BENCH_VANE_NODE_FLAGS="--max-semi-space-size=4"  more node flags for `vane serve` (a V8 setting against the default)
+//   BENCH_VANE_SERVE_ARGS="--pending-in-memory 1000"  more `vane serve` arguments (here: counted past the pending bound)
 // Results: bench/results/instructions-latest.{md,json} (a full run). Needs valgrind (Debian's package).
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -68,6 +68,8 @@ const HELLO_YOUNG_MIB = 4;
 const vaneYoungMiB = (): number => Number(/--max-semi-space-size=(\d+)/.exec(binNodeOptions(ROOT))?.[1] ?? 16);
 /** BENCH_VANE_NODE_FLAGS (space-separated): more node flags for `vane serve` (not the hello-world), counted or not, to compare a V8 setting in the same period. */
 const EXTRA_NODE_FLAGS = (process.env.BENCH_VANE_NODE_FLAGS ?? "").split(" ").filter((flag) => flag !== "");
+/** BENCH_VANE_SERVE_ARGS (space-separated): more `vane serve` arguments, e.g. `--pending-in-memory 1000` to count a server past its pending bound, every long-running server's steady state. */
+const EXTRA_SERVE_ARGS = (process.env.BENCH_VANE_SERVE_ARGS ?? "").split(" ").filter((arg) => arg !== "");
 
 /**
  * Child processes are traced too (the Parquet copy), each its own callgrind, its files named by its
@@ -164,7 +166,7 @@ export async function startVane(dir: string, extraArgs: readonly string[] = [], 
   const server = await startBenchVane({
     root: ROOT,
     dataDir: join(dir, "data"),
-    args: extraArgs,
+    args: [...extraArgs, ...EXTRA_SERVE_ARGS],
     cores: SERVER_CORE,
     ...(counted && { wrapper: callgrind(dir) }),
     nodeFlags: [...(counted ? nodeFlags(options.optimize ?? true, vaneYoungMiB()) : (options.nodeFlags ?? [])), ...(realPace ? COPY_FLAGS_PRELOAD : []), ...EXTRA_NODE_FLAGS],
