@@ -74,6 +74,13 @@ describe("the embedded store's pending decisions", () => {
       expect(await learning.closeCounted!(150_000, 10, undefined)).toEqual({ closed: 2, unrewarded: 2 });
       expect(rows()).toEqual([]);
       expect((await learning.positions()).stored).toBe(0);
+
+      // A reward marks its layer in the row's text, whatever the policy id's characters.
+      const odd = layer("d-3", 'p"ol\\[0,\n\u00e9\u2028\u{1F600}', 10_000);
+      await learning.commit(step({ addPending: [odd, layer("d-3", "pol", 10_000)] }));
+      await learning.commit(step({ rewardPending: [odd] }));
+      expect(await learning.pendingFor(["d-3"])).toEqual(expect.arrayContaining([{ ...odd, rewarded: true }, layer("d-3", "pol", 10_000)]));
+      expect(await learning.closeCounted!(10_000, 10, undefined)).toEqual({ closed: 2, unrewarded: 1 });
     } finally {
       await stores.close();
     }
@@ -86,6 +93,7 @@ describe("the embedded store's pending decisions", () => {
       { decisionId: "d-1", policyId: "pol", orgId: "org", projectId: "proj", env: "production", armKey: "k1", entity: "acct-7", features: new Float64Array([1, -0.5, 1e-300]), rewardEvent: "win", decidedAt: 1_000, closesAt: 121_000, counted: true, rewarded: false },
       { decisionId: "d-1", policyId: "pol2", orgId: "org", projectId: "proj", env: "production", armKey: "k2", entity: "", features: undefined, rewardEvent: "buy", decidedAt: 1_000, closesAt: 46_000, counted: true, rewarded: true },
       { decisionId: "d-2", policyId: "pol2", orgId: "", projectId: "proj", env: "production", armKey: "k0", entity: "", features: undefined, rewardEvent: "buy", decidedAt: 500, closesAt: 45_500, counted: false, rewarded: false },
+      { decisionId: "d-3", policyId: 'p"ol\\\n\u00e9\u2028\u007f\u{1F600}', orgId: "org", projectId: "proj", env: "production", armKey: "k0", entity: "", features: undefined, rewardEvent: "buy", decidedAt: 500, closesAt: 300_000, counted: true, rewarded: false },
     ];
     const raw = new Database(join(dir, DB_FILE_NAME));
     try {
@@ -102,12 +110,16 @@ describe("the embedded store's pending decisions", () => {
     const stores = openSqliteStores({ dataDir: dir, synchronous: "NORMAL" });
     try {
       const { learning } = stores;
-      expect((await learning.positions()).stored).toBe(3);
-      expect(await learning.pendingFor(["d-1", "d-2"])).toEqual(expect.arrayContaining(before));
+      expect((await learning.positions()).stored).toBe(4);
+      expect(await learning.pendingFor(["d-1", "d-2", "d-3"])).toEqual(expect.arrayContaining(before));
+      // A reward marks a layer SQLite wrote as it marks one written in JavaScript.
+      await learning.commit({ arms: [], addPending: [], rewardPending: [before[3]!], removePending: [], checkpoint: 1, memoryFrom: 1 });
+      expect(await learning.pendingFor(["d-3"])).toEqual([{ ...before[3], rewarded: true }]);
       expect((await learning.openTrialBins(10)).map((b) => [b.policyId, b.armKey, b.windowMs, b.atMs, b.count])).toEqual(expect.arrayContaining([["pol", "k1", 120_000, 1_000, 1], ["pol2", "k2", 45_000, 1_000, 1]]));
       // d-1 closes with its last layer, unread (its pol2 layer rewarded); the uncounted d-2 is read back when due (its trial counts then).
       expect(await learning.closeCounted!(120_000, 10, undefined)).toEqual({ closed: 0, unrewarded: 0 });
       expect(await learning.closeCounted!(200_000, 10, undefined)).toEqual({ closed: 2, unrewarded: 1 });
+      expect(await learning.closeCounted!(300_000, 10, undefined)).toEqual({ closed: 1, unrewarded: 0 });
       expect(await learning.due(200_000, 10)).toEqual([before[2]]);
     } finally {
       await stores.close();

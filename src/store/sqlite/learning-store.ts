@@ -8,7 +8,7 @@ import type { Database, Statement, Transaction } from "better-sqlite3";
 import { type ArmRow, type ClosedCounted, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision, type PendingKey } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
 import { logScanPage } from "../learning-records.js";
-import { PENDING_ROW_COLUMNS, type PendingRowValues, pendingLayers, pendingRow, sameDecisionEnd } from "./pending-rows.js";
+import { PENDING_ROW_COLUMNS, type PendingRowValues, pendingLayers, pendingRow, rewardMarks, sameDecisionEnd } from "./pending-rows.js";
 import type { Durability } from "./wal-sync.js";
 import { LogEvents } from "./log-events.js";
 
@@ -49,6 +49,7 @@ export class SqliteLearningStore implements LearningStore {
   private readonly replacePendingStmt: Statement<PendingRowValues>;
   private readonly deletePendingStmt: Statement<PendingKeyValues>;
   private readonly pendingRowStmt: Statement<PendingKeyValues, PendingLayersRow>;
+  private readonly rewardPendingStmt: Statement<[unrewarded: string, rewarded: string, unrewarded: string, unrewarded: string, ...PendingKeyValues]>;
   private readonly binsStmt: Statement<{ bins: number }, BinRow>;
   private readonly countStmt: Statement<[], number>;
   private readonly pendingChunkStmt: Statement<string[], PendingLayersRow>;
@@ -92,12 +93,20 @@ export class SqliteLearningStore implements LearningStore {
     this.replacePendingStmt = db.prepare<PendingRowValues>(`INSERT OR REPLACE INTO pending_decisions (${PENDING_ROW_COLUMNS}) VALUES (${values})`);
     this.deletePendingStmt = db.prepare(`DELETE FROM pending_decisions WHERE ${PENDING_ROW_KEY}`);
     this.pendingRowStmt = db.prepare<PendingKeyValues, PendingLayersRow>(`SELECT ${PENDING_LAYERS} FROM pending_decisions WHERE ${PENDING_ROW_KEY}`).raw();
+    // A reward marks its policy's layer in the text (pending-rows.ts rewardMarks), no JSON parsed:
+    // the row keeps its key and close time, so its index entry is not rewritten either (a late
+    // reward is the common case past the bound).
+    this.rewardPendingStmt = db.prepare(
+      `UPDATE pending_decisions
+       SET layers = replace(layers, ?, ?), unrewarded = unrewarded - (length(layers) - length(replace(layers, ?, ''))) / length(?)
+       WHERE ${PENDING_ROW_KEY}`,
+    );
     // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not
-    // rows; a layer is [policy, org, arm, entity, reward event, decided at, closes at, counted, …].
+    // rows; a layer is [rewarded, policy, org, arm, entity, reward event, decided at, closes at, counted, …].
     this.binsStmt = db.prepare(
       `SELECT project_id, env, policy_id, arm_key, window_ms, min(decided_at) AS at_ms, count(*) AS count
-       FROM (SELECT p.project_id, p.env, l.value ->> 0 AS policy_id, l.value ->> 2 AS arm_key, l.value ->> 5 AS decided_at, (l.value ->> 6) - (l.value ->> 5) AS window_ms
-             FROM pending_decisions p, json_each(p.layers) l WHERE l.value ->> 7 = 1)
+       FROM (SELECT p.project_id, p.env, l.value ->> 1 AS policy_id, l.value ->> 3 AS arm_key, l.value ->> 6 AS decided_at, (l.value ->> 7) - (l.value ->> 6) AS window_ms
+             FROM pending_decisions p, json_each(p.layers) l WHERE l.value ->> 8 = 1)
        GROUP BY project_id, env, policy_id, arm_key, window_ms, CAST(decided_at / max(1, window_ms / CAST(@bins AS REAL)) AS INTEGER)`,
     );
     this.countStmt = db.prepare<[], number>("SELECT coalesce(sum(layer_count), 0) FROM pending_decisions").pluck();
@@ -135,7 +144,10 @@ export class SqliteLearningStore implements LearningStore {
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
       for (const p of step.removePending) this.changeLayers(p, (layers) => layers.filter((l) => l.policyId !== p.policyId));
       this.spill(step.addPending);
-      for (const p of step.rewardPending) this.changeLayers(p, (layers) => layers.map((l) => (l.policyId === p.policyId ? { ...l, rewarded: true } : l)));
+      for (const p of step.rewardPending) {
+        const [unrewarded, rewarded] = rewardMarks(p.policyId);
+        this.rewardPendingStmt.run(unrewarded, rewarded, unrewarded, unrewarded, p.decisionId, p.projectId, p.env);
+      }
       this.setCheckpointStmt.run(LEARNED_CHECKPOINT, step.checkpoint);
       this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.memoryFrom);
     });
@@ -233,7 +245,7 @@ export class SqliteLearningStore implements LearningStore {
     this.changeLayers(layers[0]!, (stored) => [...stored.filter((s) => !layers.some((l) => l.policyId === s.policyId)), ...layers]);
   }
 
-  /** Rewrites a stored decision's layers (a reward, a close through due, a merge); the row goes with its last layer. */
+  /** Rewrites a stored decision's layers (a close through due, a merge); the row goes with its last layer. */
   private changeLayers(key: PendingKey, change: (layers: PendingDecision[]) => PendingDecision[]): void {
     const row = this.pendingRowStmt.get(key.decisionId, key.projectId, key.env);
     if (row === undefined) return;

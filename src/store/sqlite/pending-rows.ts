@@ -8,11 +8,13 @@ import type { PendingDecision } from "../types.js";
 import { floats } from "../learning-rows.js";
 
 /**
- * A layer in the row's JSON, in this order (migration 12 writes the same with SQL):
- * [policy_id, org_id, arm_key, entity, reward_event, decided_at, closes_at, counted 0|1,
- * rewarded 0|1, features as hex of the Float64Array's bytes | null].
+ * A layer in the row's JSON, in this order (migration 12 writes the same with SQL): [rewarded 0|1,
+ * policy_id, org_id, arm_key, entity, reward_event, decided_at, closes_at, counted 0|1, features
+ * as hex of the Float64Array's bytes | null]. Rewarded comes first so a reward is a replace of
+ * `[0,"policy",` by `[1,"policy",` in the text (rewardMarks), which no other place in it can match:
+ * a quote inside a JSON string is escaped.
  */
-type StoredLayer = [string, string, string, string, string, number, number, number, number, string | null];
+type StoredLayer = [number, string, string, string, string, string, number, number, number, string | null];
 
 /** A row's values in the insert's order (PENDING_ROW_COLUMNS). */
 export type PendingRowValues = [decisionId: string, projectId: string, env: string, closesAt: number, counted: number, layerCount: number, unrewarded: number, layers: string];
@@ -32,14 +34,14 @@ export function pendingRow(layers: readonly PendingDecision[], from = 0, to = la
     if (!p.counted) counted = 0;
     if (!p.rewarded) unrewarded++;
     const features = p.features ? Buffer.from(p.features.buffer, p.features.byteOffset, p.features.byteLength).toString("hex") : null;
-    stored.push([p.policyId, p.orgId, p.armKey, p.entity, p.rewardEvent, p.decidedAt, p.closesAt, p.counted ? 1 : 0, p.rewarded ? 1 : 0, features]);
+    stored.push([p.rewarded ? 1 : 0, p.policyId, p.orgId, p.armKey, p.entity, p.rewardEvent, p.decidedAt, p.closesAt, p.counted ? 1 : 0, features]);
   }
   return [first.decisionId, first.projectId, first.env, closesAt, counted, to - from, unrewarded, JSON.stringify(stored)];
 }
 
 /** A row's layers as pending decisions. */
 export function pendingLayers(decisionId: string, projectId: string, env: string, layers: string): PendingDecision[] {
-  return (JSON.parse(layers) as StoredLayer[]).map(([policyId, orgId, armKey, entity, rewardEvent, decidedAt, closesAt, counted, rewarded, features]) => ({
+  return (JSON.parse(layers) as StoredLayer[]).map(([rewarded, policyId, orgId, armKey, entity, rewardEvent, decidedAt, closesAt, counted, features]) => ({
     decisionId,
     policyId,
     orgId,
@@ -62,4 +64,10 @@ export function sameDecisionEnd(layers: readonly PendingDecision[], from: number
   let to = from + 1;
   while (to < layers.length && layers[to]!.decisionId === first.decisionId && layers[to]!.projectId === first.projectId && layers[to]!.env === first.env) to++;
   return to;
+}
+
+/** What a reward of the policy's layer replaces in the row's JSON, and with what. */
+export function rewardMarks(policyId: string): [unrewarded: string, rewarded: string] {
+  const quoted = JSON.stringify(policyId);
+  return [`[0,${quoted},`, `[1,${quoted},`];
 }

@@ -219,8 +219,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   // close deletes one row per decision, not one per layer, keyed by its id and tenant. The row
   // closes with its last layer (each layer's reward is still judged by its own window) and says
   // whether every layer counted, how many there are and how many are unrewarded, for the close
-  // that does not read it back. A layer is [policy_id, org_id, arm_key, entity, reward_event,
-  // decided_at, closes_at, counted, rewarded, hex(features)]: the rows from before, grouped.
+  // that does not read it back. A layer is [rewarded, policy_id, org_id, arm_key, entity,
+  // reward_event, decided_at, closes_at, counted, hex(features)]: the rows from before, grouped.
   `
   CREATE TABLE pending_decisions_12 (
     decision_id TEXT NOT NULL,
@@ -235,7 +235,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   ) WITHOUT ROWID;
   INSERT INTO pending_decisions_12
     SELECT decision_id, project_id, env, max(closes_at), min(counted), count(*), sum(1 - rewarded),
-           json_group_array(json_array(policy_id, org_id, arm_key, entity, reward_event, decided_at, closes_at, counted, rewarded,
+           json_group_array(json_array(rewarded, policy_id, org_id, arm_key, entity, reward_event, decided_at, closes_at, counted,
                                        CASE WHEN features IS NULL THEN NULL ELSE lower(hex(features)) END))
     FROM pending_decisions GROUP BY decision_id, project_id, env;
   DROP TABLE pending_decisions;
