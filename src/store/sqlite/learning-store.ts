@@ -203,6 +203,7 @@ export class SqliteLearningStore implements LearningStore {
     return this.publishedStmt.all().map(fromBinRow);
   }
 
+  /** Every layer of up to `limit` rows (a row is due once its last layer is). */
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
     return this.dueStmt.all(nowMs, limit).flatMap((row) => pendingLayers(...row));
   }
