@@ -77,7 +77,8 @@ const SCAN_SPAN = 50_000;
  * rate over HTTP once ~10 k decisions a second had filled it (13.4 k against 6.5 k req/s, p99 15.7
  * against 35.1 ms, bench:http 2026-11-28): that is the steady state of every long-running server.
  * bench/past-bound.ts counts it: 251 k instructions a decision of two layers past the bound
- * against 63 k under it before 2026-11-29, 174 k since (docs/adaptive.md). So the bound sets memory,
+ * against 63 k under it before 2026-11-29, 174 k then, 141–145 k with a decision's layers in one
+ * row of the store (session 19, docs/adaptive.md). So the bound sets memory,
  * not the steady state's cost: 250,000 rather than 1,000,000 took 16–37 MiB off the server at the
  * end of a 60 s load and 30 s later, at the same rate (bench/memory-account.ts, session 18).
  */

@@ -65,3 +65,12 @@ export function tempDirs(prefix: string): () => string {
     return dir;
   };
 }
+
+/** The pending table migration 12 replaced, a row per layer, as migration 3 made it. */
+export const SCHEMA_11_PENDING_TABLE = `DROP TABLE pending_decisions;
+  CREATE TABLE pending_decisions (
+    decision_id TEXT NOT NULL, policy_id TEXT NOT NULL, project_id TEXT NOT NULL, env TEXT NOT NULL, org_id TEXT NOT NULL,
+    arm_key TEXT NOT NULL, entity TEXT NOT NULL, features BLOB, reward_event TEXT NOT NULL, decided_at INTEGER NOT NULL,
+    closes_at INTEGER NOT NULL, counted INTEGER NOT NULL, rewarded INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (decision_id, policy_id, project_id, env)) WITHOUT ROWID;
+  CREATE INDEX pending_closes ON pending_decisions (closes_at)`;

@@ -15,7 +15,7 @@ import { EventLog } from "../../src/store/sqlite/writer/event-log.js";
 import { rowFacts } from "../../src/store/sqlite/writer/row-facts.js";
 import { encodeLogRow } from "../../src/store/log-row.js";
 import { describeStoreContract } from "./contract.js";
-import { makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
+import { SCHEMA_11_PENDING_TABLE, makeBatch, makeBundle, makeEvent, makeKey } from "./fixtures.js";
 import { loggedEvents } from "./logged-events.js";
 
 /** The per-event table migration 10 dropped, as migration 1 made it. */
@@ -220,6 +220,7 @@ describe("sqlite store: the file", () => {
     try {
       // The file as schema 7 left it: no format column, one batch in the log and not in the table.
       raw.exec(SCHEMA_9_EVENTS_TABLE);
+      raw.exec(SCHEMA_11_PENDING_TABLE);
       raw.exec("ALTER TABLE event_log DROP COLUMN format");
       raw.exec("ALTER TABLE bundle_history DROP COLUMN published_by");
       raw.pragma("user_version = 7");
@@ -240,6 +241,7 @@ describe("sqlite store: the file", () => {
     const AT = 1_700_000_000_000;
     const bin = (armKey: string, atMs: number, count: number) => ({ projectId: "p", env: "production", policyId: "pol", armKey, windowMs: 60_000, atMs, count });
     try {
+      raw.exec(SCHEMA_11_PENDING_TABLE);
       raw.exec(`DROP TABLE published_open_trials;
         CREATE TABLE published_open_trials (project_id TEXT NOT NULL, env TEXT NOT NULL, policy_id TEXT NOT NULL, arm_key TEXT NOT NULL,
           window_ms INTEGER NOT NULL, at_ms INTEGER NOT NULL, count INTEGER NOT NULL)`);

@@ -1,15 +1,34 @@
-// What the learner keeps, in D1: the SQLite store's tables, its scan (learning-rows.ts scanSql)
+// What the learner keeps, in D1: the SQLite store's tables (pending decisions a row per layer, as
+// the SQLite store kept them before its migration 12: edge/schema.ts), its scan (learning-rows.ts scanSql)
 // over the events the queue consumer stored, and each learning step committed in one D1 batch
 // (one transaction) with its log positions. One learner writes here (the Worker's learner Durable
 // Object), so a step needs no lease; the isolates read the statistics and published open trials.
 import { type BinRow, type ScanRow, floats, fromBinRow, scanPage, scanSql } from "../learning-rows.js";
-import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT, PENDING_COLUMNS, PUBLISHED_KEY, type PendingRow, fromPendingRow } from "../sqlite/learning-store.js";
+import { LEARNED_CHECKPOINT, LEARNING_CHECKPOINT, PUBLISHED_KEY } from "../sqlite/learning-store.js";
 import type { ArmRow, LearningCommit, LearningPositions, LearningScan, LearningStore, OpenTrialBin, OpenTrialChanges, PendingDecision, PendingKey } from "../types.js";
 import type { D1Database, D1PreparedStatement } from "./bindings.js";
 
 /** D1 returns a BLOB as an array of byte values. */
 type Blob = number[] | ArrayBuffer | Uint8Array;
 
+/** A pending decision's row (edge/schema.ts), one per layer. */
+interface PendingRow {
+  decision_id: string;
+  policy_id: string;
+  project_id: string;
+  env: string;
+  org_id: string;
+  arm_key: string;
+  entity: string;
+  features: Uint8Array | null;
+  reward_event: string;
+  decided_at: number;
+  closes_at: number;
+  counted: number;
+  rewarded: number;
+}
+
+const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
 const PENDING_KEY = "decision_id = ?1 AND policy_id = ?2 AND project_id = ?3 AND env = ?4";
 const BIN_COLUMNS = "project_id, env, policy_id, arm_key, window_ms, at_ms, count";
 /** Bound parameters per D1 statement stay under its limit of 100. */
@@ -148,4 +167,22 @@ export class D1LearningStore implements LearningStore {
   private setCheckpoint(pipeline: string, seq: number): D1PreparedStatement {
     return this.db.prepare("INSERT INTO checkpoints (pipeline, seq) VALUES (?1, ?2) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq").bind(pipeline, seq);
   }
+}
+
+function fromPendingRow(row: PendingRow): PendingDecision {
+  return {
+    decisionId: row.decision_id,
+    policyId: row.policy_id,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    env: row.env,
+    armKey: row.arm_key,
+    entity: row.entity,
+    features: row.features ? floats(row.features) : undefined,
+    rewardEvent: row.reward_event,
+    decidedAt: row.decided_at,
+    closesAt: row.closes_at,
+    counted: row.counted === 1,
+    rewarded: row.rewarded === 1,
+  };
 }

@@ -5,9 +5,10 @@
 // records the feed makes (learning-records.ts): a row is one JSON.parse, ~2 µs an event, where
 // SQLite's json_each expanded every event of the span and re-parsed its text per field (~76 µs).
 import type { Database, Statement, Transaction } from "better-sqlite3";
-import { type ArmRow, type ClosedCounted, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision } from "../types.js";
+import { type ArmRow, type ClosedCounted, type LearningCommit, type LeaseClaim, LeaseLost, type LearningPositions, type LearningScan, type LearningStore, type OpenTrialBin, type OpenTrialChanges, type PendingDecision, type PendingKey } from "../types.js";
 import { type BinRow, floats, fromBinRow } from "../learning-rows.js";
 import { logScanPage } from "../learning-records.js";
+import { PENDING_ROW_COLUMNS, type PendingRowValues, pendingLayers, pendingRow, rewardMarks, sameDecisionEnd } from "./pending-rows.js";
 import type { Durability } from "./wal-sync.js";
 import { LogEvents } from "./log-events.js";
 
@@ -31,25 +32,11 @@ interface ArmDbRow {
   stats: Buffer;
 }
 
-/** A pending decision's row as D1's store reads it (the same table). */
-export interface PendingRow {
-  decision_id: string;
-  policy_id: string;
-  project_id: string;
-  env: string;
-  org_id: string;
-  arm_key: string;
-  entity: string;
-  features: Uint8Array | null;
-  reward_event: string;
-  decided_at: number;
-  closes_at: number;
-  counted: number;
-  rewarded: number;
-}
-
-export const PENDING_COLUMNS = "decision_id, policy_id, project_id, env, org_id, arm_key, entity, features, reward_event, decided_at, closes_at, counted, rewarded";
-const PENDING_KEY = "decision_id = ? AND policy_id = ? AND project_id = ? AND env = ?";
+/** A spilled decision's key columns, and the layers read back. */
+type PendingKeyValues = [decisionId: string, projectId: string, env: string];
+type PendingLayersRow = [decisionId: string, projectId: string, env: string, layers: string];
+const PENDING_ROW_KEY = "decision_id = ? AND project_id = ? AND env = ?";
+const PENDING_LAYERS = "decision_id, project_id, env, layers";
 /** A published bin's key (schema.ts, migration 11). */
 export const PUBLISHED_KEY = "project_id, env, policy_id, arm_key, at_ms";
 
@@ -61,15 +48,17 @@ export class SqliteLearningStore implements LearningStore {
   private readonly upsertArmStmt: Statement<[ArmDbRow]>;
   private readonly checkpointStmt: Statement<[string], number>;
   private readonly setCheckpointStmt: Statement<[string, number]>;
-  private readonly insertPendingStmt: Statement<PendingValues>;
-  private readonly deletePendingStmt: Statement<[string, string, string, string]>;
-  private readonly rewardPendingStmt: Statement<[string, string, string, string]>;
+  private readonly insertPendingStmt: Statement<PendingRowValues>;
+  private readonly replacePendingStmt: Statement<PendingRowValues>;
+  private readonly deletePendingStmt: Statement<PendingKeyValues>;
+  private readonly pendingRowStmt: Statement<PendingKeyValues, PendingLayersRow>;
+  private readonly rewardPendingStmt: Statement<[unrewarded: string, rewarded: string, unrewarded: string, unrewarded: string, ...PendingKeyValues]>;
   private readonly binsStmt: Statement<{ bins: number }, BinRow>;
   private readonly countStmt: Statement<[], number>;
-  private readonly pendingChunkStmt: Statement<string[], PendingValues>;
-  private readonly pendingOneStmt: Statement<[string], PendingValues>;
-  private readonly dueStmt: Statement<[number, number], PendingValues>;
-  private readonly closeCountedTx: Transaction<(nowMs: number, limit: number, lease: LeaseClaim | undefined) => number[]>;
+  private readonly pendingChunkStmt: Statement<string[], PendingLayersRow>;
+  private readonly pendingOneStmt: Statement<[string], PendingLayersRow>;
+  private readonly dueStmt: Statement<[number, number], PendingLayersRow>;
+  private readonly closeCountedTx: Transaction<(nowMs: number, limit: number, lease: LeaseClaim | undefined) => [number, number][]>;
   private readonly commitTx: Transaction<(step: LearningCommit) => void>;
   private readonly log: LogEvents;
 
@@ -100,34 +89,47 @@ export class SqliteLearningStore implements LearningStore {
     this.setCheckpointStmt = db.prepare(
       "INSERT INTO checkpoints (pipeline, seq) VALUES (?, ?) ON CONFLICT (pipeline) DO UPDATE SET seq = excluded.seq",
     );
-    // OR REPLACE: a decision logged again after its window closed is a new pending decision.
-    // Positional values, and rows read back as arrays: a spilled decision is written and read
-    // once each, and named parameters and row objects cost 20–30 % of that. The values go as
-    // arguments, not one array: better-sqlite3 reads an array's elements through V8's API, ~420
-    // instructions each (callgrind), a quarter of binding the row; nor spread from one, which the
-    // transaction's baseline code paid as much for (bench/past-bound.ts).
-    this.insertPendingStmt = db.prepare<PendingValues>(`INSERT OR REPLACE INTO pending_decisions (${PENDING_COLUMNS}) VALUES (${PENDING_COLUMNS.split(", ").map(() => "?").join(", ")})`);
-    this.deletePendingStmt = db.prepare(`DELETE FROM pending_decisions WHERE ${PENDING_KEY}`);
-    this.rewardPendingStmt = db.prepare(`UPDATE pending_decisions SET rewarded = 1 WHERE ${PENDING_KEY}`);
-    // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not rows.
-    this.binsStmt = db.prepare(
-      `SELECT project_id, env, policy_id, arm_key, closes_at - decided_at AS window_ms, min(decided_at) AS at_ms, count(*) AS count
-       FROM pending_decisions WHERE counted = 1
-       GROUP BY project_id, env, policy_id, arm_key, window_ms, CAST(decided_at / max(1, (closes_at - decided_at) / CAST(@bins AS REAL)) AS INTEGER)`,
+    // A decision event's layers in one row (pending-rows.ts). Positional values, and rows read
+    // back as arrays: a spilled decision is written and read once each, and named parameters and
+    // row objects cost 20–30 % of that. The values go as arguments, not one array: better-sqlite3
+    // reads an array's elements through V8's API, ~420 instructions each (callgrind), nor spread
+    // from one, which the transaction's baseline code paid as much for (bench/past-bound.ts).
+    // DO NOTHING: a row already there (the same decision spilled again, rare) is merged in
+    // JavaScript instead (spillMerged).
+    const values = PENDING_ROW_COLUMNS.split(", ").map(() => "?").join(", ");
+    this.insertPendingStmt = db.prepare<PendingRowValues>(`INSERT INTO pending_decisions (${PENDING_ROW_COLUMNS}) VALUES (${values}) ON CONFLICT DO NOTHING`);
+    this.replacePendingStmt = db.prepare<PendingRowValues>(`INSERT OR REPLACE INTO pending_decisions (${PENDING_ROW_COLUMNS}) VALUES (${values})`);
+    this.deletePendingStmt = db.prepare(`DELETE FROM pending_decisions WHERE ${PENDING_ROW_KEY}`);
+    this.pendingRowStmt = db.prepare<PendingKeyValues, PendingLayersRow>(`SELECT ${PENDING_LAYERS} FROM pending_decisions WHERE ${PENDING_ROW_KEY}`).raw();
+    // A reward marks its policy's layer in the text (pending-rows.ts rewardMarks), no JSON parsed:
+    // the row keeps its key and close time, so its index entry is not rewritten either (a late
+    // reward is the common case past the bound).
+    this.rewardPendingStmt = db.prepare(
+      `UPDATE pending_decisions
+       SET layers = replace(layers, ?, ?), unrewarded = unrewarded - (length(layers) - length(replace(layers, ?, ''))) / length(?)
+       WHERE ${PENDING_ROW_KEY}`,
     );
-    this.countStmt = db.prepare<[], number>("SELECT count(*) FROM pending_decisions").pluck();
+    // Bins as the delay model cuts them (delay.ts: W / bins wide), so a restart adds counts, not
+    // rows; a layer is [rewarded, policy, org, arm, entity, reward event, decided at, closes at, counted, …].
+    this.binsStmt = db.prepare(
+      `SELECT project_id, env, policy_id, arm_key, window_ms, min(decided_at) AS at_ms, count(*) AS count
+       FROM (SELECT p.project_id, p.env, l.value ->> 1 AS policy_id, l.value ->> 3 AS arm_key, l.value ->> 6 AS decided_at, (l.value ->> 7) - (l.value ->> 6) AS window_ms
+             FROM pending_decisions p, json_each(p.layers) l WHERE l.value ->> 8 = 1)
+       GROUP BY project_id, env, policy_id, arm_key, window_ms, CAST(decided_at / max(1, window_ms / CAST(@bins AS REAL)) AS INTEGER)`,
+    );
+    this.countStmt = db.prepare<[], number>("SELECT coalesce(sum(layer_count), 0) FROM pending_decisions").pluck();
     const marks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
-    this.pendingChunkStmt = db.prepare<string[], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id IN (${marks})`).raw();
-    this.pendingOneStmt = db.prepare<[string], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE decision_id = ?`).raw();
-    this.dueStmt = db.prepare<[number, number], PendingValues>(`SELECT ${PENDING_COLUMNS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`).raw();
-    // By the close-time index, as due reads them; each row's key is not bound, nor its columns read.
+    this.pendingChunkStmt = db.prepare<string[], PendingLayersRow>(`SELECT ${PENDING_LAYERS} FROM pending_decisions WHERE decision_id IN (${marks})`).raw();
+    this.pendingOneStmt = db.prepare<[string], PendingLayersRow>(`SELECT ${PENDING_LAYERS} FROM pending_decisions WHERE decision_id = ?`).raw();
+    this.dueStmt = db.prepare<[number, number], PendingLayersRow>(`SELECT ${PENDING_LAYERS} FROM pending_decisions WHERE closes_at <= ? ORDER BY closes_at LIMIT ?`).raw();
+    // By the close-time index, as due reads them; each row's key is not bound, nor its layers read.
     const closeCounted = db
-      .prepare<[number, number], number>(
-        `DELETE FROM pending_decisions WHERE (decision_id, policy_id, project_id, env) IN
-           (SELECT decision_id, policy_id, project_id, env FROM pending_decisions WHERE closes_at <= ? AND counted = 1 ORDER BY closes_at LIMIT ?)
-         RETURNING rewarded`,
+      .prepare<[number, number], [number, number]>(
+        `DELETE FROM pending_decisions WHERE (decision_id, project_id, env) IN
+           (SELECT decision_id, project_id, env FROM pending_decisions WHERE closes_at <= ? AND counted = 1 ORDER BY closes_at LIMIT ?)
+         RETURNING layer_count, unrewarded`,
       )
-      .pluck();
+      .raw();
     this.closeCountedTx = db.transaction((nowMs: number, limit: number, lease: LeaseClaim | undefined) => {
       if (lease !== undefined && !this.holds(lease)) throw new LeaseLost(lease);
       return closeCounted.all(nowMs, limit);
@@ -148,9 +150,12 @@ export class SqliteLearningStore implements LearningStore {
     this.commitTx = db.transaction((step: LearningCommit) => {
       if (step.lease !== undefined && !this.holds(step.lease)) throw new LeaseLost(step.lease);
       for (const arm of step.arms) this.upsertArmStmt.run(toArmRow(arm));
-      for (const p of step.removePending) this.deletePendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
-      for (const p of step.addPending) insertPending(this.insertPendingStmt, p);
-      for (const p of step.rewardPending) this.rewardPendingStmt.run(p.decisionId, p.policyId, p.projectId, p.env);
+      for (const p of step.removePending) this.changeLayers(p, (layers) => layers.filter((l) => l.policyId !== p.policyId));
+      this.spill(step.addPending);
+      for (const p of step.rewardPending) {
+        const [unrewarded, rewarded] = rewardMarks(p.policyId);
+        this.rewardPendingStmt.run(unrewarded, rewarded, unrewarded, unrewarded, p.decisionId, p.projectId, p.env);
+      }
       this.setCheckpointStmt.run(LEARNED_CHECKPOINT, step.checkpoint);
       this.setCheckpointStmt.run(LEARNING_CHECKPOINT, step.memoryFrom);
     });
@@ -195,9 +200,9 @@ export class SqliteLearningStore implements LearningStore {
     const found: PendingDecision[] = [];
     let at = 0;
     for (; at + LOOKUP_CHUNK <= decisionIds.length; at += LOOKUP_CHUNK) {
-      for (const row of this.pendingChunkStmt.all(...decisionIds.slice(at, at + LOOKUP_CHUNK))) found.push(fromPendingValues(row));
+      for (const row of this.pendingChunkStmt.all(...decisionIds.slice(at, at + LOOKUP_CHUNK))) found.push(...pendingLayers(...row));
     }
-    for (; at < decisionIds.length; at++) for (const row of this.pendingOneStmt.all(decisionIds[at]!)) found.push(fromPendingValues(row));
+    for (; at < decisionIds.length; at++) for (const row of this.pendingOneStmt.all(decisionIds[at]!)) found.push(...pendingLayers(...row));
     return found;
   }
 
@@ -213,16 +218,21 @@ export class SqliteLearningStore implements LearningStore {
     return this.publishedStmt.all().map(fromBinRow);
   }
 
+  /** Every layer of up to `limit` rows (a row is due once its last layer is). */
   async due(nowMs: number, limit: number): Promise<PendingDecision[]> {
-    return this.dueStmt.all(nowMs, limit).map(fromPendingValues);
+    return this.dueStmt.all(nowMs, limit).flatMap((row) => pendingLayers(...row));
   }
 
   async closeCounted(nowMs: number, limit: number, lease: LeaseClaim | undefined): Promise<ClosedCounted> {
-    const rewarded = await this.durability.write(() => this.closeCountedTx(nowMs, limit, lease));
+    const rows = await this.durability.write(() => this.closeCountedTx(nowMs, limit, lease));
     this.durability.sync().catch(() => undefined); // as commit's: the closes are derived from the log
+    let closed = 0;
     let unrewarded = 0;
-    for (const r of rewarded) if (r === 0) unrewarded++;
-    return { closed: rewarded.length, unrewarded };
+    for (const [layers, open] of rows) {
+      closed += layers;
+      unrewarded += open;
+    }
+    return { closed, unrewarded };
   }
 
   async commit(step: LearningCommit): Promise<void> {
@@ -231,6 +241,33 @@ export class SqliteLearningStore implements LearningStore {
     // goes with its checkpoint (one transaction), so it is learned again from the durable events.
     // A process crash loses nothing committed. The sync only keeps the WAL from staying unsynced.
     this.durability.sync().catch(() => undefined);
+  }
+
+  /** Spilled decisions, a row per decision event (the learner spills an event's layers together). */
+  private spill(layers: readonly PendingDecision[]): void {
+    for (let from = 0, to: number; from < layers.length; from = to) {
+      to = sameDecisionEnd(layers, from);
+      const row = pendingRow(layers, from, to);
+      if (this.insertPendingStmt.run(...row).changes === 0) this.spillMerged(layers.slice(from, to));
+    }
+  }
+
+  /**
+   * A decision whose row is there already (a repeat that brought another layer, spilled later):
+   * its layers join the row, a layer of the same policy replacing the stored one as a new pending
+   * decision does.
+   */
+  private spillMerged(layers: readonly PendingDecision[]): void {
+    this.changeLayers(layers[0]!, (stored) => [...stored.filter((s) => !layers.some((l) => l.policyId === s.policyId)), ...layers]);
+  }
+
+  /** Rewrites a stored decision's layers (a close through due, a merge); the row goes with its last layer. */
+  private changeLayers(key: PendingKey, change: (layers: PendingDecision[]) => PendingDecision[]): void {
+    const row = this.pendingRowStmt.get(key.decisionId, key.projectId, key.env);
+    if (row === undefined) return;
+    const layers = change(pendingLayers(...row));
+    if (layers.length === 0) this.deletePendingStmt.run(key.decisionId, key.projectId, key.env);
+    else this.replacePendingStmt.run(...pendingRow(layers));
   }
 }
 
@@ -246,34 +283,4 @@ function fromArmDbRow(row: ArmDbRow): ArmRow {
 
 function toArmRow(arm: ArmRow): ArmDbRow {
   return { project_id: arm.projectId, env: arm.env, policy_id: arm.policyId, entity: arm.entity, arm_key: arm.armKey, stats: bytes(arm.stats) };
-}
-
-/** A pending decision's row as values in PENDING_COLUMNS' order. */
-type PendingValues = [string, string, string, string, string, string, string, Uint8Array | null, string, number, number, number, number];
-
-/** Inserts a pending decision, its values in PENDING_COLUMNS' order as arguments (no array: see the statement). */
-function insertPending(insert: Statement<PendingValues>, p: PendingDecision): void {
-  insert.run(p.decisionId, p.policyId, p.projectId, p.env, p.orgId, p.armKey, p.entity, p.features ? bytes(p.features) : null, p.rewardEvent, p.decidedAt, p.closesAt, p.counted ? 1 : 0, p.rewarded ? 1 : 0);
-}
-
-function fromPendingValues([decisionId, policyId, projectId, env, orgId, armKey, entity, features, rewardEvent, decidedAt, closesAt, counted, rewarded]: PendingValues): PendingDecision {
-  return { decisionId, policyId, orgId, projectId, env, armKey, entity, features: features ? floats(features) : undefined, rewardEvent, decidedAt, closesAt, counted: counted === 1, rewarded: rewarded === 1 };
-}
-
-export function fromPendingRow(row: PendingRow): PendingDecision {
-  return {
-    decisionId: row.decision_id,
-    policyId: row.policy_id,
-    orgId: row.org_id,
-    projectId: row.project_id,
-    env: row.env,
-    armKey: row.arm_key,
-    entity: row.entity,
-    features: row.features ? floats(row.features) : undefined,
-    rewardEvent: row.reward_event,
-    decidedAt: row.decided_at,
-    closesAt: row.closes_at,
-    counted: row.counted === 1,
-    rewarded: row.rewarded === 1,
-  };
 }

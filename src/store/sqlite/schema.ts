@@ -215,6 +215,33 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   DROP TABLE published_open_trials;
   ALTER TABLE published_open_trials_keyed RENAME TO published_open_trials;
   `,
+  // 12: a spilled decision event's layers in one row (pending-rows.ts), so a spill inserts and a
+  // close deletes one row per decision, not one per layer, keyed by its id and tenant. The row
+  // closes with its last layer (each layer's reward is still judged by its own window) and says
+  // whether every layer counted, how many there are and how many are unrewarded, for the close
+  // that does not read it back. A layer is [rewarded, policy_id, org_id, arm_key, entity,
+  // reward_event, decided_at, closes_at, counted, hex(features)]: the rows from before, grouped.
+  `
+  CREATE TABLE pending_decisions_12 (
+    decision_id TEXT NOT NULL,
+    project_id  TEXT NOT NULL,
+    env         TEXT NOT NULL,
+    closes_at   INTEGER NOT NULL, -- its last layer's
+    counted     INTEGER NOT NULL, -- 1: every layer already a trial of its arm
+    layer_count INTEGER NOT NULL,
+    unrewarded  INTEGER NOT NULL,
+    layers      TEXT NOT NULL,    -- JSON array of layers
+    PRIMARY KEY (decision_id, project_id, env)
+  ) WITHOUT ROWID;
+  INSERT INTO pending_decisions_12
+    SELECT decision_id, project_id, env, max(closes_at), min(counted), count(*), sum(1 - rewarded),
+           json_group_array(json_array(rewarded, policy_id, org_id, arm_key, entity, reward_event, decided_at, closes_at, counted,
+                                       CASE WHEN features IS NULL THEN NULL ELSE lower(hex(features)) END))
+    FROM pending_decisions GROUP BY decision_id, project_id, env;
+  DROP TABLE pending_decisions;
+  ALTER TABLE pending_decisions_12 RENAME TO pending_decisions;
+  CREATE INDEX pending_closes ON pending_decisions (closes_at);
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
