@@ -25,9 +25,8 @@ const ERROR = 50;
 
 /** The learning store fails to load its state, with the cause a disk would give. */
 function brokenLearning(stores: Stores): Stores {
-  const learning = Object.assign(Object.create(stores.learning) as Stores["learning"], {
-    arms: () => Promise.reject(new Error("learned state could not be read", { cause: new Error("SQLITE_IOERR: disk I/O error") })),
-  });
+  const failed = () => Promise.reject(new Error("learned state could not be read", { cause: new Error("SQLITE_IOERR: disk I/O error") }));
+  const learning = Object.assign(Object.create(stores.learning) as Stores["learning"], { arms: failed, populationArms: failed, entityArms: failed });
   return Object.assign(Object.create(stores) as Stores, { learning });
 }
 
