@@ -112,6 +112,9 @@ export const D1_SCHEMA: readonly string[] = [
   // An arm's bins, by start: a publication changes only the bins that changed. A table of before
   // this index never held two alike (one window per arm), so it is added as is.
   "CREATE UNIQUE INDEX IF NOT EXISTS published_open_trials_key ON published_open_trials (project_id, env, policy_id, arm_key, at_ms)",
+  // The population's rows by themselves: each isolate's reload reads only them, and D1 bills the
+  // rows a read scans, every per-entity row without this (SQLite's migration 13).
+  "CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = ''",
 ];
 
 /** The schema as one migration file for wrangler (`vane edge init`). */

@@ -167,6 +167,11 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE published_open_trials;
   ALTER TABLE published_open_trials_keyed RENAME TO published_open_trials;
   `,
+  // 4: the population's rows by themselves (SQLite's migration 13): a start and a follower's
+  // mirror, every second, read only them, and found them by scanning every per-entity row.
+  `
+  CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = ''::bytea;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
