@@ -48,7 +48,7 @@ describe("the population's rows, read through their own index", () => {
       expect(plan(results)).toContain("USING INDEX learned_population");
       const read = await db.prepare(D1_POPULATION_ARMS).all();
       expect(read.results).toHaveLength(2);
-      expect(read.meta.rows_read).toBeLessThan(10);
+      expect((read.meta as { rows_read?: number }).rows_read).toBeLessThan(10);
     });
   });
 });
