@@ -66,9 +66,12 @@ export interface BundleStore {
   orgsOf(projectId: string): Promise<string[]>;
   /**
    * Stores the bundle for its projectId/env, replacing the one there. Rejects (ProjectOwnedElsewhere)
-   * a bundle for a project whose bundles belong to another organization.
+   * a bundle for a project whose bundles belong to another organization. With `expectedVersion`
+   * it stores only while that version is still the stored one, and answers false otherwise
+   * (compare and set: a publication checked against, or edited from, one version never replaces
+   * another that a second publisher stored meanwhile).
    */
-  put(bundle: Bundle, storedAt: string): Promise<void>;
+  put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean>;
   /**
    * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
    * set: a publication of learned weights never overwrites a bundle imported meanwhile), and
