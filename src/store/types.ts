@@ -37,6 +37,17 @@ export interface KeyStore {
   byId(id: string): Promise<KeyRecord | undefined>;
   /** Inserts, or replaces the key with the same id. */
   put(key: KeyRecord): Promise<void>;
+  /**
+   * Revokes the key at `at` (a key revoked already keeps its first revocation), writing that field
+   * alone, so a rotation writing the key at the same moment cannot undo it. The key as stored
+   * after; undefined when there is no such id.
+   */
+  revoke(id: string, at: string): Promise<KeyRecord | undefined>;
+  /**
+   * Stores `replacement` and marks key `id` rotated to it, valid until `expiresAt`, together, only
+   * while `id` is neither revoked nor rotated: whether it did (nothing is written when not).
+   */
+  rotate(id: string, replacement: KeyRecord, expiresAt: string): Promise<boolean>;
   /** Every key, oldest first. */
   list(): Promise<KeyRecord[]>;
 }
