@@ -523,9 +523,10 @@ export interface Stores {
   readonly changes?: ChangeFeed;
   /**
    * Stores keys and bundles in one transaction: all of them, or (on a failure) none. What `vane
-   * import` and the admin API's import write with; a store without it cannot import.
+   * import` and the admin API's import write with; a store without it cannot import. False when
+   * a bundle's stored version was no longer the one `replacing` names: nothing written then.
    */
-  writeAll?(writes: StoreWrites): Promise<void>;
+  writeAll?(writes: StoreWrites): Promise<boolean>;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
 }
@@ -534,5 +535,7 @@ export interface Stores {
 export interface StoreWrites {
   readonly keys: readonly KeyRecord[];
   readonly bundles: readonly Bundle[];
+  /** Each bundle's expected stored version, by index (BundleStore.put's expectedVersion); absent or undefined: none expected. */
+  readonly replacing?: readonly (string | undefined)[];
   readonly storedAt: string;
 }

@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
+import { describeImportContract } from "./contract-imports.js";
 import { describeEventContract } from "./contract-events.js";
 import { describeLearnedArmsContract } from "./contract-learned-arms.js";
 import { describeLeaseContract } from "./contract-leases.js";
@@ -41,6 +42,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores, how:
     describeKeyContract(stores);
     describeBundleContract(stores);
     describeBundleHistoryContract(stores);
+    describeImportContract(stores);
     describeEventContract(stores, how.listsEvents === true);
     describeTenancyContract(stores, how.listsEvents === true);
     describeLeaseContract(stores);

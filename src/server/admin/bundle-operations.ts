@@ -17,7 +17,7 @@ export interface BundleWhere {
 }
 
 /** Puts that find another version stored since their checks, before a publication gives up. */
-const PUT_ATTEMPTS = 3;
+export const PUT_ATTEMPTS = 3;
 
 export async function publishBundle(stores: Stores, raw: unknown, how: PublishHow, deps: OperationDependencies): Promise<Published> {
   const { problems, bundle } = checkBundle(raw, "", await deps.engine(), deps.schemaCompiler);
