@@ -53,7 +53,7 @@ function changedSince(bundle: Bundle, versions: { base: string; now: string | un
 export async function rollbackBundle(stores: Stores, target: { where: BundleWhere; version: string }, deps: OperationDependencies): Promise<Published> {
   const earlier = await versionOf(stores.bundles, target.version, target.where);
   const current = await storedBundle(stores.bundles, target.where);
-  return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, {}, deps);
+  return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, { base: current.bundle.version }, deps);
 }
 
 /**
