@@ -21,7 +21,8 @@ Loads keys and bundles from FILE (- reads stdin): { "keys": [Key...], "bundles":
        scopes: sdk:read, sdk:write, mgmt:read, mgmt:write, admin, console:read
        rateLimit: { requestsPerSecond, burst }
 Everything is checked first: one problem refuses the whole file and nothing is written.
-A bundle for a project/env that has one replaces it; a key already stored is replaced.
+A bundle for a project/env that has one replaces it; a key already stored is replaced, but a
+revocation or rotation done since stays (an import never un-revokes or un-rotates a key).
 ${dataHelp(15)}
 ${remoteHelp(15)}`;
 

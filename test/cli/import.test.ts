@@ -156,4 +156,22 @@ describe("vane import", () => {
     expect(after).toMatchObject({ scopes: ["sdk:read", "sdk:write"], createdAt: before!.createdAt });
     expect(after?.revokedAt).toBeDefined();
   });
+
+  it("never brings back a key revoked or rotated since: a setup file imported again leaves both as they were", async () => {
+    const data = tempDir();
+    const leaked = secret("sk", "leaked");
+    const old = secret("sk", "rotated");
+    const file = jsonFile({ keys: [leaked, old].map((key) => ({ key, orgId: "org-1", projectId: "shop", scopes: ["sdk:read"], expiresAt: "2099-01-01T00:00:00Z" })) });
+    expect((await vane("import", file, "--data", data)).code).toBe(0);
+    expect((await vane("keys", "revoke", leaked, "--data", data)).code).toBe(0);
+    expect((await vane("keys", "rotate", old, "--data", data)).code).toBe(0);
+    const before = await inStore(data, async (stores) => ({ leaked: await stores.keys.byHash(sha256Hex(leaked)), old: await stores.keys.byHash(sha256Hex(old)) }));
+    expect(before.old?.rotatedTo).toBeDefined();
+    expect(Date.parse(before.old!.expiresAt!)).toBeLessThan(Date.parse("2099-01-01T00:00:00Z"));
+    const again = await vane("import", file, "--data", data);
+    expect(again.code).toBe(0);
+    const after = await inStore(data, async (stores) => ({ leaked: await stores.keys.byHash(sha256Hex(leaked)), old: await stores.keys.byHash(sha256Hex(old)) }));
+    expect(after.leaked?.revokedAt).toBe(before.leaked?.revokedAt);
+    expect(after.old).toMatchObject({ rotatedTo: before.old!.rotatedTo, expiresAt: before.old!.expiresAt });
+  });
 });

@@ -40,7 +40,17 @@ async function keyToWrite(stores: Stores, input: KeyInput, at: { now: string; de
   const fresh = toKeyRecord(input, at.deps.sha256, at.now);
   const existing = await stores.keys.byId(fresh.id);
   if (existing === undefined) return { record: fresh, replaced: false };
-  // The file decides the key's fields; its history (first stored, first revoked) stays.
-  const revoked = fresh.revokedAt !== undefined && { revokedAt: existing.revokedAt ?? fresh.revokedAt };
-  return { record: { ...fresh, createdAt: existing.createdAt, ...revoked }, replaced: true };
+  // The file decides the key's fields, but not its history: first stored, and what was done to it
+  // since. A revocation or a rotation is one way, as in LaunchDarkly's and Statsig's consoles: a
+  // deploy that imports its setup file again must not bring back a key revoked because it leaked,
+  // nor keep a rotated one alive past its grace (the file may shorten that, not lengthen it).
+  const revokedAt = existing.revokedAt ?? fresh.revokedAt;
+  const rotated = existing.rotatedTo !== undefined && { rotatedTo: existing.rotatedTo, expiresAt: earlier(existing.expiresAt, fresh.expiresAt) };
+  return { record: { ...fresh, createdAt: existing.createdAt, ...(revokedAt !== undefined && { revokedAt }), ...rotated }, replaced: true };
+}
+
+/** The earlier of two ISO times, either absent meaning never. */
+function earlier(a: string | undefined, b: string | undefined): string | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return Date.parse(b) < Date.parse(a) ? b : a;
 }
