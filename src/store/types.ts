@@ -78,11 +78,11 @@ export interface BundleStore {
   /**
    * Stores the bundle for its projectId/env, replacing the one there. Rejects (ProjectOwnedElsewhere)
    * a bundle for a project whose bundles belong to another organization. With `expectedVersion`
-   * it stores only while that version is still the stored one, and answers false otherwise
-   * (compare and set: a publication checked against, or edited from, one version never replaces
-   * another that a second publisher stored meanwhile).
+   * it stores only while that version is still the stored one (null: while none is stored), and
+   * answers false otherwise (compare and set: a publication checked against, or edited from, one
+   * version, or against none, never replaces another that a second publisher stored meanwhile).
    */
-  put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean>;
+  put(bundle: Bundle, storedAt: string, expectedVersion?: string | null): Promise<boolean>;
   /**
    * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
    * set: a publication of learned weights never overwrites a bundle imported meanwhile), and
@@ -535,7 +535,7 @@ export interface Stores {
 export interface StoreWrites {
   readonly keys: readonly KeyRecord[];
   readonly bundles: readonly Bundle[];
-  /** Each bundle's expected stored version, by index (BundleStore.put's expectedVersion); absent or undefined: none expected. */
-  readonly replacing?: readonly (string | undefined)[];
+  /** Each bundle's expected stored version, by index (BundleStore.put's expectedVersion: null for none stored); absent or undefined: not checked. */
+  readonly replacing?: readonly (string | null | undefined)[];
   readonly storedAt: string;
 }

@@ -65,6 +65,16 @@ export function describeBundleHistoryContract(stores: () => Stores): void {
       expect(await bundles.version("proj-1", "staging")).toBe(at(3));
     });
 
+    it("puts a first bundle expecting none stored only while none is: two first publications racing store one", async () => {
+      const bundles = stores().bundles;
+      const first = { ...makeBundle("proj-1", "qa", at(1)), savedGroups: { first: ["u1"] } };
+      expect(await bundles.put(first, at(10), null)).toBe(true);
+      // Checked against an empty env too, by another publisher: it would replace the first.
+      expect(await bundles.put(makeBundle("proj-1", "qa", at(2)), at(11), null)).toBe(false);
+      expect(await bundles.get("proj-1", "qa")).toStrictEqual({ bundle: first, storedAt: at(10) });
+      expect((await bundles.history("proj-1", "qa")).map((h) => h.version)).toEqual([at(1)]);
+    });
+
     it(`keeps the newest ${BUNDLE_HISTORY_LIMIT} of the learner's apart: they never push out an operator's`, async () => {
       const bundles = stores().bundles;
       await bundles.put(makeBundle("proj-1", "production", at(0)), at(0));

@@ -31,7 +31,7 @@ export async function publishBundle(stores: Stores, raw: unknown, how: PublishHo
     if (stale.length > 0) throw refusedInput(stale);
     const storedAt = new Date(deps.now()).toISOString();
     try {
-      if (await stores.bundles.put(bundle, storedAt, previous)) return { stored: summaryOf(bundle, storedAt), ...(previous !== undefined && { previous }) };
+      if (await stores.bundles.put(bundle, storedAt, previous ?? null)) return { stored: summaryOf(bundle, storedAt), ...(previous !== undefined && { previous }) };
     } catch (error) {
       if (error instanceof ProjectOwnedElsewhere) throw new AdminRefusal("BAD_REQUEST", error.message);
       throw error;

@@ -29,7 +29,7 @@ async function write(stores: Stores, checked: { plan: ImportPlan; previous: (str
   const keys = await Promise.all(plan.keys.map((input) => keyToWrite(stores, input, { now, deps })));
   const bundles = plan.bundles.map(({ bundle }, i) => ({ bundle, previous: previous[i] }));
   // All or nothing: a failure part way (a full disk) leaves the store as it was.
-  if (!(await stores.writeAll({ keys: keys.map((k) => k.record), bundles: bundles.map((b) => b.bundle), replacing: previous, storedAt: now }))) return undefined;
+  if (!(await stores.writeAll({ keys: keys.map((k) => k.record), bundles: bundles.map((b) => b.bundle), replacing: previous.map((version) => version ?? null), storedAt: now }))) return undefined;
   return {
     keys: keys.map(({ record, replaced }) => ({ key: publicKey(record), replaced })),
     bundles: bundles.map(({ bundle, previous }) => ({ stored: summaryOf(bundle, now), ...(previous !== undefined && { previous }) })),

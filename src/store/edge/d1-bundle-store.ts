@@ -56,22 +56,24 @@ export class D1BundleStore implements BundleStore {
    * another organization stored meanwhile makes the insert's org_id NULL, which NOT NULL refuses,
    * and the whole batch with it.
    */
-  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string | null): Promise<boolean> {
     const row = bundleRow(bundle, storedAt);
     const values = [row.project_id, row.env, row.org_id, row.version, row.stored_at, row.bundle];
     let stored;
     try {
       [stored] = await this.db.batch([
-        // With an expected version, the row is written only while it still holds that version.
+        // With an expected version, the row is written only while it still holds that version;
+        // expecting none (?8), only while there is no row.
         this.db
           .prepare(
             `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle)
              SELECT ?1, ?2, CASE WHEN EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND org_id != ?3) THEN NULL ELSE ?3 END, ?4, ?5, ?6
-             WHERE ?7 IS NULL OR EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2 AND version = ?7)
+             WHERE CASE WHEN ?8 THEN NOT EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2)
+                        ELSE ?7 IS NULL OR EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2 AND version = ?7) END
              ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id, version = excluded.version,
                stored_at = excluded.stored_at, bundle = excluded.bundle`,
           )
-          .bind(...values, expectedVersion ?? null),
+          .bind(...values, expectedVersion ?? null, expectedVersion === null ? 1 : 0),
         // Publishing a stored version again (an unchanged import) moves it to the front; only when it was stored.
         this.db
           .prepare(

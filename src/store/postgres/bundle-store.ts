@@ -36,7 +36,7 @@ export class PostgresBundleStore implements BundleStore {
     return rows.map((row) => row.org_id);
   }
 
-  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string | null): Promise<boolean> {
     return transaction(this.pool, (tx) => putBundle(tx, bundle, storedAt, expectedVersion));
   }
 
@@ -85,13 +85,13 @@ export class PostgresBundleStore implements BundleStore {
  * project to two orgs, nor both replace the same `expectedVersion` (BundleStore.put); its rows
  * are locked too, so the learner's replace() cannot slip in between the check and the write.
  */
-export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string, expectedVersion?: string | null): Promise<boolean> {
   const { projectId, env, orgId, version } = bundle;
   await run(tx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", [PROJECT_LOCKS, projectId]);
   const owners = (await run<{ org_id: string; env: string; version: string }>(tx, "SELECT org_id, env, version FROM bundles WHERE project_id = $1 FOR UPDATE", [projectId])).rows;
   const owner = owners.find((row) => row.org_id !== orgId);
   if (owner !== undefined) throw new ProjectOwnedElsewhere(projectId, owner.org_id);
-  if (expectedVersion !== undefined && owners.find((row) => row.env === env)?.version !== expectedVersion) return false;
+  if (expectedVersion !== undefined && (owners.find((row) => row.env === env)?.version ?? null) !== expectedVersion) return false;
   await run(
     tx,
     `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)

@@ -31,7 +31,7 @@ export class SqliteBundleStore implements BundleStore {
   private readonly historyStmt: Statement<[string, string], HistoryRow>;
   private readonly historyVersionStmt: Statement<[string, string, string], Pick<BundleRow, "bundle" | "stored_at">>;
   /** The bundle, its history entry and the pruning, together (a savepoint inside writeAll): whether it stored, see put(). */
-  private readonly publish: (row: BundleRow, expectedVersion: string | undefined) => boolean;
+  private readonly publish: (row: BundleRow, expectedVersion: string | null | undefined) => boolean;
   /** The learner's compare and set, with its history entry and pruning: whether it replaced. */
   private readonly publishLearned: (row: BundleRow & { expected: string }) => boolean;
 
@@ -80,9 +80,9 @@ export class SqliteBundleStore implements BundleStore {
       this.recordStmt.run({ ...row, published_by: by });
       this.pruneStmt.run({ project_id: row.project_id, env: row.env, published_by: by, keep: BUNDLE_HISTORY_LIMIT });
     };
-    this.publish = db.transaction((row: BundleRow, expectedVersion: string | undefined) => {
+    this.publish = db.transaction((row: BundleRow, expectedVersion: string | null | undefined) => {
       // Read inside the transaction, so another process's put in between is seen (or fails this one busy).
-      if (expectedVersion !== undefined && this.versionStmt.get(row.project_id, row.env) !== expectedVersion) return false;
+      if (expectedVersion !== undefined && (this.versionStmt.get(row.project_id, row.env) ?? null) !== expectedVersion) return false;
       this.putStmt.run(row);
       record(row, "operator");
       return true;
@@ -103,7 +103,7 @@ export class SqliteBundleStore implements BundleStore {
     return this.versionStmt.get(projectId, env);
   }
 
-  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string | null): Promise<boolean> {
     return this.durability.commit(() => this.putNow(bundle, storedAt, expectedVersion));
   }
 
@@ -116,7 +116,7 @@ export class SqliteBundleStore implements BundleStore {
   }
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
-  putNow(bundle: Bundle, storedAt: string, expectedVersion?: string): boolean {
+  putNow(bundle: Bundle, storedAt: string, expectedVersion?: string | null): boolean {
     const owner = this.otherOwnerStmt.get(bundle.projectId, bundle.orgId);
     if (owner !== undefined) throw new ProjectOwnedElsewhere(bundle.projectId, owner);
     return this.publish(bundleRow(bundle, storedAt), expectedVersion);
