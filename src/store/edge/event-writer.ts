@@ -5,10 +5,10 @@
 // the files are named by the first seq D1 gave their rows, so a second delivery writes the same
 // files with the same rows over them. Until its files are in R2, a message's seq range is kept in
 // `unarchived` (in the insert's transaction): retention never deletes those events, and archives
-// them itself when their message was given up on (archiveLeftBehind). An event whose env has no
-// bundle goes to its project's shared folder (partitions.ts) when it was received before its env's
-// first bundle; the first publications are read from D1 once a writer, that is once a queue batch
-// or retention run. Both times are stored, so a message delivered again writes each event to the
+// them itself when their message was given up on (archiveLeftBehind). An event received before
+// its env's first bundle (or of an env with none) goes to its project's shared folder
+// (partitions.ts); the first publications are read from D1 once a writer, that is once a queue
+// batch or retention run. Both times are stored, so a message delivered again writes each event to the
 // folder its first delivery did, whatever was published between them.
 import { type PublishedEnvs, groupByPartition, partitionFile, publishedEnvs } from "../parquet/partitions.js";
 import { encodeEvents } from "../parquet/rows.js";

@@ -46,7 +46,7 @@ export interface Environment {
   readonly env: string;
 }
 
-/** The environments that have a bundle: their events received since its first are archived under a folder of their own. */
+/** When each environment got its first bundle: its events received since are archived under a folder of its own. */
 export interface PublishedEnvs {
   /** When the env got its first bundle, epoch millis; +Infinity when it has none. */
   since(environment: Environment): number;
