@@ -40,6 +40,16 @@ const PK = "vane_pk_outagebenchoutagebenchoutagebench01";
 const work = mkdtempSync(join(tmpdir(), "vane-outage-"));
 const pg = await startPostgres({ fsync: true });
 const running: VaneServe[] = [];
+// Ctrl-C stops what the bench started (the servers and PostgreSQL would outlive it), at once: the
+// servers killed, not drained, since thousands of requests may be in flight while PostgreSQL is down.
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the servers and PostgreSQL`);
+    void Promise.allSettled([...running.map((server) => server.kill()), pg.stop()]).finally(() => process.exit(130));
+  });
+}
 
 /** A server's output goes to <work>/<name>.log: PostgreSQL's outage makes it long. */
 async function serve(name: string, storeUrl: string): Promise<string> {
@@ -88,6 +98,7 @@ try {
   console.log(`--- PostgreSQL killed (SIGKILL) at ${(timeline.killMs / 1000).toFixed(1)} s`);
   await sleep(OUTAGE_MS);
   timeline.restartMs = load.now();
+  if (interrupted) await new Promise(() => undefined); // the signal's handler exits
   await pg.restart();
   timeline.readyMs = load.now();
   console.log(`--- PostgreSQL restarted at ${(timeline.restartMs / 1000).toFixed(1)} s, accepting connections at ${(timeline.readyMs / 1000).toFixed(1)} s`);

@@ -109,6 +109,12 @@ export interface LearnerProgress {
   /** Events taken from the feed, and read back from the store. */
   readonly fed: number;
   readonly scanned: number;
+  /**
+   * Updates of an arm's statistics (the population's and an entity's each) skipped because they
+   * would overflow (stats.ts), in committed steps only: a step walked again once its entities are
+   * read, or retried after a failed commit, counts its own once.
+   */
+  readonly skippedUpdates: number;
 }
 
 export class Learner implements LearnedStateSource {
@@ -133,6 +139,7 @@ export class Learner implements LearnedStateSource {
   private closed = 0;
   private fed = 0;
   private scanned = 0;
+  private skippedUpdates = 0;
   private started: Promise<void> | undefined;
   private running: Promise<void> = Promise.resolve();
 
@@ -201,6 +208,7 @@ export class Learner implements LearnedStateSource {
       stored: this.stored,
       fed: this.fed,
       scanned: this.scanned,
+      skippedUpdates: this.skippedUpdates,
     };
   }
 
@@ -308,6 +316,7 @@ export class Learner implements LearnedStateSource {
     this.position = through;
     this.decisions += step.decisions;
     this.rewards += step.rewards;
+    this.skippedUpdates += step.skippedUpdates;
     await this.hold(step.added, turns);
     await this.spill(turns);
     return true;
@@ -402,6 +411,7 @@ export class Learner implements LearnedStateSource {
       this.state.apply(rows);
       this.stored -= due.length;
       this.closed += step.closedWithoutReward;
+      this.skippedUpdates += step.skippedUpdates;
     }
   }
 
@@ -576,6 +586,8 @@ class Step {
   decisions = 0;
   rewards = 0;
   closedWithoutReward = 0;
+  /** Updates this walk skipped (stats.ts refuses what would overflow). */
+  skippedUpdates = 0;
 
   constructor(
     private readonly state: LearnedState,
@@ -704,7 +716,7 @@ class Step {
     if ((flags & UNCOUNTED) === 0) {
       this.apply(ref, entity, armKey, x, rewardOnly, reward);
       const receivedMs = this.clock.parse(event.receivedAt);
-      observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - decidedAt)); // the policy's reward delays, like an arm's [n, Σ, Σ²]
+      if (!observe(this.row(ref, POPULATION, DELAYS, 0), Math.max(0, receivedMs - decidedAt))) this.skippedUpdates++; // the policy's reward delays, like an arm's [n, Σ, Σ²]
     } else {
       this.apply(ref, entity, armKey, x, trialAndReward, reward); // a decision from before trials were counted at once
     }
@@ -720,8 +732,8 @@ class Step {
   /** Changes the arm's statistics for the population and, for a per-entity decision, the entity. */
   private apply(ref: PolicyRef, entity: string, armKey: string, x: Float64Array | undefined, change: Change, reward = 0): void {
     const dimension = x?.length ?? 0;
-    change(this.row(ref, POPULATION, armKey, dimension), reward, x);
-    if (entity !== POPULATION) change(this.row(ref, entity, armKey, dimension), reward, x);
+    if (!change(this.row(ref, POPULATION, armKey, dimension), reward, x)) this.skippedUpdates++;
+    if (entity !== POPULATION && !change(this.row(ref, entity, armKey, dimension), reward, x)) this.skippedUpdates++;
   }
 
   private row(ref: PolicyRef, entity: string, armKey: string, dimension: number): ArmStats {
@@ -741,7 +753,8 @@ class Step {
   }
 }
 
-type Change = (stats: ArmStats, reward: number, x: Float64Array | undefined) => void;
+/** False when the update was skipped (it would overflow; nothing changed). */
+type Change = (stats: ArmStats, reward: number, x: Float64Array | undefined) => boolean;
 const trial: Change = (stats, _reward, x) => observeTrial(stats, x);
 const rewardOnly: Change = (stats, reward, x) => observeReward(stats, reward, x);
 const trialAndReward: Change = (stats, reward, x) => observe(stats, reward, x);

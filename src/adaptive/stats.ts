@@ -97,17 +97,13 @@ function fitsReward(s: ArmStats, reward: number, x: ArrayLike<number> | undefine
   return true;
 }
 
-/** Updates refused since the process started (refusedUpdates()); the first is told once. */
-let refusedCount = 0;
+/** Whether the first refusal was told: the learner counts them (its progress, the metric). */
+let told = false;
 
 function refused(): false {
-  if (refusedCount++ === 0) console.warn("vane: a learning update was skipped: a logged context or reward would make an arm's statistics overflow (further ones are skipped silently; the metric vane_learner_skipped_updates_total counts them)");
+  if (!told) console.warn("vane: a learning update was skipped: a logged context or reward would make an arm's statistics overflow (further ones are skipped silently; the metric vane_learner_skipped_updates_total counts them)");
+  told = true;
   return false;
-}
-
-/** How many trials and rewards were skipped because they would have made statistics non-finite. */
-export function refusedUpdates(): number {
-  return refusedCount;
 }
 
 /** A decision and its reward at once (a trial and its outcome). */

@@ -31,8 +31,8 @@ async function editAndPublish(how: { io: Io; usage: string }, where: Where, edit
   const { io } = how;
   return withStores(where, "existing", async (stores) => {
     const project = await projectOf(stores.bundles, where.project, how.usage);
-    const { bundle, note } = await editBundle(stores.bundles, { where: { project, env: where.env }, edit }, Date.now());
-    const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, where, io });
+    const { bundle, note, stored } = await editBundle(stores.bundles, { where: { project, env: where.env }, edit }, Date.now());
+    const code = await publish(bundle, stores, { heading: `refused the change to ${project}/${where.env}, nothing was written`, where, io, base: stored.version });
     if (code === 0 && note !== "") io.out(note);
     return code;
   });

@@ -22,6 +22,8 @@ export interface Publication {
   readonly heading: string;
   /** Publishing a version older than the stored one is allowed (`--rollback`). */
   readonly rollback?: boolean;
+  /** The stored version an edit was made from: refused when another was stored meanwhile. */
+  readonly base?: string;
   /** Where it is stored, for the message. */
   readonly where: StoreWhere;
 }
@@ -33,7 +35,7 @@ export async function fileProblems(raw: unknown): Promise<{ problems: BundleProb
 
 /** Checks and stores `raw` (here or, with --remote, on the server); prints what was stored or every problem. The exit code. */
 export function publish(raw: unknown, stores: VerbStores, how: Publication & { io: Io }): Promise<number> {
-  return printPublication(how, () => stores.admin.publishBundle(raw, { rollback: how.rollback }));
+  return printPublication(how, () => stores.admin.publishBundle(raw, { rollback: how.rollback, base: how.base }));
 }
 
 /** Runs a publication (a put, a rollback) and prints what was stored, after `lead` when given, or every problem. The exit code. */

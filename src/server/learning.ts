@@ -49,6 +49,8 @@ export function createLearner(deps: LearnerDeps): Learner {
  */
 export class SharedLearning implements LearnedStateSource {
   private learner: Learner | undefined;
+  /** Updates skipped by the learners this server ran before the current one. */
+  private skippedBefore = 0;
   private readonly mirror: StateMirror;
   /** What this learner published of its open trials: each publication writes what changed since. */
   private published = new PublishedTrials();
@@ -77,6 +79,7 @@ export class SharedLearning implements LearnedStateSource {
 
   /** The lease is lost or given up: stop learning (a step already running is refused by the fence). */
   follow(): void {
+    this.skippedBefore += this.learner?.progress().skippedUpdates ?? 0;
     this.learner?.close();
     this.learner = undefined;
     void this.mirror.reload().catch(() => undefined);
@@ -108,8 +111,10 @@ export class SharedLearning implements LearnedStateSource {
     return true;
   }
 
-  progress(): Pick<LearnerProgress, "position"> {
-    return this.learner?.progress() ?? { position: this.mirror.position };
+  /** The position, and the updates skipped by every learner this server ran (the lease may come and go). */
+  progress(): Pick<LearnerProgress, "position" | "skippedUpdates"> {
+    const progress = this.learner?.progress();
+    return { position: progress?.position ?? this.mirror.position, skippedUpdates: this.skippedBefore + (progress?.skippedUpdates ?? 0) };
   }
 
   close(): void {

@@ -12,7 +12,7 @@ export interface StoreLocation {
 }
 
 export interface OpenedStores extends Stores {
-  writeAll(writes: StoreWrites): Promise<void>;
+  writeAll(writes: StoreWrites): Promise<boolean>;
   /** Commits what is queued, then closes; idempotent. */
   close(): Promise<void>;
 }

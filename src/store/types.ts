@@ -37,6 +37,17 @@ export interface KeyStore {
   byId(id: string): Promise<KeyRecord | undefined>;
   /** Inserts, or replaces the key with the same id. */
   put(key: KeyRecord): Promise<void>;
+  /**
+   * Revokes the key at `at` (a key revoked already keeps its first revocation), writing that field
+   * alone, so a rotation writing the key at the same moment cannot undo it. The key as stored
+   * after; undefined when there is no such id.
+   */
+  revoke(id: string, at: string): Promise<KeyRecord | undefined>;
+  /**
+   * Stores `replacement` and marks key `id` rotated to it, valid until `expiresAt`, together, only
+   * while `id` is neither revoked nor rotated: whether it did (nothing is written when not).
+   */
+  rotate(id: string, replacement: KeyRecord, expiresAt: string): Promise<boolean>;
   /** Every key, oldest first. */
   list(): Promise<KeyRecord[]>;
 }
@@ -79,9 +90,12 @@ export interface BundleStore {
   orgsOf(projectId: string): Promise<string[]>;
   /**
    * Stores the bundle for its projectId/env, replacing the one there. Rejects (ProjectOwnedElsewhere)
-   * a bundle for a project whose bundles belong to another organization.
+   * a bundle for a project whose bundles belong to another organization. With `expectedVersion`
+   * it stores only while that version is still the stored one, and answers false otherwise
+   * (compare and set: a publication checked against, or edited from, one version never replaces
+   * another that a second publisher stored meanwhile).
    */
-  put(bundle: Bundle, storedAt: string): Promise<void>;
+  put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean>;
   /**
    * Replaces the stored bundle only while its version is still `expectedVersion` (compare and
    * set: a publication of learned weights never overwrites a bundle imported meanwhile), and
@@ -524,9 +538,10 @@ export interface Stores {
   readonly changes?: ChangeFeed;
   /**
    * Stores keys and bundles in one transaction: all of them, or (on a failure) none. What `vane
-   * import` and the admin API's import write with; a store without it cannot import.
+   * import` and the admin API's import write with; a store without it cannot import. False when
+   * a bundle's stored version was no longer the one `replacing` names: nothing written then.
    */
-  writeAll?(writes: StoreWrites): Promise<void>;
+  writeAll?(writes: StoreWrites): Promise<boolean>;
   /** Each store's state, for /health. */
   health(): Promise<Record<string, StoreHealth>>;
 }
@@ -535,5 +550,7 @@ export interface Stores {
 export interface StoreWrites {
   readonly keys: readonly KeyRecord[];
   readonly bundles: readonly Bundle[];
+  /** Each bundle's expected stored version, by index (BundleStore.put's expectedVersion); absent or undefined: none expected. */
+  readonly replacing?: readonly (string | undefined)[];
   readonly storedAt: string;
 }

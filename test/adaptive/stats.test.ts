@@ -2,7 +2,7 @@
 // entry is refused whole, and what is stored already non-finite is not loaded.
 import { describe, expect, it } from "vitest";
 import { LearnedState } from "../../src/adaptive/state.js";
-import { emptyStats, observe, observeReward, observeTrial, refusedUpdates, squaredDeviations } from "../../src/adaptive/stats.js";
+import { emptyStats, observe, observeReward, observeTrial, squaredDeviations } from "../../src/adaptive/stats.js";
 
 const allFinite = (s: Float64Array) => s.every((v) => Number.isFinite(v));
 
@@ -11,10 +11,8 @@ describe("updates that would overflow", () => {
     const s = emptyStats(2);
     expect(observeTrial(s, [1, 3])).toBe(true);
     const before = Float64Array.from(s);
-    const refused = refusedUpdates();
     expect(observeTrial(s, [1, 1e300])).toBe(false);
     expect(s).toEqual(before);
-    expect(refusedUpdates()).toBe(refused + 1);
   });
 
   it("a sum that would pass half the largest double only after several finite squares is refused too", () => {

@@ -14,7 +14,7 @@ export interface SharedStore {
   /** Options that put a server on the shared store. */
   readonly server: Pick<NodeServerOptions, "dataDir" | "storeUrl">;
   /** The store as another process (the CLI) sees it. */
-  open(): Promise<Stores & { writeAll(w: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>; close(): Promise<void> }>;
+  open(): Promise<Stores & { writeAll(w: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<boolean>; close(): Promise<void> }>;
   cleanup(): Promise<void>;
 }
 

@@ -160,7 +160,7 @@ describe("rotation", () => {
   it("the replacement works at once; the old key works for 7 days, then has expired", async () => {
     const oldKey = await sdkKey();
     const record = (await server.stores.keys.list()).at(-1)!;
-    const { secret } = await rotateKey(server.stores.keys, record, { sha256: nodeSha256, now: server.clock.now() });
+    const { secret } = (await rotateKey(server.stores.keys, record, { sha256: nodeSha256, now: server.clock.now() }))!;
     const config = `/v1/config/${PROJECT}`;
     expect((await call(server, config, { key: secret })).status).toBe(200);
     server.clock.advance(7 * DAY_MS - 1000);

@@ -127,7 +127,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       await sqlite.keys.put(toKeyRecord({ ...input, key: secret }, nodeSha256, new Date(clock.now()).toISOString()));
       return secret;
     },
-    putBundle: (bundle) => sqlite.bundles.put(bundle, new Date(clock.now()).toISOString()),
+    putBundle: async (bundle) => {
+      await sqlite.bundles.put(bundle, new Date(clock.now()).toISOString());
+    },
     async close() {
       await stop();
       if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });

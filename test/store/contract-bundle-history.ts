@@ -64,6 +64,22 @@ export function describeBundleHistoryContract(stores: () => Stores): void {
       expect(await bundles.historyVersion("proj-1", "production", at(2))).toStrictEqual({ bundle: learned, storedAt: at(11) });
     });
 
+    it("puts over an expected version only while it is still the stored one: a put that lost the race stores nothing, history included", async () => {
+      const bundles = stores().bundles;
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
+      const mine = { ...makeBundle("proj-1", "production", at(2)), savedGroups: { mine: ["u1"] } };
+      expect(await bundles.put(mine, at(11), at(1))).toBe(true);
+      // Made from at(1) too, by another publisher: at(2) is stored now, so it would undo it.
+      expect(await bundles.put(makeBundle("proj-1", "production", at(3)), at(12), at(1))).toBe(false);
+      expect(await bundles.get("proj-1", "production")).toStrictEqual({ bundle: mine, storedAt: at(11) });
+      expect((await bundles.history("proj-1", "production")).map((h) => h.version)).toEqual([at(2), at(1)]);
+      // Nothing stored yet is not the version expected either; without one, a put stores.
+      expect(await bundles.put(makeBundle("proj-1", "staging", at(3)), at(12), at(1))).toBe(false);
+      expect(await bundles.version("proj-1", "staging")).toBeUndefined();
+      expect(await bundles.put(makeBundle("proj-1", "staging", at(3)), at(12))).toBe(true);
+      expect(await bundles.version("proj-1", "staging")).toBe(at(3));
+    });
+
     it(`keeps the newest ${BUNDLE_HISTORY_LIMIT} of the learner's apart: they never push out an operator's`, async () => {
       const bundles = stores().bundles;
       await bundles.put(makeBundle("proj-1", "production", at(0)), at(0));

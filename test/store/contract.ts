@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Stores } from "../../src/store/types.js";
 import { describeBundleHistoryContract } from "./contract-bundle-history.js";
+import { describeImportContract } from "./contract-imports.js";
 import { describeEventContract } from "./contract-events.js";
 import { describeLearnedArmsContract } from "./contract-learned-arms.js";
 import { describeLeaseContract } from "./contract-leases.js";
@@ -41,6 +42,7 @@ export function describeStoreContract(name: string, makeStores: MakeStores, how:
     describeKeyContract(stores);
     describeBundleContract(stores);
     describeBundleHistoryContract(stores);
+    describeImportContract(stores);
     describeEventContract(stores, how.listsEvents === true);
     describeTenancyContract(stores, how.listsEvents === true);
     describeLeaseContract(stores);
@@ -93,6 +95,33 @@ export function describeKeyContract(stores: () => Stores): void {
       expect(await stores().keys.byId(key.id)).toStrictEqual(revoked);
       expect(await stores().keys.byHash(key.secretHash)).toStrictEqual(revoked);
       expect(await stores().keys.list()).toStrictEqual([revoked]);
+    });
+
+    it("revokes by writing the revocation alone: the first one stays, a missing id is undefined", async () => {
+      const key = makeKey(5, { rotatedTo: "key_00000000000000ff", expiresAt: "2026-03-01T00:00:00.000Z" });
+      await stores().keys.put(key);
+      const revoked = { ...key, revokedAt: "2026-02-01T00:00:00.000Z" };
+      expect(await stores().keys.revoke(key.id, "2026-02-01T00:00:00.000Z")).toStrictEqual(revoked);
+      expect(await stores().keys.revoke(key.id, "2026-02-02T00:00:00.000Z")).toStrictEqual(revoked);
+      expect(await stores().keys.byHash(key.secretHash)).toStrictEqual(revoked);
+      expect(await stores().keys.revoke(makeKey(6).id, "2026-02-01T00:00:00.000Z")).toBeUndefined();
+    });
+
+    it("rotates a key that is neither revoked nor rotated, storing its replacement with it; else writes nothing", async () => {
+      const [key, replacement, second] = [makeKey(7), makeKey(8), makeKey(9)];
+      await stores().keys.put(key);
+      expect(await stores().keys.rotate(key.id, replacement, "2026-01-08T00:00:00.000Z")).toBe(true);
+      expect(await stores().keys.byId(key.id)).toStrictEqual({ ...key, rotatedTo: replacement.id, expiresAt: "2026-01-08T00:00:00.000Z" });
+      expect(await stores().keys.byId(replacement.id)).toStrictEqual(replacement);
+      // Rotated already: the second replacement is not stored.
+      expect(await stores().keys.rotate(key.id, second, "2026-01-09T00:00:00.000Z")).toBe(false);
+      expect(await stores().keys.byId(second.id)).toBeUndefined();
+      // Revoked (say by another server while this rotation was being made): nothing written, still revoked.
+      await stores().keys.revoke(replacement.id, "2026-01-02T00:00:00.000Z");
+      expect(await stores().keys.rotate(replacement.id, second, "2026-01-09T00:00:00.000Z")).toBe(false);
+      expect(await stores().keys.byId(second.id)).toBeUndefined();
+      expect(await stores().keys.byId(replacement.id)).toStrictEqual({ ...replacement, revokedAt: "2026-01-02T00:00:00.000Z" });
+      expect(await stores().keys.rotate(makeKey(10).id, second, "2026-01-09T00:00:00.000Z")).toBe(false);
     });
 
     it("lists every key oldest first, whatever the order they were stored in", async () => {

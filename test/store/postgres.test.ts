@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PostgresStores, SCHEMA_VERSION, openPostgresStores } from "../../src/store/postgres/index.js";
+import { POPULATION_ARMS } from "../../src/store/postgres/learning-store.js";
 import { LeaseLost, type LearningCommit, type SequencedEvent } from "../../src/store/types.js";
 import { type PostgresService, startPostgres } from "../services/postgres.js";
 import { describeStoreContract } from "./contract.js";
@@ -167,7 +168,7 @@ describe("postgres store: the schema", () => {
     }
   });
 
-  it("fills each env's first publication on an upgrade from schema 3, the earliest time of its history and bundle; a later put keeps it", async () => {
+  it("fills each env's first publication on an upgrade from schema 4, the earliest time of its history and bundle; a later put keeps it", async () => {
     const url = await pg.createDatabase();
     await closeAll(await servers(1, url));
     // As text "…T11:30:00+01:00" sorts after "…T10:45:00.000Z"; as a time it is 10:30Z, the earliest.
@@ -175,7 +176,7 @@ describe("postgres store: the schema", () => {
     const raw = new Client({ connectionString: url });
     await raw.connect();
     try {
-      await raw.query("DROP TABLE published_envs; UPDATE vane_schema SET version = 3");
+      await raw.query("DROP TABLE published_envs; UPDATE vane_schema SET version = 4");
       const bundle = "INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, 'org-1', $3, $4, $5)";
       const history = "INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle) VALUES ('shop', 'production', $1, 'org-1', $2, '{}')";
       await raw.query(bundle, ["shop", "production", "v3", "2026-11-29T12:00:00.000Z", JSON.stringify(makeBundle("shop", "production", "v3"))]);
@@ -214,6 +215,31 @@ describe("postgres store: the schema", () => {
     await raw.query("UPDATE vane_schema SET version = $1", [SCHEMA_VERSION + 1]);
     await raw.end();
     await expect(openPostgresStores({ url })).rejects.toThrow(/newer than this build/);
+  });
+});
+
+describe("postgres store: the population's rows", () => {
+  // A start and a follower's mirror (every second) read only them; without their partial index
+  // the read scanned every per-entity row (test/store/population-index.test.ts for SQLite and D1).
+  it("are read through their own index, not by scanning the entities' rows", async () => {
+    const url = await pg.createDatabase();
+    const [stores] = await servers(1, url);
+    const client = new Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        `INSERT INTO learned_arms (project_id, env, policy_id, entity, arm_key, stats)
+         SELECT 'proj', 'production', 'per-user', convert_to('user-' || i, 'UTF8'), '\\x61'::bytea, '\\x00'::bytea FROM generate_series(1, 20000) AS i
+         UNION ALL SELECT 'proj', 'production', 'pol', ''::bytea, convert_to(arm, 'UTF8'), '\\x00'::bytea FROM unnest(ARRAY['a', 'b']) AS arm`,
+      );
+      await client.query("ANALYZE learned_arms");
+      const [{ "QUERY PLAN": [explained] }] = (await client.query(`EXPLAIN (FORMAT JSON) ${POPULATION_ARMS}`)).rows;
+      expect(JSON.stringify(explained)).toContain('"Index Name":"learned_population"');
+      expect((await client.query(POPULATION_ARMS)).rows).toHaveLength(2);
+    } finally {
+      await client.end();
+      await stores!.close();
+    }
   });
 });
 

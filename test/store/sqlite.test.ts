@@ -258,7 +258,7 @@ describe("sqlite store: the file", () => {
     expect(await sorted()).toEqual([bin("a", AT, 7), bin("a", AT + 15, 1)]);
   });
 
-  it("fills each env's first publication on an upgrade from schema 12, the earliest time of its history and bundle; a later put keeps it", async () => {
+  it("fills each env's first publication on an upgrade from schema 13, the earliest time of its history and bundle; a later put keeps it", async () => {
     const dir = tempDir();
     open(dir).close();
     const raw = new Database(path.join(dir, DB_FILE_NAME));
@@ -274,7 +274,7 @@ describe("sqlite store: the file", () => {
       history.run("v3", "2026-11-29T12:00:00.000Z");
       // Its history pruned away: the bundle's own time.
       bundle.run("shop", "staging", "v1", "2026-11-29T09:00:00.000Z", JSON.stringify(makeBundle("shop", "staging", "v1")));
-      raw.pragma("user_version = 12");
+      raw.pragma("user_version = 13");
     } finally {
       raw.close();
     }

@@ -36,11 +36,11 @@ export class RemoteBundles implements BundleStore {
     return this.client.find(`bundles/${path(projectId, env)}/history/${encodeURIComponent(version)}`);
   }
 
-  put(): Promise<void> {
+  put(): Promise<boolean> {
     return Promise.reject(new Error("a remote bundle is published through the admin API's checked put (AdminOperations.publishBundle)"));
   }
 
   replace(): Promise<boolean> {
-    return this.put().then(() => false);
+    return this.put();
   }
 }

@@ -12,7 +12,7 @@ const query = (params: Record<string, string | number | undefined>) => {
 export function remoteOperations(client: AdminClient): AdminOperations {
   const where = (project: string, env: string) => `bundles/${encodeURIComponent(project)}/${encodeURIComponent(env)}`;
   return {
-    publishBundle: (bundle, how) => client.call<Published>("POST", "bundles", { bundle, rollback: how.rollback === true }),
+    publishBundle: (bundle, how) => client.call<Published>("POST", "bundles", { bundle, rollback: how.rollback === true, ...(how.base !== undefined && { base: how.base }) }),
     rollbackBundle: (at, version) => client.call<Published>("POST", `${where(at.project, at.env)}/rollback`, { version }),
     createKey: (request) => client.call<CreatedKey>("POST", "keys", request),
     listKeys: async () => (await client.call<{ keys: PublicKey[] }>("GET", "keys")).keys,

@@ -8,7 +8,7 @@ import { isoTimestampMs } from "../../bundle/validate-values.js";
 import { ProjectOwnedElsewhere } from "../../store/tenancy.js";
 import type { BundleStore, BundleSummary, StoredBundle, Stores } from "../../store/types.js";
 import { checkBundle, storedProblems } from "./bundle-checks.js";
-import type { OperationDependencies, Published } from "./operations.js";
+import type { OperationDependencies, Published, PublishHow } from "./operations.js";
 import { AdminRefusal, refusedInput } from "./refusal.js";
 
 export interface BundleWhere {
@@ -16,26 +16,44 @@ export interface BundleWhere {
   readonly env: string;
 }
 
-export async function publishBundle(stores: Stores, raw: unknown, how: { rollback?: boolean }, deps: OperationDependencies): Promise<Published> {
+/** Puts that find another version stored since their checks, before a publication gives up. */
+export const PUT_ATTEMPTS = 3;
+
+export async function publishBundle(stores: Stores, raw: unknown, how: PublishHow, deps: OperationDependencies): Promise<Published> {
   const { problems, bundle } = checkBundle(raw, "", await deps.engine(), deps.schemaCompiler);
   if (bundle === undefined) throw refusedInput(problems);
-  const stale = await storedProblems(bundle, stores.bundles, how);
-  if (stale.length > 0) throw refusedInput(stale);
-  const previous = await stores.bundles.version(bundle.projectId, bundle.env);
-  const storedAt = new Date(deps.now()).toISOString();
-  try {
-    await stores.bundles.put(bundle, storedAt);
-  } catch (error) {
-    if (error instanceof ProjectOwnedElsewhere) throw new AdminRefusal("BAD_REQUEST", error.message);
-    throw error;
+  for (let attempt = 1; attempt <= PUT_ATTEMPTS; attempt++) {
+    // Read before the checks and put only over it: a publication racing ours (another server,
+    // the CLI) makes the put store nothing, and the checks run again against what it stored.
+    const previous = await stores.bundles.version(bundle.projectId, bundle.env);
+    if (how.base !== undefined && previous !== how.base) throw changedSince(bundle, { base: how.base, now: previous });
+    const stale = await storedProblems(bundle, stores.bundles, how);
+    if (stale.length > 0) throw refusedInput(stale);
+    const storedAt = new Date(deps.now()).toISOString();
+    try {
+      if (await stores.bundles.put(bundle, storedAt, previous)) return { stored: summaryOf(bundle, storedAt), ...(previous !== undefined && { previous }) };
+    } catch (error) {
+      if (error instanceof ProjectOwnedElsewhere) throw new AdminRefusal("BAD_REQUEST", error.message);
+      throw error;
+    }
   }
-  return { stored: summaryOf(bundle, storedAt), ...(previous !== undefined && { previous }) };
+  throw new AdminRefusal("BAD_REQUEST", `${bundle.projectId}/${bundle.env} was published by someone else ${PUT_ATTEMPTS} times while this bundle was checked; nothing was written, try again`);
+}
+
+/** An edit made from `base` while another version was stored meanwhile: published, it would undo that one. */
+function changedSince(bundle: Bundle, versions: { base: string; now: string | undefined }): AdminRefusal {
+  return refusedInput([
+    {
+      path: "version",
+      message: `${bundle.projectId}/${bundle.env} changed while this change was made from version ${versions.base} (version ${versions.now ?? "none"} is stored now), so it would undo that one; make the change again`,
+    },
+  ]);
 }
 
 export async function rollbackBundle(stores: Stores, target: { where: BundleWhere; version: string }, deps: OperationDependencies): Promise<Published> {
   const earlier = await versionOf(stores.bundles, target.version, target.where);
   const current = await storedBundle(stores.bundles, target.where);
-  return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, {}, deps);
+  return publishBundle(stores, { ...earlier, version: nextVersion(current.bundle.version, deps.now()) }, { base: current.bundle.version }, deps);
 }
 
 /**

@@ -49,19 +49,31 @@ export async function createCheckedKey(stores: Stores, raw: unknown, deps: Opera
 export async function revokeKeyById(stores: Stores, id: string, deps: OperationDependencies): Promise<Revocation> {
   const key = await existingKey(stores, id);
   if (key.revokedAt !== undefined) return { key: publicKey(key), alreadyRevoked: true };
-  return { key: publicKey(await revokeKey(stores.keys, key, deps.now())), alreadyRevoked: false };
+  const revoked = await revokeKey(stores.keys, key, deps.now());
+  if (revoked === undefined) throw new AdminRefusal("NOT_FOUND", `no key ${id}`);
+  return { key: publicKey(revoked), alreadyRevoked: false };
 }
 
 export async function rotateKeyById(stores: Stores, id: string, deps: OperationDependencies): Promise<Rotation> {
-  const key = await existingKey(stores, id);
   const now = deps.now();
+  const key = rotatable(await existingKey(stores, id), now);
+  const replacement = await rotateKey(stores.keys, key, { sha256: deps.sha256, now });
+  if (replacement === undefined) {
+    // Revoked or rotated by someone else since it was read: refused as it would be now.
+    rotatable(await existingKey(stores, id), now);
+    throw refusal(`${key.id} changed while it was rotated; nothing was written, try again`);
+  }
+  const old = (await stores.keys.byId(key.id)) ?? key;
+  return { secret: replacement.secret, key: publicKey(replacement.record), old: publicKey(old) };
+}
+
+/** The key, when it may be rotated at `now`; else the refusal saying why. */
+function rotatable(key: KeyRecord, now: number): KeyRecord {
   const status = keyStatus(key, now);
   if (status === "revoked") throw refusal(`${key.id} was revoked at ${shortTime(key.revokedAt!)}: a revoked key is not rotated; create a new one with \`vane keys create\``);
   if (status === "expired") throw refusal(`${key.id} expired at ${shortTime(key.expiresAt!)}: create a new one with \`vane keys create\``);
   if (key.rotatedTo !== undefined) throw refusal(`${key.id} was already rotated to ${key.rotatedTo}; rotate that key instead`);
-  const replacement = await rotateKey(stores.keys, key, { sha256: deps.sha256, now });
-  const old = (await stores.keys.byId(key.id)) ?? key;
-  return { secret: replacement.secret, key: publicKey(replacement.record), old: publicKey(old) };
+  return key;
 }
 
 async function existingKey(stores: Stores, id: string): Promise<KeyRecord> {

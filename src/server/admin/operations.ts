@@ -10,6 +10,13 @@ import type { SchemaCompiler } from "../events/schemas.js";
 /** A key as the admin API shows it: everything but the hash its secret is looked up by. */
 export type PublicKey = Omit<KeyRecord, "secretHash">;
 
+export interface PublishHow {
+  /** A version older than the stored one is allowed. */
+  readonly rollback?: boolean;
+  /** The stored version an edit was made from (`flags set`, `rollout`, the console): refused once another is stored. */
+  readonly base?: string;
+}
+
 export interface Published {
   readonly stored: BundleSummary;
   /** The version it replaced, when there was one. */
@@ -51,7 +58,7 @@ export type EventsFilter = Omit<EventFilter, "limit">;
 
 export interface AdminOperations {
   /** Every check `vane bundles put` makes, then the put; `rollback` allows a version older than the stored one. */
-  publishBundle(raw: unknown, how: { rollback?: boolean }): Promise<Published>;
+  publishBundle(raw: unknown, how: PublishHow): Promise<Published>;
   /** Publishes an earlier version's content again, as a new version, through the same checks. */
   rollbackBundle(where: { project: string; env: string }, version: string): Promise<Published>;
   createKey(request: KeyRequest): Promise<CreatedKey>;

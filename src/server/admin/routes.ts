@@ -77,7 +77,9 @@ export function adminRoutes(deps: AdminRouteDependencies): Hono<AppEnv> {
     const body = await objectBody(c);
     if (body instanceof Response) return body;
     if (body.rollback !== undefined && typeof body.rollback !== "boolean") return badRequest(c, "rollback must be a boolean");
-    return answer(c, () => ops.publishBundle(body.bundle, { rollback: body.rollback === true }));
+    if (body.base !== undefined && typeof body.base !== "string") return badRequest(c, "base must be the stored version the bundle was made from");
+    const base = body.base;
+    return answer(c, () => ops.publishBundle(body.bundle, { rollback: body.rollback === true, ...(base !== undefined && { base }) }));
   });
   app.get("/bundles/:project/:env", async (c) => {
     const stored = await stores.bundles.get(c.req.param("project"), c.req.param("env"));

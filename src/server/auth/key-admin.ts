@@ -12,23 +12,31 @@ export interface NewKey {
   readonly record: KeyRecord;
 }
 
-export async function createKey(keys: KeyStore, input: Omit<KeyInput, "key"> & { kind: KeyKind }, at: { sha256: Sha256; now: number }): Promise<NewKey> {
+/** A new key's secret and record, not stored yet. */
+function newKey(input: Omit<KeyInput, "key"> & { kind: KeyKind }, at: { sha256: Sha256; now: number }): NewKey {
   const { kind, ...rest } = input;
   const secret = generateKey(kind);
-  const record = toKeyRecord({ ...rest, key: secret }, at.sha256, new Date(at.now).toISOString());
-  await keys.put(record);
-  return { secret, record };
+  return { secret, record: toKeyRecord({ ...rest, key: secret }, at.sha256, new Date(at.now).toISOString()) };
 }
 
-export async function revokeKey(keys: KeyStore, record: KeyRecord, now: number): Promise<KeyRecord> {
-  const revoked: KeyRecord = { ...record, revokedAt: record.revokedAt ?? new Date(now).toISOString() };
-  await keys.put(revoked);
-  return revoked;
+export async function createKey(keys: KeyStore, input: Omit<KeyInput, "key"> & { kind: KeyKind }, at: { sha256: Sha256; now: number }): Promise<NewKey> {
+  const created = newKey(input, at);
+  await keys.put(created.record);
+  return created;
 }
 
-export async function rotateKey(keys: KeyStore, record: KeyRecord, at: { sha256: Sha256; now: number }): Promise<NewKey> {
-  const replacement = await createKey(
-    keys,
+/** The key as stored once revoked (its first revocation when it was revoked already); undefined when it is gone. */
+export function revokeKey(keys: KeyStore, record: KeyRecord, now: number): Promise<KeyRecord | undefined> {
+  return keys.revoke(record.id, new Date(now).toISOString());
+}
+
+/**
+ * The replacement, stored with the old key marked rotated to it in one write; undefined when the
+ * old key was revoked or rotated since `record` was read (nothing is written then), so a
+ * revocation made meanwhile is never undone.
+ */
+export async function rotateKey(keys: KeyStore, record: KeyRecord, at: { sha256: Sha256; now: number }): Promise<NewKey | undefined> {
+  const replacement = newKey(
     {
       kind: record.kind,
       orgId: record.orgId,
@@ -41,6 +49,6 @@ export async function rotateKey(keys: KeyStore, record: KeyRecord, at: { sha256:
   );
   const graceEnd = at.now + ROTATION_GRACE_MS;
   const ownEnd = record.expiresAt === undefined ? Infinity : Date.parse(record.expiresAt);
-  await keys.put({ ...record, expiresAt: new Date(Math.min(graceEnd, ownEnd)).toISOString(), rotatedTo: replacement.record.id });
-  return replacement;
+  const rotated = await keys.rotate(record.id, replacement.record, new Date(Math.min(graceEnd, ownEnd)).toISOString());
+  return rotated ? replacement : undefined;
 }

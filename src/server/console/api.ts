@@ -192,7 +192,7 @@ export function consoleApi(deps: ConsoleApiDependencies): Hono<AppEnv> {
       await seenBundle(viewer, project, env);
       const { stored, bundle, note } = await editBundle(stores.bundles, { where: { project, env }, edit }, deps.clock.now());
       if (stored.version !== base) throw new AdminRefusal("BAD_REQUEST", `${project}/${env} changed since the diff was made (version ${stored.version} now, not ${base}): look at the diff again`);
-      return { ...(await deps.operations.publishBundle(bundle, {})), note };
+      return { ...(await deps.operations.publishBundle(bundle, { base })), note };
     });
   });
 

@@ -7,7 +7,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom
 import type { LearnerProgress } from "../../adaptive/learner.js";
 import type { LearnedStateSource } from "../../adaptive/state.js";
 import { DELAYS } from "../../adaptive/state.js";
-import { count, refusedUpdates } from "../../adaptive/stats.js";
+import { count } from "../../adaptive/stats.js";
 import { PARQUET_PIPELINE } from "../../store/parquet/pipeline.js";
 import type { EventStore } from "../../store/types.js";
 import { clusterScrape } from "./cluster-metrics.js";
@@ -80,7 +80,7 @@ export class PrometheusMetrics implements ServiceMetrics {
   }
 
   /** Learner lag (behind the end of `events`, the log it reads) and its decisions per policy and arm. */
-  watchLearner(learner: Pick<LearnedStateSource, "state"> & { progress(): Pick<LearnerProgress, "position"> }, events: EventStore): void {
+  watchLearner(learner: Pick<LearnedStateSource, "state"> & { progress(): Pick<LearnerProgress, "position" | "skippedUpdates"> }, events: EventStore): void {
     const registers = [this.registry];
     new Gauge({
       name: "vane_learner_lag_events",
@@ -109,15 +109,15 @@ export class PrometheusMetrics implements ServiceMetrics {
         }
       },
     });
-    // The process's count, from when this registry started watching: the learner logs only the first.
-    const skippedBefore = refusedUpdates();
-    let skippedReported = 0;
+    // The learners' count of their committed steps (they log only the first), from when this
+    // registry started watching; a server that follows counts none.
+    let skippedReported = learner.progress().skippedUpdates;
     new Counter({
       name: "vane_learner_skipped_updates_total",
-      help: "Learning updates (a decision's trial or its reward) skipped because a logged context value or reward would make an arm's statistics overflow; the events stay stored",
+      help: "Updates of an arm's statistics (a decision's trial or its reward, the population's and an entity's each) skipped because a logged context value or reward would make them overflow; the events stay stored",
       registers,
       collect() {
-        const skipped = refusedUpdates() - skippedBefore;
+        const skipped = learner.progress().skippedUpdates;
         if (skipped > skippedReported) this.inc(skipped - skippedReported);
         skippedReported = skipped;
       },

@@ -58,30 +58,46 @@ export class D1BundleStore implements BundleStore {
    * another organization stored meanwhile makes the insert's org_id NULL, which NOT NULL refuses,
    * and the whole batch with it.
    */
-  async put(bundle: Bundle, storedAt: string): Promise<void> {
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
     const row = bundleRow(bundle, storedAt);
     const values = [row.project_id, row.env, row.org_id, row.version, row.stored_at, row.bundle];
+    let stored;
     try {
-      await this.db.batch([
+      [stored] = await this.db.batch([
+        // With an expected version, the row is written only while it still holds that version.
         this.db
           .prepare(
             `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle)
-             VALUES (?1, ?2, CASE WHEN EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND org_id != ?3) THEN NULL ELSE ?3 END, ?4, ?5, ?6)
+             SELECT ?1, ?2, CASE WHEN EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND org_id != ?3) THEN NULL ELSE ?3 END, ?4, ?5, ?6
+             WHERE ?7 IS NULL OR EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2 AND version = ?7)
              ON CONFLICT (project_id, env) DO UPDATE SET org_id = excluded.org_id, version = excluded.version,
                stored_at = excluded.stored_at, bundle = excluded.bundle`,
           )
+          .bind(...values, expectedVersion ?? null),
+        // Publishing a stored version again (an unchanged import) moves it to the front; only when it was stored.
+        this.db
+          .prepare(
+            `INSERT OR REPLACE INTO bundle_history (project_id, env, org_id, version, stored_at, bundle, published_by)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'operator' WHERE EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2 AND version = ?4 AND stored_at = ?5)`,
+          )
           .bind(...values),
-        // The env's first bundle: a later one keeps it (parquet/partitions.ts decides folders by it).
-        this.db.prepare("INSERT INTO published_envs (project_id, env, org_id, first_stored_at) VALUES (?1, ?2, ?3, ?4) ON CONFLICT (project_id, env) DO NOTHING").bind(row.project_id, row.env, row.org_id, row.stored_at),
-        // Publishing a stored version again (an unchanged import) moves it to the front.
-        this.db.prepare("INSERT OR REPLACE INTO bundle_history (project_id, env, org_id, version, stored_at, bundle, published_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'operator')").bind(...values),
+        // The env's first bundle, once one is stored: a later one keeps it (parquet/partitions.ts decides folders by it).
+        this.db
+          .prepare(
+            `INSERT INTO published_envs (project_id, env, org_id, first_stored_at)
+             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2)
+             ON CONFLICT (project_id, env) DO NOTHING`,
+          )
+          .bind(row.project_id, row.env, row.org_id, row.stored_at),
         this.prune(row, "operator"),
       ]);
     } catch (error) {
       const owner = await this.otherOwner(bundle);
       throw owner === undefined ? error : new ProjectOwnedElsewhere(bundle.projectId, owner);
     }
+    if (stored?.meta.changes !== 1) return false;
     await this.kv.put(bundleKvKey(bundle.projectId, bundle.env, bundle.version), JSON.stringify({ bundle, storedAt }));
+    return true;
   }
 
   private async otherOwner(bundle: Bundle): Promise<string | undefined> {

@@ -29,6 +29,23 @@ export class D1KeyStore implements KeyStore {
     await this.db.prepare(`INSERT INTO keys (${KEY_COLUMNS}) VALUES (${PLACEHOLDERS}) ON CONFLICT (id) DO UPDATE SET ${UPDATES}`).bind(...values).run();
   }
 
+  async revoke(id: string, at: string): Promise<KeyRecord | undefined> {
+    await this.db.prepare("UPDATE keys SET revoked_at = COALESCE(revoked_at, ?2) WHERE id = ?1").bind(id, at).run();
+    return this.byId(id);
+  }
+
+  /** One batch (a transaction): the replacement goes in only while the old key may still be rotated, and the old key is marked under the same condition. */
+  async rotate(id: string, replacement: KeyRecord, expiresAt: string): Promise<boolean> {
+    const row = keyToRow(replacement);
+    const values = KEY_COLUMNS.split(", ").map((column) => row[column as keyof KeyRow]);
+    const rotatable = `EXISTS (SELECT 1 FROM keys WHERE id = ?${values.length + 1} AND revoked_at IS NULL AND rotated_to IS NULL)`;
+    const [inserted] = await this.db.batch([
+      this.db.prepare(`INSERT INTO keys (${KEY_COLUMNS}) SELECT ${PLACEHOLDERS} WHERE ${rotatable}`).bind(...values, id),
+      this.db.prepare("UPDATE keys SET rotated_to = ?2, expires_at = ?3 WHERE id = ?1 AND revoked_at IS NULL AND rotated_to IS NULL").bind(id, replacement.id, expiresAt),
+    ]);
+    return inserted?.meta.changes === 1;
+  }
+
   async list(): Promise<KeyRecord[]> {
     const { results } = await this.db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, rowid`).all<KeyRow>();
     return results.map(keyFromRow);

@@ -36,6 +36,8 @@ const LOOKUP_CHUNK = 90;
 /** Entities per entityArms statement: with its project, env and policy, under the same limit. */
 const ENTITY_CHUNK = LOOKUP_CHUNK - 3;
 const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+/** The population's rows (entity ''), found through the partial index learned_population: its predicate written as the index's, so the planner matches it. */
+export const POPULATION_ARMS = `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`;
 
 type D1ArmRow = { project_id: string; env: string; policy_id: string; entity: string; arm_key: string; stats: Blob };
 
@@ -67,7 +69,7 @@ export class D1LearningStore implements LearningStore {
   }
 
   async populationArms(): Promise<ArmRow[]> {
-    const { results } = await this.db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`).all<D1ArmRow>();
+    const { results } = await this.db.prepare(POPULATION_ARMS).all<D1ArmRow>();
     return results.map(fromD1ArmRow);
   }
 

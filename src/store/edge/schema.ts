@@ -40,7 +40,7 @@ export const D1_SCHEMA: readonly string[] = [
     published_by TEXT NOT NULL DEFAULT 'operator',
     UNIQUE (project_id, env, version)
   )`,
-  // When each env got its first bundle (the SQLite store's migration 13), which decides the R2
+  // When each env got its first bundle (the SQLite store's migration 14), which decides the R2
   // folder of its events: written by that put, never changed. The INSERT fills it for bundles
   // stored before it (and does nothing after): the earliest of each env's history and bundle, as times.
   `CREATE TABLE IF NOT EXISTS published_envs (
@@ -128,6 +128,9 @@ export const D1_SCHEMA: readonly string[] = [
   // An arm's bins, by start: a publication changes only the bins that changed. A table of before
   // this index never held two alike (one window per arm), so it is added as is.
   "CREATE UNIQUE INDEX IF NOT EXISTS published_open_trials_key ON published_open_trials (project_id, env, policy_id, arm_key, at_ms)",
+  // The population's rows by themselves: each isolate's reload reads only them, and D1 bills the
+  // rows a read scans, every per-entity row without this (SQLite's migration 13).
+  "CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = ''",
 ];
 
 /** The schema as one migration file for wrangler (`vane edge init`). */

@@ -36,8 +36,8 @@ export class PostgresBundleStore implements BundleStore {
     return rows.map((row) => row.org_id);
   }
 
-  async put(bundle: Bundle, storedAt: string): Promise<void> {
-    await transaction(this.pool, (tx) => putBundle(tx, bundle, storedAt));
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+    return transaction(this.pool, (tx) => putBundle(tx, bundle, storedAt, expectedVersion));
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
@@ -87,14 +87,16 @@ export class PostgresBundleStore implements BundleStore {
 /**
  * Stores the bundle, its history entry and the pruning; call it inside a transaction. The project
  * is locked first (its first bundle has no row to lock yet), so two servers cannot give one
- * project to two orgs.
+ * project to two orgs, nor both replace the same `expectedVersion` (BundleStore.put); its rows
+ * are locked too, so the learner's replace() cannot slip in between the check and the write.
  */
-export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string): Promise<void> {
+export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
   const { projectId, env, orgId, version } = bundle;
   await run(tx, "SELECT pg_advisory_xact_lock($1, hashtext($2))", [PROJECT_LOCKS, projectId]);
-  const owners = (await run<{ org_id: string }>(tx, "SELECT org_id FROM bundles WHERE project_id = $1", [projectId])).rows;
+  const owners = (await run<{ org_id: string; env: string; version: string }>(tx, "SELECT org_id, env, version FROM bundles WHERE project_id = $1 FOR UPDATE", [projectId])).rows;
   const owner = owners.find((row) => row.org_id !== orgId);
   if (owner !== undefined) throw new ProjectOwnedElsewhere(projectId, owner.org_id);
+  if (expectedVersion !== undefined && owners.find((row) => row.env === env)?.version !== expectedVersion) return false;
   await run(
     tx,
     `INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, $3, $4, $5, $6)
@@ -106,6 +108,7 @@ export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string)
   await run(tx, "INSERT INTO published_envs (project_id, env, org_id, first_stored_at) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, env) DO NOTHING", [projectId, env, orgId, storedAt]);
   await recordHistory(tx, bundle, { storedAt, by: "operator" });
   await notifyChange(tx, { kind: "bundle", projectId, env });
+  return true;
 }
 
 /** The history entry and the pruning (the newest BUNDLE_HISTORY_LIMIT of each publisher); inside a transaction. */

@@ -52,6 +52,31 @@ export class PostgresKeyStore implements KeyStore {
     await transaction(this.pool, (tx) => putKey(tx, key));
   }
 
+  async revoke(id: string, at: string): Promise<KeyRecord | undefined> {
+    return transaction(this.pool, async (tx) => {
+      const [row] = (await run<KeyRow>(tx, "UPDATE keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *", [id, at])).rows;
+      if (row === undefined) return undefined;
+      await notifyChange(tx, { kind: "key", secretHash: row.secret_hash });
+      return fromRow(row);
+    });
+  }
+
+  async rotate(id: string, replacement: KeyRecord, expiresAt: string): Promise<boolean> {
+    return transaction(this.pool, async (tx) => {
+      const [old] = (
+        await run<{ secret_hash: string }>(
+          tx,
+          "UPDATE keys SET rotated_to = $2, expires_at = $3 WHERE id = $1 AND revoked_at IS NULL AND rotated_to IS NULL RETURNING secret_hash",
+          [id, replacement.id, expiresAt],
+        )
+      ).rows;
+      if (old === undefined) return false;
+      await notifyChange(tx, { kind: "key", secretHash: old.secret_hash });
+      await putKey(tx, replacement);
+      return true;
+    });
+  }
+
   async list(): Promise<KeyRecord[]> {
     return (await read<KeyRow>(this.pool, "SELECT * FROM keys ORDER BY created_at, added")).map(fromRow);
   }

@@ -30,6 +30,8 @@ interface PendingRow {
 }
 
 const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+/** The population's rows (entity ''), found through the partial index learned_population: its predicate written as the index's, so the planner matches it. */
+export const POPULATION_ARMS = `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''::bytea`;
 
 /** entity and arm_key are bytea (schema.ts: the learner's own rows name themselves with a NUL). */
 interface ArmDbRow {
@@ -64,7 +66,7 @@ export class PostgresLearningStore implements LearningStore {
   }
 
   async populationArms(): Promise<ArmRow[]> {
-    return (await read<ArmDbRow>(this.pool, `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = $1`, [Buffer.alloc(0)])).map(fromArmDbRow);
+    return (await read<ArmDbRow>(this.pool, POPULATION_ARMS)).map(fromArmDbRow);
   }
 
   async entityArms(projectId: string, env: string, policyId: string, entities: readonly string[]): Promise<ArmRow[]> {

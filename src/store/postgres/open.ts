@@ -3,8 +3,8 @@
 // once for a moment (the server serves its cached bundles and keys and answers 503) rather than
 // queue behind connects that hang (breaker.ts).
 import pg from "pg";
-import type { Bundle } from "../../bundle/types.js";
-import type { KeyRecord, StoreHealth, Stores } from "../types.js";
+import { StoredVersionMoved } from "../stored-version-moved.js";
+import type { StoreHealth, StoreWrites, Stores } from "../types.js";
 import { settleWithin } from "../../lib/settle-within.js";
 import { Breaker, guarded } from "./breaker.js";
 import { PostgresBundleStore, putBundle } from "./bundle-store.js";
@@ -38,7 +38,7 @@ export interface PostgresStoreOptions {
 
 export interface PostgresStores extends Stores {
   /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
-  writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
+  writeAll(writes: StoreWrites): Promise<boolean>;
   /** Waits for running queries, then closes the pool; idempotent. */
   close(): Promise<void>;
 }
@@ -106,10 +106,19 @@ export async function openPostgresStores(options: PostgresStoreOptions): Promise
       return { bundles, keys, events };
     },
     async writeAll(writes) {
-      await transaction(pool, async (client) => {
-        for (const key of writes.keys) await putKey(client, key);
-        for (const bundle of writes.bundles) await putBundle(client, bundle, writes.storedAt);
-      });
+      try {
+        await transaction(pool, async (client) => {
+          for (const key of writes.keys) await putKey(client, key);
+          for (const [i, bundle] of writes.bundles.entries()) {
+            if (!(await putBundle(client, bundle, writes.storedAt, writes.replacing?.[i]))) throw new StoredVersionMoved();
+          }
+        });
+      } catch (error) {
+        // Thrown inside the transaction, so it rolled back: none of the writes stayed.
+        if (error instanceof StoredVersionMoved) return false;
+        throw error;
+      }
+      return true;
     },
     close() {
       // Bounded: a connection whose query never answers (a database lost under a write) never comes back on its own.

@@ -167,7 +167,12 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE published_open_trials;
   ALTER TABLE published_open_trials_keyed RENAME TO published_open_trials;
   `,
-  // 4: when each env got its first bundle (SQLite's migration 13), which decides the Parquet
+  // 4: the population's rows by themselves (SQLite's migration 13): a start and a follower's
+  // mirror, every second, read only them, and found them by scanning every per-entity row.
+  `
+  CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = ''::bytea;
+  `,
+  // 5: when each env got its first bundle (SQLite's migration 14), which decides the Parquet
   // folder of its events: written by that put, never changed. An env published before takes the
   // earliest of its history (pruned, so maybe later than the true first) and its bundle, as times.
   // Runs again harmlessly, as SQLite's does.

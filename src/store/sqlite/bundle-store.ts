@@ -23,7 +23,7 @@ export interface FirstPublicationRow {
   first_stored_at: string;
 }
 
-/** An env's first bundle, kept by every later put (published_envs, migration 13). */
+/** An env's first bundle, kept by every later put (published_envs, migration 14). */
 const RECORD_FIRST_PUBLICATION = `INSERT INTO published_envs (project_id, env, org_id, first_stored_at)
   VALUES (@project_id, @env, @org_id, @stored_at) ON CONFLICT (project_id, env) DO NOTHING`;
 
@@ -42,8 +42,8 @@ export class SqliteBundleStore implements BundleStore {
   private readonly pruneStmt: Statement<[{ project_id: string; env: string; published_by: PublishedBy; keep: number }]>;
   private readonly historyStmt: Statement<[string, string], HistoryRow>;
   private readonly historyVersionStmt: Statement<[string, string, string], Pick<BundleRow, "bundle" | "stored_at">>;
-  /** The bundle, its history entry and the pruning, together (a savepoint inside writeAll). */
-  private readonly publish: (row: BundleRow) => void;
+  /** The bundle, its history entry and the pruning, together (a savepoint inside writeAll): whether it stored, see put(). */
+  private readonly publish: (row: BundleRow, expectedVersion: string | undefined) => boolean;
   /** The learner's compare and set, with its history entry and pruning: whether it replaced. */
   private readonly publishLearned: (row: BundleRow & { expected: string }) => boolean;
 
@@ -94,10 +94,13 @@ export class SqliteBundleStore implements BundleStore {
       this.recordStmt.run({ ...row, published_by: by });
       this.pruneStmt.run({ project_id: row.project_id, env: row.env, published_by: by, keep: BUNDLE_HISTORY_LIMIT });
     };
-    this.publish = db.transaction((row: BundleRow) => {
+    this.publish = db.transaction((row: BundleRow, expectedVersion: string | undefined) => {
+      // Read inside the transaction, so another process's put in between is seen (or fails this one busy).
+      if (expectedVersion !== undefined && this.versionStmt.get(row.project_id, row.env) !== expectedVersion) return false;
       this.putStmt.run(row);
       this.recordFirstStmt.run(row);
       record(row, "operator");
+      return true;
     });
     this.publishLearned = db.transaction((row: BundleRow & { expected: string }) => {
       if (this.replaceStmt.run(row).changes !== 1) return false;
@@ -115,8 +118,8 @@ export class SqliteBundleStore implements BundleStore {
     return this.versionStmt.get(projectId, env);
   }
 
-  async put(bundle: Bundle, storedAt: string): Promise<void> {
-    await this.durability.commit(() => this.putNow(bundle, storedAt));
+  async put(bundle: Bundle, storedAt: string, expectedVersion?: string): Promise<boolean> {
+    return this.durability.commit(() => this.putNow(bundle, storedAt, expectedVersion));
   }
 
   async replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean> {
@@ -128,10 +131,10 @@ export class SqliteBundleStore implements BundleStore {
   }
 
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
-  putNow(bundle: Bundle, storedAt: string): void {
+  putNow(bundle: Bundle, storedAt: string, expectedVersion?: string): boolean {
     const owner = this.otherOwnerStmt.get(bundle.projectId, bundle.orgId);
     if (owner !== undefined) throw new ProjectOwnedElsewhere(bundle.projectId, owner);
-    this.publish(bundleRow(bundle, storedAt));
+    return this.publish(bundleRow(bundle, storedAt), expectedVersion);
   }
 
   async list(): Promise<BundleSummary[]> {

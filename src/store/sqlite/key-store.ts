@@ -57,8 +57,11 @@ export class SqliteKeyStore implements KeyStore {
   private readonly byHashStmt: Statement<[string], KeyRow>;
   private readonly byIdStmt: Statement<[string], KeyRow>;
   private readonly putStmt: Statement<[KeyRow]>;
+  private readonly revokeStmt: Statement<[string, string]>;
   private readonly listStmt: Statement<[], KeyRow>;
   private readonly pingStmt: Statement<[]>;
+  /** rotate(), in one transaction. */
+  private readonly rotateNow: (id: string, replacement: KeyRecord, expiresAt: string) => boolean;
 
   constructor(
     db: Database,
@@ -77,6 +80,15 @@ export class SqliteKeyStore implements KeyStore {
          revoked_at = excluded.revoked_at, rotated_to = excluded.rotated_to,
          rate_limit = excluded.rate_limit`,
     );
+    this.revokeStmt = db.prepare("UPDATE keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?");
+    const markRotated = db.prepare<[{ id: string; rotated_to: string; expires_at: string }]>(
+      "UPDATE keys SET rotated_to = @rotated_to, expires_at = @expires_at WHERE id = @id AND revoked_at IS NULL AND rotated_to IS NULL",
+    );
+    this.rotateNow = db.transaction((id: string, replacement: KeyRecord, expiresAt: string) => {
+      if (markRotated.run({ id, rotated_to: replacement.id, expires_at: expiresAt }).changes !== 1) return false;
+      this.putNow(replacement);
+      return true;
+    });
     this.listStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM keys ORDER BY created_at, rowid`);
     this.pingStmt = db.prepare("SELECT 1 FROM keys LIMIT 1");
   }
@@ -98,6 +110,15 @@ export class SqliteKeyStore implements KeyStore {
   /** put, synchronously: for writes grouped in one transaction (SqliteStores.writeAll). */
   putNow(key: KeyRecord): void {
     this.putStmt.run(keyToRow(key));
+  }
+
+  async revoke(id: string, at: string): Promise<KeyRecord | undefined> {
+    await this.durability.commit(() => this.revokeStmt.run(at, id));
+    return this.byId(id);
+  }
+
+  async rotate(id: string, replacement: KeyRecord, expiresAt: string): Promise<boolean> {
+    return this.durability.commit(() => this.rotateNow(id, replacement, expiresAt));
   }
 
   async list(): Promise<KeyRecord[]> {

@@ -75,7 +75,7 @@ export class SqliteLearningStore implements LearningStore {
     private readonly holds: (claim: LeaseClaim) => boolean,
   ) {
     this.armsStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms`);
-    this.populationStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`);
+    this.populationStmt = db.prepare(POPULATION_ARMS);
     // By the primary key's prefix (project, env, policy, entity).
     const entityMarks = new Array(LOOKUP_CHUNK).fill("?").join(", ");
     this.entityChunkStmt = db.prepare(`SELECT ${ARM_COLUMNS} FROM learned_arms WHERE project_id = ? AND env = ? AND policy_id = ? AND entity IN (${entityMarks})`);
@@ -276,6 +276,8 @@ function bytes(values: Float64Array): Buffer {
 }
 
 const ARM_COLUMNS = "project_id, env, policy_id, entity, arm_key, stats";
+/** The population's rows (entity ''), found through the partial index learned_population: its predicate written as the index's, so the planner matches it. */
+export const POPULATION_ARMS = `SELECT ${ARM_COLUMNS} FROM learned_arms WHERE entity = ''`;
 
 function fromArmDbRow(row: ArmDbRow): ArmRow {
   return { projectId: row.project_id, env: row.env, policyId: row.policy_id, entity: row.entity, armKey: row.arm_key, stats: floats(row.stats) };

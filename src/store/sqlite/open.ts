@@ -6,8 +6,8 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import type { Bundle } from "../../bundle/types.js";
-import type { KeyRecord, StoreHealth, Stores } from "../types.js";
+import { StoredVersionMoved } from "../stored-version-moved.js";
+import type { StoreHealth, StoreWrites, Stores } from "../types.js";
 import { SqliteBundleStore } from "./bundle-store.js";
 import { SqliteEventStore } from "./event-store.js";
 import { SqliteKeyStore } from "./key-store.js";
@@ -43,7 +43,7 @@ export interface SqliteStoreOptions {
 
 export interface SqliteStores extends Stores {
   /** Stores keys and bundles in one transaction: all of them, or (on a failure) none. */
-  writeAll(writes: { keys: readonly KeyRecord[]; bundles: readonly Bundle[]; storedAt: string }): Promise<void>;
+  writeAll(writes: StoreWrites): Promise<boolean>;
   /** Commits queued appends, then closes the database; idempotent. Inline: done when it returns. */
   close(): Promise<void>;
 }
@@ -139,12 +139,21 @@ export function openSqliteStores(options: SqliteStoreOptions): SqliteStores {
       };
     },
     async writeAll(writes) {
-      await durability.commit(() =>
-        db.transaction(() => {
-          for (const key of writes.keys) keys.putNow(key);
-          for (const bundle of writes.bundles) bundles.putNow(bundle, writes.storedAt);
-        }).immediate(),
-      );
+      try {
+        await durability.commit(() =>
+          db.transaction(() => {
+            for (const key of writes.keys) keys.putNow(key);
+            writes.bundles.forEach((bundle, i) => {
+              if (!bundles.putNow(bundle, writes.storedAt, writes.replacing?.[i])) throw new StoredVersionMoved();
+            });
+          }).immediate(),
+        );
+      } catch (error) {
+        // Thrown inside the transaction, so it rolled back: none of the writes stayed.
+        if (error instanceof StoredVersionMoved) return false;
+        throw error;
+      }
+      return true;
     },
     close() {
       const finish = () => {

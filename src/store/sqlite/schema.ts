@@ -242,7 +242,14 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   ALTER TABLE pending_decisions_12 RENAME TO pending_decisions;
   CREATE INDEX pending_closes ON pending_decisions (closes_at);
   `,
-  // 13: when each env got its first bundle, which decides the Parquet folder of its events
+  // 13: the population's rows by themselves. A start, a follower's mirror (every second) and each
+  // edge isolate's reload read only them (populationArms), and without this every per-entity row
+  // was scanned to find them: 55–130 ms at 300,000 entity rows, 0.02–0.1 ms with it. Entity rows
+  // are not in it (partial), so their writes do not maintain it.
+  `
+  CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = '';
+  `,
+  // 14: when each env got its first bundle, which decides the Parquet folder of its events
   // (parquet/partitions.ts): written by that put, never changed. An env published before takes its
   // earliest known time, the oldest of its history (pruned, so maybe later than the true first)
   // and its bundle's, compared as times (julianday), not as text. Runs again harmlessly, as the
