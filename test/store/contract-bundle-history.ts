@@ -31,6 +31,8 @@ export function describeBundleHistoryContract(stores: () => Stores): void {
       const bundles = stores().bundles;
       const firsts = async () => (await bundles.firstPublications()).sort((a, b) => a.env.localeCompare(b.env));
       expect(await bundles.firstPublications()).toEqual([]);
+      expect(await bundles.put(makeBundle("proj-1", "production", at(1)), at(9), at(0))).toBe(false); // a compare and set that stored nothing
+      expect(await bundles.firstPublications()).toEqual([]);
       await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
       await bundles.put(makeBundle("proj-1", "staging", at(2)), at(11));
       await bundles.put(makeBundle("proj-1", "production", at(3)), at(12));
