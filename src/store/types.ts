@@ -66,6 +66,19 @@ export interface BundleSummary {
   readonly storedAt: string;
 }
 
+/**
+ * When an (org, project, env) got its first bundle: set by that put and never changed (bundles
+ * are never deleted), so the Parquet archive decides each event's folder by it the same way on
+ * every delivery (parquet/partitions.ts).
+ */
+export interface FirstPublication {
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  /** ISO 8601, the first put's storedAt. */
+  readonly storedAt: string;
+}
+
 export interface BundleStore {
   get(projectId: string, env: string): Promise<StoredBundle | undefined>;
   /** The stored bundle's version, without reading the bundle: the cheap freshness check. */
@@ -91,6 +104,8 @@ export interface BundleStore {
   replace(bundle: Bundle, storedAt: string, expectedVersion: string): Promise<boolean>;
   /** Every stored bundle, ordered by project then env. */
   list(): Promise<BundleSummary[]>;
+  /** The first publication of every env that has a bundle. */
+  firstPublications(): Promise<FirstPublication[]>;
   /**
    * The versions published for a project/env (the stored one included), newest publication
    * first: by put() (an operator) and by replace() (the learner). At most BUNDLE_HISTORY_LIMIT of

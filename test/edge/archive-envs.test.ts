@@ -1,7 +1,10 @@
 // The Worker's queue consumer files its Parquet files in R2 by the Node archive's rule
-// (partitions.ts): an env with a bundle (in D1) has its own folder, every other env of a project
-// shares env=~unpublished, one a day, each row keeping its env; an env published later gets its
-// own folder from the next batch on. The Worker in workerd (dist/edge/), through miniflare.
+// (partitions.ts): an event received since its env's first bundle (in D1) has its env's folder,
+// every other event of a project shares env=~unpublished, one a day, each row keeping its env; an
+// env published later gets its own folder for the events received from then on, and a message
+// delivered again after the publication files its events where its first delivery did. The Worker
+// in workerd (dist/edge/), through miniflare, under a wrapper that can hold a delivery after its
+// Parquet writes and then fail it, so that its message comes again.
 import { parquetReadObjects } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalEdge, startLocalEdge } from "../../src/edge/local.js";
@@ -11,6 +14,43 @@ import type { Stores } from "../../src/store/types.js";
 import { call, nodeSha256 } from "../server/harness.js";
 import { FRESH, seedEdge } from "./targets.js";
 
+/** The Worker, and a switch that holds the next delivery after its Parquet writes until released, then fails it. */
+const HELD = `
+import worker, { LearnerObject, RateLimitObject } from "./worker.js";
+export { LearnerObject, RateLimitObject };
+let held;
+export default {
+  fetch(request, env, context) {
+    const url = new URL(request.url);
+    if (url.pathname === "/test/hold") {
+      held = { released: false };
+      return new Response(null, { status: 204 });
+    }
+    if (url.pathname === "/test/release") {
+      if (held !== undefined) held.released = true;
+      held = undefined;
+      return new Response(null, { status: 204 });
+    }
+    return worker.fetch(request, env, context);
+  },
+  queue(batch, env, context) {
+    const gate = held;
+    if (gate === undefined) return worker.queue(batch, env, context);
+    const archive = {
+      get: (key) => env.ARCHIVE.get(key),
+      delete: (key) => env.ARCHIVE.delete(key),
+      async put(key, value) {
+        const written = await env.ARCHIVE.put(key, value);
+        if (!key.startsWith("events/")) return written;
+        // Polled: a promise the fetch made could not be resolved into the queue's request.
+        while (!gate.released) await new Promise((resolve) => setTimeout(resolve, 50));
+        throw new Error("injected: the delivery failed after its Parquet write");
+      },
+    };
+    return worker.queue(batch, { ...env, ARCHIVE: archive }, context);
+  },
+};`;
+
 const MADE_UP = 220;
 const bundle = (env: string): Bundle => ({ version: "2026-11-29T00:00:00Z", orgId: "org-a", projectId: "proj-a", env, hashing: { unitKey: "userId" }, parameters: [], layers: [] });
 let edge: LocalEdge;
@@ -18,7 +58,7 @@ let stores: Stores;
 let key: string;
 
 beforeAll(async () => {
-  edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH });
+  edge = await startLocalEdge({ port: 0, host: "127.0.0.1", vars: FRESH, wrapper: HELD });
   stores = await seedEdge(edge);
   await stores.bundles.put(bundle("production"), new Date().toISOString());
   key = generateKey("pk");
@@ -65,5 +105,25 @@ describe("the edge's archive and envs without a bundle", () => {
     expect(folderOf("published-7")).toBe("env=env-7");
     expect(folderOf("still-made-up")).toBe("env=~unpublished");
     expect(folderOf("made-up-7")).toBe("env=~unpublished");
+  });
+
+  it("files a message delivered again after its env's first bundle where its first delivery did: each event in one file", async () => {
+    await fetch(`${edge.url}/test/hold`);
+    await send([track("late-1", "late"), track("late-2", "late")]);
+    const lateRows = async () => (await archived()).filter((row) => row.unit.startsWith("late-"));
+    await expect.poll(async () => (await lateRows()).length, { timeout: 60_000, interval: 500 }).toBe(2); // the first delivery's file, held
+    await stores.bundles.put(bundle("late"), new Date().toISOString());
+    await fetch(`${edge.url}/test/release`);
+    // The message comes again and is written whole: D1 then marks no range as unarchived.
+    const db = await edge.database();
+    const unarchived = async () => (await db.prepare("SELECT count(*) AS n FROM unarchived").first<{ n: number }>())!.n;
+    await expect.poll(unarchived, { timeout: 60_000, interval: 500 }).toBe(0);
+    await send([track("late-3", "late")]);
+    await expect.poll(async () => (await lateRows()).length, { timeout: 60_000, interval: 500 }).toBeGreaterThanOrEqual(3);
+    expect((await lateRows()).map((row) => [row.unit, row.folder]).sort()).toEqual([
+      ["late-1", "env=~unpublished"],
+      ["late-2", "env=~unpublished"],
+      ["late-3", "env=late"],
+    ]);
   });
 });

@@ -1,7 +1,9 @@
-// The archive's env folders (partitions.ts): an env with a bundle has its own, every other env of a
-// project shares UNPUBLISHED_ENVS's, one a day, each row keeping its env. The name no escaped env
-// can take; the copy's three ways of writing (one COPY from the text, the staged table, the
-// appender) file alike; compaction and the sweep's rewrite work on the shared folder as on any.
+// The archive's env folders (partitions.ts): an event received since its env's first bundle goes
+// to the env's own folder, every other event of a project to UNPUBLISHED_ENVS's, one a day, each
+// row keeping its env. The name no escaped env can take; the copy's three ways of writing (one
+// COPY from the text, the staged table, the appender) file alike, a delivery received around a
+// first bundle too; compaction and the sweep's rewrite work on the shared folder as on any, and a
+// rewrite after a publication files as the first write did.
 import { truncateSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { openDuck, sqlString } from "../../src/store/columnar/duck.js";
@@ -17,12 +19,14 @@ import { tempDirs } from "./fixtures.js";
 const tempDir = tempDirs("vane-archive-envs-");
 const DAY = Date.parse("2026-11-29T10:00:00Z");
 const RECEIVED_AT = "2026-11-29T10:00:00.000Z";
-const SHOP = publishedEnvs([{ orgId: "org-1", projectId: "shop", env: "production" }]);
+/** A first bundle stored before the events, which RECEIVED_AT received. */
+const EARLIER = "2026-11-28T09:00:00.000Z";
+const SHOP = publishedEnvs([{ orgId: "org-1", projectId: "shop", env: "production", storedAt: EARLIER }]);
 
 /** A track event as the server stores it: its body repeats the envelope (a compact log row). */
-function track(id: string, env: string, tenant: { orgId: string; projectId: string } = { orgId: "org-1", projectId: "shop" }): StoredEvent {
-  const body = { type: "track", event: "buy", unitKey: `u-${id}`, timestamp: RECEIVED_AT, ...tenant, env };
-  return { id, receivedAt: RECEIVED_AT, ...tenant, env, type: "track", unitKey: body.unitKey, timestamp: RECEIVED_AT, name: "buy", body };
+function track(id: string, env: string, tenant: { orgId: string; projectId: string } = { orgId: "org-1", projectId: "shop" }, receivedAt = RECEIVED_AT): StoredEvent {
+  const body = { type: "track", event: "buy", unitKey: `u-${id}`, timestamp: receivedAt, ...tenant, env };
+  return { id, receivedAt, ...tenant, env, type: "track", unitKey: body.unitKey, timestamp: receivedAt, name: "buy", body };
 }
 
 const envFolder = (folder: string): string => folder.split("/")[3]!;
@@ -30,8 +34,8 @@ const envFolder = (folder: string): string => folder.split("/")[3]!;
 describe("the env folder of an archived event", () => {
   it("is the env's own when its org, project and env have a bundle, the project's shared one a day otherwise", () => {
     const published = publishedEnvs([
-      { orgId: "org-1", projectId: "shop", env: "production" },
-      { orgId: "org-1", projectId: "shop", env: "staging eu" },
+      { orgId: "org-1", projectId: "shop", env: "production", storedAt: EARLIER },
+      { orgId: "org-1", projectId: "shop", env: "staging eu", storedAt: EARLIER },
     ]);
     const folder = (orgId: string, projectId: string, env: string, millis = DAY) => partitionFolder({ orgId, projectId, env }, millis, published);
     expect(folder("org-1", "shop", "production")).toBe("events/org=org-1/project=shop/env=production/day=2026-11-29");
@@ -44,6 +48,16 @@ describe("the env folder of an archived event", () => {
     expect(folder("org-1", "shop", "made-up", DAY + 86_400_000)).toBe(`events/org=org-1/project=shop/env=${UNPUBLISHED_ENVS}/day=2026-11-30`);
     expect(holdsUnpublished(folder("org-1", "shop", "made-up"))).toBe(true);
     expect(holdsUnpublished(folder("org-1", "shop", "production"))).toBe(false);
+  });
+
+  it("is the env's own for an event received at or after its env's first bundle, the shared one before, compared as times", () => {
+    // Written with an offset: as text it sorts after the events below, as a time it is 10:00:00.000Z.
+    const published = publishedEnvs([{ orgId: "org-1", projectId: "shop", env: "production", storedAt: "2026-11-29T11:00:00+01:00" }]);
+    const folder = (receivedAt: string) => envFolder(partitionFolder({ orgId: "org-1", projectId: "shop", env: "production" }, Date.parse(receivedAt), published));
+    expect(folder("2026-11-29T09:59:59.999Z")).toBe(`env=${UNPUBLISHED_ENVS}`);
+    expect(folder("2026-11-29T10:00:00.000Z")).toBe("env=production");
+    expect(folder("2026-11-29T10:00:00.001Z")).toBe("env=production");
+    expect(() => publishedEnvs([{ orgId: "o", projectId: "p", env: "e", storedAt: "yesterday" }])).toThrow(/invalid storedAt/);
   });
 
   it("is a name no escaped env takes, that the sink, the archive's listing and retention's day read as any folder", () => {
@@ -136,6 +150,52 @@ describe.each(["text", "appender"] as const)("the copy, writing by the %s path",
   });
 });
 
+describe.each(["text", "appender"] as const)("the copy, writing by the %s path, run after an env's first bundle", (path) => {
+  const SHOP_ORG = { orgId: "org-1", projectId: "shop" };
+  const BEFORE = "2026-11-29T09:59:59.999Z";
+  const AFTER = "2026-11-29T10:00:01.000Z";
+
+  it("files each event by its receive time against that bundle: those received before it in the shared folder", async () => {
+    // production's first bundle at RECEIVED_AT; every delivery runs after it.
+    const published = publishedEnvs([{ ...SHOP_ORG, env: "production", storedAt: RECEIVED_AT }]);
+    const copy = await copyOf(path, () => published);
+    try {
+      const pipeline = copy.pipeline();
+      // production alone, one log row received before its bundle, one at it (one COPY from the text can name no single folder).
+      await copy.stores.events.append([track("p-before", "production", SHOP_ORG, BEFORE)]);
+      await copy.stores.events.append([track("p-at", "production", SHOP_ORG, RECEIVED_AT)]);
+      await pipeline.catchUp();
+      // Mixed, in one log row: before, another env, after, before.
+      await copy.stores.events.append([
+        track("p-before-2", "production", SHOP_ORG, BEFORE),
+        track("made-up", "made-up", SHOP_ORG, AFTER),
+        track("p-after", "production", SHOP_ORG, AFTER),
+        track("p-before-3", "production", SHOP_ORG, BEFORE),
+      ]);
+      await pipeline.catchUp();
+
+      expect((await copy.sink.list()).sort()).toEqual([
+        "events/org=org-1/project=shop/env=production/day=2026-11-29/part-000000000002-000000000002.parquet",
+        "events/org=org-1/project=shop/env=production/day=2026-11-29/part-000000000005-000000000005.parquet",
+        `events/org=org-1/project=shop/env=${UNPUBLISHED_ENVS}/day=2026-11-29/part-000000000001-000000000001.parquet`,
+        `events/org=org-1/project=shop/env=${UNPUBLISHED_ENVS}/day=2026-11-29/part-000000000003-000000000006.parquet`,
+      ]);
+      const folders = new Map((await archivedRows(copy.sink)).map((row) => [row.id, row.folder]));
+      expect(Object.fromEntries(folders)).toEqual({
+        "p-before": `env=${UNPUBLISHED_ENVS}`,
+        "p-at": "env=production",
+        "p-before-2": `env=${UNPUBLISHED_ENVS}`,
+        "made-up": `env=${UNPUBLISHED_ENVS}`,
+        "p-after": "env=production",
+        "p-before-3": `env=${UNPUBLISHED_ENVS}`,
+      });
+      expect(await archivedRows(copy.sink)).toHaveLength(6); // each once
+    } finally {
+      await copy.close();
+    }
+  });
+});
+
 describe("the shared folder", () => {
   it("is compacted as any folder is", async () => {
     const copy = await copyOf("text", () => SHOP);
@@ -154,13 +214,13 @@ describe("the shared folder", () => {
     }
   });
 
-  it("has a file the sweep finds not whole written again with its events, and refuses when an env of them was published since", async () => {
+  it("has a file the sweep finds not whole written again with its events, an env of them published since or not", async () => {
     let published = SHOP;
     const copy = await copyOf("text", () => published);
     try {
       await copy.stores.events.append([track("y-1", "y"), track("p-1", "production"), track("x-1", "x")]);
       await copy.pipeline().catchUp();
-      const [shared] = (await copy.sink.list()).filter((file) => holdsUnpublished(file));
+      const [shared] = (await copy.sink.list()).filter((file) => holdsUnpublished(archivePath(file)!.folder));
       expect(shared).toMatch(/part-000000000001-000000000003\.parquet$/);
       const before = await archivedRows(copy.sink);
 
@@ -168,10 +228,35 @@ describe("the shared folder", () => {
       await copy.pipeline().catchUp(); // a new copy sweeps first
       expect(await archivedRows(copy.sink)).toEqual(before);
 
-      // x's bundle published since: a rewrite would leave x's event (the last) out, so it is refused.
+      // x's first bundle published since its event was received: that event stays the shared file's.
       truncateSync(copy.sink.pathOf(shared!), 100);
-      published = publishedEnvs([{ orgId: "org-1", projectId: "shop", env: "production" }, { orgId: "org-1", projectId: "shop", env: "x" }]);
-      await expect(copy.pipeline().catchUp()).rejects.toThrow(/not whole.*an env of theirs was published since/);
+      published = publishedEnvs([
+        { orgId: "org-1", projectId: "shop", env: "production", storedAt: EARLIER },
+        { orgId: "org-1", projectId: "shop", env: "x", storedAt: "2026-11-29T10:00:00.001Z" },
+      ]);
+      await copy.pipeline().catchUp();
+      expect(await archivedRows(copy.sink)).toEqual(before);
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it("has an env's own file the sweep finds not whole written again with its events received since the env's first bundle alone", async () => {
+    const copy = await copyOf("text", () => publishedEnvs([{ orgId: "org-1", projectId: "shop", env: "production", storedAt: RECEIVED_AT }]));
+    try {
+      // Received out of seq order around the bundle: the own file's seq range holds the shared file's event.
+      const shop = { orgId: "org-1", projectId: "shop" };
+      await copy.stores.events.append([track("after-1", "production", shop, "2026-11-29T10:00:01.000Z")]);
+      await copy.stores.events.append([track("before", "production", shop, "2026-11-29T09:59:59.000Z")]);
+      await copy.stores.events.append([track("after-2", "production", shop, "2026-11-29T10:00:02.000Z")]);
+      await copy.pipeline().catchUp();
+      const [own] = (await copy.sink.list()).filter((file) => file.includes("/env=production/"));
+      expect(own).toMatch(/part-000000000001-000000000003\.parquet$/);
+      const before = await archivedRows(copy.sink);
+      truncateSync(copy.sink.pathOf(own!), 100);
+      await copy.pipeline().catchUp();
+      expect(await archivedRows(copy.sink)).toEqual(before);
+      expect(before.map((row) => row.id).sort()).toEqual(["after-1", "after-2", "before"]);
     } finally {
       await copy.close();
     }

@@ -27,6 +27,23 @@ export function describeBundleHistoryContract(stores: () => Stores): void {
       expect(await bundles.history("proj-2", "production")).toEqual([]);
     });
 
+    it("keeps each env's first publication through every later put and the learner's replacements", async () => {
+      const bundles = stores().bundles;
+      const firsts = async () => (await bundles.firstPublications()).sort((a, b) => a.env.localeCompare(b.env));
+      expect(await bundles.firstPublications()).toEqual([]);
+      expect(await bundles.put(makeBundle("proj-1", "production", at(1)), at(9), at(0))).toBe(false); // a compare and set that stored nothing
+      expect(await bundles.firstPublications()).toEqual([]);
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));
+      await bundles.put(makeBundle("proj-1", "staging", at(2)), at(11));
+      await bundles.put(makeBundle("proj-1", "production", at(3)), at(12));
+      expect(await bundles.replace(makeBundle("proj-1", "production", at(4)), at(13), at(3))).toBe(true);
+      await bundles.put(makeBundle("proj-1", "production", at(1)), at(14)); // the first version again
+      expect(await firsts()).toEqual([
+        { orgId: "org-1", projectId: "proj-1", env: "production", storedAt: at(10) },
+        { orgId: "org-1", projectId: "proj-1", env: "staging", storedAt: at(11) },
+      ]);
+    });
+
     it("lists a version published again once, at the front", async () => {
       const bundles = stores().bundles;
       await bundles.put(makeBundle("proj-1", "production", at(1)), at(10));

@@ -11,7 +11,7 @@ import { describeLearnedArmsContract } from "./contract-learned-arms.js";
 import { describePublicationContract } from "./contract-publication.js";
 import { itRefusesASecondOwner } from "./contract-tenancy.js";
 
-const TABLES = ["keys", "bundles", "bundle_history", "events", "event_ids", "checkpoints", "learned_arms", "pending_decisions", "published_open_trials"];
+const TABLES = ["keys", "bundles", "bundle_history", "published_envs", "events", "event_ids", "checkpoints", "learned_arms", "pending_decisions", "published_open_trials"];
 let edge: LocalEdge;
 
 beforeAll(async () => {

@@ -168,6 +168,45 @@ describe("postgres store: the schema", () => {
     }
   });
 
+  it("fills each env's first publication on an upgrade from schema 4, the earliest time of its history and bundle; a later put keeps it", async () => {
+    const url = await pg.createDatabase();
+    await closeAll(await servers(1, url));
+    // As text "…T11:30:00+01:00" sorts after "…T10:45:00.000Z"; as a time it is 10:30Z, the earliest.
+    const EARLIEST = "2026-11-29T11:30:00+01:00";
+    const raw = new Client({ connectionString: url });
+    await raw.connect();
+    try {
+      await raw.query("DROP TABLE published_envs; UPDATE vane_schema SET version = 4");
+      const bundle = "INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES ($1, $2, 'org-1', $3, $4, $5)";
+      const history = "INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle) VALUES ('shop', 'production', $1, 'org-1', $2, '{}')";
+      await raw.query(bundle, ["shop", "production", "v3", "2026-11-29T12:00:00.000Z", JSON.stringify(makeBundle("shop", "production", "v3"))]);
+      await raw.query(history, ["v1", "2026-11-29T10:45:00.000Z"]);
+      await raw.query(history, ["v2", EARLIEST]);
+      await raw.query(history, ["v3", "2026-11-29T12:00:00.000Z"]);
+      // Its history pruned away: the bundle's own time.
+      await raw.query(bundle, ["shop", "staging", "v1", "2026-11-29T09:00:00.000Z", JSON.stringify(makeBundle("shop", "staging", "v1"))]);
+    } finally {
+      await raw.end();
+    }
+    const [upgraded] = await servers(1, url);
+    try {
+      const firsts = async () => (await upgraded!.bundles.firstPublications()).map((first) => [first.env, first.storedAt]).sort();
+      expect(await firsts()).toEqual([
+        ["production", EARLIEST],
+        ["staging", "2026-11-29T09:00:00.000Z"],
+      ]);
+      await upgraded!.bundles.put(makeBundle("shop", "production", "v4"), "2026-11-30T00:00:00.000Z");
+      await upgraded!.bundles.put(makeBundle("shop", "preview", "v1"), "2026-11-30T00:00:01.000Z");
+      expect(await firsts()).toEqual([
+        ["preview", "2026-11-30T00:00:01.000Z"],
+        ["production", EARLIEST],
+        ["staging", "2026-11-29T09:00:00.000Z"],
+      ]);
+    } finally {
+      await closeAll([upgraded!]);
+    }
+  });
+
   it("refuses a database written by a newer schema", async () => {
     const url = await pg.createDatabase();
     await closeAll(await servers(1, url));

@@ -258,6 +258,41 @@ describe("sqlite store: the file", () => {
     expect(await sorted()).toEqual([bin("a", AT, 7), bin("a", AT + 15, 1)]);
   });
 
+  it("fills each env's first publication on an upgrade from schema 13, the earliest time of its history and bundle; a later put keeps it", async () => {
+    const dir = tempDir();
+    open(dir).close();
+    const raw = new Database(path.join(dir, DB_FILE_NAME));
+    // As text "…T11:30:00+01:00" sorts after "…T10:45:00.000Z"; as a time it is 10:30Z, the earliest.
+    const EARLIEST = "2026-11-29T11:30:00+01:00";
+    try {
+      raw.exec("DROP TABLE published_envs");
+      const bundle = raw.prepare("INSERT INTO bundles (project_id, env, org_id, version, stored_at, bundle) VALUES (?, ?, 'org-1', ?, ?, ?)");
+      const history = raw.prepare("INSERT INTO bundle_history (project_id, env, version, org_id, stored_at, bundle) VALUES ('shop', 'production', ?, 'org-1', ?, '{}')");
+      bundle.run("shop", "production", "v3", "2026-11-29T12:00:00.000Z", JSON.stringify(makeBundle("shop", "production", "v3")));
+      history.run("v1", "2026-11-29T10:45:00.000Z");
+      history.run("v2", EARLIEST);
+      history.run("v3", "2026-11-29T12:00:00.000Z");
+      // Its history pruned away: the bundle's own time.
+      bundle.run("shop", "staging", "v1", "2026-11-29T09:00:00.000Z", JSON.stringify(makeBundle("shop", "staging", "v1")));
+      raw.pragma("user_version = 13");
+    } finally {
+      raw.close();
+    }
+    const upgraded = open(dir);
+    const firsts = async () => (await upgraded.bundles.firstPublications()).map((first) => [first.env, first.storedAt]).sort();
+    expect(await firsts()).toEqual([
+      ["production", EARLIEST],
+      ["staging", "2026-11-29T09:00:00.000Z"],
+    ]);
+    await upgraded.bundles.put(makeBundle("shop", "production", "v4"), "2026-11-30T00:00:00.000Z");
+    await upgraded.bundles.put(makeBundle("shop", "preview", "v1"), "2026-11-30T00:00:01.000Z");
+    expect(await firsts()).toEqual([
+      ["preview", "2026-11-30T00:00:01.000Z"],
+      ["production", EARLIEST],
+      ["staging", "2026-11-29T09:00:00.000Z"],
+    ]);
+  });
+
   it("refuses a database written by a newer schema", () => {
     const dir = tempDir();
     open(dir).close();

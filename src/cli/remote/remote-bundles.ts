@@ -1,6 +1,6 @@
 // The stored bundles as the verbs read them, through the admin API. Publishing is not a store
 // write here: verbs publish through AdminOperations.publishBundle, which the server checks.
-import type { BundleStore, BundleSummary, HistoryEntry, StoredBundle } from "../../store/types.js";
+import type { BundleStore, BundleSummary, FirstPublication, HistoryEntry, StoredBundle } from "../../store/types.js";
 import type { AdminClient } from "./admin-client.js";
 
 const path = (...parts: string[]) => parts.map(encodeURIComponent).join("/");
@@ -22,6 +22,10 @@ export class RemoteBundles implements BundleStore {
 
   async list(): Promise<BundleSummary[]> {
     return (await this.client.call<{ bundles: BundleSummary[] }>("GET", "bundles")).bundles;
+  }
+
+  firstPublications(): Promise<FirstPublication[]> {
+    return Promise.reject(new Error("the admin API does not serve first publications: only the Parquet copy, on the store, reads them"));
   }
 
   async history(projectId: string, env: string): Promise<HistoryEntry[]> {

@@ -4,12 +4,14 @@
 // same bound as on Node — and reads the bundle only when the version changed: from KV, which
 // never holds a stale body for a version, and from D1 only when KV has not got it yet.
 import type { Bundle } from "../../bundle/types.js";
-import { type BundleRow, type HistoryRow, type SummaryRow, bundleRow, summary } from "../sqlite/bundle-store.js";
+import { type BundleRow, type FirstPublicationRow, type HistoryRow, type SummaryRow, bundleRow, firstPublication, summary } from "../sqlite/bundle-store.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type FirstPublication, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 import type { D1Database, KVNamespace } from "./bindings.js";
 
 const SUMMARY = "project_id, env, org_id, version, stored_at";
+/** Every env's first bundle: a few rows. */
+export const FIRST_PUBLICATIONS = "SELECT project_id, env, org_id, first_stored_at FROM published_envs";
 
 /** The KV key of one version of a bundle: its value never changes, so KV's eventual consistency is harmless. */
 export function bundleKvKey(projectId: string, env: string, version: string): string {
@@ -81,6 +83,14 @@ export class D1BundleStore implements BundleStore {
              SELECT ?1, ?2, ?3, ?4, ?5, ?6, 'operator' WHERE EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2 AND version = ?4 AND stored_at = ?5)`,
           )
           .bind(...values),
+        // The env's first bundle, once one is stored: a later one keeps it (parquet/partitions.ts decides folders by it).
+        this.db
+          .prepare(
+            `INSERT INTO published_envs (project_id, env, org_id, first_stored_at)
+             SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM bundles WHERE project_id = ?1 AND env = ?2)
+             ON CONFLICT (project_id, env) DO NOTHING`,
+          )
+          .bind(row.project_id, row.env, row.org_id, row.stored_at),
         this.prune(row, "operator"),
       ]);
     } catch (error) {
@@ -133,6 +143,11 @@ export class D1BundleStore implements BundleStore {
   async list(): Promise<BundleSummary[]> {
     const { results } = await this.db.prepare(`SELECT ${SUMMARY} FROM bundles ORDER BY project_id, env`).all<SummaryRow>();
     return results.map(summary);
+  }
+
+  async firstPublications(): Promise<FirstPublication[]> {
+    const { results } = await this.db.prepare(FIRST_PUBLICATIONS).all<FirstPublicationRow>();
+    return results.map(firstPublication);
   }
 
   async history(projectId: string, env: string): Promise<HistoryEntry[]> {

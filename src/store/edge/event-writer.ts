@@ -5,16 +5,18 @@
 // the files are named by the first seq D1 gave their rows, so a second delivery writes the same
 // files with the same rows over them. Until its files are in R2, a message's seq range is kept in
 // `unarchived` (in the insert's transaction): retention never deletes those events, and archives
-// them itself when their message was given up on (archiveLeftBehind). An event whose env has no
-// bundle goes to its project's shared folder (partitions.ts); the envs with one are read from D1
-// once a writer, that is once a queue batch or retention run. A message delivered again after its
-// env's first bundle was published between its deliveries writes its events under the env's own
-// folder that time, and they stay in the shared folder's file too (each row keeps its id).
+// them itself when their message was given up on (archiveLeftBehind). An event received before
+// its env's first bundle (or of an env with none) goes to its project's shared folder
+// (partitions.ts); the first publications are read from D1 once a writer, that is once a queue
+// batch or retention run. Both times are stored, so a message delivered again writes each event to the
+// folder its first delivery did, whatever was published between them.
 import { type PublishedEnvs, groupByPartition, partitionFile, publishedEnvs } from "../parquet/partitions.js";
 import { encodeEvents } from "../parquet/rows.js";
+import { type FirstPublicationRow, firstPublication } from "../sqlite/bundle-store.js";
 import { EVENT_COLUMNS, type SequencedRow, fromEventRow } from "../sqlite/event-rows.js";
 import type { SequencedEvent, StoredEvent } from "../types.js";
 import type { D1Database, MessageBatch, R2Bucket } from "./bindings.js";
+import { FIRST_PUBLICATIONS } from "./d1-bundle-store.js";
 import { type EventMessage, firstOfEachId } from "./queued-event-store.js";
 
 /** One event as a JSON array, read by position in SQL (json_each): the whole batch is one bound parameter. */
@@ -50,8 +52,6 @@ const LEFT_BEHIND = `SELECT u.first_seq, u.last_seq FROM unarchived u JOIN event
 /** Ranges archiveLeftBehind takes per call (a Worker invocation runs at most 1,000 D1 queries). */
 const LEFT_BEHIND_PER_RUN = 50;
 
-/** The (org, project, env) of every stored bundle: a few rows. */
-const PUBLISHED = "SELECT org_id, project_id, env FROM bundles";
 
 export class EdgeEventWriter {
   private published: Promise<PublishedEnvs> | undefined;
@@ -75,9 +75,9 @@ export class EdgeEventWriter {
   /** Read once a writer; a read that failed is tried again by the next message. */
   private publishedEnvs(): Promise<PublishedEnvs> {
     this.published ??= this.db
-      .prepare(PUBLISHED)
-      .all<{ org_id: string; project_id: string; env: string }>()
-      .then(({ results }) => publishedEnvs(results.map((row) => ({ orgId: row.org_id, projectId: row.project_id, env: row.env }))))
+      .prepare(FIRST_PUBLICATIONS)
+      .all<FirstPublicationRow>()
+      .then(({ results }) => publishedEnvs(results.map(firstPublication)))
       .catch((error: unknown) => {
         this.published = undefined;
         throw error;

@@ -40,6 +40,22 @@ export const D1_SCHEMA: readonly string[] = [
     published_by TEXT NOT NULL DEFAULT 'operator',
     UNIQUE (project_id, env, version)
   )`,
+  // When each env got its first bundle (the SQLite store's migration 14), which decides the R2
+  // folder of its events: written by that put, never changed. The INSERT fills it for bundles
+  // stored before it (and does nothing after): the earliest of each env's history and bundle, as times.
+  `CREATE TABLE IF NOT EXISTS published_envs (
+    project_id      TEXT NOT NULL,
+    env             TEXT NOT NULL,
+    org_id          TEXT NOT NULL,
+    first_stored_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, env)
+  )`,
+  `INSERT OR IGNORE INTO published_envs (project_id, env, org_id, first_stored_at)
+    SELECT b.project_id, b.env, b.org_id,
+           (SELECT s.stored_at FROM (SELECT h.stored_at FROM bundle_history h WHERE h.project_id = b.project_id AND h.env = b.env
+                                     UNION ALL SELECT b.stored_at) s
+            ORDER BY julianday(s.stored_at) IS NULL, julianday(s.stored_at) LIMIT 1)
+    FROM bundles b`,
   `CREATE TABLE IF NOT EXISTS events (
     seq         INTEGER PRIMARY KEY AUTOINCREMENT,
     id          TEXT NOT NULL UNIQUE,

@@ -99,31 +99,57 @@ function emptyStage(connection: DuckDBConnection): Promise<unknown> {
   return createEventTable(connection, STAGE);
 }
 
+/** A delivery's (org, project, env, day) group: seqs first..last, received fromMs..toMs. */
+type Group = readonly [orgId: string, projectId: string, env: string, dayMs: bigint, first: bigint, last: bigint, fromMs: bigint, toMs: bigint];
+
+/** A group's rows of one folder: all of them, or those received before or since its env's first bundle (`cut`). */
+interface Piece {
+  readonly folder: string;
+  readonly orgId: string;
+  readonly projectId: string;
+  readonly env: string;
+  readonly dayMs: bigint;
+  readonly first: bigint;
+  readonly last: bigint;
+  /** SQL that picks the piece's rows of the group's env and day when they are not all of them. */
+  readonly cut?: string;
+}
+
 /** A delivery's rows of one folder: those of one env, or of every env of a project and day without a bundle. */
 interface FolderRows {
   readonly folder: string;
   readonly orgId: string;
   readonly projectId: string;
+  /** Envs whose rows of the day are all this folder's. */
   readonly envs: string[];
+  /** Pieces of envs whose rows of the day the first bundle divides. */
+  readonly cuts: string[];
   readonly dayMs: bigint;
   first: bigint;
   last: bigint;
 }
 
-/** The delivery's (org, project, env, day) groups by the folder they go to, ordered by first seq. */
-function byFolder(groups: readonly [string, string, string, bigint, bigint, bigint][], published: PublishedEnvs): FolderRows[] {
+/** The pieces by the folder they go to, ordered by first seq. */
+function byFolder(pieces: readonly Piece[]): FolderRows[] {
   const folders = new Map<string, FolderRows>();
-  for (const [orgId, projectId, env, dayMs, first, last] of groups) {
-    const folder = partitionFolder({ orgId, projectId, env }, Number(dayMs), published);
-    const rows = folders.get(folder);
+  for (const { folder, orgId, projectId, env, dayMs, first, last, cut } of pieces) {
+    let rows = folders.get(folder);
     if (rows === undefined) {
-      folders.set(folder, { folder, orgId, projectId, envs: [env], dayMs, first, last });
-      continue;
+      rows = { folder, orgId, projectId, envs: [], cuts: [], dayMs, first, last };
+      folders.set(folder, rows);
     }
-    rows.envs.push(env);
-    if (last > rows.last) rows.last = last; // groups come by first seq: the folder's first is set
+    if (cut === undefined) rows.envs.push(env);
+    else rows.cuts.push(cut);
+    if (first < rows.first) rows.first = first;
+    if (last > rows.last) rows.last = last;
   }
-  return [...folders.values()];
+  return [...folders.values()].sort((a, b) => (a.first < b.first ? -1 : 1));
+}
+
+/** The SQL that picks a folder's rows from the staged delivery. */
+function folderWhere({ orgId, projectId, envs, cuts, dayMs }: FolderRows): string {
+  const ofEnvs = [...(envs.length > 0 ? [`env IN (${envs.map(sqlString).join(", ")})`] : []), ...cuts.map((cut) => `(${cut})`)].join(" OR ");
+  return `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND (${ofEnvs}) AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
 }
 
 export class DuckArchiveWriter {
@@ -221,7 +247,7 @@ export class DuckArchiveWriter {
     const connection = await this.connection();
     const raw = await stageRawRows(connection, delivery.rows, delivery.events);
     if (!this.lastSplit && raw.decoded.length === 0 && raw.texts > 0 && dayOf(raw.firstReceivedMs) === dayOf(raw.lastReceivedMs)) {
-      const written = await this.sink.writeNamed((temp) => this.copyWhole(temp, raw, dayOf(raw.firstReceivedMs), published));
+      const written = await this.sink.writeNamed((temp) => this.copyWhole(temp, raw, published));
       if (written) {
         await dropRawRows(connection);
         return;
@@ -232,11 +258,11 @@ export class DuckArchiveWriter {
 
   /**
    * Copies the raw rows' events into one file and returns its path when its statistics show one
-   * partition, every event_time set and tenant ids short enough for their statistics to be exact;
+   * partition (one env, and its events received on one side of its first bundle), every event_time set and tenant ids short enough for their statistics to be exact;
    * undefined otherwise (the staged path then writes the delivery). Unsorted after a file of one
    * type and name (lastOneGroup), then copied again, sorted, if this one holds more.
    */
-  private async copyWhole(temp: string, raw: RawRows, dayMs: number, published: PublishedEnvs): Promise<string | undefined> {
+  private async copyWhole(temp: string, raw: RawRows, published: PublishedEnvs): Promise<string | undefined> {
     const rows = fileRowsOfText(raw);
     const sorted = !this.lastOneGroup;
     const result = await this.copy(sorted ? `${rows} ORDER BY ${ARCHIVE_ORDER}` : rows, temp, ", RETURN_STATS");
@@ -253,8 +279,11 @@ export class DuckArchiveWriter {
     const [orgId, projectId, env] = [single("org_id"), single("project_id"), single("env")];
     const seq = stats.get('"seq"');
     if (orgId === undefined || projectId === undefined || env === undefined || seq === undefined || stats.get('"event_time"')?.get("null_count") !== "0") return undefined;
+    // Received on both sides of the env's first bundle: two folders, which the staged path writes.
+    const folder = partitionFolder({ orgId, projectId, env }, raw.firstReceivedMs, published);
+    if (folder !== partitionFolder({ orgId, projectId, env }, raw.lastReceivedMs, published)) return undefined;
     if (!sorted && !this.lastOneGroup) await this.copy(`${rows} ORDER BY ${ARCHIVE_ORDER}`, temp);
-    return rangeFile(partitionFolder({ orgId, projectId, env }, dayMs, published), Number(seq.get("min")), Number(seq.get("max")));
+    return rangeFile(folder, Number(seq.get("min")), Number(seq.get("max")));
   }
 
   /** The delivery staged in a table (duck-text.ts), then one COPY per partition folder. */
@@ -262,21 +291,44 @@ export class DuckArchiveWriter {
     await stageRows(connection, DELIVERED, raw);
     const groups = (
       await connection.runAndReadAll(
-        `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq) FROM ${DELIVERED} GROUP BY ALL ORDER BY first`,
+        `SELECT org_id, project_id, env, floor(received_ms / ${DAY_MS})::BIGINT * ${DAY_MS} AS day_ms, min(seq) AS first, max(seq), min(received_ms), max(received_ms) FROM ${DELIVERED} GROUP BY ALL ORDER BY first`,
       )
-    ).getRows() as [string, string, string, bigint, bigint, bigint][];
+    ).getRows() as unknown as Group[];
     // A delivery of many envs is likely followed by another: that one is staged at once.
     this.lastSplit = groups.length > 1;
-    const partitions = byFolder(groups, published);
-    for (const { folder, orgId, projectId, envs, dayMs, first, last } of partitions) {
+    const pieces: Piece[] = [];
+    for (const group of groups) pieces.push(...(await this.piecesOf(connection, group, published)));
+    const partitions = byFolder(pieces);
+    for (const partition of partitions) {
       // One partition is the whole table: no filter to run over it.
-      const where =
-        partitions.length === 1
-          ? ""
-          : `WHERE org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env IN (${envs.map(sqlString).join(", ")}) AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
-      await this.sink.writeWith(rangeFile(folder, Number(first), Number(last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
+      const where = partitions.length === 1 ? "" : folderWhere(partition);
+      await this.sink.writeWith(rangeFile(partition.folder, Number(partition.first), Number(partition.last)), (temp) => this.copy(`SELECT * EXCLUDE (received_ms) FROM ${DELIVERED} ${where} ORDER BY ${ARCHIVE_ORDER}`, temp));
     }
     await connection.run(`DROP TABLE ${DELIVERED}`); // its memory back before the next delivery
+  }
+
+  /**
+   * A group as one piece, or two when its env's first bundle came between its first and last
+   * receive time (a delivery around the publication): those before it go to the shared folder.
+   */
+  private async piecesOf(connection: DuckDBConnection, group: Group, published: PublishedEnvs): Promise<Piece[]> {
+    const [orgId, projectId, env, dayMs, first, last, fromMs, toMs] = group;
+    const environment = { orgId, projectId, env };
+    const folder = partitionFolder(environment, Number(fromMs), published);
+    if (folder === partitionFolder(environment, Number(toMs), published)) return [{ folder, orgId, projectId, env, dayMs, first, last }];
+    const since = published.since(environment);
+    const ofGroup = `org_id = ${sqlString(orgId)} AND project_id = ${sqlString(projectId)} AND env = ${sqlString(env)} AND received_ms >= ${dayMs} AND received_ms < ${dayMs + BigInt(DAY_MS)}`;
+    const sides = (await connection.runAndReadAll(`SELECT received_ms >= ${since} AS own, min(seq), max(seq) FROM ${DELIVERED} WHERE ${ofGroup} GROUP BY ALL`)).getRows() as [boolean, bigint, bigint][];
+    return sides.map(([own, sideFirst, sideLast]) => ({
+      folder: partitionFolder(environment, own ? since : Number(fromMs), published),
+      orgId,
+      projectId,
+      env,
+      dayMs,
+      first: sideFirst,
+      last: sideLast,
+      cut: `env = ${sqlString(env)} AND received_ms ${own ? ">=" : "<"} ${since}`,
+    }));
   }
 
   /** ParquetPipelineOptions.intact: the magic at both ends, and a footer that fits in the file. */

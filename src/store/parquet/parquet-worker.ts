@@ -77,8 +77,8 @@ async function open(): Promise<Opened> {
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
     const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir), halted);
-    // The envs with a bundle, from the store every server publishes to: one small read a run.
-    const published = async () => publishedEnvs(await stores.bundles.list());
+    // The envs' first bundles, from the store every server publishes to: one small read a run.
+    const published = async () => publishedEnvs(await stores.bundles.firstPublications());
     const pipeline = new ParquetPipeline({ events: stores.events, sink, writeRows: writer.writeRows, writeDelivery: writer.writeDelivery, intact: writer.intact, flushRows: options.flushRows, published });
     opened = { stores, writer, pipeline };
     return opened;

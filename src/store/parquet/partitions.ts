@@ -7,11 +7,13 @@
 // crash reads from the same checkpoint and writes the same names, and a compacted file's range
 // contains the ranges of the files it replaced. Runtime-free: the edge's writer shares it.
 //
-// <env> is the event's env when its project has a bundle for it, else UNPUBLISHED_ENVS: a sender
-// chooses its env freely, and a folder for each let one client's made-up envs make a file each in
-// every delivery, which held every tenant's archive back (5,000 envs put a normal event 115 s
-// behind). An environment exists once its owners publish a bundle to it.
-import type { SequencedEvent } from "../types.js";
+// <env> is the event's env when the event was received at or after its env's first bundle, else
+// UNPUBLISHED_ENVS: a sender chooses its env freely, and a folder for each let one client's
+// made-up envs make a file each in every delivery, which held every tenant's archive back (5,000
+// envs put a normal event 115 s behind). An environment exists once its owners publish a bundle to
+// it. Both times are stored and never change, so an event's folder is the same whenever it is
+// delivered, delivered again or rewritten: a file's name (its seq range) then stands for its rows.
+import type { FirstPublication, SequencedEvent } from "../types.js";
 
 /** Digits of a seq in a file name: zero-padded so names sort in seq order. */
 const SEQ_DIGITS = 12;
@@ -44,9 +46,10 @@ export interface Environment {
   readonly env: string;
 }
 
-/** The environments that have a bundle: their events are archived under a folder of their own. */
+/** When each environment got its first bundle: its events received since are archived under a folder of its own. */
 export interface PublishedEnvs {
-  has(environment: Environment): boolean;
+  /** When the env got its first bundle, epoch millis; +Infinity when it has none. */
+  since(environment: Environment): number;
 }
 
 /**
@@ -62,22 +65,27 @@ export function holdsUnpublished(folder: string): boolean {
   return folder.split("/").includes(`env=${UNPUBLISHED_ENVS}`);
 }
 
-/** The set of envs with a bundle, from the bundle store's list (its summaries). */
-export function publishedEnvs(bundles: Iterable<Environment>): PublishedEnvs {
-  const keys = new Set<string>();
-  for (const bundle of bundles) keys.add(environmentKey(bundle));
-  return { has: (environment) => keys.has(environmentKey(environment)) };
+/** The envs with a bundle, from the bundle store's first publications; times compared as millis, not text. */
+export function publishedEnvs(firsts: Iterable<FirstPublication>): PublishedEnvs {
+  const since = new Map<string, number>();
+  for (const first of firsts) {
+    const millis = Date.parse(first.storedAt);
+    if (Number.isNaN(millis)) throw new Error(`the first bundle of ${environmentKey(first)} has an invalid storedAt: ${JSON.stringify(first.storedAt)}`);
+    since.set(environmentKey(first), millis);
+  }
+  return { since: (environment) => since.get(environmentKey(environment)) ?? Number.POSITIVE_INFINITY };
 }
 
 /** Every env its own folder: for a pipeline with no bundle store to ask (the layout before unpublished envs shared one). */
-export const EVERY_ENV: PublishedEnvs = { has: () => true };
+export const EVERY_ENV: PublishedEnvs = { since: () => Number.NEGATIVE_INFINITY };
 
 /** JSON of the three: no separator a value could hold. */
 const environmentKey = (environment: Environment): string => JSON.stringify([environment.orgId, environment.projectId, environment.env]);
 
-export function partitionFolder(event: Environment, millis: number, published: PublishedEnvs): string {
-  const day = new Date(millis).toISOString().slice(0, 10); // always UTC
-  const env = published.has(event) ? escapeValue(event.env) : UNPUBLISHED_ENVS;
+/** The folder of an event of `event`'s env received at `receivedMs` (epoch millis): the day's, and the env's own or the shared one. */
+export function partitionFolder(event: Environment, receivedMs: number, published: PublishedEnvs): string {
+  const day = new Date(receivedMs).toISOString().slice(0, 10); // always UTC
+  const env = receivedMs >= published.since(event) ? escapeValue(event.env) : UNPUBLISHED_ENVS;
   return `events/org=${escapeValue(event.orgId)}/project=${escapeValue(event.projectId)}/env=${env}/day=${day}`;
 }
 

@@ -50,9 +50,9 @@ export interface ParquetPipelineOptions {
    */
   readonly writeDelivery?: (delivery: Delivery, published: PublishedEnvs) => Promise<void>;
   /**
-   * The envs that have a bundle, asked once a run (at most once a second: MIN_RUN_GAP_MS), so a
-   * newly published env gets its own folder from the next run on; the others share one
-   * (partitions.ts). Default: every env its own folder, for a pipeline with no bundle store.
+   * When each env got its first bundle, asked once a run (at most once a second: MIN_RUN_GAP_MS):
+   * an event received since has its env's own folder, the others share one (partitions.ts).
+   * Default: every env its own folder, for a pipeline with no bundle store.
    */
   readonly published?: () => Promise<PublishedEnvs>;
   /** Whether the file at a sink path is a whole Parquet file (the sweep rewrites one that is not); default: trusted. */
@@ -186,11 +186,11 @@ export class ParquetPipeline implements EventPipeline {
   }
 
   /**
-   * The file's events again from the store: those of its folder with seqs first..last. An env's own
-   * folder holds only that env's events, whenever it was published; the shared folder's are
-   * those of the envs without a bundle now, which misses the events of an env published since the
-   * file was written (a rewrite is rare: a file not whole after a crash): a rewrite whose first or
-   * last seq is not the file's is refused.
+   * The file's events again from the store: those of its folder with seqs first..last, picked by
+   * the rule that wrote it (partitions.ts: an event's env and its receive time against the env's
+   * first bundle, both stored), so the shared folder's file holds again the events of an env
+   * published since; an env's own folder by the earlier copies' rule when this one's does not
+   * give the file's first and last seq. A rewrite whose first or last seq is not the file's is refused.
    */
   private async rewrite(file: ArchivePath, checkpoint: number, published: PublishedEnvs): Promise<void> {
     const rows: SequencedEvent[] = [];
@@ -201,10 +201,14 @@ export class ParquetPipeline implements EventPipeline {
       for (const row of page) if (row.seq <= file.last) rows.push(row);
       cursor = page.at(-1)!.seq;
     }
-    const mine = groupByPartition(rows, holdsUnpublished(file.folder) ? published : EVERY_ENV).find((p) => p.folder === file.folder)?.rows ?? [];
-    if (mine[0]?.seq !== file.first || mine.at(-1)!.seq !== file.last) {
-      const why = holdsUnpublished(file.folder) ? "the store no longer holds them, or an env of theirs was published since" : "the store no longer holds them";
-      throw new Error(`Parquet file ${file.path} is not whole, and its events (seq ${file.first}..${file.last}) cannot be read again to write it: ${why}`);
+    const ofFolder = (envs: PublishedEnvs) => groupByPartition(rows, envs).find((p) => p.folder === file.folder)?.rows ?? [];
+    const whole = (mine: readonly SequencedEvent[]) => mine[0]?.seq === file.first && mine.at(-1)!.seq === file.last;
+    let mine = ofFolder(published);
+    // An env's own folder from an earlier copy also holds its events received before its first
+    // bundle (every env had its own folder; then an env with a bundle by the delivery's time did).
+    if (!whole(mine) && !holdsUnpublished(file.folder)) mine = ofFolder(EVERY_ENV);
+    if (!whole(mine)) {
+      throw new Error(`Parquet file ${file.path} is not whole, and its events (seq ${file.first}..${file.last}) cannot be read again to write it: the store no longer holds them`);
     }
     await this.writeRows(file.path, mine);
   }

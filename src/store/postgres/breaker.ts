@@ -73,7 +73,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Method names that only read: timed out as reads. Everything else is a write. */
-const READS = new Set(["get", "version", "orgsOf", "list", "history", "historyVersion", "byHash", "byId", "readAfter", "count", "orgsWithEvents", "discovered", "checkpoint", "scan", "arms", "positions", "pendingFor", "openTrialBins", "due", "publishedOpenTrials"]);
+const READS = new Set(["get", "version", "orgsOf", "list", "firstPublications", "history", "historyVersion", "byHash", "byId", "readAfter", "count", "orgsWithEvents", "discovered", "checkpoint", "scan", "arms", "positions", "pendingFor", "openTrialBins", "due", "publishedOpenTrials"]);
 
 /** The store with each async method run through the breaker (onCommitted is a subscription, not a call). */
 export function guarded<T extends object>(store: T, breaker: Breaker): T {

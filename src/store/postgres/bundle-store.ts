@@ -5,7 +5,7 @@ import { notifyChange } from "./changes.js";
 import { type Queryable, read, run, transaction } from "./db.js";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type FirstPublication, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 
 interface SummaryRow {
   project_id: string;
@@ -60,6 +60,11 @@ export class PostgresBundleStore implements BundleStore {
     return rows.map(summary);
   }
 
+  async firstPublications(): Promise<FirstPublication[]> {
+    const rows = await read<{ project_id: string; env: string; org_id: string; first_stored_at: string }>(this.pool, "SELECT project_id, env, org_id, first_stored_at FROM published_envs");
+    return rows.map((row) => ({ orgId: row.org_id, projectId: row.project_id, env: row.env, storedAt: row.first_stored_at }));
+  }
+
   async history(projectId: string, env: string): Promise<HistoryEntry[]> {
     const rows = await read<SummaryRow & { published_by: PublishedBy }>(
       this.pool,
@@ -99,6 +104,8 @@ export async function putBundle(tx: Queryable, bundle: Bundle, storedAt: string,
        stored_at = EXCLUDED.stored_at, bundle = EXCLUDED.bundle`,
     [projectId, env, orgId, version, storedAt, JSON.stringify(bundle)],
   );
+  // The env's first bundle: a later one keeps it (parquet/partitions.ts decides folders by it).
+  await run(tx, "INSERT INTO published_envs (project_id, env, org_id, first_stored_at) VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, env) DO NOTHING", [projectId, env, orgId, storedAt]);
   await recordHistory(tx, bundle, { storedAt, by: "operator" });
   await notifyChange(tx, { kind: "bundle", projectId, env });
   return true;

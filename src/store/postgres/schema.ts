@@ -172,6 +172,26 @@ const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = ''::bytea;
   `,
+  // 5: when each env got its first bundle (SQLite's migration 14), which decides the Parquet
+  // folder of its events: written by that put, never changed. An env published before takes the
+  // earliest of its history (pruned, so maybe later than the true first) and its bundle, as times.
+  // Runs again harmlessly, as SQLite's does.
+  `
+  CREATE TABLE IF NOT EXISTS published_envs (
+    project_id      text NOT NULL,
+    env             text NOT NULL,
+    org_id          text NOT NULL,
+    first_stored_at text NOT NULL,
+    PRIMARY KEY (project_id, env)
+  );
+  INSERT INTO published_envs (project_id, env, org_id, first_stored_at)
+    SELECT b.project_id, b.env, b.org_id,
+           (SELECT s.stored_at FROM (SELECT h.stored_at FROM bundle_history h WHERE h.project_id = b.project_id AND h.env = b.env
+                                     UNION ALL SELECT b.stored_at) s
+            ORDER BY s.stored_at::timestamptz LIMIT 1)
+    FROM bundles b
+    ON CONFLICT (project_id, env) DO NOTHING;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -2,7 +2,7 @@
 import type { Database, Statement } from "better-sqlite3";
 import type { Bundle } from "../../bundle/types.js";
 import { ProjectOwnedElsewhere } from "../tenancy.js";
-import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
+import { BUNDLE_HISTORY_LIMIT, type BundleStore, type BundleSummary, type FirstPublication, type HistoryEntry, type PublishedBy, type StoredBundle } from "../types.js";
 import type { Durability } from "./wal-sync.js";
 
 export interface BundleRow {
@@ -16,6 +16,16 @@ export interface BundleRow {
 
 export type SummaryRow = Omit<BundleRow, "bundle">;
 export type HistoryRow = SummaryRow & { published_by: PublishedBy };
+export interface FirstPublicationRow {
+  project_id: string;
+  env: string;
+  org_id: string;
+  first_stored_at: string;
+}
+
+/** An env's first bundle, kept by every later put (published_envs, migration 14). */
+const RECORD_FIRST_PUBLICATION = `INSERT INTO published_envs (project_id, env, org_id, first_stored_at)
+  VALUES (@project_id, @env, @org_id, @stored_at) ON CONFLICT (project_id, env) DO NOTHING`;
 
 export class SqliteBundleStore implements BundleStore {
   private readonly getStmt: Statement<[string, string], Pick<BundleRow, "bundle" | "stored_at">>;
@@ -23,6 +33,8 @@ export class SqliteBundleStore implements BundleStore {
   private readonly putStmt: Statement<[BundleRow]>;
   private readonly replaceStmt: Statement<[BundleRow & { expected: string }]>;
   private readonly listStmt: Statement<[], SummaryRow>;
+  private readonly firstsStmt: Statement<[], FirstPublicationRow>;
+  private readonly recordFirstStmt: Statement<[BundleRow]>;
   private readonly orgsStmt: Statement<[string], string>;
   private readonly otherOwnerStmt: Statement<[string, string], string>;
   private readonly pingStmt: Statement<[]>;
@@ -56,6 +68,8 @@ export class SqliteBundleStore implements BundleStore {
     this.listStmt = db.prepare(
       "SELECT project_id, env, org_id, version, stored_at FROM bundles ORDER BY project_id, env",
     );
+    this.firstsStmt = db.prepare("SELECT project_id, env, org_id, first_stored_at FROM published_envs");
+    this.recordFirstStmt = db.prepare(RECORD_FIRST_PUBLICATION);
     this.orgsStmt = db.prepare<[string], string>("SELECT DISTINCT org_id FROM bundles WHERE project_id = ? ORDER BY org_id").pluck();
     this.otherOwnerStmt = db
       .prepare<[string, string], string>("SELECT org_id FROM bundles WHERE project_id = ? AND org_id != ? LIMIT 1")
@@ -84,6 +98,7 @@ export class SqliteBundleStore implements BundleStore {
       // Read inside the transaction, so another process's put in between is seen (or fails this one busy).
       if (expectedVersion !== undefined && (this.versionStmt.get(row.project_id, row.env) ?? null) !== expectedVersion) return false;
       this.putStmt.run(row);
+      this.recordFirstStmt.run(row);
       record(row, "operator");
       return true;
     });
@@ -126,6 +141,10 @@ export class SqliteBundleStore implements BundleStore {
     return this.listStmt.all().map(summary);
   }
 
+  async firstPublications(): Promise<FirstPublication[]> {
+    return this.firstsStmt.all().map(firstPublication);
+  }
+
   async history(projectId: string, env: string): Promise<HistoryEntry[]> {
     return this.historyStmt.all(projectId, env).map((row) => ({ ...summary(row), by: row.published_by }));
   }
@@ -143,6 +162,10 @@ export class SqliteBundleStore implements BundleStore {
 
 export function summary(row: SummaryRow): BundleSummary {
   return { orgId: row.org_id, projectId: row.project_id, env: row.env, version: row.version, storedAt: row.stored_at };
+}
+
+export function firstPublication(row: FirstPublicationRow): FirstPublication {
+  return { orgId: row.org_id, projectId: row.project_id, env: row.env, storedAt: row.first_stored_at };
 }
 
 export function bundleRow(bundle: Bundle, storedAt: string): BundleRow {

@@ -249,6 +249,26 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `
   CREATE INDEX IF NOT EXISTS learned_population ON learned_arms (project_id, env, policy_id, arm_key) WHERE entity = '';
   `,
+  // 14: when each env got its first bundle, which decides the Parquet folder of its events
+  // (parquet/partitions.ts): written by that put, never changed. An env published before takes its
+  // earliest known time, the oldest of its history (pruned, so maybe later than the true first)
+  // and its bundle's, compared as times (julianday), not as text. Runs again harmlessly, as the
+  // same statements do in D1's schema (edge/schema.ts).
+  `
+  CREATE TABLE IF NOT EXISTS published_envs (
+    project_id      TEXT NOT NULL,
+    env             TEXT NOT NULL,
+    org_id          TEXT NOT NULL,
+    first_stored_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, env)
+  );
+  INSERT OR IGNORE INTO published_envs (project_id, env, org_id, first_stored_at)
+    SELECT b.project_id, b.env, b.org_id,
+           (SELECT s.stored_at FROM (SELECT h.stored_at FROM bundle_history h WHERE h.project_id = b.project_id AND h.env = b.env
+                                     UNION ALL SELECT b.stored_at) s
+            ORDER BY julianday(s.stored_at) IS NULL, julianday(s.stored_at) LIMIT 1)
+    FROM bundles b;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
