@@ -46,8 +46,6 @@ const VARIANTS: Record<string, Variant> = {
   copyOld128: { copyFlags: ["--max-old-space-size=128"] },
   /** The copy's jemalloc with DuckDB's own decay settings (before session 12, which sets muzzy_decay_ms:0 where the server forks it). */
   copyDuckDecay: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "" } },
-  /** The copy's SQLite page cache (it reads the log once through, in order) at 2,000 KiB, not better-sqlite3's 16,000. */
-  copyCache2m: { copyEnv: { VANE_PROBE_SQLITE_CACHE_KIB: "2000" } },
   /** DuckDB's jemalloc in the copy gives freed pages back at once (MADV_DONTNEED), not first with MADV_FREE, which leaves them in RSS (DuckDB sets 5 s for both decays). */
   copyNoMuzzy: { copyEnv: { DUCKDB_JE_MALLOC_CONF: "muzzy_decay_ms:0" } },
   /** That, and dirty pages given back within 1 s, not 5. */
@@ -60,6 +58,10 @@ const VARIANTS: Record<string, Variant> = {
   copySemi4: { copyFlags: ["--max-semi-space-size=4"] },
   /** The copy's glibc malloc at its static thresholds (128 KiB): free memory at the heap's top goes back, and large chunks are mmapped on their own, not kept after a large one was freed. */
   copyTrim: { copyEnv: { MALLOC_TRIM_THRESHOLD_: "131072" } },
+  /** The copy's glibc malloc mmaps chunks of 32 KiB and more on their own (a fixed threshold: glibc's own rises to 32 MiB after the first such free), so a delivery's row buffers go back to the system when freed, not into its heap's free lists. */
+  copyMmap32k: { copyEnv: { MALLOC_MMAP_THRESHOLD_: "32768" } },
+  /** That at glibc's initial 128 KiB, fixed. */
+  copyMmap128k: { copyEnv: { MALLOC_MMAP_THRESHOLD_: "131072" } },
   /** The copy's V8 favouring size over speed (a lower heap growth factor, among others). */
   copyOptSize: { copyFlags: ["--optimize-for-size"] },
   /** The copy's DuckDB hands freed memory back past 4 MiB outstanding, not WRITER_FLUSH_BYTES. */

@@ -20,6 +20,8 @@ export interface OpenedStores extends Stores {
 export interface OpenOptions {
   /** SQLite: appends on a writer thread (the server) or inline (the CLI). */
   readonly writer?: "inline" | "worker";
+  /** SQLite: the connection's page cache, KiB (SqliteStoreOptions.pageCacheKiB); a shared store's pool has its own. */
+  readonly pageCacheKiB?: number;
 }
 
 export class StoreUrlError extends Error {}

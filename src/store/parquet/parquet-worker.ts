@@ -7,8 +7,9 @@
 // IPC channel's disconnect (the server gone: an orphan copy must not run on).
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
-import { type OpenedStores, openStores } from "../open-stores.js";
+import type { OpenedStores } from "../open-stores.js";
 import { shrinkIdleYoungGeneration } from "../young-generation.js";
+import { openCopyStores } from "./copy-stores.js";
 import { NodeFileSink, fileSinkFor } from "./file-sink.js";
 import { DuckArchiveWriter, writerSettings } from "./duck-writer.js";
 import { publishedEnvs } from "./partitions.js";
@@ -73,7 +74,7 @@ interface Opened {
 let opened: Opened | undefined;
 async function open(): Promise<Opened> {
   if (opened !== undefined) return opened;
-  const stores = await openStores({ dataDir: options.dataDir, storeUrl: options.storeUrl });
+  const stores = await openCopyStores(options);
   try {
     const sink = options.parquetDir === undefined ? fileSinkFor(options.dataDir) : new NodeFileSink(options.parquetDir);
     const writer = await DuckArchiveWriter.open(sink, writerSettings(options.dataDir), halted);
