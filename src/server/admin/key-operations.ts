@@ -49,9 +49,11 @@ export async function createCheckedKey(stores: Stores, raw: unknown, deps: Opera
 export async function revokeKeyById(stores: Stores, id: string, deps: OperationDependencies): Promise<Revocation> {
   const key = await existingKey(stores, id);
   if (key.revokedAt !== undefined) return { key: publicKey(key), alreadyRevoked: true };
-  const revoked = await revokeKey(stores.keys, key, deps.now());
+  const at = deps.now();
+  const revoked = await revokeKey(stores.keys, key, at);
   if (revoked === undefined) throw new AdminRefusal("NOT_FOUND", `no key ${id}`);
-  return { key: publicKey(revoked), alreadyRevoked: false };
+  // The store keeps the first revocation: another one that landed since our read is that one.
+  return { key: publicKey(revoked), alreadyRevoked: revoked.revokedAt !== new Date(at).toISOString() };
 }
 
 export async function rotateKeyById(stores: Stores, id: string, deps: OperationDependencies): Promise<Rotation> {
